@@ -1,0 +1,11 @@
+//! Code generation: PTX kernels for `gpu` maps (`ptx`), Rust for the CPU
+//! device and host-side maps/tasklets (`cpu`), and the host state machine
+//! written against sdfg-runtime (`host`).
+//!
+//! `kernel_abi` fixes, for every `gpu` map, the kernel's parameter list. The
+//! PTX kernel, its Rust twin for the CPU device and the host glue that
+//! launches either are all generated from this one list, so they agree by
+//! construction.
+
+pub mod kernel_abi;
+pub mod ptx;

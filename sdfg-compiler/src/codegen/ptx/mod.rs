@@ -1,0 +1,1 @@
+//! GPU maps -> PTX (placeholder).

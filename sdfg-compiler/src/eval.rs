@@ -1,0 +1,1 @@
+//! The reference evaluator of the tasklet language (placeholder).

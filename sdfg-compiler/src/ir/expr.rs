@@ -1,0 +1,385 @@
+//! The typed tasklet language: one expression/statement tree that feeds the PTX
+//! backend, the Rust backend and the reference evaluator, so all three compute
+//! the same function.
+//!
+//! Every expression carries its type (fixed by the front end: literals are
+//! already typed, implicit conversions do not exist) and the span of the
+//! user's tokens it came from.
+//!
+//! Semantics shared by every backend (the evaluator in `crate::eval` is the
+//! definition):
+//! - integer `+ - *`, unary `-` and `abs` wrap (two's complement);
+//! - integer `/` and `%` truncate toward zero; `x / 0 == 0`, `x % 0 == x`,
+//!   `MIN / -1 == MIN`, `MIN % -1 == 0` (no traps on any device);
+//! - `<<` and `>>` take any integer type on the right; the amount is masked to
+//!   the bit width of the left operand (Rust's `wrapping_shl`/`wrapping_shr`);
+//!   `>>` is arithmetic for signed, logical for unsigned types;
+//! - float ops are IEEE 754 binary32/64 with round-to-nearest-even, never
+//!   contracted into fused multiply-adds;
+//! - `as` casts follow Rust: float -> int saturates, NaN -> 0; int -> float and
+//!   f64 -> f32 round to nearest; int -> int truncates or extends; bool -> int
+//!   is 0/1; nothing casts to bool;
+//! - `&&`, `||` and `if`/`else` evaluate only what they must (a guarded load
+//!   such as `if i > 0 { A[i - 1] } else { 0.0 }` never reads `A[-1]`).
+
+use super::types::{ScalarType, Value};
+use super::{ContainerId, SymbolId};
+use proc_macro2::Span;
+
+/// Index of a local variable (`let` binding or `for` loop variable) in
+/// [`TaskletBody::locals`].
+pub type LocalId = usize;
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub ty: ScalarType,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Lit(Value),
+    /// A local, a map parameter or a symbol.
+    Var(VarRef),
+    /// An element of a container: `A[i, j]`; a scalar container has no index.
+    /// Index expressions have any integer type (a negative index is out of bounds).
+    Load {
+        container: ContainerId,
+        index: Vec<Expr>,
+    },
+    Unary {
+        op: UnOp,
+        arg: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `arg as ty` (the expression's `ty` is the target type).
+    Cast {
+        arg: Box<Expr>,
+    },
+    /// `if cond { then } else { else_ }` in value position; lazily evaluated.
+    Select {
+        cond: Box<Expr>,
+        then: Box<Expr>,
+        else_: Box<Expr>,
+    },
+    /// `x.sqrt()`, `x.powi(n)`, `a.min(b)`, ...: the receiver is `args[0]`.
+    Call {
+        func: MathFn,
+        args: Vec<Expr>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarRef {
+    Local(LocalId),
+    /// The n-th parameter of the enclosing map.
+    Param(usize),
+    Symbol(SymbolId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// Arithmetic negation (wrapping for integers).
+    Neg,
+    /// Logical not for bool, bitwise not for integers.
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Short-circuit `&&` (bool only).
+    And,
+    /// Short-circuit `||` (bool only).
+    Or,
+}
+
+impl BinOp {
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+/// The math methods of the tasklet language. Receiver first in `args`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathFn {
+    /// floats: IEEE sqrt (exact, `.rn`).
+    Sqrt,
+    /// floats and signed integers (wrapping: `i32::MIN.abs() == i32::MIN`).
+    Abs,
+    Exp,
+    Ln,
+    Sin,
+    Cos,
+    Tanh,
+    /// `x.powi(n)` with `n: i32`.
+    Powi,
+    Powf,
+    /// Numeric; for floats, NaN-ignoring like Rust's `f64::min`.
+    Min,
+    Max,
+    Floor,
+    Ceil,
+}
+
+impl MathFn {
+    pub const ALL: [MathFn; 13] = [
+        MathFn::Sqrt,
+        MathFn::Abs,
+        MathFn::Exp,
+        MathFn::Ln,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tanh,
+        MathFn::Powi,
+        MathFn::Powf,
+        MathFn::Min,
+        MathFn::Max,
+        MathFn::Floor,
+        MathFn::Ceil,
+    ];
+
+    pub fn method_name(self) -> &'static str {
+        match self {
+            MathFn::Sqrt => "sqrt",
+            MathFn::Abs => "abs",
+            MathFn::Exp => "exp",
+            MathFn::Ln => "ln",
+            MathFn::Sin => "sin",
+            MathFn::Cos => "cos",
+            MathFn::Tanh => "tanh",
+            MathFn::Powi => "powi",
+            MathFn::Powf => "powf",
+            MathFn::Min => "min",
+            MathFn::Max => "max",
+            MathFn::Floor => "floor",
+            MathFn::Ceil => "ceil",
+        }
+    }
+
+    pub fn from_method_name(name: &str) -> Option<MathFn> {
+        MathFn::ALL.into_iter().find(|f| f.method_name() == name)
+    }
+
+    /// Number of arguments including the receiver.
+    pub fn arity(self) -> usize {
+        match self {
+            MathFn::Powi | MathFn::Powf | MathFn::Min | MathFn::Max => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Write-conflict resolution of a store: concurrent updates of one element
+/// combine with this operator (atomics on the GPU).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WcrOp {
+    /// `A[k] += e`
+    Sum,
+    /// `A[k] *= e`
+    Product,
+    /// `A[k] = A[k].min(e)`
+    Min,
+    /// `A[k] = A[k].max(e)`
+    Max,
+}
+
+impl WcrOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            WcrOp::Sum => "sum",
+            WcrOp::Product => "product",
+            WcrOp::Min => "min",
+            WcrOp::Max => "max",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `let [mut] x = init;`
+    Let {
+        local: LocalId,
+        init: Expr,
+        span: Span,
+    },
+    /// `x = value;` or `x += value;` (desugared to `x = x + value`) on a `let mut` local.
+    AssignLocal {
+        local: LocalId,
+        value: Expr,
+        span: Span,
+    },
+    /// `A[i] = value;` (wcr: None) or a reduction `A[i] += value;` etc.
+    Store {
+        container: ContainerId,
+        index: Vec<Expr>,
+        value: Expr,
+        wcr: Option<WcrOp>,
+        span: Span,
+    },
+    /// `if cond { .. } else { .. }` as a statement.
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        else_: Vec<Stmt>,
+        span: Span,
+    },
+    /// `for var in start..end { body }` (`..=` is lowered to an exclusive end;
+    /// `(a..b).step_by(s)` sets `step`). `var` has the bounds' integer type.
+    For {
+        var: LocalId,
+        start: Expr,
+        end: Expr,
+        step: Option<Expr>,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Local {
+    pub name: String,
+    pub ty: ScalarType,
+    pub mutable: bool,
+    pub span: Span,
+}
+
+/// The code of a tasklet or map body.
+#[derive(Clone, Debug, Default)]
+pub struct TaskletBody {
+    pub stmts: Vec<Stmt>,
+    pub locals: Vec<Local>,
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, ty: ScalarType, span: Span) -> Expr {
+        Expr { kind, ty, span }
+    }
+
+    pub fn lit(v: Value, span: Span) -> Expr {
+        Expr {
+            kind: ExprKind::Lit(v),
+            ty: v.ty(),
+            span,
+        }
+    }
+
+    /// Visits this expression and every subexpression, parents first.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Lit(_) | ExprKind::Var(_) => {}
+            ExprKind::Load { index, .. } => index.iter().for_each(|e| e.walk(f)),
+            ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => arg.walk(f),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                lhs.walk(f);
+                rhs.walk(f);
+            }
+            ExprKind::Select { cond, then, else_ } => {
+                cond.walk(f);
+                then.walk(f);
+                else_.walk(f);
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|e| e.walk(f)),
+        }
+    }
+}
+
+impl Stmt {
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Let { span, .. }
+            | Stmt::AssignLocal { span, .. }
+            | Stmt::Store { span, .. }
+            | Stmt::If { span, .. }
+            | Stmt::For { span, .. } => *span,
+        }
+    }
+
+    /// Visits every expression of this statement (and nested statements).
+    pub fn walk_exprs<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        match self {
+            Stmt::Let { init, .. } => init.walk(f),
+            Stmt::AssignLocal { value, .. } => value.walk(f),
+            Stmt::Store { index, value, .. } => {
+                index.iter().for_each(|e| e.walk(f));
+                value.walk(f);
+            }
+            Stmt::If {
+                cond, then, else_, ..
+            } => {
+                cond.walk(f);
+                then.iter().chain(else_).for_each(|s| s.walk_exprs(f));
+            }
+            Stmt::For {
+                start,
+                end,
+                step,
+                body,
+                ..
+            } => {
+                start.walk(f);
+                end.walk(f);
+                if let Some(s) = step {
+                    s.walk(f);
+                }
+                body.iter().for_each(|s| s.walk_exprs(f));
+            }
+        }
+    }
+
+    /// Visits this statement and nested statements, parents first.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
+        f(self);
+        match self {
+            Stmt::If { then, else_, .. } => then.iter().chain(else_).for_each(|s| s.walk(f)),
+            Stmt::For { body, .. } => body.iter().for_each(|s| s.walk(f)),
+            _ => {}
+        }
+    }
+}

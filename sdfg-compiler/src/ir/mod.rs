@@ -1,0 +1,362 @@
+//! The SDFG intermediate representation (DESIGN section 2).
+//!
+//! Produced by `crate::lower` from the parsed AST, checked by
+//! `crate::validate`, consumed by `crate::schedule`, the code generators and
+//! the exporters. No syn types appear here: spans travel as
+//! `proc_macro2::Span` values so every later stage can point at the user's
+//! tokens.
+//!
+//! Ids are indices into the owning vectors (`SymbolId` into `Sdfg::symbols`,
+//! `StmtId` into `State::stmts`, ...).
+
+pub mod expr;
+pub mod types;
+
+pub use expr::*;
+pub use types::*;
+
+use proc_macro2::Span;
+
+pub type SymbolId = usize;
+pub type ContainerId = usize;
+pub type StateId = usize;
+pub type EdgeId = usize;
+/// Index of a statement in [`State::stmts`].
+pub type StmtId = usize;
+/// Index of a memlet in the `memlets` of its statement.
+pub type MemletId = usize;
+
+/// A name as the user wrote it, with its span.
+#[derive(Clone, Debug)]
+pub struct Name {
+    pub text: String,
+    pub span: Span,
+}
+
+impl Name {
+    pub fn new(text: impl Into<String>, span: Span) -> Name {
+        Name {
+            text: text.into(),
+            span,
+        }
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+/// A whole SDFG: `[attrs] [vis] sdfg Name { ... }`.
+#[derive(Clone, Debug)]
+pub struct Sdfg {
+    pub name: Name,
+    /// The visibility tokens as written (`pub`, `pub(crate)`, or empty).
+    pub vis: proc_macro2::TokenStream,
+    /// Doc comments (`///` lines) on the SDFG, without the leading `///`.
+    pub docs: Vec<String>,
+    pub streams: StreamPolicy,
+    pub sync: SyncMode,
+    pub symbols: Vec<Symbol>,
+    pub containers: Vec<Container>,
+    pub states: Vec<State>,
+    pub start: StateId,
+    /// Interstate edges in declaration order (edges out of one state are tried in this order).
+    pub edges: Vec<InterstateEdge>,
+}
+
+/// DaCe's `compiler.cuda.max_concurrent_streams`: default (-1), single (1), max(N) (N), auto (0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StreamPolicy {
+    /// Everything on the legacy default stream.
+    Default,
+    /// One created stream.
+    Single,
+    /// At most N created streams (N >= 1).
+    Max(u32),
+    /// As many created streams as there are independent GPU components in a state.
+    Auto,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SyncMode {
+    /// The compiler inserts every wait.
+    Auto,
+    /// The user writes `wait NAME;`; a host read of in-flight data fails to compile.
+    Manual,
+}
+
+#[derive(Clone, Debug)]
+pub struct Symbol {
+    pub name: Name,
+    pub ty: ScalarType,
+    /// Declared with `symbol NAME: TYPE;` (an argument of the SDFG). Otherwise
+    /// the symbol is first assigned on an interstate edge and its type was inferred.
+    pub declared: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Storage {
+    /// CPU heap (DaCe `CPU_Heap`); an argument is a `&[T]` / `&mut [T]`.
+    Host,
+    /// Page-locked host memory (DaCe `CPU_Pinned`); an argument is a `HostBuffer<T>`.
+    Pinned,
+    /// GPU global memory (DaCe `GPU_Global`); an argument is a `DeviceBuffer<T>`.
+    Gpu,
+}
+
+impl Storage {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Storage::Host => "host",
+            Storage::Pinned => "pinned",
+            Storage::Gpu => "gpu",
+        }
+    }
+    /// Host and pinned storage are readable by the host.
+    pub fn is_host(self) -> bool {
+        !matches!(self, Storage::Gpu)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Container {
+    pub name: Name,
+    pub elem: ScalarType,
+    /// Row-major dimensions, integer expressions over symbols and literals.
+    /// Empty for a scalar.
+    pub shape: Vec<Expr>,
+    pub storage: Storage,
+    /// Owned by the SDFG (not an argument).
+    pub transient: bool,
+}
+
+impl Container {
+    pub fn is_scalar(&self) -> bool {
+        self.shape.is_empty()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct State {
+    pub name: Name,
+    /// Statements in textual order.
+    pub stmts: Vec<Statement>,
+    /// The state's dataflow graph, built from the statements' memlets.
+    pub graph: Dataflow,
+}
+
+#[derive(Clone, Debug)]
+pub struct Statement {
+    pub kind: StatementKind,
+    /// Every distinct container access of the statement, one memlet each.
+    pub memlets: Vec<Memlet>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum StatementKind {
+    Map(Map),
+    /// A stand-alone host tasklet: `tasklet NAME { BODY }`.
+    Tasklet(Tasklet),
+    /// `copy SRC[subset] -> DST[subset];` (memlets[0] reads SRC, memlets[1] writes DST).
+    Copy(Copy),
+    /// `wait NAME;` (only in `#[sync(manual)]` SDFGs).
+    Wait(Wait),
+}
+
+impl Statement {
+    /// The statement's name for messages: the map/tasklet name, `copy`, `wait`.
+    pub fn label(&self) -> String {
+        match &self.kind {
+            StatementKind::Map(m) => m.name.text.clone(),
+            StatementKind::Tasklet(t) => t.name.text.clone(),
+            StatementKind::Copy(_) => "copy".to_string(),
+            StatementKind::Wait(_) => "wait".to_string(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MapSchedule {
+    /// One GPU kernel (DaCe `GPU_Device`).
+    Gpu,
+    /// Parallel on the host with rayon (DaCe `CPU_Multicore`).
+    Cpu,
+    /// A sequential host loop (DaCe `Sequential`).
+    Seq,
+}
+
+impl MapSchedule {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            MapSchedule::Gpu => "gpu",
+            MapSchedule::Cpu => "cpu",
+            MapSchedule::Seq => "seq",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Map {
+    pub name: Name,
+    pub params: Vec<MapParam>,
+    pub schedule: MapSchedule,
+    /// `VarRef::Param(n)` in the body refers to `params[n]`.
+    pub body: TaskletBody,
+}
+
+/// `p in start..end` (or `start..=end`, lowered to an exclusive end; or
+/// `(start..end).step_by(step)`). Bounds are integer expressions over symbols
+/// and literals; the parameter has the bounds' type.
+#[derive(Clone, Debug)]
+pub struct MapParam {
+    pub name: Name,
+    pub ty: ScalarType,
+    pub start: Expr,
+    /// Exclusive.
+    pub end: Expr,
+    /// A positive step (None: 1).
+    pub step: Option<Expr>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Tasklet {
+    pub name: Name,
+    pub body: TaskletBody,
+}
+
+#[derive(Clone, Debug)]
+pub struct Copy {
+    pub src: ContainerId,
+    pub dst: ContainerId,
+}
+
+#[derive(Clone, Debug)]
+pub struct Wait {
+    pub container: ContainerId,
+}
+
+/// One container access of a statement.
+#[derive(Clone, Debug)]
+pub struct Memlet {
+    pub container: ContainerId,
+    pub subset: Subset,
+    pub access: Access,
+    /// The subset depends on values known only while the statement runs
+    /// (locals, loaded data), or the access is conditional: the subset is the
+    /// whole container for analysis purposes and every access is bounds-checked.
+    pub dynamic: bool,
+    /// Connector name on the tasklet (`__in_A_0`, `__out_B`, ...), unique per statement.
+    pub connector: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    Read,
+    Write,
+    /// A write with write-conflict resolution.
+    Reduce(WcrOp),
+}
+
+impl Access {
+    pub fn is_write(self) -> bool {
+        !matches!(self, Access::Read)
+    }
+}
+
+/// Per dimension of the container; empty for a scalar.
+pub type Subset = Vec<SubsetDim>;
+
+#[derive(Clone, Debug)]
+pub enum SubsetDim {
+    /// One index (may depend on map parameters: `A[i, j - 1]`).
+    Index(Expr),
+    /// `start..end`, end exclusive.
+    Range { start: Expr, end: Expr },
+}
+
+/// An interstate edge `from -> to [if cond] [{ x = e; ... }]`.
+#[derive(Clone, Debug)]
+pub struct InterstateEdge {
+    pub from: StateId,
+    pub to: StateId,
+    /// A bool expression over symbols and host data; None: always taken.
+    pub condition: Option<Expr>,
+    /// Simultaneous assignments: every right-hand side is evaluated before any symbol changes.
+    pub assignments: Vec<(SymbolId, Expr)>,
+    pub span: Span,
+}
+
+/// The dataflow graph of one state (DaCe's `SDFGState`), in the form DaCe
+/// uses: each write makes a new access node of its container, reads come from
+/// the latest access node, and write-after-read order is an empty edge.
+#[derive(Clone, Debug, Default)]
+pub struct Dataflow {
+    pub nodes: Vec<DataNode>,
+    pub edges: Vec<DataEdge>,
+}
+
+pub type NodeId = usize;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DataNode {
+    Access(ContainerId),
+    Stmt(StmtId),
+}
+
+#[derive(Clone, Debug)]
+pub struct DataEdge {
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// The memlet (of the statement at one end) carried by this edge; None for
+    /// an ordering-only edge (write after read).
+    pub memlet: Option<(StmtId, MemletId)>,
+}
+
+impl Sdfg {
+    pub fn symbol_by_name(&self, name: &str) -> Option<SymbolId> {
+        self.symbols.iter().position(|s| s.name.text == name)
+    }
+    pub fn container_by_name(&self, name: &str) -> Option<ContainerId> {
+        self.containers.iter().position(|c| c.name.text == name)
+    }
+    pub fn state_by_name(&self, name: &str) -> Option<StateId> {
+        self.states.iter().position(|s| s.name.text == name)
+    }
+    /// Edges leaving `state`, in the order they are tried.
+    pub fn out_edges(&self, state: StateId) -> impl Iterator<Item = (EdgeId, &InterstateEdge)> {
+        self.edges
+            .iter()
+            .enumerate()
+            .filter(move |(_, e)| e.from == state)
+    }
+}
+
+impl Dataflow {
+    /// Statements that must run before `stmt` because of a read/write conflict
+    /// (direct predecessors through one access node or an ordering edge).
+    pub fn predecessors(&self, stmt: StmtId) -> Vec<StmtId> {
+        let Some(me) = self.nodes.iter().position(|n| *n == DataNode::Stmt(stmt)) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for e in self.edges.iter().filter(|e| e.dst == me) {
+            match &self.nodes[e.src] {
+                DataNode::Stmt(s) => out.push(*s),
+                DataNode::Access(_) => {
+                    for e2 in self.edges.iter().filter(|e2| e2.dst == e.src) {
+                        if let DataNode::Stmt(s) = self.nodes[e2.src] {
+                            out.push(s);
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}

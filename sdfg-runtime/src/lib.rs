@@ -1,0 +1,1 @@
+//! The typed runtime of sdfg-rs (in progress).
