@@ -13,6 +13,7 @@ pub mod eval;
 pub mod ir;
 pub mod lower;
 pub mod parse;
+pub mod schedule;
 pub mod validate;
 
 pub use diag::{Diagnostic, Diagnostics};
