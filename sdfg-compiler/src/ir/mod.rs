@@ -9,6 +9,7 @@
 //! Ids are indices into the owning vectors (`SymbolId` into `Sdfg::symbols`,
 //! `StmtId` into `State::stmts`, ...).
 
+pub mod bounds;
 pub mod expr;
 pub mod types;
 
