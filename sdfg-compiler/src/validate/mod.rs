@@ -1,4 +1,4 @@
-//! Every check of a lowered SDFG (placeholder until the front end lands).
+//! Every check of a lowered SDFG (placeholder).
 use crate::diag::Diagnostics;
 use crate::ir::Sdfg;
 
