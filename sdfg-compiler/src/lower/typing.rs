@@ -638,9 +638,9 @@ impl<'a> Lowerer<'a> {
                                 format!("mismatched types: expected `{t}`, found float literal `{sign}{}`", f.base10_digits()),
                             )
                             .help(if t.is_integer() {
-                                "write an integer literal (no `.`), or convert: `(x as f64)`"
+                                format!("write an integer literal (without `.`), or convert: `{sign}{} as {t}`", f.base10_digits())
                             } else {
-                                "write `true` or `false`"
+                                "write `true` or `false`".to_string()
                             }),
                         );
                         return None;
