@@ -273,20 +273,42 @@ fn has_wide_int_literal(e: &syn::Expr, negative: bool) -> bool {
     }
 }
 
-/// The user's tokens of `e` as text, for helps (`A [i]` -> `A[i]` is not
-/// attempted: proc_macro2 prints spaced tokens).
+/// The user's tokens of `e` as text for helps, with the spacing a person
+/// would write (`A[i, j - 1]`, `x.sqrt()`).
 pub(crate) fn source_text(e: &impl ToTokens) -> String {
-    let text = e.to_token_stream().to_string();
+    let mut text = e.to_token_stream().to_string();
     // `[(i, j)]` was `[i, j]` in the source (see parse::body).
-    text.replace("[(", "[").replace(")]", "]")
+    text = text.replace("[(", "[").replace(")]", "]");
+    for (from, to) in [
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("( ", "("),
+        (" )", ")"),
+        (" ,", ","),
+        (" .", "."),
+        (". ", "."),
+        ("! ", "!"),
+    ] {
+        text = text.replace(from, to);
+    }
+    text
 }
 
-/// `text as ty`, parenthesized when `text` is not a single token.
+/// `text as ty`, parenthesized unless `text` is a name, a literal or an
+/// element `A[...]`.
 fn cast_hint(text: &str, ty: ScalarType) -> String {
-    if text
-        .chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-    {
+    let mut depth = 0i32;
+    let mut simple = true;
+    for c in text.chars() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            c if depth == 0 && !(c.is_alphanumeric() || c == '_' || c == '.') => simple = false,
+            _ => {}
+        }
+    }
+    if simple {
         format!("`{text} as {ty}`")
     } else {
         format!("`({text}) as {ty}`")
