@@ -609,9 +609,9 @@ impl<'a> Lowerer<'a> {
                     return None;
                 };
                 let value = if negative {
-                    -(magnitude as i128)
+                    -i128::try_from(magnitude).unwrap_or(i128::MAX)
                 } else {
-                    magnitude as i128
+                    i128::try_from(magnitude).unwrap_or(i128::MAX)
                 };
                 let v = match ty {
                     ScalarType::I32 => i32::try_from(value).ok().map(Value::I32),
