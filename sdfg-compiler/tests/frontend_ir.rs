@@ -741,3 +741,54 @@ fn write_after_write_is_ordered_and_disjoint_writes_are_allowed() {
     );
     assert_eq!(e, vec!["`A` is written by `a` and by `b` in state `s`"]);
 }
+
+#[test]
+fn maps_writing_disjoint_parameter_ranges_do_not_race() {
+    ok("sdfg H { symbol N: i64; gpu A: f64[2 * N]; state s { \
+        map lo[i in 0..N] on gpu { A[i] = 0.0; } map hi[i in N..2 * N] on gpu { A[i] = 1.0; } } }");
+    ok("sdfg H { symbol N: i64; gpu A: f64[N + 1]; state s { \
+        map body[i in 0..N] on gpu { A[i] = 0.0; } tasklet_free[i in 0..1] on gpu { A[N] = 1.0; } } }"
+        .replace("tasklet_free", "map last")
+        .as_str());
+    let e = errors(
+        "sdfg H { symbol N: i64; gpu A: f64[N + 1]; state s { \
+        map a[i in 0..N] on gpu { A[i] = 0.0; } map b[i in 0..N] on gpu { A[i + 1] = 1.0; } } }",
+    );
+    assert_eq!(e, vec!["`A` is written by `a` and by `b` in state `s`"]);
+}
+
+#[test]
+fn one_mistake_gives_one_error() {
+    // An unknown name inside an expression: no follow-up type errors.
+    let e = errors("sdfg E { host A: f64[4]; state s { tasklet t { let x = y + 1.0; A[0] = x * 2.0; A[1] = x; } } }");
+    assert_eq!(e, vec!["cannot find `y` in this sdfg"]);
+    // Every independent mistake is reported, in source order.
+    let e = errors(
+        "sdfg E { host A: f64[4]; state s { tasklet t { A[0] = B; A[1] = 1; } } s -> nowhere; }",
+    );
+    assert_eq!(
+        e,
+        vec![
+            "cannot find `B` in this sdfg",
+            "mismatched types: expected `f64`, found integer literal `1`",
+            "unknown state `nowhere`",
+        ]
+    );
+}
+
+#[test]
+fn inferred_symbols_follow_their_uses_and_must_agree() {
+    let s = ok("sdfg I { symbol M: u64; host A: f64[M]; state a { map m[i in 0..n] on cpu { A[i] = 1.0; } } \
+                state b {} a -> b { n = 0 } b -> a if n < M { n = n + 1 } }");
+    assert_eq!(
+        s.symbols[s.symbol_by_name("n").unwrap()].ty,
+        ScalarType::U64
+    );
+    let e = errors(
+        "sdfg I { host F: f64; state a {} state b {} a -> b { k = 1 } b -> a { k = true } }",
+    );
+    assert_eq!(
+        e,
+        vec!["mismatched types: expected `bool`, found integer literal `1`"]
+    );
+}
