@@ -1,6 +1,6 @@
 //! The front end never panics: a property test over (a) token-level
-//! mutations of valid SDFGs and (b) random token streams from the grammar's
-//! vocabulary. Every input runs through `frontend_str` under `catch_unwind`;
+//! mutations of valid SDFGs, (b) random token streams from the grammar's
+//! vocabulary and (c) random SDFGs generated from the grammar. Every input runs through `frontend_str` under `catch_unwind`;
 //! a panic fails the test and prints the input.
 //!
 //! `SDFG_FUZZ_ITERS` sets the number of inputs per part (default small
@@ -359,6 +359,267 @@ fn random_stream(rng: &mut Rng) -> String {
     out.join(" ")
 }
 
+/// Random SDFGs from the grammar itself (names mostly declared, types often
+/// right), so that inputs get through parsing and exercise lowering and
+/// validation.
+struct Gen<'r> {
+    rng: &'r mut Rng,
+    names: Vec<String>,
+}
+
+const TYPES: &[&str] = &["i32", "i64", "u32", "u64", "f32", "f64", "bool"];
+const BINOPS: &[&str] = &[
+    "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=", "&&",
+    "||",
+];
+const METHODS: &[&str] = &[
+    "sqrt", "abs", "exp", "ln", "sin", "cos", "tanh", "powi", "powf", "min", "max", "floor", "ceil",
+];
+const LITERALS: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "7",
+    "-1",
+    "1.0",
+    "0.5",
+    "-2.5",
+    "true",
+    "false",
+    "3u64",
+    "4i64",
+    "1u32",
+    "2.0f32",
+    "1e3",
+    "4294967295",
+    "9223372036854775807",
+    "-9223372036854775808",
+];
+
+impl Gen<'_> {
+    fn name(&mut self) -> String {
+        if self.names.is_empty() || self.rng.below(10) == 0 {
+            return ["i", "j", "x", "N", "A", "T", "q"][self.rng.below(7)].to_string();
+        }
+        self.names[self.rng.below(self.names.len())].clone()
+    }
+
+    fn expr(&mut self, depth: usize) -> String {
+        let choice = if depth == 0 {
+            self.rng.below(3)
+        } else {
+            self.rng.below(11)
+        };
+        match choice {
+            0 => self.rng.pick(LITERALS).to_string(),
+            1 | 2 => self.name(),
+            3 => {
+                let n = 1 + self.rng.below(2);
+                let idx: Vec<String> = (0..n).map(|_| self.expr(depth - 1)).collect();
+                format!("{}[{}]", self.name(), idx.join(", "))
+            }
+            4 | 5 => format!(
+                "({} {} {})",
+                self.expr(depth - 1),
+                self.rng.pick(BINOPS),
+                self.expr(depth - 1)
+            ),
+            6 => format!("{}{}", ["-", "!"][self.rng.below(2)], self.expr(depth - 1)),
+            7 => format!("({} as {})", self.expr(depth - 1), self.rng.pick(TYPES)),
+            8 => format!(
+                "if {} {{ {} }} else {{ {} }}",
+                self.expr(depth - 1),
+                self.expr(depth - 1),
+                self.expr(depth - 1)
+            ),
+            9 => {
+                let m = self.rng.pick(METHODS);
+                let arg = if ["powi", "powf", "min", "max"].contains(&m) {
+                    self.expr(depth - 1)
+                } else {
+                    String::new()
+                };
+                format!("({}).{m}({arg})", self.expr(depth - 1))
+            }
+            _ => format!(
+                "{{ let {} = {}; {} }}",
+                self.name(),
+                self.expr(depth - 1),
+                self.expr(depth - 1)
+            ),
+        }
+    }
+
+    fn range(&mut self) -> String {
+        let (a, b) = (self.expr(1), self.expr(1));
+        match self.rng.below(3) {
+            0 => format!("{a}..{b}"),
+            1 => format!("{a}..={b}"),
+            _ => format!("({a}..{b}).step_by({})", self.expr(0)),
+        }
+    }
+
+    fn body(&mut self, depth: usize) -> String {
+        let mut out = String::new();
+        for _ in 0..1 + self.rng.below(3) {
+            let stmt = match self.rng.below(8) {
+                0 => {
+                    let n = self.name();
+                    let ty = if self.rng.below(2) == 0 {
+                        format!(": {}", self.rng.pick(TYPES))
+                    } else {
+                        String::new()
+                    };
+                    let s = format!("let mut {n}{ty} = {};", self.expr(2));
+                    self.names.push(n);
+                    s
+                }
+                1 | 2 => format!("{}[{}] = {};", self.name(), self.expr(1), self.expr(2)),
+                3 => format!(
+                    "{} {} {};",
+                    self.name(),
+                    ["=", "+=", "*=", "-=", "/="][self.rng.below(5)],
+                    self.expr(2)
+                ),
+                4 => {
+                    let t = format!("{}[{}]", self.name(), self.expr(1));
+                    format!(
+                        "{t} = {t}.{}({});",
+                        ["min", "max"][self.rng.below(2)],
+                        self.expr(1)
+                    )
+                }
+                5 if depth > 0 => format!(
+                    "if {} {{ {} }} else {{ {} }}",
+                    self.expr(2),
+                    self.body(depth - 1),
+                    self.body(depth - 1)
+                ),
+                6 if depth > 0 => {
+                    let k = self.name();
+                    format!("for {k} in {} {{ {} }}", self.range(), self.body(depth - 1))
+                }
+                _ => format!("{} = {};", self.name(), self.expr(2)),
+            };
+            out.push_str(&stmt);
+            out.push(' ');
+        }
+        out
+    }
+
+    fn sdfg(&mut self) -> String {
+        let mut items = Vec::new();
+        for s in ["N", "M"].iter().take(self.rng.below(3)) {
+            items.push(format!(
+                "symbol {s}: {};",
+                ["i64", "u64", "i32", "bool", "f64"][self.rng.below(5)]
+            ));
+            self.names.push(s.to_string());
+        }
+        for c in ["A", "B", "T", "U"].iter().take(1 + self.rng.below(4)) {
+            let dims = self.rng.below(3);
+            let shape: Vec<String> = (0..dims)
+                .map(|_| ["4", "N", "N + 1", "M", "2 * N", "1"][self.rng.below(6)].to_string())
+                .collect();
+            let shape = if shape.is_empty() {
+                String::new()
+            } else {
+                format!("[{}]", shape.join(", "))
+            };
+            items.push(format!(
+                "{}{} {c}: {}{shape};",
+                if self.rng.below(4) == 0 {
+                    "transient "
+                } else {
+                    ""
+                },
+                ["host", "pinned", "gpu"][self.rng.below(3)],
+                self.rng.pick(TYPES)
+            ));
+            self.names.push(c.to_string());
+        }
+        let states = 1 + self.rng.below(3);
+        for st in 0..states {
+            let mut stmts = Vec::new();
+            for k in 0..self.rng.below(4) {
+                let saved = self.names.len();
+                let stmt = match self.rng.below(4) {
+                    0 | 1 => {
+                        let dims = 1 + self.rng.below(2);
+                        let params: Vec<String> = (0..dims)
+                            .map(|d| {
+                                let p = ["i", "j"][d].to_string();
+                                self.names.push(p.clone());
+                                format!("{p} in {}", self.range())
+                            })
+                            .collect();
+                        format!(
+                            "map m{k}[{}] on {} {{ {} }}",
+                            params.join(", "),
+                            ["gpu", "cpu", "seq"][self.rng.below(3)],
+                            self.body(2)
+                        )
+                    }
+                    2 => format!("tasklet t{k} {{ {} }}", self.body(2)),
+                    _ => {
+                        let sub = |g: &mut Self| {
+                            if g.rng.below(2) == 0 {
+                                String::new()
+                            } else {
+                                format!("[{}]", g.range())
+                            }
+                        };
+                        let (a, sa, b, sb) = (self.name(), sub(self), self.name(), sub(self));
+                        if self.rng.below(4) == 0 {
+                            format!("wait {a};")
+                        } else {
+                            format!("copy {a}{sa} -> {b}{sb};")
+                        }
+                    }
+                };
+                self.names.truncate(saved);
+                stmts.push(stmt);
+            }
+            let start = if self.rng.below(5) == 0 {
+                "#[start] "
+            } else {
+                ""
+            };
+            items.push(format!("{start}state s{st} {{ {} }}", stmts.join(" ")));
+        }
+        for _ in 0..self.rng.below(4) {
+            let (a, b) = (self.rng.below(states + 1), self.rng.below(states + 1));
+            let cond = if self.rng.below(2) == 0 {
+                format!(" if {}", self.expr(2))
+            } else {
+                String::new()
+            };
+            let assigns = if self.rng.below(2) == 0 {
+                format!(
+                    " {{ {} = {}; }}",
+                    ["t", "N", "A", "k"][self.rng.below(4)],
+                    self.expr(2)
+                )
+            } else {
+                ";".to_string()
+            };
+            items.push(format!("s{a} -> s{b}{cond}{assigns}"));
+        }
+        // Shuffle a little: items may come in any order.
+        if items.len() > 1 && self.rng.below(3) == 0 {
+            let (a, b) = (self.rng.below(items.len()), self.rng.below(items.len()));
+            items.swap(a, b);
+        }
+        let attrs = [
+            "",
+            "#[sync(manual)] ",
+            "#[streams(max(2))] ",
+            "#[streams(auto)] #[sync(auto)] ",
+        ][self.rng.below(4)];
+        format!("{attrs}sdfg G {{ {} }}", items.join("\n"))
+    }
+}
+
 /// Runs the front end; Err(message) when it panicked.
 fn run(source: &str) -> Result<bool, String> {
     panic::catch_unwind(|| sdfg_compiler::frontend_str(source).is_ok()).map_err(|e| {
@@ -387,15 +648,14 @@ fn seed() -> u64 {
         .unwrap_or(0x5df9_0001_u64.wrapping_mul(0x9E37_79B9) | 1)
 }
 
-/// Runs `make_input` `iterations()` times; fails on the first panic.
-fn fuzz(name: &str, mut make_input: impl FnMut(&mut Rng) -> String) {
+/// Runs `make_input` `n` times; fails on the first panic.
+fn fuzz(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
     let mut rng = Rng(seed() ^ name.len() as u64 | 1);
     let started = Instant::now();
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));
     let mut accepted = 0usize;
     let mut failure = None;
-    let n = iterations();
     for _ in 0..n {
         let source = make_input(&mut rng);
         match run(&source) {
@@ -428,7 +688,7 @@ fn seeds_are_valid() {
 #[test]
 fn mutated_sdfgs_never_panic() {
     let lexed: Vec<Vec<String>> = SEEDS.iter().map(|s| lex(s)).collect();
-    fuzz("mutations", |rng| {
+    fuzz("mutations", iterations(), |rng| {
         let mut tokens = lexed[rng.below(lexed.len())].clone();
         for _ in 0..1 + rng.below(4) {
             mutate(rng, &mut tokens);
@@ -438,6 +698,18 @@ fn mutated_sdfgs_never_panic() {
 }
 
 #[test]
+fn generated_sdfgs_never_panic() {
+    // Generated inputs get far into the pipeline and cost more each.
+    fuzz("generated", iterations() / 8, |rng| {
+        Gen {
+            rng,
+            names: Vec::new(),
+        }
+        .sdfg()
+    });
+}
+
+#[test]
 fn random_token_streams_never_panic() {
-    fuzz("random streams", random_stream);
+    fuzz("random streams", iterations(), random_stream);
 }
