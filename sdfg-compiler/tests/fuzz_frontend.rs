@@ -650,7 +650,7 @@ fn seed() -> u64 {
 
 /// Runs `make_input` `n` times; fails on the first panic.
 fn fuzz(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
-    let mut rng = Rng(seed() ^ name.len() as u64 | 1);
+    let mut rng = Rng(seed().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((name.len() as u64) << 40) | 1);
     let started = Instant::now();
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));
