@@ -84,7 +84,7 @@ impl std::fmt::Display for ElemType {
 /// let cell = <i32 as Elem>::Cell::default();
 /// i32::store(&cell, 7);
 /// assert_eq!(i32::load(&cell), 7);
-/// assert_eq!(f32::from_bits(1.5f32.to_bits() as u64), 1.5);
+/// assert_eq!(<f32 as Elem>::from_bits(Elem::to_bits(1.5f32)), 1.5);
 /// ```
 pub trait Elem: Copy + Send + Sync + Default + PartialEq + Debug + sealed::Sealed + 'static {
     /// The type as a value.
