@@ -42,7 +42,13 @@ pub struct DeviceBuffer<T: Elem> {
 
 impl<T: Elem> std::fmt::Debug for DeviceBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "DeviceBuffer<{}>[{}] on {}", T::TYPE, self.len, self.device.name())
+        write!(
+            f,
+            "DeviceBuffer<{}>[{}] on {}",
+            T::TYPE,
+            self.len,
+            self.device.name()
+        )
     }
 }
 
@@ -64,9 +70,11 @@ impl<T: Elem> DeviceBuffer<T> {
                 device.cpu_capacity(),
             )?),
             Some(ctx) => {
-                let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory {
-                    bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
-                })?;
+                let bytes =
+                    len.checked_mul(std::mem::size_of::<T>())
+                        .ok_or(Error::OutOfMemory {
+                            bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
+                        })?;
                 DeviceMemory::Cuda(DeviceAlloc::zeroed(ctx, bytes)?)
             }
         };
@@ -180,7 +188,8 @@ impl<T: Elem> DeviceBuffer<T> {
         self.device
             .default_stream()
             .copy_to_device(data, &whole, self, &whole)?;
-        self.tracker.host_wait(AccessKind::Write, &self.device, true)
+        self.tracker
+            .host_wait(AccessKind::Write, &self.device, true)
     }
 
     pub(crate) fn tracker(&self) -> &Tracker {
@@ -262,7 +271,13 @@ pub struct HostBuffer<T: Elem> {
 
 impl<T: Elem> std::fmt::Debug for HostBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "HostBuffer<{}>[{}] on {}", T::TYPE, self.len, self.device.name())
+        write!(
+            f,
+            "HostBuffer<{}>[{}] on {}",
+            T::TYPE,
+            self.len,
+            self.device.name()
+        )
     }
 }
 
@@ -278,9 +293,9 @@ impl<T: Elem> HostBuffer<T> {
         let memory = match device.cuda() {
             None => HostMemory::Heap(Arc::new(HeapBlock::new(len)?)),
             Some(ctx) => {
-                let bytes = len.checked_mul(std::mem::size_of::<T>()).ok_or(Error::OutOfMemory {
-                    bytes: u64::MAX,
-                })?;
+                let bytes = len
+                    .checked_mul(std::mem::size_of::<T>())
+                    .ok_or(Error::OutOfMemory { bytes: u64::MAX })?;
                 // Zeroed bytes are a valid value of every element type.
                 HostMemory::Pinned(PinnedBlock::new(ctx, bytes, false)?, PhantomData)
             }

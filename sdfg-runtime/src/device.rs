@@ -304,8 +304,11 @@ impl Device {
     /// ```
     pub fn new_stream(&self) -> Result<Stream> {
         let inner = match &self.inner.kind {
-            DeviceKind::Cpu { .. } => StreamInner::new_cpu(self.inner.id, "stream")
-                .map_err(|e| Error::InvalidArgument(format!("could not start a stream worker: {e}")))?,
+            DeviceKind::Cpu { .. } => {
+                StreamInner::new_cpu(self.inner.id, "stream").map_err(|e| {
+                    Error::InvalidArgument(format!("could not start a stream worker: {e}"))
+                })?
+            }
             DeviceKind::Cuda(ctx) => StreamInner::new_cuda(self.inner.id, ctx)?,
         };
         let mut streams = lock(&self.inner.streams);
@@ -403,14 +406,20 @@ impl Device {
             Ok(())
         } else {
             Err(Error::WrongDevice {
-                what: format!("{} belongs to another device than {}", what(), self.inner.name),
+                what: format!(
+                    "{} belongs to another device than {}",
+                    what(),
+                    self.inner.name
+                ),
             })
         }
     }
 
     /// A pinned staging block of at least `bytes` (CUDA only).
     pub(crate) fn take_staging(&self, bytes: usize) -> Result<crate::cuda::PinnedBlock> {
-        let ctx = self.cuda().ok_or_else(|| Error::Unsupported("pinned staging on a cpu device".into()))?;
+        let ctx = self
+            .cuda()
+            .ok_or_else(|| Error::Unsupported("pinned staging on a cpu device".into()))?;
         let mut pool = lock(&self.inner.staging_pool);
         let best = pool
             .iter()

@@ -86,7 +86,9 @@ impl std::fmt::Display for ElemType {
 /// assert_eq!(i32::load(&cell), 7);
 /// assert_eq!(<f32 as Elem>::from_bits(Elem::to_bits(1.5f32)), 1.5);
 /// ```
-pub trait Elem: Copy + Send + Sync + Default + PartialEq + Debug + sealed::Sealed + 'static {
+pub trait Elem:
+    Copy + Send + Sync + Default + PartialEq + Debug + sealed::Sealed + 'static
+{
     /// The type as a value.
     const TYPE: ElemType;
     /// An atomic cell with the same size and alignment as `Self`.
@@ -265,7 +267,8 @@ impl FloatBitsCell for AtomicU64 {
         self.load(Relaxed)
     }
     fn compare_exchange_bits(&self, old: u64, new: u64) -> Result<(), u64> {
-        self.compare_exchange_weak(old, new, Relaxed, Relaxed).map(|_| ())
+        self.compare_exchange_weak(old, new, Relaxed, Relaxed)
+            .map(|_| ())
     }
 }
 
@@ -350,10 +353,14 @@ mod tests {
     #[test]
     fn int_sum_under_contention_is_exact() {
         let cell = <i64 as Elem>::Cell::default();
-        (1..=1_000_000i64).into_par_iter().for_each(|i| i64::reduce_sum(&cell, i));
+        (1..=1_000_000i64)
+            .into_par_iter()
+            .for_each(|i| i64::reduce_sum(&cell, i));
         assert_eq!(i64::load(&cell), 500_000_500_000);
         let cell = <u32 as Elem>::Cell::default();
-        (1..=1_000_000u32).into_par_iter().for_each(|i| u32::reduce_sum(&cell, i));
+        (1..=1_000_000u32)
+            .into_par_iter()
+            .for_each(|i| u32::reduce_sum(&cell, i));
         assert_eq!(u32::load(&cell), (500_000_500_000u64 % (1u64 << 32)) as u32);
     }
 
@@ -361,20 +368,28 @@ mod tests {
     fn float_sum_under_contention() {
         // Integers up to 2^53 are exact in f64, and so is the sum here.
         let cell = <f64 as Elem>::Cell::default();
-        (1..=1_000_000i64).into_par_iter().for_each(|i| f64::reduce_sum(&cell, i as f64));
+        (1..=1_000_000i64)
+            .into_par_iter()
+            .for_each(|i| f64::reduce_sum(&cell, i as f64));
         assert_eq!(f64::load(&cell), 500_000_500_000.0);
     }
 
     #[test]
     fn min_max_product() {
         let c = <i32 as Elem>::Cell::default();
-        (-500..500).into_par_iter().for_each(|i| i32::reduce_min(&c, i));
+        (-500..500)
+            .into_par_iter()
+            .for_each(|i| i32::reduce_min(&c, i));
         assert_eq!(i32::load(&c), -500);
-        (-500..500).into_par_iter().for_each(|i| i32::reduce_max(&c, i));
+        (-500..500)
+            .into_par_iter()
+            .for_each(|i| i32::reduce_max(&c, i));
         assert_eq!(i32::load(&c), 499);
         let c = <u64 as Elem>::Cell::default();
         u64::store(&c, 1);
-        (1..=20u64).into_par_iter().for_each(|i| u64::reduce_product(&c, i));
+        (1..=20u64)
+            .into_par_iter()
+            .for_each(|i| u64::reduce_product(&c, i));
         assert_eq!(u64::load(&c), 2_432_902_008_176_640_000);
         let c = <f32 as Elem>::Cell::default();
         f32::store(&c, f32::NAN);
@@ -391,8 +406,12 @@ mod tests {
     fn cells_write_through() {
         let mut v = vec![0u32; 1000];
         let c = cells(&mut v);
-        (0..1000usize).into_par_iter().for_each(|i| u32::store(&c[i], i as u32));
-        (0..1000usize).into_par_iter().for_each(|_| u32::reduce_sum(&c[0], 1));
+        (0..1000usize)
+            .into_par_iter()
+            .for_each(|i| u32::store(&c[i], i as u32));
+        (0..1000usize)
+            .into_par_iter()
+            .for_each(|_| u32::reduce_sum(&c[0], 1));
         assert_eq!(v[0], 1000);
         assert_eq!(v[999], 999);
         let mut b = vec![false; 3];

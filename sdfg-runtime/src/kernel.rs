@@ -65,7 +65,9 @@ pub struct Module {
 
 impl std::fmt::Debug for Module {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Module").field("kernels", &self.names).finish()
+        f.debug_struct("Module")
+            .field("kernels", &self.names)
+            .finish()
     }
 }
 
@@ -161,9 +163,10 @@ impl Module {
     }
 
     pub(crate) fn cpu_kernel(&self, kernel: usize) -> Result<CpuKernel> {
-        self.cpu.get(kernel).copied().ok_or_else(|| {
-            Error::Unsupported(format!("kernel {kernel} has no cpu twin"))
-        })
+        self.cpu
+            .get(kernel)
+            .copied()
+            .ok_or_else(|| Error::Unsupported(format!("kernel {kernel} has no cpu twin")))
     }
 
     pub(crate) fn cuda_function(&self, kernel: usize) -> Result<cudarc::driver::sys::CUfunction> {
@@ -323,7 +326,10 @@ impl<'a> KernelArg<'a> {
 
     pub(crate) fn access_kind(&self) -> Option<AccessKind> {
         match self.repr {
-            ArgRepr::Buffer { access: Access::Read, .. } => Some(AccessKind::Read),
+            ArgRepr::Buffer {
+                access: Access::Read,
+                ..
+            } => Some(AccessKind::Read),
             ArgRepr::Buffer { .. } => Some(AccessKind::Write),
             _ => None,
         }
@@ -335,7 +341,10 @@ impl<'a> KernelArg<'a> {
                 memory: buffer.cpu_memory(),
                 elem: buffer.elem_type(),
             },
-            ArgRepr::Value { ty, bits } => CpuArg::Value { ty: *ty, bits: *bits },
+            ArgRepr::Value { ty, bits } => CpuArg::Value {
+                ty: *ty,
+                bits: *bits,
+            },
             ArgRepr::Fault => CpuArg::Fault,
         }
     }
@@ -512,12 +521,19 @@ impl LaunchConfig {
     /// assert_eq!(LaunchConfig::for_counts(&dev, &[0, 5], [32, 1, 1], 1).grid[1], 0);
     /// assert_eq!(LaunchConfig::for_counts(&dev, &[1 << 40], [256, 1, 1], 4).grid[0], dev.sm_count() * 32);
     /// ```
-    pub fn for_counts(device: &Device, counts: &[u64], block: [u32; 3], items_per_thread: u32) -> LaunchConfig {
+    pub fn for_counts(
+        device: &Device,
+        counts: &[u64],
+        block: [u32; 3],
+        items_per_thread: u32,
+    ) -> LaunchConfig {
         let n = counts.len();
         let count_x = if n >= 1 { counts[n - 1] } else { 1 };
         let count_y = if n >= 2 { counts[n - 2] } else { 1 };
         let rest: u64 = if n >= 3 {
-            counts[..n - 2].iter().fold(1u64, |a, &c| a.saturating_mul(c))
+            counts[..n - 2]
+                .iter()
+                .fold(1u64, |a, &c| a.saturating_mul(c))
         } else {
             1
         };
@@ -539,7 +555,10 @@ impl LaunchConfig {
     pub(crate) fn validate(&self) -> Result<()> {
         let [bx, by, bz] = self.block;
         if bx == 0 || by == 0 || bz == 0 {
-            return Err(Error::InvalidArgument(format!("block dimensions {:?} contain a zero", self.block)));
+            return Err(Error::InvalidArgument(format!(
+                "block dimensions {:?} contain a zero",
+                self.block
+            )));
         }
         if bx > 1024 || by > 1024 || bz > 64 || (bx as u64) * (by as u64) * (bz as u64) > 1024 {
             return Err(Error::InvalidArgument(format!(

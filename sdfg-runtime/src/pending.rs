@@ -110,7 +110,10 @@ impl<V> Pending<V> {
     fn complete(&mut self) -> Result<()> {
         let mut fault = Ok(());
         if let Some(c) = self.completion.take() {
-            if let Err(e) = c.stream.host_wait(c.position, &self.device, c.event.as_ref()) {
+            if let Err(e) = c
+                .stream
+                .host_wait(c.position, &self.device, c.event.as_ref())
+            {
                 // The wait itself failed: the stream may still write the
                 // staging memory that `finish` owns. Leak it.
                 if let Some(finish) = self.finish.take() {

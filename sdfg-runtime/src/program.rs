@@ -80,7 +80,9 @@ pub struct Program {
 
 impl std::fmt::Debug for Program {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Program").field("name", &self.spec.name).finish()
+        f.debug_struct("Program")
+            .field("name", &self.spec.name)
+            .finish()
     }
 }
 
@@ -187,10 +189,14 @@ impl Program {
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
     pub fn context_on(&self, stream: &Stream) -> Result<ContextGuard<'_>> {
-        self.device
-            .check_same(stream.device().id(), || "the stream passed to context_on".into())?;
+        self.device.check_same(stream.device().id(), || {
+            "the stream passed to context_on".into()
+        })?;
         let mut guard = self.context()?;
-        let context = guard.context.as_mut().expect("a fresh guard holds its context");
+        let context = guard
+            .context
+            .as_mut()
+            .expect("a fresh guard holds its context");
         context.active = vec![stream.clone()];
         context.uniform = true;
         Ok(guard)
@@ -225,7 +231,9 @@ impl Context {
         let (own, uniform) = match spec.streams {
             StreamSpec::Default => (vec![device.default_stream()], true),
             StreamSpec::Created(n) => (
-                (0..n).map(|_| device.new_stream()).collect::<Result<Vec<_>>>()?,
+                (0..n)
+                    .map(|_| device.new_stream())
+                    .collect::<Result<Vec<_>>>()?,
                 false,
             ),
         };
@@ -295,7 +303,11 @@ impl Context {
     /// assert_eq!(ctx.device_transient::<f32>(0, 16)?.len(), 16);
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
-    pub fn device_transient<T: Elem>(&mut self, slot: usize, len: usize) -> Result<&DeviceBuffer<T>> {
+    pub fn device_transient<T: Elem>(
+        &mut self,
+        slot: usize,
+        len: usize,
+    ) -> Result<&DeviceBuffer<T>> {
         self.prepare_device_transient::<T>(slot, len)?;
         Ok(self.device_transient_ref::<T>(slot))
     }
@@ -324,7 +336,8 @@ impl Context {
         if !fits {
             // Drop the old one first (its memory is freed once unused).
             self.device_transients[slot] = None;
-            self.device_transients[slot] = Some(Box::new(DeviceBuffer::<T>::zeros(&self.device, len)?));
+            self.device_transients[slot] =
+                Some(Box::new(DeviceBuffer::<T>::zeros(&self.device, len)?));
         }
         Ok(())
     }
@@ -363,7 +376,11 @@ impl Context {
     /// ctx.put_host_transient(0, h);
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
-    pub fn take_host_transient<T: Elem>(&mut self, slot: usize, len: usize) -> Result<HostBuffer<T>> {
+    pub fn take_host_transient<T: Elem>(
+        &mut self,
+        slot: usize,
+        len: usize,
+    ) -> Result<HostBuffer<T>> {
         let existing = self
             .host_transients
             .get_mut(slot)
@@ -419,7 +436,10 @@ impl ContextGuard<'_> {
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
     pub fn finish<'a>(mut self, _borrow: PhantomData<&'a mut ()>) -> Running<'a> {
-        let context = self.context.take().expect("a guard holds its context until finished");
+        let context = self
+            .context
+            .take()
+            .expect("a guard holds its context until finished");
         Running::new(context, Arc::clone(&self.program.pool))
     }
 }
@@ -427,13 +447,17 @@ impl ContextGuard<'_> {
 impl std::ops::Deref for ContextGuard<'_> {
     type Target = Context;
     fn deref(&self) -> &Context {
-        self.context.as_ref().expect("a guard holds its context until finished")
+        self.context
+            .as_ref()
+            .expect("a guard holds its context until finished")
     }
 }
 
 impl std::ops::DerefMut for ContextGuard<'_> {
     fn deref_mut(&mut self) -> &mut Context {
-        self.context.as_mut().expect("a guard holds its context until finished")
+        self.context
+            .as_mut()
+            .expect("a guard holds its context until finished")
     }
 }
 

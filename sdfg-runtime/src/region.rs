@@ -71,7 +71,9 @@ impl Region {
                 )));
             }
         }
-        let count = dims.iter().try_fold(1usize, |acc, &(e, _)| acc.checked_mul(e));
+        let count = dims
+            .iter()
+            .try_fold(1usize, |acc, &(e, _)| acc.checked_mul(e));
         let Some(count) = count else {
             return Err(Error::OutOfBounds {
                 what: format!("region of `{name}` has more elements than fit in memory"),
@@ -301,7 +303,10 @@ impl CopyPlan {
 }
 
 /// Pairs the strided side's dims with dense strides for the contiguous side.
-fn with_dense_other_side(strided: &[(usize, usize)], strided_is_dst: bool) -> Vec<(usize, usize, usize)> {
+fn with_dense_other_side(
+    strided: &[(usize, usize)],
+    strided_is_dst: bool,
+) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::with_capacity(strided.len());
     let mut dense = 1;
     for &(extent, stride) in strided.iter().rev() {
@@ -351,9 +356,23 @@ mod tests {
         assert!(matches!(e, Err(Error::OutOfBounds { .. })), "{e:?}");
         let e = CopyPlan::new(&Region::whole(10), 10, "a", &Region::whole(9), 10, "b");
         assert!(matches!(e, Err(Error::LengthMismatch { .. })), "{e:?}");
-        let e = CopyPlan::new(&Region::new(0, vec![(2, 2)]), 10, "a", &Region::whole(2), 10, "b");
+        let e = CopyPlan::new(
+            &Region::new(0, vec![(2, 2)]),
+            10,
+            "a",
+            &Region::whole(2),
+            10,
+            "b",
+        );
         assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
-        let e = CopyPlan::new(&Region::new(0, vec![(3, 2), (3, 1)]), 10, "a", &Region::whole(9), 10, "b");
+        let e = CopyPlan::new(
+            &Region::new(0, vec![(3, 2), (3, 1)]),
+            10,
+            "a",
+            &Region::whole(9),
+            10,
+            "b",
+        );
         assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
         let e = CopyPlan::new(
             &Region::new(0, vec![(2, 4), (3, 1)]),
@@ -364,13 +383,28 @@ mod tests {
             "b",
         );
         assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
-        let e = CopyPlan::new(&Region::new(usize::MAX, vec![(2, 1)]), 10, "a", &Region::whole(2), 10, "b");
+        let e = CopyPlan::new(
+            &Region::new(usize::MAX, vec![(2, 1)]),
+            10,
+            "a",
+            &Region::whole(2),
+            10,
+            "b",
+        );
         assert!(matches!(e, Err(Error::OutOfBounds { .. })), "{e:?}");
     }
 
     #[test]
     fn empty_is_fine() {
-        let p = CopyPlan::new(&Region::whole(0), 0, "a", &Region::new(5, vec![(0, 1)]), 5, "b").unwrap();
+        let p = CopyPlan::new(
+            &Region::whole(0),
+            0,
+            "a",
+            &Region::new(5, vec![(0, 1)]),
+            5,
+            "b",
+        )
+        .unwrap();
         assert_eq!(p.count, 0);
         assert_eq!(p.runs().count(), 0);
     }
@@ -381,7 +415,10 @@ mod tests {
         let dst = Region::new(1, vec![(2, 50), (3, 5), (4, 1)]);
         let p = CopyPlan::new(&src, 200, "a", &dst, 100, "b").unwrap();
         let runs: Vec<_> = p.runs().collect();
-        assert_eq!(runs, [(0, 1), (10, 6), (20, 11), (100, 51), (110, 56), (120, 61)]);
+        assert_eq!(
+            runs,
+            [(0, 1), (10, 6), (20, 11), (100, 51), (110, 56), (120, 61)]
+        );
         assert_eq!(p.with_dense_dst().runs().collect::<Vec<_>>()[1], (10, 4));
         assert_eq!(p.with_dense_src().runs().collect::<Vec<_>>()[1], (4, 6));
     }

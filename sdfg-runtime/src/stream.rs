@@ -134,13 +134,21 @@ impl StreamInner {
     pub(crate) fn new_cuda(device_id: u64, ctx: &Arc<CudaContext>) -> Result<Arc<Self>> {
         let stream = CudaStream::create(ctx)?;
         let fault = PinnedBlock::new(ctx, 4, true)?;
-        Ok(Self::with_backend(device_id, StreamBackend::Cuda(stream), FaultWord::Cuda(fault)))
+        Ok(Self::with_backend(
+            device_id,
+            StreamBackend::Cuda(stream),
+            FaultWord::Cuda(fault),
+        ))
     }
 
     pub(crate) fn new_cuda_default(device_id: u64, ctx: &Arc<CudaContext>) -> Result<Arc<Self>> {
         let stream = CudaStream::legacy_default(ctx);
         let fault = PinnedBlock::new(ctx, 4, true)?;
-        Ok(Self::with_backend(device_id, StreamBackend::Cuda(stream), FaultWord::Cuda(fault)))
+        Ok(Self::with_backend(
+            device_id,
+            StreamBackend::Cuda(stream),
+            FaultWord::Cuda(fault),
+        ))
     }
 
     pub(crate) fn known_complete(&self, position: u64) -> bool {
@@ -154,7 +162,6 @@ impl StreamInner {
     pub(crate) fn issued(&self) -> u64 {
         lock(&self.state).issued
     }
-
 
     /// Blocks the host until `position` is finished (counted unless already
     /// known finished). Faults are checked separately (`check_fault`).
@@ -249,9 +256,10 @@ impl StreamInner {
     fn reclaim_staging(&self, device: &Device) {
         let done: Vec<PinnedBlock> = {
             let mut state = lock(&self.state);
-            let (finished, running): (Vec<_>, Vec<_>) = std::mem::take(&mut state.in_flight_staging)
-                .into_iter()
-                .partition(|(event, _)| event.is_complete());
+            let (finished, running): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut state.in_flight_staging)
+                    .into_iter()
+                    .partition(|(event, _)| event.is_complete());
             state.in_flight_staging = running;
             finished.into_iter().map(|(_, block)| block).collect()
         };
@@ -619,7 +627,14 @@ impl Stream {
         self.device
             .check_same(dst.device().id(), || "the destination buffer".to_string())?;
         let src = src.host_slice();
-        let plan = CopyPlan::new(src_region, src.len(), "source", dst_region, dst.len(), "destination")?;
+        let plan = CopyPlan::new(
+            src_region,
+            src.len(),
+            "source",
+            dst_region,
+            dst.len(),
+            "destination",
+        )?;
         if plan.count == 0 {
             return Ok(());
         }
@@ -643,13 +658,13 @@ impl Stream {
             }
             (StreamBackend::Cuda(_), DeviceMemory::Cuda(alloc)) => {
                 let bytes = plan.count * std::mem::size_of::<T>();
+                self.inner.reclaim_staging(&self.device);
                 let staging = self.device.take_staging(bytes)?;
                 // SAFETY: the block holds at least `count` `T`s, is aligned
                 // (page-aligned by the driver) and not in use by any stream
                 // (it came from the free pool or a new allocation).
-                let packed = unsafe {
-                    std::slice::from_raw_parts_mut(staging.ptr as *mut T, plan.count)
-                };
+                let packed =
+                    unsafe { std::slice::from_raw_parts_mut(staging.ptr as *mut T, plan.count) };
                 pack_into(src, &plan, packed);
                 let dst_ptr = alloc.ptr;
                 let staging_ptr = staging.ptr;
@@ -657,16 +672,28 @@ impl Stream {
                     let StreamBackend::Cuda(stream) = &op.stream.backend else {
                         unreachable!()
                     };
-                    cuda_copy(
+                    let issued = cuda_copy(
                         stream,
                         &packed_plan,
                         Side::Host(staging_ptr),
                         Side::Device(dst_ptr),
                         std::mem::size_of::<T>(),
-                    )?;
-                    let done = CudaEvent::record(stream, false)?;
-                    lock(&op.stream.state).in_flight_staging.push((done, staging));
-                    Ok(())
+                    )
+                    .and_then(|()| CudaEvent::record(stream, false));
+                    match issued {
+                        Ok(done) => {
+                            // Freed (back to the pool) once `done` fired.
+                            lock(&op.stream.state)
+                                .in_flight_staging
+                                .push((done, staging));
+                            Ok(())
+                        }
+                        Err(e) => {
+                            // Part of the copy may be in flight: leak the block.
+                            std::mem::forget(staging);
+                            Err(e)
+                        }
+                    }
                 })?;
             }
             _ => return Err(mixed_backends()),
@@ -698,7 +725,14 @@ impl Stream {
             .check_same(src.device().id(), || "the source buffer".to_string())?;
         self.device
             .check_same(dst.device().id(), || "the destination buffer".to_string())?;
-        let plan = CopyPlan::new(src_region, src.len(), "source", dst_region, dst.len(), "destination")?;
+        let plan = CopyPlan::new(
+            src_region,
+            src.len(),
+            "source",
+            dst_region,
+            dst.len(),
+            "destination",
+        )?;
         if plan.count == 0 {
             return Ok(());
         }
@@ -712,7 +746,10 @@ impl Stream {
                 )));
             }
         }
-        let accesses = [(src.tracker(), AccessKind::Read), (dst.tracker(), AccessKind::Write)];
+        let accesses = [
+            (src.tracker(), AccessKind::Read),
+            (dst.tracker(), AccessKind::Write),
+        ];
         match (&self.inner.backend, src.memory(), dst.memory()) {
             (StreamBackend::Cpu(_), DeviceMemory::Cpu(s), DeviceMemory::Cpu(d)) => {
                 let (s, d) = (Arc::clone(s), Arc::clone(d));
@@ -727,7 +764,13 @@ impl Stream {
                     let StreamBackend::Cuda(stream) = &op.stream.backend else {
                         unreachable!()
                     };
-                    cuda_copy(stream, &plan, Side::Device(sp), Side::Device(dp), std::mem::size_of::<T>())
+                    cuda_copy(
+                        stream,
+                        &plan,
+                        Side::Device(sp),
+                        Side::Device(dp),
+                        std::mem::size_of::<T>(),
+                    )
                 })?;
             }
             _ => return Err(mixed_backends()),
@@ -791,13 +834,24 @@ impl Stream {
     ) -> Result<Option<Completion>> {
         self.device
             .check_same(src.device().id(), || "the source buffer".to_string())?;
-        self.device
-            .check_same(dst.device().id(), || "the destination host buffer".to_string())?;
-        let plan = CopyPlan::new(src_region, src.len(), "source", dst_region, dst.len(), "destination")?;
+        self.device.check_same(dst.device().id(), || {
+            "the destination host buffer".to_string()
+        })?;
+        let plan = CopyPlan::new(
+            src_region,
+            src.len(),
+            "source",
+            dst_region,
+            dst.len(),
+            "destination",
+        )?;
         if plan.count == 0 {
             return Ok(None);
         }
-        let accesses = [(src.tracker(), AccessKind::Read), (dst.tracker(), AccessKind::Write)];
+        let accesses = [
+            (src.tracker(), AccessKind::Read),
+            (dst.tracker(), AccessKind::Write),
+        ];
         let completion = match (&self.inner.backend, src.memory(), dst.memory()) {
             (StreamBackend::Cpu(_), DeviceMemory::Cpu(s), HostMemory::Heap(block)) => {
                 let s = Arc::clone(s);
@@ -821,7 +875,13 @@ impl Stream {
                     let StreamBackend::Cuda(stream) = &op.stream.backend else {
                         unreachable!()
                     };
-                    cuda_copy(stream, &plan, Side::Device(sp), Side::Host(dp), std::mem::size_of::<T>())?;
+                    cuda_copy(
+                        stream,
+                        &plan,
+                        Side::Device(sp),
+                        Side::Host(dp),
+                        std::mem::size_of::<T>(),
+                    )?;
                     Ok(op.completion(Some(CudaEvent::record(stream, false)?)))
                 })?
                 .0
@@ -854,7 +914,14 @@ impl Stream {
     ) -> Result<Pending<&'a mut [T]>> {
         self.device
             .check_same(src.device().id(), || "the source buffer".to_string())?;
-        let plan = CopyPlan::new(src_region, src.len(), "source", dst_region, dst.len(), "destination")?;
+        let plan = CopyPlan::new(
+            src_region,
+            src.len(),
+            "source",
+            dst_region,
+            dst.len(),
+            "destination",
+        )?;
         if plan.count == 0 {
             return Ok(Pending::new(self.device.clone(), dst, None, None));
         }
@@ -885,21 +952,38 @@ impl Stream {
                     (completion, finish)
                 }
                 (StreamBackend::Cuda(_), DeviceMemory::Cuda(s)) => {
-                    let staging = self.device.take_staging(plan.count * std::mem::size_of::<T>())?;
+                    let staging = self
+                        .device
+                        .take_staging(plan.count * std::mem::size_of::<T>())?;
                     let (sp, dp) = (s.ptr, staging.ptr);
-                    let (completion, _) = self.issue(&accesses, |op| {
+                    let issued = self.issue(&accesses, |op| {
                         let StreamBackend::Cuda(stream) = &op.stream.backend else {
                             unreachable!()
                         };
-                        cuda_copy(stream, &staged_plan, Side::Device(sp), Side::Host(dp), std::mem::size_of::<T>())?;
+                        cuda_copy(
+                            stream,
+                            &staged_plan,
+                            Side::Device(sp),
+                            Side::Host(dp),
+                            std::mem::size_of::<T>(),
+                        )?;
                         Ok(op.completion(Some(CudaEvent::record(stream, false)?)))
-                    })?;
+                    });
+                    let (completion, _) = match issued {
+                        Ok(done) => done,
+                        Err(e) => {
+                            // Part of the copy may be in flight: leak the block.
+                            std::mem::forget(staging);
+                            return Err(e);
+                        }
+                    };
                     let device = self.device.clone();
                     let count = plan.count;
                     let finish = Box::new(move |dst: &mut &'a mut [T]| {
                         // SAFETY: `wait` synchronized the copy's event, so the
                         // DMA into the block finished; it holds `count` `T`s.
-                        let staged = unsafe { std::slice::from_raw_parts(staging.ptr as *const T, count) };
+                        let staged =
+                            unsafe { std::slice::from_raw_parts(staging.ptr as *const T, count) };
                         unpack(staged, &unpack_plan, dst);
                         device.give_back_staging(staging);
                     });
@@ -908,7 +992,12 @@ impl Stream {
                 _ => return Err(mixed_backends()),
             };
         CounterCells::bump(&self.device.counters_cells().copies);
-        Ok(Pending::new(self.device.clone(), dst, Some(completion), Some(finish)))
+        Ok(Pending::new(
+            self.device.clone(),
+            dst,
+            Some(completion),
+            Some(finish),
+        ))
     }
 }
 
@@ -978,7 +1067,13 @@ unsafe fn block_cells_as_slice<T: Elem>(block: &HeapBlock<T>) -> Vec<T> {
 
 /// Issues the driver copies of a plan: one 1-D copy, one 2-D copy, or a loop
 /// of 2-D copies over the outer dimensions.
-fn cuda_copy(stream: &CudaStream, plan: &CopyPlan, src: Side, dst: Side, elem: usize) -> Result<()> {
+fn cuda_copy(
+    stream: &CudaStream,
+    plan: &CopyPlan,
+    src: Side,
+    dst: Side,
+    elem: usize,
+) -> Result<()> {
     let offset = |side: Side, elements: usize| match side {
         Side::Device(p) => Side::Device(p + (elements * elem) as u64),
         // `wrapping_add` keeps this safe code; the copy stays inside the
@@ -1079,7 +1174,9 @@ impl Event {
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
     pub fn elapsed_ms(start: &Event, end: &Event) -> Result<f32> {
-        start.device.check_same(end.device.id(), || "the end event".into())?;
+        start
+            .device
+            .check_same(end.device.id(), || "the end event".into())?;
         let (Some(a), Some(b)) = (&start.timing, &end.timing) else {
             return Err(Error::InvalidArgument(
                 "elapsed_ms needs two events from record_timing_event".into(),

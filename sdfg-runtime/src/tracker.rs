@@ -90,7 +90,12 @@ impl Tracker {
     /// access of `kind` (one counted host sync per stream waited for).
     /// `check_faults`: also report (and reset) kernel faults of those streams;
     /// implicit waits leave them for the next explicit synchronization.
-    pub(crate) fn host_wait(&self, kind: AccessKind, device: &Device, check_faults: bool) -> Result<()> {
+    pub(crate) fn host_wait(
+        &self,
+        kind: AccessKind,
+        device: &Device,
+        check_faults: bool,
+    ) -> Result<()> {
         let uses = self.unfinished_conflicts(kind);
         let mut first_error = None;
         for u in merge_by_stream(uses) {

@@ -73,7 +73,10 @@ fn invalid_ptx_reports_the_jit_log() {
 fn missing_kernel_name_is_an_error() {
     let Some(dev) = gpu() else { return };
     let r = Module::load_dynamic(&dev, common::PTX.to_string(), vec!["no_such_kernel".into()]);
-    assert!(matches!(&r, Err(Error::InvalidArgument(m)) if m.contains("no_such_kernel")), "{r:?}");
+    assert!(
+        matches!(&r, Err(Error::InvalidArgument(m)) if m.contains("no_such_kernel")),
+        "{r:?}"
+    );
 }
 
 /// The GPU device reports its properties.

@@ -98,8 +98,8 @@ impl CudaContext {
         }
         let dev = cu::device::get(ordinal as i32).map_err(driver("cuDeviceGet"))?;
         // SAFETY: `dev` was returned by cuDeviceGet.
-        let ctx = unsafe { cu::primary_ctx::retain(dev) }
-            .map_err(driver("cuDevicePrimaryCtxRetain"))?;
+        let ctx =
+            unsafe { cu::primary_ctx::retain(dev) }.map_err(driver("cuDevicePrimaryCtxRetain"))?;
         let mut this = CudaContext {
             ctx,
             dev,
@@ -135,7 +135,6 @@ impl CudaContext {
         self.bind()?;
         cu::mem_get_info().map_err(driver("cuMemGetInfo"))
     }
-
 }
 
 impl Drop for CudaContext {
@@ -389,9 +388,8 @@ impl CudaModule {
     /// JIT-compiles `ptx` with info and error logs; a failure carries the logs.
     pub(crate) fn load(ctx: &Arc<CudaContext>, ptx: &str, names: &[&str]) -> Result<Self> {
         ctx.bind()?;
-        let image = CString::new(ptx).map_err(|_| {
-            Error::InvalidArgument("the ptx text contains a nul byte".into())
-        })?;
+        let image = CString::new(ptx)
+            .map_err(|_| Error::InvalidArgument("the ptx text contains a nul byte".into()))?;
         const LOG_BYTES: usize = 64 * 1024;
         let mut info_log = vec![0u8; LOG_BYTES];
         let mut error_log = vec![0u8; LOG_BYTES];
@@ -533,7 +531,9 @@ pub(crate) fn copy_2d(
                     sys::cuMemcpyDtoDAsync_v2(d, s, width_bytes, stream.raw)
                 }
                 (Side::Host(_), Side::Host(_)) => {
-                    return Err(Error::InvalidArgument("host-to-host copy on a stream".into()))
+                    return Err(Error::InvalidArgument(
+                        "host-to-host copy on a stream".into(),
+                    ))
                 }
             }
         };

@@ -77,11 +77,26 @@ fn axpy_if(args: &KernelArgs<'_>) {
 }
 
 pub static KERNELS: [KernelEntry; 5] = [
-    KernelEntry { name: "slow_fill", cpu: slow_fill },
-    KernelEntry { name: "add_one", cpu: add_one },
-    KernelEntry { name: "slow_copy", cpu: slow_copy },
-    KernelEntry { name: "checked_store", cpu: checked_store },
-    KernelEntry { name: "axpy_if", cpu: axpy_if },
+    KernelEntry {
+        name: "slow_fill",
+        cpu: slow_fill,
+    },
+    KernelEntry {
+        name: "add_one",
+        cpu: add_one,
+    },
+    KernelEntry {
+        name: "slow_copy",
+        cpu: slow_copy,
+    },
+    KernelEntry {
+        name: "checked_store",
+        cpu: checked_store,
+    },
+    KernelEntry {
+        name: "axpy_if",
+        cpu: axpy_if,
+    },
 ];
 
 pub static SPEC_TWO_STREAMS: ProgramSpec = ProgramSpec {
@@ -111,7 +126,12 @@ pub fn module(dev: &Device) -> std::sync::Arc<Module> {
 }
 
 /// Issues the slow fill of `buf` with `value` on `stream`.
-pub fn launch_slow_fill(stream: &Stream, m: &Module, buf: &DeviceBuffer<i32>, value: i32) -> Result<()> {
+pub fn launch_slow_fill(
+    stream: &Stream,
+    m: &Module,
+    buf: &DeviceBuffer<i32>,
+    value: i32,
+) -> Result<()> {
     stream.launch(
         m,
         SLOW_FILL,
@@ -131,7 +151,10 @@ pub fn launch_add_one(stream: &Stream, m: &Module, buf: &DeviceBuffer<i32>) -> R
         m,
         ADD_ONE,
         &config,
-        &[KernelArg::read_write(buf), KernelArg::value(buf.len() as u64)],
+        &[
+            KernelArg::read_write(buf),
+            KernelArg::value(buf.len() as u64),
+        ],
     )
 }
 
@@ -150,9 +173,18 @@ pub fn cross_stream_read_after_write(dev: &Device) -> Result<()> {
     let before = dev.counters();
     launch_slow_fill(&a, &m, &buf, 42)?;
     let host = b
-        .copy_to_host(&buf, &whole(&buf), HostBuffer::new(dev, 1000)?, &whole(&buf))?
+        .copy_to_host(
+            &buf,
+            &whole(&buf),
+            HostBuffer::new(dev, 1000)?,
+            &whole(&buf),
+        )?
         .wait()?;
-    assert!(host.as_slice().iter().all(|&v| v == 42), "the copy saw {:?}", &host.as_slice()[..4]);
+    assert!(
+        host.as_slice().iter().all(|&v| v == 42),
+        "the copy saw {:?}",
+        &host.as_slice()[..4]
+    );
     let d = dev.counters() - before;
     assert_eq!(d.event_waits, 1, "{d:?}");
     assert_eq!(d.event_records, 1, "{d:?}");
@@ -170,7 +202,8 @@ pub fn cross_stream_after_host_sync(dev: &Device) -> Result<()> {
     launch_slow_fill(&a, &m, &buf, 5)?;
     a.synchronize()?;
     let mut out = vec![0; 1000];
-    b.copy_to_slice(&buf, &whole(&buf), &mut out, &Region::whole(1000))?.wait()?;
+    b.copy_to_slice(&buf, &whole(&buf), &mut out, &Region::whole(1000))?
+        .wait()?;
     assert!(out.iter().all(|&v| v == 5));
     let d = dev.counters() - before;
     assert_eq!(d.event_waits, 0, "{d:?}");
@@ -198,7 +231,12 @@ pub fn cross_stream_write_after_read(dev: &Device) -> Result<()> {
             KernelArg::value(SLOW_NS),
         ],
     )?;
-    b.copy_to_device(&[2i32; 64][..], &Region::whole(64), &src, &Region::whole(64))?;
+    b.copy_to_device(
+        &[2i32; 64][..],
+        &Region::whole(64),
+        &src,
+        &Region::whole(64),
+    )?;
     assert_eq!(dst.to_vec()?, [1; 64]);
     assert_eq!(src.to_vec()?, [2; 64]);
     let d = dev.counters() - before;
@@ -268,7 +306,9 @@ pub fn forgotten_running_then_reuse(dev: &Device) -> Result<()> {
     }
     launch_add_one(&other, program.module(), &buf)?;
     let mut out = vec![0; 100];
-    other.copy_to_slice(&buf, &whole(&buf), &mut out, &Region::whole(100))?.wait()?;
+    other
+        .copy_to_slice(&buf, &whole(&buf), &mut out, &Region::whole(100))?
+        .wait()?;
     assert_eq!(out, [12; 100]);
     let d = dev.counters() - before;
     assert_eq!(d.event_waits, 1, "{d:?}");
@@ -318,7 +358,12 @@ pub fn copies_with_regions(dev: &Device) -> Result<()> {
     assert_eq!(d.to_vec()?, expect);
     // D2D: column 1 of d (3 x 1, stride 5) -> contiguous e[2..5].
     let e = DeviceBuffer::<i64>::zeros(dev, 6)?;
-    s.copy_device(&d, &Region::new(1, vec![(3, 5), (1, 1)]), &e, &Region::new(2, vec![(3, 1)]))?;
+    s.copy_device(
+        &d,
+        &Region::new(1, vec![(3, 5), (1, 1)]),
+        &e,
+        &Region::new(2, vec![(3, 1)]),
+    )?;
     assert_eq!(e.to_vec()?, [0, 0, expect[1], expect[6], expect[11], 0]);
     // D2H into a HostBuffer sub-block: d's 2 x 3 block -> 2 x 3 block of a 3 x 4 buffer at (1, 1).
     let h = HostBuffer::<i64>::from_slice(dev, &[-1; 12])?;
@@ -341,13 +386,23 @@ pub fn copies_with_regions(dev: &Device) -> Result<()> {
     let src: Vec<i64> = (0..24).collect();
     let big = DeviceBuffer::from_slice(dev, &src)?;
     let mut out = vec![0i64; 8];
-    s.copy_to_slice(&big, &Region::new(1 * 4 + 1, vec![(2, 12), (2, 4), (2, 1)]), &mut out, &Region::whole(8))?
-        .wait()?;
+    s.copy_to_slice(
+        &big,
+        &Region::new(4 + 1, vec![(2, 12), (2, 4), (2, 1)]), // starts at (0, 1, 1)
+        &mut out,
+        &Region::whole(8),
+    )?
+    .wait()?;
     assert_eq!(out, [5, 6, 9, 10, 17, 18, 21, 22]);
     // And into a borrowed HostBuffer.
     let mut hb = HostBuffer::<i64>::new(dev, 4)?;
-    s.copy_to_host_buffer(&big, &Region::new(20, vec![(4, 1)]), &mut hb, &Region::whole(4))?
-        .wait()?;
+    s.copy_to_host_buffer(
+        &big,
+        &Region::new(20, vec![(4, 1)]),
+        &mut hb,
+        &Region::whole(4),
+    )?
+    .wait()?;
     assert_eq!(hb.as_slice(), [20, 21, 22, 23]);
     Ok(())
 }
@@ -357,15 +412,30 @@ pub fn bad_copies_touch_nothing(dev: &Device) -> Result<()> {
     let s = dev.new_stream()?;
     let d = DeviceBuffer::from_slice(dev, &[1i32, 2, 3, 4])?;
     let before = dev.counters();
-    let e = s.copy_to_device(&[9i32; 4][..], &Region::whole(4), &d, &Region::new(1, vec![(4, 1)]));
+    let e = s.copy_to_device(
+        &[9i32; 4][..],
+        &Region::whole(4),
+        &d,
+        &Region::new(1, vec![(4, 1)]),
+    );
     assert!(matches!(e, Err(Error::OutOfBounds { .. })), "{e:?}");
     let e = s.copy_to_device(&[9i32; 3][..], &Region::whole(3), &d, &Region::whole(4));
     assert!(matches!(e, Err(Error::LengthMismatch { .. })), "{e:?}");
     let e = s.copy_to_device(&[9i32; 3][..], &Region::whole(4), &d, &Region::whole(4));
     assert!(matches!(e, Err(Error::OutOfBounds { .. })), "{e:?}");
-    let e = s.copy_to_device(&[9i32; 4][..], &Region::new(0, vec![(2, 1), (2, 2)]), &d, &Region::whole(4));
+    let e = s.copy_to_device(
+        &[9i32; 4][..],
+        &Region::new(0, vec![(2, 1), (2, 2)]),
+        &d,
+        &Region::whole(4),
+    );
     assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
-    let e = s.copy_device(&d, &Region::new(0, vec![(2, 1)]), &d, &Region::new(1, vec![(2, 1)]));
+    let e = s.copy_device(
+        &d,
+        &Region::new(0, vec![(2, 1)]),
+        &d,
+        &Region::new(1, vec![(2, 1)]),
+    );
     assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
     let mut small = [0i32; 2];
     let e = s.copy_to_slice(&d, &Region::whole(4), &mut small, &Region::whole(4));
@@ -384,7 +454,12 @@ pub fn bad_copies_touch_nothing(dev: &Device) -> Result<()> {
     assert_eq!(d2, Counters::default(), "nothing may be issued: {d2:?}");
     assert_eq!(d.to_vec()?, [1, 2, 3, 4]);
     // Within one buffer, disjoint regions are fine.
-    s.copy_device(&d, &Region::new(0, vec![(2, 1)]), &d, &Region::new(2, vec![(2, 1)]))?;
+    s.copy_device(
+        &d,
+        &Region::new(0, vec![(2, 1)]),
+        &d,
+        &Region::new(2, vec![(2, 1)]),
+    )?;
     assert_eq!(d.to_vec()?, [1, 2, 1, 2]);
     Ok(())
 }
@@ -422,11 +497,26 @@ pub fn faults_and_launch_errors(dev: &Device) -> Result<()> {
     assert_eq!(x.to_vec()?, [0, 0, 5, 0]);
 
     let before = dev.counters();
-    let bad_block = LaunchConfig { grid: [1, 1, 1], block: [2048, 1, 1], shared_bytes: 0 };
-    assert!(matches!(s.launch(&m, ADD_ONE, &bad_block, &[]), Err(Error::InvalidArgument(_))));
-    assert!(matches!(s.launch(&m, 99, &single_thread(), &[]), Err(Error::InvalidArgument(_))));
+    let bad_block = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [2048, 1, 1],
+        shared_bytes: 0,
+    };
+    assert!(matches!(
+        s.launch(&m, ADD_ONE, &bad_block, &[]),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        s.launch(&m, 99, &single_thread(), &[]),
+        Err(Error::InvalidArgument(_))
+    ));
     let empty = LaunchConfig::for_counts(dev, &[0], [128, 1, 1], 1);
-    s.launch(&m, ADD_ONE, &empty, &[KernelArg::read_write(&x), KernelArg::value(0u64)])?;
+    s.launch(
+        &m,
+        ADD_ONE,
+        &empty,
+        &[KernelArg::read_write(&x), KernelArg::value(0u64)],
+    )?;
     assert_eq!(dev.counters() - before, Counters::default());
     Ok(())
 }
@@ -465,12 +555,20 @@ pub fn program_from_eight_threads(dev: &Device) -> Result<()> {
                 let program = &program;
                 scope.spawn(move || -> Result<()> {
                     for round in 0..5 {
-                        let data = DeviceBuffer::from_slice(program.device(), &vec![t * 100 + round; 1000])?;
+                        let data = DeviceBuffer::from_slice(
+                            program.device(),
+                            &vec![t * 100 + round; 1000],
+                        )?;
                         let mut out = vec![0i32; 1000];
                         let ctx = program.context()?;
                         launch_add_one(ctx.stream(0), program.module(), &data)?;
                         // stream 1 reads what stream 0 wrote: ordered by an event.
-                        let pending = ctx.stream(1).copy_to_slice(&data, &whole(&data), &mut out, &Region::whole(1000))?;
+                        let pending = ctx.stream(1).copy_to_slice(
+                            &data,
+                            &whole(&data),
+                            &mut out,
+                            &Region::whole(1000),
+                        )?;
                         let running = ctx.finish(PhantomData);
                         running.wait()?;
                         pending.wait()?;
@@ -511,7 +609,11 @@ pub fn running_counts(dev: &Device) -> Result<()> {
     launch_add_one(ctx.stream(1), program.module(), &buf)?;
     ctx.finish(PhantomData).wait()?;
     let d = dev.counters() - before;
-    assert_eq!((d.host_syncs, d.event_waits, d.event_records), (2, 1, 1), "{d:?}");
+    assert_eq!(
+        (d.host_syncs, d.event_waits, d.event_records),
+        (2, 1, 1),
+        "{d:?}"
+    );
     assert_eq!(buf.to_vec()?, [3; 10]);
     // On a caller's stream.
     let mine = dev.new_stream()?;
@@ -533,7 +635,10 @@ pub fn out_of_memory_is_an_error(dev: &Device) -> Result<()> {
     let huge = DeviceBuffer::<f64>::zeros(dev, 1 << 50);
     assert!(matches!(huge, Err(Error::OutOfMemory { .. })), "{huge:?}");
     let overflow = DeviceBuffer::<f64>::zeros(dev, usize::MAX);
-    assert!(matches!(overflow, Err(Error::OutOfMemory { .. })), "{overflow:?}");
+    assert!(
+        matches!(overflow, Err(Error::OutOfMemory { .. })),
+        "{overflow:?}"
+    );
     let b = DeviceBuffer::from_slice(dev, &[1.0f64])?;
     assert_eq!(b.to_vec()?, [1.0]);
     Ok(())
