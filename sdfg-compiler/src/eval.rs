@@ -139,8 +139,9 @@ impl Evaluator<'_> {
                 wcr,
                 ..
             } => {
-                let idx = self.index(index);
+                // Rust evaluates the right side of an assignment first.
                 let v = self.expr(value);
+                let idx = self.index(index);
                 if !self.env.store(*container, &idx, v, *wcr) {
                     self.note_fault(*container, idx, true);
                 }

@@ -1,0 +1,5 @@
+//! Test support (not a stable API): a programmatic SDFG builder and the
+//! random expression generator for differential tests of the PTX backend.
+
+pub mod builder;
+pub mod randexpr;

@@ -1,0 +1,1 @@
+//! Random well-typed expressions (see below).
