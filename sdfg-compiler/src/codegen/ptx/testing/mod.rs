@@ -2,4 +2,7 @@
 //! random expression generator for differential tests of the PTX backend.
 
 pub mod builder;
+pub mod examples;
+pub mod harness;
+pub mod ptxsim;
 pub mod randexpr;
