@@ -21,6 +21,8 @@ enum Operand {
     Label(String),
     Name(String),
     List(Vec<String>),
+    /// `{%f1, %f2, ...}` of a vector load or store.
+    Vector(Vec<usize>),
 }
 
 #[derive(Clone, Debug)]
@@ -98,11 +100,11 @@ fn split_args(s: &str) -> Vec<String> {
     let mut cur = String::new();
     for ch in s.chars() {
         match ch {
-            '(' => {
+            '(' | '{' => {
                 depth += 1;
                 cur.push(ch)
             }
-            ')' => {
+            ')' | '}' => {
                 depth -= 1;
                 cur.push(ch)
             }
@@ -198,7 +200,15 @@ impl Module {
                         let n = regs.len();
                         *regs.entry(name.to_string()).or_insert(n)
                     };
-                    let o = if a.starts_with('(') {
+                    let o = if let Some(inner) = a.strip_prefix('{') {
+                        Operand::Vector(
+                            inner
+                                .trim_end_matches('}')
+                                .split(',')
+                                .map(|r| reg_id(r.trim()))
+                                .collect(),
+                        )
+                    } else if a.starts_with('(') {
                         Operand::List(
                             a.trim_matches(|c| c == '(' || c == ')')
                                 .split(',')
@@ -455,6 +465,36 @@ fn exec(
             "bra" => {
                 if let Some(Operand::Label(l)) = inst.args.first() {
                     pc = *f.labels.get(l).ok_or_else(|| format!("no label {l}"))?;
+                }
+            }
+            "ld" if matches!(inst.args.first(), Some(Operand::Vector(_))) => {
+                let (Some(Operand::Vector(rs)), Some(Operand::AddrReg(ar))) =
+                    (inst.args.first(), inst.args.get(1))
+                else {
+                    return Err("bad vector ld".into());
+                };
+                let bytes = (w / 8) as u64;
+                for (k, r) in rs.iter().enumerate() {
+                    let addr = regs[*ar] + k as u64 * bytes;
+                    if addr % (bytes * rs.len() as u64) != 0 && k == 0 {
+                        return Err(format!("misaligned vector load at {addr:#x}"));
+                    }
+                    regs[*r] = mem.read(addr, bytes as usize)?;
+                }
+            }
+            "st" if matches!(inst.args.get(1), Some(Operand::Vector(_))) => {
+                let (Some(Operand::AddrReg(ar)), Some(Operand::Vector(rs))) =
+                    (inst.args.first(), inst.args.get(1))
+                else {
+                    return Err("bad vector st".into());
+                };
+                let bytes = (w / 8) as u64;
+                for (k, r) in rs.iter().enumerate() {
+                    let addr = regs[*ar] + k as u64 * bytes;
+                    if addr % (bytes * rs.len() as u64) != 0 && k == 0 {
+                        return Err(format!("misaligned vector store at {addr:#x}"));
+                    }
+                    mem.write(addr, bytes as usize, regs[*r])?;
                 }
             }
             "ld" => {
