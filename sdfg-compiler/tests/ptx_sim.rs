@@ -431,3 +431,83 @@ fn random_expressions_match_evaluator() {
     }
     println!("{exact} exact expressions bit-identical; {approx} with transcendental calls ({approx_off} not bit-identical, expected within ULP bounds)");
 }
+
+/// The PTX `.func`s, run on the interpreter, compute exactly what their Rust
+/// mirrors compute (which tests/ptx_math.rs compares with std).
+#[test]
+fn math_functions_equal_their_mirrors() {
+    use sdfg_compiler::codegen::ptx::math::mirror as m;
+    let n = 600usize;
+    for ty in [F32, F64] {
+        for f in [MathFn::Exp, MathFn::Ln, MathFn::Sin, MathFn::Cos, MathFn::Tanh, MathFn::Powf, MathFn::Powi] {
+            let mut b = SdfgBuilder::new("mathf");
+            let nn = b.symbol("N", I64);
+            let x = b.gpu("X", ty, vec![e::sym(nn, I64)]);
+            let y = b.gpu("Y", ty, vec![e::sym(nn, I64)]);
+            let k = b.gpu("K", I32, vec![e::sym(nn, I64)]);
+            let out = b.gpu("O", ty, vec![e::sym(nn, I64)]);
+            let st = b.state("s");
+            let i = e::param(0, I64);
+            let mut args = vec![e::load(x, ty, vec![i.clone()])];
+            if f == MathFn::Powi {
+                args.push(e::load(k, I32, vec![i.clone()]));
+            } else if f == MathFn::Powf {
+                args.push(e::load(y, ty, vec![i.clone()]));
+            }
+            let body = TaskletBody { locals: vec![], stmts: vec![s::store(out, vec![i], e::call(f, args))] };
+            b.gpu_map(st, "f", vec![map_param("i", I64, e::i64(0), e::sym(nn, I64), None)], body);
+            let sdfg = b.build();
+            let mut d = fill(&sdfg, &[(x, vec![n]), (y, vec![n]), (out, vec![n])], f as u64 + 100 * ty as u64);
+            d.insert(k, (vec![n], (0..n).map(|j| Value::I32((j as i32 % 41) - 20)).collect()));
+            let module = generate(&sdfg);
+            let (got, _) = simulate_map(&sdfg, &module, 0, &[Value::I64(n as i64)], &d, [1, 1, 1]).unwrap();
+            for j in 0..n {
+                let (xv, yv, kv) = (d[&x].1[j], d[&y].1[j], d[&k].1[j]);
+                let want = match (xv, yv, kv) {
+                    (Value::F64(a), Value::F64(bv), Value::I32(kk)) => Value::F64(match f {
+                        MathFn::Exp => m::exp_f64(a),
+                        MathFn::Ln => m::ln_f64(a),
+                        MathFn::Sin => m::sin_f64(a),
+                        MathFn::Cos => m::cos_f64(a),
+                        MathFn::Tanh => m::tanh_f64(a),
+                        MathFn::Powf => m::powf_f64(a, bv),
+                        _ => m::powi_f64(a, kk),
+                    }),
+                    (Value::F32(a), Value::F32(bv), Value::I32(kk)) => Value::F32(match f {
+                        MathFn::Exp => m::exp_f32(a),
+                        MathFn::Ln => m::ln_f32(a),
+                        MathFn::Sin => m::sin_f32(a),
+                        MathFn::Cos => m::cos_f32(a),
+                        MathFn::Tanh => m::tanh_f32(a),
+                        MathFn::Powf => m::powf_f32(a, bv),
+                        _ => m::powi_f32(a, kk),
+                    }),
+                    _ => unreachable!(),
+                };
+                let g = got[&out].1[j];
+                assert!(same_value(g, want), "{}({xv}, {yv}, {kv}) {ty}: ptx {g} vs mirror {want}", f.method_name());
+            }
+        }
+    }
+}
+
+#[test]
+fn misaligned_or_strided_1d_maps_take_the_scalar_path() {
+    for (start, step) in [(1i64, None), (2, None), (0, Some(2i64)), (3, Some(3))] {
+        let mut b = SdfgBuilder::new("axpy_off");
+        let n = b.symbol("N", I64);
+        let x = b.gpu("X", F32, vec![e::sym(n, I64)]);
+        let y = b.gpu("Y", F32, vec![e::sym(n, I64)]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(y, vec![i.clone()], e::add(e::mul(e::f32(3.0), e::load(x, F32, vec![i.clone()])), e::load(y, F32, vec![i])))],
+        };
+        b.gpu_map(st, "a", vec![map_param("i", I64, e::i64(start), e::sym(n, I64), step.map(e::i64))], body);
+        let sdfg = b.build();
+        let nn = 1029usize;
+        let d = fill(&sdfg, &[(x, vec![nn]), (y, vec![nn])], start as u64);
+        check("axpy_off", &sdfg, &[Value::I64(nn as i64)], &d, &[[1, 1, 1], [3, 1, 1]]);
+    }
+}
