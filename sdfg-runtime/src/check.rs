@@ -43,10 +43,14 @@ pub fn shape_len(container: &str, dims: &[i128]) -> Result<usize, Error> {
     let mut n: usize = 1;
     for (d, &v) in dims.iter().enumerate() {
         let v = usize::try_from(v).map_err(|_| {
-            Error::InvalidArgument(format!("dimension {d} of `{container}` is {v}, which is not a valid length"))
+            Error::InvalidArgument(format!(
+                "dimension {d} of `{container}` is {v}, which is not a valid length"
+            ))
         })?;
         n = n.checked_mul(v).ok_or_else(|| {
-            Error::InvalidArgument(format!("the shape of `{container}` has more elements than fit in memory"))
+            Error::InvalidArgument(format!(
+                "the shape of `{container}` has more elements than fit in memory"
+            ))
         })?;
     }
     Ok(n)
@@ -62,20 +66,53 @@ pub fn host_len(container: &str, actual: usize, expected: usize) -> Result<(), E
     if actual == expected {
         Ok(())
     } else {
-        Err(Error::LengthMismatch { name: container.to_string(), expected, actual })
+        Err(Error::LengthMismatch {
+            name: container.to_string(),
+            expected,
+            actual,
+        })
     }
+}
+
+/// A GPU argument must live on the program's device and match its shape.
+pub fn device_buffer<T: crate::Elem>(
+    container: &str,
+    buffer: &crate::DeviceBuffer<T>,
+    device: &crate::Device,
+    expected: usize,
+) -> Result<(), Error> {
+    if buffer.device() != device {
+        return Err(Error::WrongDevice {
+            what: format!(
+                "`{container}` was allocated on {}, the program runs on {}",
+                buffer.device().name(),
+                device.name()
+            ),
+        });
+    }
+    if buffer.len() != expected {
+        return Err(Error::LengthMismatch {
+            name: container.to_string(),
+            expected,
+            actual: buffer.len(),
+        });
+    }
+    Ok(())
 }
 
 /// Iterations of `start..end` by `step`, or an error naming the map parameter.
 pub fn range_count(what: &str, start: i128, end: i128, step: i128) -> Result<u64, Error> {
     if step <= 0 {
-        return Err(Error::InvalidArgument(format!("{what} has step {step}; a map step must be positive")));
+        return Err(Error::InvalidArgument(format!(
+            "{what} has step {step}; a map step must be positive"
+        )));
     }
     if end <= start {
         return Ok(0);
     }
     let n = (end - start + step - 1) / step;
-    u64::try_from(n).map_err(|_| Error::InvalidArgument(format!("{what} has {n} iterations, too many to run")))
+    u64::try_from(n)
+        .map_err(|_| Error::InvalidArgument(format!("{what} has {n} iterations, too many to run")))
 }
 
 /// The product of a map's iteration counts, as a `usize` loop bound.
@@ -83,7 +120,9 @@ pub fn total_iterations(what: &str, counts: &[u64]) -> Result<usize, Error> {
     counts
         .iter()
         .try_fold(1usize, |acc, &c| acc.checked_mul(usize::try_from(c).ok()?))
-        .ok_or_else(|| Error::InvalidArgument(format!("{what} has more iterations than fit in usize")))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!("{what} has more iterations than fit in usize"))
+        })
 }
 
 /// A closed range of integer values, computed exactly in i128.
@@ -100,7 +139,10 @@ impl Interval {
     /// The values `start + k * step` for `k` in `0..count` (count >= 1).
     pub fn strided(start: i128, count: u64, step: i128) -> Interval {
         let last = start + (count.max(1) as i128 - 1) * step;
-        Interval { lo: start.min(last), hi: start.max(last) }
+        Interval {
+            lo: start.min(last),
+            hi: start.max(last),
+        }
     }
     /// The values a `for v in start..end` loop with `step` takes, or None
     /// when the loop runs no iteration.
@@ -109,16 +151,28 @@ impl Interval {
             return None;
         }
         let count = (end - start + step - 1) / step;
-        Some(Interval { lo: start, hi: start + (count - 1) * step })
+        Some(Interval {
+            lo: start,
+            hi: start + (count - 1) * step,
+        })
     }
     pub fn add(self, o: Interval) -> Interval {
-        Interval { lo: self.lo.saturating_add(o.lo), hi: self.hi.saturating_add(o.hi) }
+        Interval {
+            lo: self.lo.saturating_add(o.lo),
+            hi: self.hi.saturating_add(o.hi),
+        }
     }
     pub fn sub(self, o: Interval) -> Interval {
-        Interval { lo: self.lo.saturating_sub(o.hi), hi: self.hi.saturating_sub(o.lo) }
+        Interval {
+            lo: self.lo.saturating_sub(o.hi),
+            hi: self.hi.saturating_sub(o.lo),
+        }
     }
     pub fn neg(self) -> Interval {
-        Interval { lo: self.hi.saturating_neg(), hi: self.lo.saturating_neg() }
+        Interval {
+            lo: self.hi.saturating_neg(),
+            hi: self.lo.saturating_neg(),
+        }
     }
     pub fn mul(self, o: Interval) -> Interval {
         let c = [
@@ -127,7 +181,10 @@ impl Interval {
             self.hi.saturating_mul(o.lo),
             self.hi.saturating_mul(o.hi),
         ];
-        Interval { lo: *c.iter().min().unwrap_or(&0), hi: *c.iter().max().unwrap_or(&0) }
+        Interval {
+            lo: *c.iter().min().unwrap_or(&0),
+            hi: *c.iter().max().unwrap_or(&0),
+        }
     }
     /// Fails when some value may not fit the expression's integer type, where
     /// the kernel's wrapping arithmetic would then leave this interval.
@@ -135,18 +192,30 @@ impl Interval {
         if self.lo >= min && self.hi <= max {
             Ok(self)
         } else {
-            Err(Error::OutOfBounds { what: format!("{} may overflow its integer type", what()) })
+            Err(Error::OutOfBounds {
+                what: format!("{} may overflow its integer type", what()),
+            })
         }
     }
 }
 
 /// A prechecked index must stay inside its dimension for every iteration.
-pub fn index_in_dim(range: Interval, extent: usize, what: &dyn Fn() -> String) -> Result<(), Error> {
+pub fn index_in_dim(
+    range: Interval,
+    extent: usize,
+    what: &dyn Fn() -> String,
+) -> Result<(), Error> {
     if range.lo >= 0 && range.hi < extent as i128 {
         Ok(())
     } else {
         Err(Error::OutOfBounds {
-            what: format!("{} takes values {}..={}, outside 0..{}", what(), range.lo, range.hi, extent),
+            what: format!(
+                "{} takes values {}..={}, outside 0..{}",
+                what(),
+                range.lo,
+                range.hi,
+                extent
+            ),
         })
     }
 }
@@ -162,7 +231,9 @@ impl Fault {
     }
     #[inline]
     pub fn raise(&self, code: u32) {
-        let _ = self.0.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self
+            .0
+            .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
     }
     /// The first fault's code, if any.
     pub fn code(&self) -> Option<u32> {
@@ -179,7 +250,10 @@ impl Fault {
             code => Err(Error::OutOfBounds {
                 what: format!(
                     "{statement}: {} was out of bounds",
-                    accesses.get(code as usize - 1).copied().unwrap_or("an access")
+                    accesses
+                        .get(code as usize - 1)
+                        .copied()
+                        .unwrap_or("an access")
                 ),
             }),
         }
@@ -237,7 +311,10 @@ impl CopySide<'_> {
 /// The regions of a copy: each side within its container, and the same
 /// elements on both sides once unit dimensions are dropped
 /// (`A[i, 0..N] -> row[0..N]` is fine).
-pub fn copy_regions(src: CopySide<'_>, dst: CopySide<'_>) -> Result<(crate::Region, crate::Region), Error> {
+pub fn copy_regions(
+    src: CopySide<'_>,
+    dst: CopySide<'_>,
+) -> Result<(crate::Region, crate::Region), Error> {
     let (src_region, src_shape) = src.region()?;
     let (dst_region, dst_shape) = dst.region()?;
     if src_shape != dst_shape {
@@ -265,7 +342,11 @@ pub fn host_copy<T: Copy>(
 }
 
 /// A copy between two regions of one host container.
-pub fn host_copy_within<T: Copy>(data: &mut [T], src: &crate::Region, dst: &crate::Region) -> Result<(), Error> {
+pub fn host_copy_within<T: Copy>(
+    data: &mut [T],
+    src: &crate::Region,
+    dst: &crate::Region,
+) -> Result<(), Error> {
     let from = region_offsets(src, data.len())?;
     let to = region_offsets(dst, data.len())?;
     let values: Vec<T> = from.into_iter().map(|i| data[i]).collect();
@@ -288,7 +369,9 @@ fn region_offsets(r: &crate::Region, len: usize) -> Result<Vec<usize>, Error> {
         out = next;
     }
     if out.iter().any(|&i| i >= len) {
-        return Err(Error::OutOfBounds { what: format!("copy region reaches past the end ({len} elements)") });
+        return Err(Error::OutOfBounds {
+            what: format!("copy region reaches past the end ({len} elements)"),
+        });
     }
     Ok(out)
 }
@@ -324,27 +407,56 @@ mod tests {
         assert_eq!(Interval::of_loop(3, 3, 1), None);
         let neg = Interval { lo: -2, hi: 3 }.mul(Interval::point(-2));
         assert_eq!(neg, Interval { lo: -6, hi: 4 });
-        assert!(Interval { lo: 0, hi: i32::MAX as i128 + 1 }.fits(i32::MIN as i128, i32::MAX as i128, &|| "i".into()).is_err());
+        assert!(Interval {
+            lo: 0,
+            hi: i32::MAX as i128 + 1
+        }
+        .fits(i32::MIN as i128, i32::MAX as i128, &|| "i".into())
+        .is_err());
     }
 
     #[test]
     fn copy_regions_check_bounds_and_shapes() {
         let ext = [4usize, 8];
         let ok = copy_regions(
-            CopySide { container: "A", dims: &[(1, 2), (0, 8)], extents: &ext },
-            CopySide { container: "row", dims: &[(0, 8)], extents: &[8] },
+            CopySide {
+                container: "A",
+                dims: &[(1, 2), (0, 8)],
+                extents: &ext,
+            },
+            CopySide {
+                container: "row",
+                dims: &[(0, 8)],
+                extents: &[8],
+            },
         );
         let (s, d) = ok.unwrap();
         assert_eq!(s.offset, 8);
         assert_eq!(d.offset, 0);
         assert!(copy_regions(
-            CopySide { container: "A", dims: &[(0, 1), (3, 9)], extents: &ext },
-            CopySide { container: "row", dims: &[(0, 6)], extents: &[8] },
+            CopySide {
+                container: "A",
+                dims: &[(0, 1), (3, 9)],
+                extents: &ext
+            },
+            CopySide {
+                container: "row",
+                dims: &[(0, 6)],
+                extents: &[8]
+            },
         )
         .is_err());
         assert!(copy_regions(
-            CopySide { container: "A", dims: &[(0, 2), (0, 2)], extents: &ext },
-            CopySide { container: "row", dims: &[(0, 4)], extents: &[8] },
+            CopySide {
+                container: "A",
+                dims: &[(0, 2), (0, 2)],
+                extents: &ext
+            },
+            CopySide {
+                container: "row",
+                dims: &[(0, 4)],
+                extents: &[8]
+            },
         )
         .is_err());
     }
@@ -354,16 +466,32 @@ mod tests {
         let src: Vec<i32> = (0..16).collect();
         let mut dst = vec![0; 4];
         let (s, d) = copy_regions(
-            CopySide { container: "A", dims: &[(1, 3), (2, 4)], extents: &[4, 4] },
-            CopySide { container: "B", dims: &[(0, 2), (0, 2)], extents: &[2, 2] },
+            CopySide {
+                container: "A",
+                dims: &[(1, 3), (2, 4)],
+                extents: &[4, 4],
+            },
+            CopySide {
+                container: "B",
+                dims: &[(0, 2), (0, 2)],
+                extents: &[2, 2],
+            },
         )
         .unwrap();
         host_copy(&src, &s, &mut dst, &d).unwrap();
         assert_eq!(dst, vec![6, 7, 10, 11]);
         let mut one: Vec<i32> = (0..8).collect();
         let (s, d) = copy_regions(
-            CopySide { container: "A", dims: &[(0, 4)], extents: &[8] },
-            CopySide { container: "A", dims: &[(2, 6)], extents: &[8] },
+            CopySide {
+                container: "A",
+                dims: &[(0, 4)],
+                extents: &[8],
+            },
+            CopySide {
+                container: "A",
+                dims: &[(2, 6)],
+                extents: &[8],
+            },
         )
         .unwrap();
         host_copy_within(&mut one, &s, &d).unwrap();

@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 mod buffer;
+pub mod check;
 mod cpu;
 mod cuda;
 mod device;
