@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// An integer usable as an index: converts to an in-bounds `usize` or None.
 pub trait IndexValue: Copy {
+    /// `Some(self)` as a `usize` when `0 <= self < extent`.
     fn checked_index(self, extent: usize) -> Option<usize>;
+    /// The value, exactly.
     fn to_i128(self) -> i128;
 }
 
@@ -128,11 +130,14 @@ pub fn total_iterations(what: &str, counts: &[u64]) -> Result<usize, Error> {
 /// A closed range of integer values, computed exactly in i128.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Interval {
+    /// The smallest value.
     pub lo: i128,
+    /// The largest value.
     pub hi: i128,
 }
 
 impl Interval {
+    /// The single value `v`.
     pub fn point(v: i128) -> Interval {
         Interval { lo: v, hi: v }
     }
@@ -156,24 +161,28 @@ impl Interval {
             hi: start + (count - 1) * step,
         })
     }
+    /// Sums of one value of each.
     pub fn add(self, o: Interval) -> Interval {
         Interval {
             lo: self.lo.saturating_add(o.lo),
             hi: self.hi.saturating_add(o.hi),
         }
     }
+    /// Differences of one value of each.
     pub fn sub(self, o: Interval) -> Interval {
         Interval {
             lo: self.lo.saturating_sub(o.hi),
             hi: self.hi.saturating_sub(o.lo),
         }
     }
+    /// Negations.
     pub fn neg(self) -> Interval {
         Interval {
             lo: self.hi.saturating_neg(),
             hi: self.lo.saturating_neg(),
         }
     }
+    /// Products of one value of each.
     pub fn mul(self, o: Interval) -> Interval {
         let c = [
             self.lo.saturating_mul(o.lo),
@@ -226,10 +235,12 @@ pub fn index_in_dim(
 pub struct Fault(AtomicU32);
 
 impl Fault {
+    /// No fault yet.
     pub fn new() -> Fault {
         Fault(AtomicU32::new(0))
     }
     #[inline]
+    /// Records fault `code` unless an earlier one is recorded.
     pub fn raise(&self, code: u32) {
         let _ = self
             .0
@@ -263,8 +274,11 @@ impl Fault {
 /// One side of a copy: a subset of a row-major container, each dimension a
 /// `start..end` (an index `i` is `i..i + 1`).
 pub struct CopySide<'a> {
+    /// The container's name, for messages.
     pub container: &'a str,
+    /// `start..end` per dimension.
     pub dims: &'a [(i128, i128)],
+    /// The container's dimensions.
     pub extents: &'a [usize],
 }
 

@@ -1017,7 +1017,8 @@ impl<'a> Glue<'a> {
                 let dims: Vec<Ident> = (0..sdfg.containers[*container].shape.len())
                     .map(|d| format_ident!("__ext_{}_{}", self.cname(*container), d))
                     .collect();
-                prologue.extend(quote!(let #n = [#(#dims),*];));
+                let rank = dims.len();
+                prologue.extend(quote!(let #n: [usize; #rank] = [#(#dims),*];));
             }
         }
         let params: Vec<TokenStream> = (0..m.params.len())
