@@ -78,7 +78,12 @@ fn axpy_matches_evaluator() {
 #[test]
 fn stencil_matches_evaluator() {
     let sdfg = stencil();
-    for n in [2usize, 3, 37, 300] {
+    for n in [
+        2usize,
+        3,
+        37,
+        if cfg!(debug_assertions) { 100 } else { 300 },
+    ] {
         let d = fill(&sdfg, &[(0, vec![n, n]), (1, vec![n, n])], n as u64);
         check(
             "stencil",
@@ -126,7 +131,7 @@ fn n_dimensional_maps_with_steps() {
             };
             b.gpu_map(st, "m", params, body);
             let sdfg = b.build();
-            let size = 7usize;
+            let size = if cfg!(debug_assertions) { 5usize } else { 7 };
             let d = fill(
                 &sdfg,
                 &[(a, vec![size; dims]), (out, vec![size; dims])],
@@ -396,7 +401,8 @@ fn random_expressions_match_evaluator() {
     };
     let n = 11usize;
     let (mut exact, mut approx, mut approx_off) = (0, 0, 0);
-    for seed in 0..400u64 {
+    let seeds = if cfg!(debug_assertions) { 100 } else { 600 };
+    for seed in 0..seeds {
         let ty = ScalarType::ALL[(seed % 7) as usize];
         let k = random_kernel(seed, ty, &config);
         let mut d = Data::new();
@@ -439,7 +445,15 @@ fn math_functions_equal_their_mirrors() {
     use sdfg_compiler::codegen::ptx::math::mirror as m;
     let n = 600usize;
     for ty in [F32, F64] {
-        for f in [MathFn::Exp, MathFn::Ln, MathFn::Sin, MathFn::Cos, MathFn::Tanh, MathFn::Powf, MathFn::Powi] {
+        for f in [
+            MathFn::Exp,
+            MathFn::Ln,
+            MathFn::Sin,
+            MathFn::Cos,
+            MathFn::Tanh,
+            MathFn::Powf,
+            MathFn::Powi,
+        ] {
             let mut b = SdfgBuilder::new("mathf");
             let nn = b.symbol("N", I64);
             let x = b.gpu("X", ty, vec![e::sym(nn, I64)]);
@@ -454,13 +468,32 @@ fn math_functions_equal_their_mirrors() {
             } else if f == MathFn::Powf {
                 args.push(e::load(y, ty, vec![i.clone()]));
             }
-            let body = TaskletBody { locals: vec![], stmts: vec![s::store(out, vec![i], e::call(f, args))] };
-            b.gpu_map(st, "f", vec![map_param("i", I64, e::i64(0), e::sym(nn, I64), None)], body);
+            let body = TaskletBody {
+                locals: vec![],
+                stmts: vec![s::store(out, vec![i], e::call(f, args))],
+            };
+            b.gpu_map(
+                st,
+                "f",
+                vec![map_param("i", I64, e::i64(0), e::sym(nn, I64), None)],
+                body,
+            );
             let sdfg = b.build();
-            let mut d = fill(&sdfg, &[(x, vec![n]), (y, vec![n]), (out, vec![n])], f as u64 + 100 * ty as u64);
-            d.insert(k, (vec![n], (0..n).map(|j| Value::I32((j as i32 % 41) - 20)).collect()));
+            let mut d = fill(
+                &sdfg,
+                &[(x, vec![n]), (y, vec![n]), (out, vec![n])],
+                f as u64 + 100 * ty as u64,
+            );
+            d.insert(
+                k,
+                (
+                    vec![n],
+                    (0..n).map(|j| Value::I32((j as i32 % 41) - 20)).collect(),
+                ),
+            );
             let module = generate(&sdfg);
-            let (got, _) = simulate_map(&sdfg, &module, 0, &[Value::I64(n as i64)], &d, [1, 1, 1]).unwrap();
+            let (got, _) =
+                simulate_map(&sdfg, &module, 0, &[Value::I64(n as i64)], &d, [1, 1, 1]).unwrap();
             for j in 0..n {
                 let (xv, yv, kv) = (d[&x].1[j], d[&y].1[j], d[&k].1[j]);
                 let want = match (xv, yv, kv) {
@@ -485,7 +518,11 @@ fn math_functions_equal_their_mirrors() {
                     _ => unreachable!(),
                 };
                 let g = got[&out].1[j];
-                assert!(same_value(g, want), "{}({xv}, {yv}, {kv}) {ty}: ptx {g} vs mirror {want}", f.method_name());
+                assert!(
+                    same_value(g, want),
+                    "{}({xv}, {yv}, {kv}) {ty}: ptx {g} vs mirror {want}",
+                    f.method_name()
+                );
             }
         }
     }
@@ -502,12 +539,36 @@ fn misaligned_or_strided_1d_maps_take_the_scalar_path() {
         let i = e::param(0, I64);
         let body = TaskletBody {
             locals: vec![],
-            stmts: vec![s::store(y, vec![i.clone()], e::add(e::mul(e::f32(3.0), e::load(x, F32, vec![i.clone()])), e::load(y, F32, vec![i])))],
+            stmts: vec![s::store(
+                y,
+                vec![i.clone()],
+                e::add(
+                    e::mul(e::f32(3.0), e::load(x, F32, vec![i.clone()])),
+                    e::load(y, F32, vec![i]),
+                ),
+            )],
         };
-        b.gpu_map(st, "a", vec![map_param("i", I64, e::i64(start), e::sym(n, I64), step.map(e::i64))], body);
+        b.gpu_map(
+            st,
+            "a",
+            vec![map_param(
+                "i",
+                I64,
+                e::i64(start),
+                e::sym(n, I64),
+                step.map(e::i64),
+            )],
+            body,
+        );
         let sdfg = b.build();
         let nn = 1029usize;
         let d = fill(&sdfg, &[(x, vec![nn]), (y, vec![nn])], start as u64);
-        check("axpy_off", &sdfg, &[Value::I64(nn as i64)], &d, &[[1, 1, 1], [3, 1, 1]]);
+        check(
+            "axpy_off",
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1], [3, 1, 1]],
+        );
     }
 }
