@@ -78,7 +78,12 @@ fn axpy_matches_evaluator() {
 #[test]
 fn stencil_matches_evaluator() {
     let sdfg = stencil();
-    for n in [2usize, 3, 37, 300] {
+    for n in [
+        2usize,
+        3,
+        37,
+        if cfg!(debug_assertions) { 100 } else { 300 },
+    ] {
         let d = fill(&sdfg, &[(0, vec![n, n]), (1, vec![n, n])], n as u64);
         check(
             "stencil",
@@ -126,7 +131,7 @@ fn n_dimensional_maps_with_steps() {
             };
             b.gpu_map(st, "m", params, body);
             let sdfg = b.build();
-            let size = 7usize;
+            let size = if cfg!(debug_assertions) { 5usize } else { 7 };
             let d = fill(
                 &sdfg,
                 &[(a, vec![size; dims]), (out, vec![size; dims])],
@@ -396,7 +401,8 @@ fn random_expressions_match_evaluator() {
     };
     let n = 11usize;
     let (mut exact, mut approx, mut approx_off) = (0, 0, 0);
-    for seed in 0..400u64 {
+    let seeds = if cfg!(debug_assertions) { 100 } else { 600 };
+    for seed in 0..seeds {
         let ty = ScalarType::ALL[(seed % 7) as usize];
         let k = random_kernel(seed, ty, &config);
         let mut d = Data::new();

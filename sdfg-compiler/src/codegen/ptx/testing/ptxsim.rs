@@ -29,6 +29,8 @@ enum Operand {
 struct Inst {
     guard: Option<(bool, usize)>,
     op: String,
+    /// `op` split at '.', precomputed.
+    parts: Vec<String>,
     args: Vec<Operand>,
 }
 
@@ -244,6 +246,7 @@ impl Module {
                 }
                 f.code.push(Inst {
                     guard,
+                    parts: op.split('.').map(str::to_string).collect(),
                     op: op.to_string(),
                     args: operands,
                 });
@@ -434,9 +437,12 @@ fn exec(
             Some(Operand::Reg(r)) => Some(*r),
             _ => None,
         };
-        let vals: Vec<u64> = inst.args.iter().map(|o| val(&regs, o)).collect();
+        let mut vals = [0u64; 4];
+        for (k, o) in inst.args.iter().take(4).enumerate() {
+            vals[k] = val(&regs, o);
+        }
         let a = |k: usize| vals.get(k).copied().unwrap_or(0);
-        let parts: Vec<&str> = inst.op.split('.').collect();
+        let parts: Vec<&str> = inst.parts.iter().map(String::as_str).collect();
         let base = parts[0];
         let ty = ty_of(&inst.op);
         let w = width(ty);

@@ -392,3 +392,45 @@ pub fn random_kernel(seed: u64, result: ScalarType, config: &GenConfig) -> Rando
         expr,
     }
 }
+
+/// Several random maps in one SDFG (one module, one `ptxas` run): map `k`
+/// is statement `k` of state 0 and computes `OUT[i] = exprs[k]`.
+pub struct RandomModule {
+    pub sdfg: Sdfg,
+    pub n: SymbolId,
+    pub inputs: Vec<(ScalarType, ContainerId)>,
+    pub out: ContainerId,
+    pub exprs: Vec<Expr>,
+}
+
+pub fn random_module(
+    seed: u64,
+    result: ScalarType,
+    maps: usize,
+    config: &GenConfig,
+) -> RandomModule {
+    let first = random_kernel(seed, result, config);
+    let mut sdfg = first.sdfg;
+    let mut exprs = vec![first.expr];
+    for k in 1..maps {
+        let other = random_kernel(
+            seed.wrapping_mul(1_000_003).wrapping_add(k as u64),
+            result,
+            config,
+        );
+        // Same containers and symbols by construction: move the map over, renamed.
+        let mut stmt = other.sdfg.states[0].stmts[0].clone();
+        if let StatementKind::Map(m) = &mut stmt.kind {
+            m.name.text = format!("f{k}");
+        }
+        sdfg.states[0].stmts.push(stmt);
+        exprs.push(other.expr);
+    }
+    RandomModule {
+        sdfg,
+        n: first.n,
+        inputs: first.inputs,
+        out: first.out,
+        exprs,
+    }
+}
