@@ -40,7 +40,7 @@ pub fn lower(ast: &SdfgAst) -> Result<Sdfg, Diagnostics> {
     cx.diags.finish(sdfg)
 }
 
-/// Integer width used for symbols: the types a symbol may have.
+/// The types a symbol may have.
 const SYMBOL_TYPES: [ScalarType; 5] = [
     ScalarType::I32,
     ScalarType::I64,
