@@ -792,3 +792,32 @@ fn inferred_symbols_follow_their_uses_and_must_agree() {
         vec!["mismatched types: expected `bool`, found integer literal `1`"]
     );
 }
+
+#[test]
+fn lets_without_a_type_take_the_type_their_uses_need() {
+    let (_, t) = one_tasklet(
+        "host X: f32[4]; host C: u64[1];",
+        "let a = 2.0; X[0] = a * X[1]; let mut acc = 0.0; for k in 0..4 { acc += X[k]; } X[2] = acc; \
+         let mut n = 0; n += C[0]; C[0] = n; let d = 1.5; let e = d * 2.0;",
+    );
+    let tys: Vec<(&str, ScalarType)> = body(&t)
+        .locals
+        .iter()
+        .map(|l| (l.name.as_str(), l.ty))
+        .collect();
+    use ScalarType::*;
+    assert_eq!(
+        tys,
+        vec![
+            ("a", F32),
+            ("acc", F32),
+            ("k", I32),
+            ("n", U64),
+            ("d", F64),
+            ("e", F64)
+        ]
+    );
+    // A conflicting later use is still an error (the first use decides).
+    let e = errors("sdfg L { host X: f32[4]; host Y: f64[4]; state s { tasklet t { let a = 2.0; X[0] = a; Y[0] = a; } } }");
+    assert_eq!(e, vec!["mismatched types: expected `f64`, found `f32`"]);
+}

@@ -64,6 +64,13 @@ pub(crate) struct Scope {
     pub guards: Vec<Expr>,
     /// Statements to emit before the current statement.
     pub prelude: Vec<Stmt>,
+    /// Per local: its type is still open (a `let` without a type whose value
+    /// has only unsuffixed literals, during the probe pass of `body`).
+    pub open: Vec<bool>,
+    /// Per local: the type its uses asked for in the probe pass.
+    pub hints: Vec<Option<ScalarType>>,
+    /// This is the probe pass: open locals take the type their uses expect.
+    pub probing: bool,
 }
 
 impl Scope {
@@ -77,11 +84,21 @@ impl Scope {
             visible: Vec::new(),
             guards: Vec::new(),
             prelude: Vec::new(),
+            open: Vec::new(),
+            hints: Vec::new(),
+            probing: false,
         }
     }
 
-    pub fn declare_local(&mut self, local: Local, loop_var: bool, poisoned: bool) -> LocalId {
+    pub fn declare_local(
+        &mut self,
+        local: Local,
+        loop_var: bool,
+        poisoned: bool,
+        open: bool,
+    ) -> LocalId {
         let id = self.locals.len();
+        self.open.push(open);
         self.visible.push((local.name.clone(), id));
         self.locals.push(local);
         self.loop_vars.push(loop_var);
@@ -180,6 +197,7 @@ pub(crate) fn is_flexible(cx: &Lowerer, sc: &Scope, e: &syn::Expr) -> bool {
         syn::Expr::Path(p) => match p.path.get_ident() {
             Some(ident) => match cx.resolve(sc, &ident.to_string()) {
                 Resolved::Symbol(s) => cx.symbol_types[s].is_none(),
+                Resolved::Local(l) => sc.open.get(l) == Some(&true),
                 _ => false,
             },
             None => false,
@@ -348,12 +366,24 @@ fn not(e: Expr) -> Expr {
     )
 }
 
+impl Scope {
+    /// Records the type a use of the open local `id` asks for (first wins).
+    pub fn hint(&mut self, id: LocalId, ty: ScalarType) {
+        if self.hints.len() <= id {
+            self.hints.resize(id + 1, None);
+        }
+        self.hints[id].get_or_insert(ty);
+    }
+}
+
 impl<'a> Lowerer<'a> {
     /// The default type of a flexible group. While inferring, a group that
     /// mentions a symbol of unknown type has none yet: defaulting it would
     /// fix the symbol's type before its real uses are seen.
     fn default_for(&self, sc: &Scope, exprs: &[&syn::Expr]) -> Option<ScalarType> {
-        if self.inferring && exprs.iter().any(|e| self.mentions_unknown_symbol(sc, e)) {
+        if (self.inferring || sc.probing)
+            && exprs.iter().any(|e| self.mentions_unknown_symbol(sc, e))
+        {
             return None;
         }
         default_type_of(exprs)
@@ -368,8 +398,10 @@ impl<'a> Lowerer<'a> {
         impl<'ast> syn::visit::Visit<'ast> for Finder<'_, '_> {
             fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
                 if let Some(ident) = p.path.get_ident() {
-                    if let Resolved::Symbol(s) = self.cx.resolve(self.sc, &ident.to_string()) {
-                        self.found |= self.cx.symbol_types[s].is_none();
+                    match self.cx.resolve(self.sc, &ident.to_string()) {
+                        Resolved::Symbol(s) => self.found |= self.cx.symbol_types[s].is_none(),
+                        Resolved::Local(l) => self.found |= self.sc.open.get(l) == Some(&true),
+                        _ => {}
                     }
                 }
             }
@@ -753,7 +785,12 @@ impl<'a> Lowerer<'a> {
                 if sc.poisoned.get(id).copied().unwrap_or(false) {
                     return None;
                 }
-                let ty = sc.locals[id].ty;
+                let mut ty = sc.locals[id].ty;
+                if sc.open.get(id) == Some(&true) {
+                    // Probe pass: the use decides the local's type.
+                    ty = expected?;
+                    sc.hint(id, ty);
+                }
                 Some(Expr::new(ExprKind::Var(VarRef::Local(id)), ty, span))
             }
             Resolved::Param(n) => {
@@ -1314,6 +1351,7 @@ impl<'a> Lowerer<'a> {
         });
         sc.loop_vars.push(false);
         sc.poisoned.push(false);
+        sc.open.push(false);
         list.push(Stmt::AssignLocal {
             local: tmp,
             value,
