@@ -24,6 +24,11 @@ pub trait HostRead {
     /// The element type.
     type Elem: Elem;
     /// The data as a slice.
+    ///
+    /// ```
+    /// use sdfg_runtime::HostRead;
+    /// assert_eq!(vec![1u64, 2].host_slice(), [1, 2]);
+    /// ```
     fn host_slice(&self) -> &[Self::Elem];
 }
 
@@ -42,6 +47,13 @@ pub trait HostRead {
 )]
 pub trait HostWrite: HostRead {
     /// The data as a mutable slice.
+    ///
+    /// ```
+    /// use sdfg_runtime::HostWrite;
+    /// let mut v = vec![1i32];
+    /// v.host_slice_mut()[0] = 2;
+    /// assert_eq!(v, [2]);
+    /// ```
     fn host_slice_mut(&mut self) -> &mut [Self::Elem];
 }
 
