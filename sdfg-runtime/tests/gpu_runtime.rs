@@ -49,6 +49,11 @@ gpu_tests!(
     out_of_memory_is_an_error,
     timing_events,
     module_cache,
+    two_programs_share_a_buffer,
+    explicit_events,
+    device_synchronize,
+    host_buffer_source_waits,
+    default_stream_program,
 );
 
 /// An invalid module is `Err(JitFailed)` carrying the driver's log.

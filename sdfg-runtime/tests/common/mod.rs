@@ -665,3 +665,108 @@ pub fn module_cache(dev: &Device) -> Result<()> {
     assert!(std::sync::Arc::ptr_eq(&a, b.module()));
     Ok(())
 }
+
+pub static SPEC_OTHER: ProgramSpec = ProgramSpec {
+    name: "other_program",
+    ptx: PTX,
+    kernels: &KERNELS,
+    streams: StreamSpec::Created(1),
+};
+
+/// Two different programs share a buffer: the second one's use is ordered
+/// after the first one's (still running) write by one event.
+pub fn two_programs_share_a_buffer(dev: &Device) -> Result<()> {
+    let first = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    let second = Program::load(dev, &SPEC_OTHER)?;
+    let shared = DeviceBuffer::<i32>::zeros(dev, 256)?;
+    let before = dev.counters();
+    let ctx = first.context()?;
+    launch_slow_fill(ctx.stream(1), first.module(), &shared, 20)?;
+    let running_first = ctx.finish(PhantomData);
+    let ctx = second.context()?;
+    launch_add_one(ctx.stream(0), second.module(), &shared)?;
+    let running_second = ctx.finish(PhantomData);
+    running_second.wait()?;
+    running_first.wait()?;
+    let d = dev.counters() - before;
+    assert_eq!((d.event_waits, d.event_records), (1, 1), "{d:?}");
+    assert_eq!(shared.to_vec()?, [21; 256]);
+    Ok(())
+}
+
+/// Explicit events order two streams without the host.
+pub fn explicit_events(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let (a, b) = (dev.new_stream()?, dev.new_stream()?);
+    let buf = DeviceBuffer::<i32>::zeros(dev, 8)?;
+    let out = DeviceBuffer::<i32>::zeros(dev, 8)?;
+    launch_slow_fill(&a, &m, &buf, 3)?;
+    let done = a.record_event()?;
+    b.wait_event(&done)?;
+    // Same-stream waits are free.
+    a.wait_event(&done)?;
+    let before = dev.counters();
+    // The tracker sees that b already waits for a's work: no second event.
+    b.copy_device(&buf, &whole(&buf), &out, &whole(&out))?;
+    let d = dev.counters() - before;
+    assert_eq!((d.event_waits, d.event_records), (0, 0), "{d:?}");
+    assert_eq!(out.to_vec()?, [3; 8]);
+    // An event of another device is rejected.
+    let other = Device::cpu();
+    let foreign = other.default_stream().record_event()?;
+    assert!(matches!(
+        b.wait_event(&foreign),
+        Err(Error::WrongDevice { .. })
+    ));
+    Ok(())
+}
+
+/// `Device::synchronize` waits for every stream with outstanding work.
+pub fn device_synchronize(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let (a, b) = (dev.new_stream()?, dev.new_stream()?);
+    let x = DeviceBuffer::<i32>::zeros(dev, 4)?;
+    let y = DeviceBuffer::<i32>::zeros(dev, 4)?;
+    launch_slow_fill(&a, &m, &x, 1)?;
+    launch_slow_fill(&b, &m, &y, 2)?;
+    let before = dev.counters();
+    dev.synchronize()?;
+    assert_eq!((dev.counters() - before).host_syncs, 2);
+    dev.synchronize()?;
+    assert_eq!((dev.counters() - before).host_syncs, 2);
+    Ok(())
+}
+
+/// A host buffer still written by a forgotten copy is waited for before it
+/// is read as the source of an upload.
+pub fn host_buffer_source_waits(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let s = dev.new_stream()?;
+    let src = DeviceBuffer::<i32>::zeros(dev, 16)?;
+    let dst = DeviceBuffer::<i32>::zeros(dev, 16)?;
+    let mut host = HostBuffer::<i32>::new(dev, 16)?;
+    launch_slow_fill(&s, &m, &src, 8)?;
+    std::mem::forget(s.copy_to_host_buffer(&src, &whole(&src), &mut host, &Region::whole(16))?);
+    let t = dev.new_stream()?;
+    t.copy_to_device(&host, &Region::whole(16), &dst, &whole(&dst))?;
+    assert_eq!(dst.to_vec()?, [8; 16]);
+    Ok(())
+}
+
+/// A program on the default stream and on a caller's stream.
+pub fn default_stream_program(dev: &Device) -> Result<()> {
+    let program = Program::load(dev, &SPEC_DEFAULT)?;
+    let buf = DeviceBuffer::<i32>::zeros(dev, 32)?;
+    let ctx = program.context()?;
+    assert_eq!(ctx.stream(0), &dev.default_stream());
+    launch_add_one(ctx.stream(0), program.module(), &buf)?;
+    launch_add_one(ctx.stream(1), program.module(), &buf)?;
+    let before = dev.counters();
+    ctx.finish(PhantomData).wait()?;
+    let d = dev.counters() - before;
+    assert_eq!((d.host_syncs, d.event_waits), (1, 0), "{d:?}");
+    // to_vec runs on the default stream too: no event needed.
+    assert_eq!(buf.to_vec()?, [2; 32]);
+    assert_eq!((dev.counters() - before).event_waits, 0);
+    Ok(())
+}
