@@ -106,7 +106,9 @@ impl<T: Elem> DeviceBuffer<T> {
             }
             DeviceMemory::Cuda(alloc) => crate::cuda::upload_sync(alloc, data)?,
         }
-        crate::device::CounterCells::bump(&device.counters_cells().copies);
+        if !data.is_empty() {
+            crate::device::CounterCells::bump(&device.counters_cells().copies);
+        }
         Ok(buffer)
     }
 
@@ -438,12 +440,6 @@ impl<T: Elem> HostBuffer<T> {
 
     pub(crate) fn memory(&self) -> &HostMemory<T> {
         &self.memory
-    }
-
-    /// Does a device copy still (possibly) use this buffer?
-    #[allow(dead_code)]
-    pub(crate) fn in_flight(&self) -> bool {
-        self.tracker.has_unfinished()
     }
 }
 
