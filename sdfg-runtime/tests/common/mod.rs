@@ -748,8 +748,16 @@ pub fn host_buffer_source_waits(dev: &Device) -> Result<()> {
     launch_slow_fill(&s, &m, &src, 8)?;
     std::mem::forget(s.copy_to_host_buffer(&src, &whole(&src), &mut host, &Region::whole(16))?);
     let t = dev.new_stream()?;
+    let before = dev.counters();
+    // Direct upload from the host buffer: ordered after the pending copy into
+    // it by an event, not by a host wait.
     t.copy_to_device(&host, &Region::whole(16), &dst, &whole(&dst))?;
     assert_eq!(dst.to_vec()?, [8; 16]);
+    let d = dev.counters() - before;
+    assert_eq!((d.host_syncs, d.event_waits), (1, 2), "{d:?}");
+    // The host may write the buffer again only after the upload read it.
+    host.as_mut_slice()[0] = -1;
+    assert_eq!(host.as_slice()[..2], [-1, 8]);
     Ok(())
 }
 
