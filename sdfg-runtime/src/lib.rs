@@ -25,18 +25,18 @@
 
 #![warn(missing_docs)]
 
-mod buffer;
+pub mod buffer;
 mod cpu;
 mod cuda;
-mod device;
-mod elem;
-mod error;
-mod host;
-mod kernel;
-mod pending;
-mod program;
-mod region;
-mod stream;
+pub mod device;
+pub mod elem;
+pub mod error;
+pub mod host;
+pub mod kernel;
+pub mod pending;
+pub mod program;
+pub mod region;
+pub mod stream;
 mod tracker;
 
 pub use buffer::{DeviceBuffer, HostBuffer};
