@@ -118,6 +118,15 @@ fn default_stream_program() -> Result<()> {
     common::default_stream_program(&cpu())
 }
 
+#[test]
+fn random_ops_match_sequential_model() -> Result<()> {
+    let dev = cpu();
+    for seed in 0..6 {
+        common::random_ops_match_sequential_model(&dev, seed)?;
+    }
+    Ok(())
+}
+
 /// Without libcuda (or without a GPU), `Device::gpu` is an error, not a
 /// panic. With a GPU present the test skips with a printed line (the GPU
 /// tests in gpu_runtime.rs then run); with SDFG_REQUIRE_GPU=1 a missing GPU

@@ -56,6 +56,15 @@ gpu_tests!(
     default_stream_program,
 );
 
+#[test]
+fn random_ops_match_sequential_model() -> Result<()> {
+    let Some(dev) = gpu() else { return Ok(()) };
+    for seed in 0..6 {
+        common::random_ops_match_sequential_model(&dev, seed)?;
+    }
+    Ok(())
+}
+
 /// An invalid module is `Err(JitFailed)` carrying the driver's log.
 #[test]
 fn invalid_ptx_reports_the_jit_log() {

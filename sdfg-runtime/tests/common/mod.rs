@@ -778,3 +778,98 @@ pub fn default_stream_program(dev: &Device) -> Result<()> {
     assert_eq!((dev.counters() - before).event_waits, 0);
     Ok(())
 }
+
+/// Random operations on random streams give the same results as running
+/// them one after another: the trackers order every conflict.
+pub fn random_ops_match_sequential_model(dev: &Device, seed: u64) -> Result<()> {
+    const N: usize = 64;
+    const BUFFERS: usize = 3;
+    let m = module(dev);
+    let streams: Vec<Stream> = (0..4).map(|_| dev.new_stream()).collect::<Result<_>>()?;
+    let buffers: Vec<DeviceBuffer<i32>> = (0..BUFFERS)
+        .map(|_| DeviceBuffer::zeros(dev, N))
+        .collect::<Result<_>>()?;
+    let mut model = vec![vec![0i32; N]; BUFFERS];
+    let mut downloads: Vec<(Pending<HostBuffer<i32>>, Vec<i32>)> = Vec::new();
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for step in 0..150 {
+        let s = &streams[next(4) as usize];
+        let b = next(BUFFERS as u64) as usize;
+        match next(6) {
+            0 => {
+                launch_add_one(s, &m, &buffers[b])?;
+                model[b].iter_mut().for_each(|v| *v += 1);
+            }
+            1 => {
+                let value = step as i32;
+                s.launch(
+                    &m,
+                    SLOW_FILL,
+                    &single_thread(),
+                    &[
+                        KernelArg::write(&buffers[b]),
+                        KernelArg::value(N as u64),
+                        KernelArg::value(value as u32),
+                        KernelArg::value(1_000_000u64 + next(3) * 1_000_000),
+                    ],
+                )?;
+                model[b] = vec![value; N];
+            }
+            2 => {
+                let from = (b + 1 + next(BUFFERS as u64 - 1) as usize) % BUFFERS;
+                s.copy_device(
+                    &buffers[from],
+                    &Region::whole(N),
+                    &buffers[b],
+                    &Region::whole(N),
+                )?;
+                model[b] = model[from].clone();
+            }
+            3 => {
+                let data: Vec<i32> = (0..N as i32).map(|i| i * step as i32).collect();
+                s.copy_to_device(&data, &Region::whole(N), &buffers[b], &Region::whole(N))?;
+                model[b] = data;
+            }
+            4 => {
+                let pending = s.copy_to_host(
+                    &buffers[b],
+                    &Region::whole(N),
+                    HostBuffer::new(dev, N)?,
+                    &Region::whole(N),
+                )?;
+                downloads.push((pending, model[b].clone()));
+            }
+            _ => {
+                // Half-row shuffle inside one buffer: copy the first half onto the second.
+                let half = N / 2;
+                s.copy_device(
+                    &buffers[b],
+                    &Region::new(0, vec![(half, 1)]),
+                    &buffers[b],
+                    &Region::new(half, vec![(half, 1)]),
+                )?;
+                let first: Vec<i32> = model[b][..half].to_vec();
+                model[b][half..].copy_from_slice(&first);
+            }
+        }
+    }
+    for (i, (pending, expected)) in downloads.into_iter().enumerate() {
+        assert_eq!(
+            pending.wait()?.as_slice(),
+            expected,
+            "download {i} (seed {seed})"
+        );
+    }
+    for (b, expected) in model.iter().enumerate() {
+        assert_eq!(&buffers[b].to_vec()?, expected, "buffer {b} (seed {seed})");
+    }
+    Ok(())
+}
