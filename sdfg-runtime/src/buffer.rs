@@ -293,7 +293,16 @@ impl<T: Elem> HostBuffer<T> {
     /// ```
     pub fn new(device: &Device, len: usize) -> Result<Self> {
         let memory = match device.cuda() {
-            None => HostMemory::Heap(Arc::new(HeapBlock::new(len)?)),
+            None => {
+                // Refuse what cannot fit in RAM instead of overcommitting.
+                let bytes = (len as u128) * (std::mem::size_of::<T>() as u128);
+                if bytes > device.cpu_capacity() as u128 {
+                    return Err(Error::OutOfMemory {
+                        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+                    });
+                }
+                HostMemory::Heap(Arc::new(HeapBlock::new(len)?))
+            }
             Some(ctx) => {
                 let bytes = len
                     .checked_mul(std::mem::size_of::<T>())

@@ -639,6 +639,8 @@ pub fn out_of_memory_is_an_error(dev: &Device) -> Result<()> {
         matches!(overflow, Err(Error::OutOfMemory { .. })),
         "{overflow:?}"
     );
+    let host = HostBuffer::<f64>::new(dev, 1 << 50);
+    assert!(matches!(host, Err(Error::OutOfMemory { .. })), "{host:?}");
     let b = DeviceBuffer::from_slice(dev, &[1.0f64])?;
     assert_eq!(b.to_vec()?, [1.0]);
     Ok(())
