@@ -491,15 +491,27 @@ impl Stream {
             self.enqueue_wait(&dep.stream, &marker)?;
         }
         let position = self.inner.issued() + 1;
-        let value = op(&IssueCtx {
+        let result = op(&IssueCtx {
             stream: &self.inner,
             position,
-        })?;
-        lock(&self.inner.state).issued = position;
-        for (tracker, kind) in accesses {
-            tracker.record(*kind, &self.inner, position);
+        });
+        let issued = match (&result, &self.inner.backend) {
+            (Ok(_), _) => true,
+            // A failing driver call may follow accepted ones (a loop of 2-D
+            // copies, a copy then its event): track the operation as issued,
+            // so later host accesses and frees wait for whatever did start
+            // (a CUDA wait covers everything issued so far, so it cannot hang).
+            (Err(_), StreamBackend::Cuda(_)) => true,
+            // CPU operations fail only before their job is pushed.
+            (Err(_), StreamBackend::Cpu(_)) => false,
+        };
+        if issued {
+            lock(&self.inner.state).issued = position;
+            for (tracker, kind) in accesses {
+                tracker.record(*kind, &self.inner, position);
+            }
         }
-        Ok((value, position))
+        result.map(|value| (value, position))
     }
 
     /// Launches kernel number `kernel` of `module` (CUDA: `cuLaunchKernel`;
