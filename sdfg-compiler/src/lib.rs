@@ -43,8 +43,15 @@ pub fn frontend_str(source: &str) -> Result<ir::Sdfg, Diagnostics> {
 /// The whole macro: front end, then code generation; on error, every
 /// diagnostic as a `compile_error!` at the user's tokens.
 pub fn expand(tokens: TokenStream) -> TokenStream {
-    match frontend(tokens) {
-        Ok(_sdfg) => TokenStream::new(),
+    let source = tokens.to_string();
+    let sdfg = match frontend(tokens) {
+        Ok(sdfg) => sdfg,
+        Err(diags) => return diags.to_compile_errors(),
+    };
+    let schedule = schedule::schedule(&sdfg);
+    let ptx = codegen::ptx::generate(&sdfg);
+    match codegen::host::generate(&sdfg, &schedule, &ptx, &source) {
+        Ok(tokens) => tokens,
         Err(diags) => diags.to_compile_errors(),
     }
 }

@@ -62,6 +62,8 @@ pub enum SyncReason {
     KernelArgument,
     /// A host->host or host->GPU copy reads it.
     CopySource,
+    /// A copy writes it again (the in-flight buffer must come back first).
+    CopyTarget,
     /// The state ends: host data is settled before interstate edges run.
     StateEnd,
     /// `wait NAME;` in a `#[sync(manual)]` SDFG.
@@ -70,3 +72,258 @@ pub enum SyncReason {
 
 /// Where in a state's statement list a schedule entry belongs.
 pub type StmtRef = (StateId, StmtId);
+
+use crate::ir::{Access, MapSchedule, Sdfg, State, StatementKind, Storage, SyncMode};
+use std::collections::HashMap;
+
+/// Assigns streams, predicts cross-stream events and places host sync points.
+pub fn schedule(sdfg: &Sdfg) -> Schedule {
+    let mut states: Vec<StateSchedule> = sdfg
+        .states
+        .iter()
+        .map(|s| schedule_state(sdfg, s))
+        .collect();
+    let used = states
+        .iter()
+        .flat_map(|s| s.stream_of.iter().flatten())
+        .map(|&s| s + 1)
+        .max()
+        .unwrap_or(0);
+    let num_streams = match sdfg.streams {
+        StreamPolicy::Default => 0,
+        // A program with no GPU work still gets one stream: `run_on` and the
+        // runtime's context need somewhere to order copies.
+        _ => used.max(1),
+    };
+    if num_streams == 0 {
+        for s in &mut states {
+            s.events.clear();
+        }
+    }
+    Schedule {
+        policy: sdfg.streams,
+        num_streams,
+        states,
+    }
+}
+
+/// True for the statements that run on a GPU stream: `gpu` maps and copies
+/// with a GPU end.
+pub fn is_gpu_statement(sdfg: &Sdfg, kind: &StatementKind) -> bool {
+    match kind {
+        StatementKind::Map(m) => m.schedule == MapSchedule::Gpu,
+        StatementKind::Copy(c) => {
+            sdfg.containers[c.src].storage == Storage::Gpu
+                || sdfg.containers[c.dst].storage == Storage::Gpu
+        }
+        StatementKind::Tasklet(_) | StatementKind::Wait(_) => false,
+    }
+}
+
+fn stream_limit(policy: StreamPolicy) -> usize {
+    match policy {
+        StreamPolicy::Default | StreamPolicy::Single => 1,
+        StreamPolicy::Max(n) => n.max(1) as usize,
+        StreamPolicy::Auto => usize::MAX,
+    }
+}
+
+/// Stream assignment is list scheduling in textual order: a GPU statement
+/// continues the stream of a GPU predecessor that is still that stream's
+/// last operation; otherwise it opens a new stream while the policy allows,
+/// else joins the stream that has been idle longest. Independent work thus
+/// lands on different streams (a fork), and a join waits through events.
+fn schedule_state(sdfg: &Sdfg, state: &State) -> StateSchedule {
+    let limit = stream_limit(sdfg.streams);
+    let mut stream_of: Vec<Option<usize>> = vec![None; state.stmts.len()];
+    // Last statement issued on each stream.
+    let mut tail: Vec<StmtId> = Vec::new();
+    for (id, st) in state.stmts.iter().enumerate() {
+        if !is_gpu_statement(sdfg, &st.kind) {
+            continue;
+        }
+        let mut preds = state.graph.predecessors(id);
+        preds.sort_unstable_by(|a, b| b.cmp(a)); // most recent first
+        let continued = preds
+            .iter()
+            .find_map(|&p| stream_of[p].filter(|&s| tail[s] == p));
+        let stream = match continued {
+            Some(s) => s,
+            None if tail.len() < limit => {
+                tail.push(id);
+                tail.len() - 1
+            }
+            None => (0..tail.len()).min_by_key(|&s| tail[s]).unwrap_or(0),
+        };
+        tail[stream] = id;
+        stream_of[id] = Some(stream);
+    }
+    let (events, syncs) = simulate(sdfg, state, &stream_of);
+    StateSchedule {
+        stream_of,
+        events,
+        syncs,
+    }
+}
+
+/// Replays one state as the runtime will run it, assuming all earlier work is
+/// complete when the state starts, to place the host sync points and predict
+/// the cross-stream events.
+///
+/// Events follow the runtime's buffer tracking: an operation on stream `s`
+/// that conflicts with an earlier GPU use of a buffer on stream `t` waits on
+/// an event of `t`, unless `s` is already ordered after that use (an earlier
+/// wait on `t` covered it) or the host has seen it complete (a sync point).
+///
+/// Sync points: a device-to-host copy leaves its destination in flight until
+/// the host needs it: a host statement touching it, a kernel taking it by
+/// value, a copy reading or replacing it, `wait` (manual mode), or the end
+/// of the state (host data is settled before interstate edges run). In
+/// manual mode only `wait` and the state end sync; a read before the `wait`
+/// is then a type error in the generated glue, reported at the read.
+fn simulate(
+    sdfg: &Sdfg,
+    state: &State,
+    stream_of: &[Option<usize>],
+) -> (Vec<EventEdge>, Vec<SyncPoint>) {
+    let manual = sdfg.sync == SyncMode::Manual;
+    let nstreams = stream_of
+        .iter()
+        .flatten()
+        .map(|&s| s + 1)
+        .max()
+        .unwrap_or(0);
+    // Per stream: how many operations were issued, how far the host has seen
+    // it complete, and how far it is ordered after every other stream.
+    let mut issued = vec![0usize; nstreams];
+    let mut completed = vec![0usize; nstreams];
+    let mut ordered_after = vec![vec![0usize; nstreams]; nstreams];
+    // Per GPU container: last writer and readers since, as (stream, position, stmt).
+    let mut writer: HashMap<ContainerId, (usize, usize, StmtId)> = HashMap::new();
+    let mut readers: HashMap<ContainerId, Vec<(usize, usize, StmtId)>> = HashMap::new();
+    // Host containers written by an in-flight copy: container -> (stream, position).
+    let mut in_flight: Vec<(ContainerId, usize, usize)> = Vec::new();
+    let mut events = Vec::new();
+    let mut syncs = Vec::new();
+
+    let mut sync = |c: ContainerId,
+                    site: SyncSite,
+                    reason: SyncReason,
+                    span: Span,
+                    in_flight: &mut Vec<(ContainerId, usize, usize)>,
+                    completed: &mut Vec<usize>| {
+        if let Some(k) = in_flight.iter().position(|f| f.0 == c) {
+            let (_, s, pos) = in_flight.remove(k);
+            completed[s] = completed[s].max(pos);
+            syncs.push(SyncPoint {
+                site,
+                container: c,
+                reason,
+                span,
+            });
+        }
+    };
+
+    for (id, st) in state.stmts.iter().enumerate() {
+        // 1. Host needs before this statement.
+        let gpu = stream_of[id].is_some();
+        for m in &st.memlets {
+            let storage = sdfg.containers[m.container].storage;
+            if !storage.is_host() {
+                continue;
+            }
+            let reason = match &st.kind {
+                StatementKind::Wait(_) => SyncReason::Manual,
+                StatementKind::Copy(c) if c.dst == m.container && m.access.is_write() => {
+                    SyncReason::CopyTarget
+                }
+                StatementKind::Copy(_) => SyncReason::CopySource,
+                StatementKind::Map(map) if map.schedule == MapSchedule::Gpu => {
+                    SyncReason::KernelArgument
+                }
+                StatementKind::Map(_) => SyncReason::HostMap,
+                StatementKind::Tasklet(_) => SyncReason::HostTasklet,
+            };
+            let automatic = !manual || reason == SyncReason::CopyTarget;
+            if automatic || reason == SyncReason::Manual {
+                sync(
+                    m.container,
+                    SyncSite::Before(id),
+                    reason,
+                    m.span,
+                    &mut in_flight,
+                    &mut completed,
+                );
+            }
+        }
+        if let StatementKind::Wait(w) = &st.kind {
+            sync(
+                w.container,
+                SyncSite::Before(id),
+                SyncReason::Manual,
+                st.span,
+                &mut in_flight,
+                &mut completed,
+            );
+        }
+        if !gpu {
+            continue;
+        }
+        // 2. Cross-stream dependencies of this GPU operation.
+        let s = stream_of[id].unwrap_or(0);
+        for m in &st.memlets {
+            if sdfg.containers[m.container].storage != Storage::Gpu {
+                continue;
+            }
+            let mut producers: Vec<(usize, usize, StmtId)> =
+                writer.get(&m.container).copied().into_iter().collect();
+            if m.access.is_write() {
+                producers.extend(readers.get(&m.container).into_iter().flatten().copied());
+            }
+            for (t, pos, p) in producers {
+                if t == s || completed[t] >= pos || ordered_after[s][t] >= pos {
+                    continue;
+                }
+                // The runtime records the event at t's current end.
+                ordered_after[s][t] = issued[t];
+                let via = ordered_after[t].clone();
+                for (k, v) in via.into_iter().enumerate() {
+                    ordered_after[s][k] = ordered_after[s][k].max(v);
+                }
+                events.push(EventEdge {
+                    producer: p,
+                    consumer: id,
+                    container: m.container,
+                });
+            }
+        }
+        issued[s] += 1;
+        let pos = issued[s];
+        for m in &st.memlets {
+            match sdfg.containers[m.container].storage {
+                Storage::Gpu => match m.access {
+                    Access::Read => readers.entry(m.container).or_default().push((s, pos, id)),
+                    Access::Write | Access::Reduce(_) => {
+                        writer.insert(m.container, (s, pos, id));
+                        readers.remove(&m.container);
+                    }
+                },
+                // A device-to-host copy: its destination is in flight.
+                _ if m.access.is_write() => in_flight.push((m.container, s, pos)),
+                _ => {}
+            }
+        }
+    }
+    let end_span = state.name.span;
+    for (c, _, _) in in_flight.clone() {
+        sync(
+            c,
+            SyncSite::StateEnd,
+            SyncReason::StateEnd,
+            end_span,
+            &mut in_flight,
+            &mut completed,
+        );
+    }
+    (events, syncs)
+}

@@ -7,5 +7,7 @@
 //! launches either are all generated from this one list, so they agree by
 //! construction.
 
+pub mod host;
 pub mod kernel_abi;
 pub mod ptx;
+pub(crate) mod rust_body;

@@ -1,0 +1,71 @@
+//! The bug that started this project (DaCe issue 2120), written in the DSL.
+//!
+//! A GPU map writes `T_GPU`, the host copies it to `T`, a host tasklet and an
+//! interstate edge read `T`. With DaCe's default-stream setting the generated
+//! code read `T` before the copy had finished. Here the host glue can only
+//! read `T` after waiting for the copy: the wait is where the schedule put it,
+//! and without it the glue would not compile.
+//!
+//! Run: `cargo run --example repro` (the GPU when there is one, else the CPU device).
+
+use sdfg::prelude::*;
+
+sdfg! {
+    /// Writes T on the GPU, reads it on the host, uses it as a map range.
+    #[streams(default)]
+    pub sdfg Repro {
+        symbol X_size: i32;
+        gpu T_GPU: i32;
+        host X: i32[X_size];
+        host U: i32[1];
+        transient host T: i32;
+
+        state first {
+            map write[i in 0..1] on gpu { T_GPU = 10; }
+            copy T_GPU -> T;
+            tasklet cpu_computation { U[0] = T + 1; }
+        }
+        state second {
+            map compute[i in 0..R] on cpu { X[i] = 1; }
+        }
+        first -> second { R = T; S = false; }
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let device = Device::auto();
+    println!("device: {}", device.name());
+    let program = Repro::load(&device)?;
+
+    let mut t_gpu = DeviceBuffer::<i32>::zeros(&device, 1)?;
+    let mut x = vec![0i32; 32];
+    let mut u = vec![0i32; 1];
+    let before = device.counters();
+    program.run(ReproArgs { X_size: 32, T_GPU: &mut t_gpu, X: &mut x, U: &mut u })?;
+    let after = device.counters();
+
+    let set = x.iter().filter(|&&v| v == 1).count();
+    println!("U[0] = {} (expected 11)", u[0]);
+    println!("elements of X set = {set} (expected R = 10)");
+
+    let ir = Repro::ir()?;
+    let schedule = Repro::schedule()?;
+    println!("sync points:");
+    for (state, s) in ir.states.iter().zip(&schedule.states) {
+        for sync in &s.syncs {
+            println!(
+                "  state `{}`: wait for `{}` {:?} ({:?})",
+                state.name.text, ir.containers[sync.container].name.text, sync.site, sync.reason
+            );
+        }
+    }
+    println!(
+        "this run: {} host waits, {} event waits",
+        after.host_syncs - before.host_syncs,
+        after.event_waits - before.event_waits
+    );
+    if u[0] != 11 || set != 10 {
+        return Err("wrong result".into());
+    }
+    Ok(())
+}

@@ -1,0 +1,363 @@
+//! Tasklet bodies -> Rust. One emitter for every place a body runs on the
+//! host: host tasklets, `cpu`/`seq` maps and the CPU-device twins of `gpu`
+//! maps. Where the data lives differs per place; [`DataAccess`] supplies
+//! those pieces, everything else (the language's semantics) is here once.
+//!
+//! Semantics follow `ir::expr`'s module documentation (the same as the PTX
+//! backend and the reference evaluator): wrapping integer arithmetic,
+//! `x / 0 == 0`, `x % 0 == x`, masked shift amounts, Rust's `as` casts,
+//! lazy `&&`/`||`/`if`, IEEE floats without contraction.
+
+use crate::ir::bounds::{for_each_access, LoopScope};
+use crate::ir::{
+    BinOp, ContainerId, Expr, ExprKind, LocalId, MathFn, ScalarType, Stmt, SymbolId, TaskletBody,
+    UnOp, Value, VarRef, WcrOp,
+};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// How the emitted code reaches data in one place.
+pub(crate) trait DataAccess {
+    /// The value of element `offset` (a `usize` expression known in bounds) of `c`.
+    fn load(&self, c: ContainerId, offset: TokenStream, span: Span) -> TokenStream;
+    /// Store `value` to element `offset` of `c` (plain or reduction).
+    fn store(
+        &self,
+        c: ContainerId,
+        offset: TokenStream,
+        value: TokenStream,
+        wcr: Option<WcrOp>,
+    ) -> TokenStream;
+    /// Length of dimension `d` of `c`, a `usize` expression.
+    fn extent(&self, c: ContainerId, d: usize) -> TokenStream;
+    /// A statement recording fault `code` (an out-of-bounds access).
+    fn fault(&self, code: u32) -> TokenStream;
+    fn symbol(&self, s: SymbolId) -> TokenStream;
+    /// Map parameter `n` (None outside maps).
+    fn param(&self, n: usize) -> TokenStream;
+    fn elem_type(&self, c: ContainerId) -> ScalarType;
+}
+
+/// Local variable `l` of a body.
+pub(crate) fn local_ident(l: LocalId) -> proc_macro2::Ident {
+    format_ident!("__l{}", l)
+}
+
+/// The Rust type tokens of a scalar type.
+pub(crate) fn rust_type(t: ScalarType) -> TokenStream {
+    match t {
+        ScalarType::I32 => quote!(i32),
+        ScalarType::I64 => quote!(i64),
+        ScalarType::U32 => quote!(u32),
+        ScalarType::U64 => quote!(u64),
+        ScalarType::F32 => quote!(f32),
+        ScalarType::F64 => quote!(f64),
+        ScalarType::Bool => quote!(bool),
+    }
+}
+
+/// A literal that reproduces the value's bits exactly (NaN and infinities too).
+pub(crate) fn literal(v: Value) -> TokenStream {
+    use proc_macro2::Literal;
+    match v {
+        Value::I32(x) => {
+            let l = Literal::i32_suffixed(x);
+            quote!(#l)
+        }
+        Value::I64(x) => {
+            let l = Literal::i64_suffixed(x);
+            quote!(#l)
+        }
+        Value::U32(x) => {
+            let l = Literal::u32_suffixed(x);
+            quote!(#l)
+        }
+        Value::U64(x) => {
+            let l = Literal::u64_suffixed(x);
+            quote!(#l)
+        }
+        Value::F32(x) => {
+            let bits = Literal::u32_suffixed(x.to_bits());
+            quote!(f32::from_bits(#bits))
+        }
+        Value::F64(x) => {
+            let bits = Literal::u64_suffixed(x.to_bits());
+            quote!(f64::from_bits(#bits))
+        }
+        Value::Bool(b) => quote!(#b),
+    }
+}
+
+/// Emits a body. Fault codes number the body's accesses 1, 2, ... in the
+/// order of `ir::bounds::for_each_access`, the same numbering the PTX
+/// backend uses, so a fault names the same access on every device.
+pub(crate) struct BodyEmitter<'a> {
+    pub data: &'a dyn DataAccess,
+    pub body: &'a TaskletBody,
+    /// Fault code of each access, keyed by the address of its index slice.
+    codes: Vec<(*const Expr, bool, u32)>,
+}
+
+impl<'a> BodyEmitter<'a> {
+    pub fn new(data: &'a dyn DataAccess, body: &'a TaskletBody) -> BodyEmitter<'a> {
+        let mut codes = Vec::new();
+        let mut next = 1u32;
+        for_each_access(&body.stmts, &mut |site| {
+            codes.push((site.index.as_ptr(), site.is_store, next));
+            next += 1;
+        });
+        BodyEmitter { data, body, codes }
+    }
+
+    fn code_of(&self, index: &[Expr], is_store: bool) -> u32 {
+        self.codes
+            .iter()
+            .find(|(p, s, _)| *p == index.as_ptr() && *s == is_store)
+            .map(|c| c.2)
+            .unwrap_or(u32::MAX)
+    }
+
+    pub fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
+        stmts
+            .iter()
+            .map(|s| self.stmt(s, &LoopScope::default()))
+            .collect()
+    }
+
+    fn stmt(&self, s: &Stmt, loops: &LoopScope) -> TokenStream {
+        match s {
+            Stmt::Let { local, init, .. } => {
+                let name = local_ident(*local);
+                let ty = rust_type(self.body.locals[*local].ty);
+                let v = self.expr(init);
+                if self.body.locals[*local].mutable {
+                    quote!(#[allow(unused_mut)] let mut #name: #ty = #v;)
+                } else {
+                    quote!(let #name: #ty = #v;)
+                }
+            }
+            Stmt::AssignLocal { local, value, .. } => {
+                let name = local_ident(*local);
+                let v = self.expr(value);
+                quote!(#name = #v;)
+            }
+            Stmt::Store {
+                container,
+                index,
+                value,
+                wcr,
+                ..
+            } => {
+                let v = self.expr(value);
+                let offset = self.offset(*container, index);
+                let code = self.code_of(index, true);
+                let fault = self.data.fault(code);
+                let store = self.data.store(*container, quote!(__o), quote!(__v), *wcr);
+                quote! {{
+                    let __v = #v;
+                    match #offset {
+                        ::core::option::Option::Some(__o) => { #store }
+                        ::core::option::Option::None => { #fault }
+                    }
+                }}
+            }
+            Stmt::If {
+                cond, then, else_, ..
+            } => {
+                let c = self.expr(cond);
+                let t: TokenStream = then.iter().map(|s| self.stmt(s, loops)).collect();
+                let e: TokenStream = else_.iter().map(|s| self.stmt(s, loops)).collect();
+                quote!(if #c { #t } else { #e })
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+                ..
+            } => {
+                let name = local_ident(*var);
+                let ty = rust_type(self.body.locals[*var].ty);
+                let a = self.expr(start);
+                let b = self.expr(end);
+                let st = match step {
+                    Some(e) => self.expr(e),
+                    None => {
+                        let one = literal(one_of(self.body.locals[*var].ty));
+                        quote!(#one)
+                    }
+                };
+                let inner = loops.enter_loop(*var, start, end, step.as_ref());
+                let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
+                // start, start+step, ... while < end; a non-positive step or an
+                // overflowing increment ends the loop (as on the GPU).
+                quote! {{
+                    let __end: #ty = #b;
+                    let __step: #ty = #st;
+                    let mut __next: #ty = #a;
+                    #[allow(unused_comparisons)]
+                    while __next < __end && __step > (0 as #ty) {
+                        let #name: #ty = __next;
+                        { #b_tokens }
+                        match __next.checked_add(__step) {
+                            ::core::option::Option::Some(n) => __next = n,
+                            ::core::option::Option::None => break,
+                        }
+                    }
+                }}
+            }
+        }
+    }
+
+    /// `Option<usize>`: the row-major offset, None when any index is outside
+    /// its dimension.
+    fn offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
+        if index.is_empty() {
+            return quote!(::core::option::Option::Some(0usize));
+        }
+        let parts: Vec<TokenStream> = index
+            .iter()
+            .enumerate()
+            .map(|(d, e)| {
+                let v = self.expr(e);
+                let ext = self.data.extent(c, d);
+                quote!(::sdfg::runtime::check::index(#v, #ext))
+            })
+            .collect();
+        let names: Vec<proc_macro2::Ident> = (0..index.len())
+            .map(|d| format_ident!("__i{}", d))
+            .collect();
+        let mut acc = quote!(__i0);
+        for d in 1..index.len() {
+            let ext = self.data.extent(c, d);
+            let n = &names[d];
+            acc = quote!((#acc) * (#ext) + #n);
+        }
+        quote! {
+            match (#(#parts,)*) {
+                (#(::core::option::Option::Some(#names),)*) => ::core::option::Option::Some(#acc),
+                #[allow(unreachable_patterns)]
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+
+    pub fn expr(&self, e: &Expr) -> TokenStream {
+        let ty = rust_type(e.ty);
+        match &e.kind {
+            ExprKind::Lit(v) => literal(*v),
+            ExprKind::Var(VarRef::Local(l)) => {
+                let n = local_ident(*l);
+                quote!(#n)
+            }
+            ExprKind::Var(VarRef::Param(p)) => self.data.param(*p),
+            ExprKind::Var(VarRef::Symbol(s)) => self.data.symbol(*s),
+            ExprKind::Load { container, index } => {
+                let offset = self.offset(*container, index);
+                let code = self.code_of(index, false);
+                let fault = self.data.fault(code);
+                let load = self.data.load(*container, quote!(__o), e.span);
+                let zero = literal(zero_of(self.data.elem_type(*container)));
+                quote! {
+                    match #offset {
+                        ::core::option::Option::Some(__o) => #load,
+                        ::core::option::Option::None => { #fault #zero }
+                    }
+                }
+            }
+            ExprKind::Unary { op, arg } => {
+                let a = self.expr(arg);
+                match (op, e.ty.is_integer()) {
+                    (UnOp::Neg, true) => quote!((#a).wrapping_neg()),
+                    (UnOp::Neg, false) => quote!((-(#a))),
+                    (UnOp::Not, _) => quote!((!(#a))),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+            ExprKind::Cast { arg } => {
+                let a = self.expr(arg);
+                quote!(((#a) as #ty))
+            }
+            ExprKind::Select { cond, then, else_ } => {
+                let c = self.expr(cond);
+                let t = self.expr(then);
+                let f = self.expr(else_);
+                quote!((if #c { #t } else { #f }))
+            }
+            ExprKind::Call { func, args } => self.call(*func, args, e.ty),
+        }
+    }
+
+    fn binary(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> TokenStream {
+        let a = self.expr(lhs);
+        let b = self.expr(rhs);
+        let int = lhs.ty.is_integer();
+        let lty = rust_type(lhs.ty);
+        match op {
+            BinOp::Add if int => quote!((#a).wrapping_add(#b)),
+            BinOp::Sub if int => quote!((#a).wrapping_sub(#b)),
+            BinOp::Mul if int => quote!((#a).wrapping_mul(#b)),
+            BinOp::Div if int => quote!({
+                let (__a, __b): (#lty, #lty) = (#a, #b);
+                if __b == 0 { 0 } else { __a.wrapping_div(__b) }
+            }),
+            BinOp::Rem if int => quote!({
+                let (__a, __b): (#lty, #lty) = (#a, #b);
+                if __b == 0 { __a } else { __a.wrapping_rem(__b) }
+            }),
+            BinOp::Shl => quote!((#a).wrapping_shl((#b) as u32)),
+            BinOp::Shr => quote!((#a).wrapping_shr((#b) as u32)),
+            BinOp::Add => quote!((#a + #b)),
+            BinOp::Sub => quote!((#a - #b)),
+            BinOp::Mul => quote!((#a * #b)),
+            BinOp::Div => quote!((#a / #b)),
+            BinOp::Rem => quote!((#a % #b)),
+            BinOp::BitAnd => quote!((#a & #b)),
+            BinOp::BitOr => quote!((#a | #b)),
+            BinOp::BitXor => quote!((#a ^ #b)),
+            BinOp::Eq => quote!((#a == #b)),
+            BinOp::Ne => quote!((#a != #b)),
+            BinOp::Lt => quote!((#a < #b)),
+            BinOp::Le => quote!((#a <= #b)),
+            BinOp::Gt => quote!((#a > #b)),
+            BinOp::Ge => quote!((#a >= #b)),
+            BinOp::And => quote!((#a && #b)),
+            BinOp::Or => quote!((#a || #b)),
+        }
+    }
+
+    fn call(&self, func: MathFn, args: &[Expr], ty: ScalarType) -> TokenStream {
+        let a = self.expr(&args[0]);
+        let b = args.get(1).map(|e| self.expr(e));
+        let int = ty.is_integer();
+        match func {
+            MathFn::Sqrt => quote!((#a).sqrt()),
+            MathFn::Abs if int => quote!((#a).wrapping_abs()),
+            MathFn::Abs => quote!((#a).abs()),
+            MathFn::Exp => quote!((#a).exp()),
+            MathFn::Ln => quote!((#a).ln()),
+            MathFn::Sin => quote!((#a).sin()),
+            MathFn::Cos => quote!((#a).cos()),
+            MathFn::Tanh => quote!((#a).tanh()),
+            MathFn::Powi => quote!((#a).powi(#b)),
+            MathFn::Powf => quote!((#a).powf(#b)),
+            MathFn::Min => quote!((#a).min(#b)),
+            MathFn::Max => quote!((#a).max(#b)),
+            MathFn::Floor => quote!((#a).floor()),
+            MathFn::Ceil => quote!((#a).ceil()),
+        }
+    }
+}
+
+pub(crate) fn zero_of(t: ScalarType) -> Value {
+    Value::from_bits(t, 0)
+}
+
+pub(crate) fn one_of(t: ScalarType) -> Value {
+    match t {
+        ScalarType::F32 => Value::F32(1.0),
+        ScalarType::F64 => Value::F64(1.0),
+        t => Value::from_bits(t, 1),
+    }
+}
