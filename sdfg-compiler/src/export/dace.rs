@@ -23,9 +23,8 @@
 use super::cpp::{cpp_type, tasklet_to_cpp, wcr_lambda, HELPERS};
 use super::print::{container_name, expr_to_python_boxed, python_minus_one, BodyNames};
 use crate::ir::{
-    Access, BinOp, ContainerId, DataEdge, DataNode, Dataflow, Expr, ExprKind, MapParam,
-    MapSchedule, Memlet, ScalarType, Sdfg, State, StatementKind, Storage, Subset, SubsetDim, UnOp,
-    VarRef,
+    Access, BinOp, ContainerId, DataNode, Dataflow, Expr, ExprKind, MapParam, MapSchedule, Memlet,
+    ScalarType, Sdfg, State, StatementKind, Storage, Subset, SubsetDim, UnOp, VarRef,
 };
 use serde_json::{json, Map as JsonMap, Value};
 use std::collections::BTreeMap;
@@ -456,7 +455,7 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
         StateBuilder {
             cx,
             state,
-            graph: dataflow_of(state),
+            graph: super::dataflow_of(state),
             nodes: Vec::new(),
             edges: Vec::new(),
             scope: Vec::new(),
@@ -942,52 +941,6 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
             ),
         }
     }
-}
-
-/// The dataflow graph of a state; when the front end left statements out of
-/// it (it should not), a simple one is made so that nothing is lost: reads
-/// from fresh access nodes, writes to fresh access nodes, textual order kept
-/// by ordering edges.
-fn dataflow_of(state: &State) -> std::borrow::Cow<'_, Dataflow> {
-    let complete = state.stmts.iter().enumerate().all(|(s, stmt)| {
-        matches!(stmt.kind, StatementKind::Wait(_))
-            || state.graph.nodes.contains(&DataNode::Stmt(s))
-    });
-    if complete {
-        return std::borrow::Cow::Borrowed(&state.graph);
-    }
-    let mut g = Dataflow::default();
-    let mut previous: Option<usize> = None;
-    for (s, stmt) in state.stmts.iter().enumerate() {
-        if matches!(stmt.kind, StatementKind::Wait(_)) {
-            continue;
-        }
-        let me = g.nodes.len();
-        g.nodes.push(DataNode::Stmt(s));
-        if let Some(p) = previous {
-            g.edges.push(DataEdge {
-                src: p,
-                dst: me,
-                memlet: None,
-            });
-        }
-        for (m, memlet) in stmt.memlets.iter().enumerate() {
-            let a = g.nodes.len();
-            g.nodes.push(DataNode::Access(memlet.container));
-            let (src, dst) = if memlet.access.is_write() {
-                (me, a)
-            } else {
-                (a, me)
-            };
-            g.edges.push(DataEdge {
-                src,
-                dst,
-                memlet: Some((s, m)),
-            });
-        }
-        previous = Some(me);
-    }
-    std::borrow::Cow::Owned(g)
 }
 
 // ---------------------------------------------------------------- hulls

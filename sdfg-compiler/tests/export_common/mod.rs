@@ -687,5 +687,59 @@ pub fn all() -> Vec<Sdfg> {
         copy_subsets(),
         cpu_only(),
         loop_cond(),
+        streams_demo(),
     ]
+}
+
+/// Two independent kernels on two streams, a kernel that needs both (an
+/// event), and a copy back read on the host (a sync): every schedule mark.
+pub fn streams_demo() -> Sdfg {
+    let mut b = B::new("Streams");
+    b.sdfg.streams = StreamPolicy::Auto;
+    b.symbol("N", I64, true);
+    let n = b.sym("N");
+    for c in ["A", "B", "C"] {
+        b.container(c, Storage::Gpu, F64, vec![n.clone()], false);
+    }
+    b.container("H", Storage::Pinned, F64, vec![n.clone()], false)
+        .container("total", Storage::Host, F64, vec![i64c(1)], false);
+    let i = || param(0, I64);
+    let range = || vec![("i", i64c(0), b_sym(&b, "N"))];
+    let s = vec![
+        map(
+            "fill_a",
+            range(),
+            MapSchedule::Gpu,
+            vec![b.store("A", vec![i()], cast(i(), F64))],
+            vec![],
+        ),
+        map(
+            "fill_b",
+            range(),
+            MapSchedule::Gpu,
+            vec![b.store("B", vec![i()], f64c(2.0))],
+            vec![],
+        ),
+        map(
+            "combine",
+            range(),
+            MapSchedule::Gpu,
+            vec![b.store(
+                "C",
+                vec![i()],
+                mul(b.load("A", vec![i()]), b.load("B", vec![i()])),
+            )],
+            vec![],
+        ),
+        copy(b.c("C"), vec![], b.c("H"), vec![]),
+        map(
+            "sum",
+            range(),
+            MapSchedule::Cpu,
+            vec![b.reduce("total", vec![i64c(0)], b.load("H", vec![i()]), WcrOp::Sum)],
+            vec![],
+        ),
+    ];
+    b.state("compute", s);
+    b.sdfg
 }
