@@ -41,7 +41,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut x = vec![0i32; 32];
     let mut u = vec![0i32; 1];
     let before = device.counters();
-    program.run(ReproArgs { X_size: 32, T_GPU: &mut t_gpu, X: &mut x, U: &mut u })?;
+    program.run(ReproArgs {
+        X_size: 32,
+        T_GPU: &mut t_gpu,
+        X: &mut x,
+        U: &mut u,
+    })?;
     let after = device.counters();
 
     let set = x.iter().filter(|&&v| v == 1).count();

@@ -37,8 +37,8 @@ pub use sdfg_runtime as runtime;
 /// What a program using `sdfg!` needs in scope.
 pub mod prelude {
     pub use crate::runtime::{
-        host_read, host_write, Device, DeviceBuffer, Error, HostBuffer, HostRead, HostWrite, Pending, Running,
-        Stream,
+        host_read, host_write, Device, DeviceBuffer, Error, HostBuffer, HostRead, HostWrite,
+        Pending, Running, Stream,
     };
     pub use crate::sdfg;
 }

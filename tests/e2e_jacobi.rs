@@ -30,13 +30,21 @@ fn reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64]) {
         for i in 1..n - 1 {
             for j in 1..n - 1 {
                 b[i * n + j] = 0.2
-                    * (a[i * n + j] + a[i * n + j - 1] + a[i * n + j + 1] + a[(i + 1) * n + j] + a[(i - 1) * n + j]);
+                    * (a[i * n + j]
+                        + a[i * n + j - 1]
+                        + a[i * n + j + 1]
+                        + a[(i + 1) * n + j]
+                        + a[(i - 1) * n + j]);
             }
         }
         for i in 1..n - 1 {
             for j in 1..n - 1 {
                 a[i * n + j] = 0.2
-                    * (b[i * n + j] + b[i * n + j - 1] + b[i * n + j + 1] + b[(i + 1) * n + j] + b[(i - 1) * n + j]);
+                    * (b[i * n + j]
+                        + b[i * n + j - 1]
+                        + b[i * n + j + 1]
+                        + b[(i + 1) * n + j]
+                        + b[(i - 1) * n + j]);
             }
         }
     }
@@ -52,13 +60,30 @@ fn matches_plain_rust_bit_for_bit() {
         let program = Jacobi2d::load(&device).unwrap();
         let mut a = DeviceBuffer::from_slice(&device, &a0).unwrap();
         let mut b = DeviceBuffer::from_slice(&device, &b0).unwrap();
-        program.run(Jacobi2dArgs { N: n as i64, TSTEPS: tsteps as i64, A: &mut a, B: &mut b }).unwrap();
+        program
+            .run(Jacobi2dArgs {
+                N: n as i64,
+                TSTEPS: tsteps as i64,
+                A: &mut a,
+                B: &mut b,
+            })
+            .unwrap();
         let (mut ra, mut rb) = (a0.clone(), b0.clone());
         reference(n, tsteps, &mut ra, &mut rb);
         let (ga, gb) = (a.to_vec().unwrap(), b.to_vec().unwrap());
         for k in 0..n * n {
-            assert_eq!(ga[k].to_bits(), ra[k].to_bits(), "A[{k}] on {}", device.name());
-            assert_eq!(gb[k].to_bits(), rb[k].to_bits(), "B[{k}] on {}", device.name());
+            assert_eq!(
+                ga[k].to_bits(),
+                ra[k].to_bits(),
+                "A[{k}] on {}",
+                device.name()
+            );
+            assert_eq!(
+                gb[k].to_bits(),
+                rb[k].to_bits(),
+                "B[{k}] on {}",
+                device.name()
+            );
         }
     }
 }

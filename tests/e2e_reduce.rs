@@ -33,7 +33,9 @@ fn sums_and_extrema_match_a_sequential_reference() {
         let n = 100_000usize;
         let mut rng = common::Rng::new(11);
         let a: Vec<f64> = (0..n).map(|_| rng.f64()).collect();
-        let ints: Vec<i64> = (0..n).map(|_| (rng.next_u64() % 2_000_001) as i64 - 1_000_000).collect();
+        let ints: Vec<i64> = (0..n)
+            .map(|_| (rng.next_u64() % 2_000_001) as i64 - 1_000_000)
+            .collect();
         let program = Reductions::load(&device).unwrap();
         let da = DeviceBuffer::from_slice(&device, &a).unwrap();
         let di = DeviceBuffer::from_slice(&device, &ints).unwrap();
@@ -58,7 +60,11 @@ fn sums_and_extrema_match_a_sequential_reference() {
         let exact: f64 = a.iter().sum();
         let bound = n as f64 * f64::EPSILON * a.iter().map(|x| x.abs()).sum::<f64>();
         let got = sum.to_vec().unwrap()[0];
-        assert!((got - exact).abs() <= bound, "{got} vs {exact} on {}", device.name());
+        assert!(
+            (got - exact).abs() <= bound,
+            "{got} vs {exact} on {}",
+            device.name()
+        );
         assert!((hsum[0] - exact).abs() <= bound, "{} vs {exact}", hsum[0]);
         assert_eq!(isum.to_vec().unwrap()[0], ints.iter().sum::<i64>());
         assert_eq!(imin.to_vec().unwrap()[0], *ints.iter().min().unwrap());

@@ -48,10 +48,20 @@ macro_rules! check_policy {
                     let mut x = vec![0i32; 32];
                     let mut u = vec![0i32; 1];
                     program
-                        .run($args { X_size: 32, T_GPU: &mut t_gpu, X: &mut x, U: &mut u })
+                        .run($args {
+                            X_size: 32,
+                            T_GPU: &mut t_gpu,
+                            X: &mut x,
+                            U: &mut u,
+                        })
                         .expect("run");
                     assert_eq!(u[0], 11, "run {run} on {}", device.name());
-                    assert_eq!(x.iter().filter(|&&v| v == 1).count(), 10, "run {run} on {}", device.name());
+                    assert_eq!(
+                        x.iter().filter(|&&v| v == 1).count(),
+                        10,
+                        "run {run} on {}",
+                        device.name()
+                    );
                     assert!(x[..10].iter().all(|&v| v == 1) && x[10..].iter().all(|&v| v == 0));
                 }
             }
@@ -84,7 +94,14 @@ fn counts_one_host_wait_for_t_per_run() {
     let mut x = vec![0i32; 32];
     let mut u = vec![0i32; 1];
     let before = device.counters();
-    program.run(ReproSingleArgs { X_size: 32, T_GPU: &mut t_gpu, X: &mut x, U: &mut u }).unwrap();
+    program
+        .run(ReproSingleArgs {
+            X_size: 32,
+            T_GPU: &mut t_gpu,
+            X: &mut x,
+            U: &mut u,
+        })
+        .unwrap();
     let after = device.counters();
     // The wait for T, then the end of the run synchronizes the one stream.
     assert_eq!(after.host_syncs - before.host_syncs, 2);
@@ -98,9 +115,19 @@ fn a_short_argument_is_an_error_and_nothing_runs() {
     let mut t_gpu = DeviceBuffer::<i32>::zeros(&device, 1).unwrap();
     let mut x = vec![7i32; 5];
     let mut u = vec![7i32; 1];
-    let err = program.run(ReproAutoArgs { X_size: 32, T_GPU: &mut t_gpu, X: &mut x, U: &mut u }).unwrap_err();
+    let err = program
+        .run(ReproAutoArgs {
+            X_size: 32,
+            T_GPU: &mut t_gpu,
+            X: &mut x,
+            U: &mut u,
+        })
+        .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains('X') && msg.contains("32") && msg.contains('5'), "{msg}");
+    assert!(
+        msg.contains('X') && msg.contains("32") && msg.contains('5'),
+        "{msg}"
+    );
     assert_eq!(x, vec![7; 5]);
     assert_eq!(u, vec![7]);
     assert_eq!(t_gpu.to_vec().unwrap(), vec![0]);
@@ -115,7 +142,14 @@ fn a_map_range_past_the_array_is_an_error_before_the_state_runs() {
     let mut t_gpu = DeviceBuffer::<i32>::zeros(&device, 1).unwrap();
     let mut x = vec![0i32; 8];
     let mut u = vec![0i32; 1];
-    let err = program.run(ReproDefaultArgs { X_size: 8, T_GPU: &mut t_gpu, X: &mut x, U: &mut u }).unwrap_err();
+    let err = program
+        .run(ReproDefaultArgs {
+            X_size: 8,
+            T_GPU: &mut t_gpu,
+            X: &mut x,
+            U: &mut u,
+        })
+        .unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("`X`") && msg.contains("compute"), "{msg}");
     assert_eq!(x, vec![0; 8]);

@@ -12,9 +12,19 @@ fn spin_for(device: &Device, ms: f64) -> i64 {
     let program = Spin::load(device).unwrap();
     let mut out = DeviceBuffer::<i32>::zeros(device, 1).unwrap();
     let probe = 200_000i64;
-    program.run(SpinArgs { SPIN: probe, OUT: &mut out }).unwrap(); // warm-up (JIT)
+    program
+        .run(SpinArgs {
+            SPIN: probe,
+            OUT: &mut out,
+        })
+        .unwrap(); // warm-up (JIT)
     let t = Instant::now();
-    program.run(SpinArgs { SPIN: probe, OUT: &mut out }).unwrap();
+    program
+        .run(SpinArgs {
+            SPIN: probe,
+            OUT: &mut out,
+        })
+        .unwrap();
     let per_iter = t.elapsed().as_secs_f64() * 1e3 / probe as f64;
     ((ms / per_iter) as i64).clamp(1_000, 200_000_000)
 }
@@ -81,7 +91,15 @@ macro_rules! slow_repro_test {
                     let mut x = vec![0i32; 32];
                     let mut u = vec![0i32; 1];
                     let before = device.counters();
-                    program.run($args { X_size: 32, SPIN: spin, T_GPU: &mut t_gpu, X: &mut x, U: &mut u }).unwrap();
+                    program
+                        .run($args {
+                            X_size: 32,
+                            SPIN: spin,
+                            T_GPU: &mut t_gpu,
+                            X: &mut x,
+                            U: &mut u,
+                        })
+                        .unwrap();
                     let after = device.counters();
                     assert_eq!(u[0], 11, "run {run} on {}", device.name());
                     assert_eq!(x.iter().filter(|&&v| v == 1).count(), 10, "run {run}");
@@ -129,12 +147,31 @@ fn gpu_only_results_are_complete_after_run_and_after_running_wait() {
             let mut a = DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap();
             let mut b = DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap();
             if run % 2 == 0 {
-                program.run(GpuOnlyArgs { N: n as i64, SPIN: spin, A: &mut a, B: &mut b }).unwrap();
+                program
+                    .run(GpuOnlyArgs {
+                        N: n as i64,
+                        SPIN: spin,
+                        A: &mut a,
+                        B: &mut b,
+                    })
+                    .unwrap();
             } else {
-                let running = program.launch(GpuOnlyArgs { N: n as i64, SPIN: spin, A: &mut a, B: &mut b }).unwrap();
+                let running = program
+                    .launch(GpuOnlyArgs {
+                        N: n as i64,
+                        SPIN: spin,
+                        A: &mut a,
+                        B: &mut b,
+                    })
+                    .unwrap();
                 running.wait().unwrap();
             }
-            assert_eq!(b.to_vec().unwrap(), expected, "run {run} on {}", device.name());
+            assert_eq!(
+                b.to_vec().unwrap(),
+                expected,
+                "run {run} on {}",
+                device.name()
+            );
         }
     }
 }
@@ -172,7 +209,13 @@ fn a_loop_condition_computed_on_the_gpu() {
             let x0: Vec<f64> = (0..256).map(|i| 1.0 + (i % 7) as f64).collect();
             let mut x = DeviceBuffer::from_slice(&device, &x0).unwrap();
             let mut res = DeviceBuffer::<f64>::zeros(&device, 1).unwrap();
-            program.run(ConvergeArgs { N: 256, X: &mut x, RES: &mut res }).unwrap();
+            program
+                .run(ConvergeArgs {
+                    N: 256,
+                    X: &mut x,
+                    RES: &mut res,
+                })
+                .unwrap();
             // Plain Rust: halve until the squared norm is <= 1e-6.
             let mut y = x0.clone();
             loop {
@@ -213,7 +256,10 @@ fn a_scalar_copied_back_is_passed_by_value_after_its_wait() {
     let schedule = ScalarByValue::schedule().unwrap();
     assert_eq!(schedule.states[0].syncs.len(), 1);
     assert_eq!(schedule.states[0].syncs[0].site, SyncSite::Before(2));
-    assert_eq!(schedule.states[0].syncs[0].reason, SyncReason::KernelArgument);
+    assert_eq!(
+        schedule.states[0].syncs[0].reason,
+        SyncReason::KernelArgument
+    );
     for device in common::devices("scalar_by_value") {
         let spin = spin_for(&device, 50.0);
         let program = ScalarByValue::load(&device).unwrap();
@@ -221,9 +267,21 @@ fn a_scalar_copied_back_is_passed_by_value_after_its_wait() {
             let mut a = DeviceBuffer::from_slice(&device, &[8.0; 16]).unwrap();
             let mut m = DeviceBuffer::from_slice(&device, &[-1.0]).unwrap();
             let before = device.counters();
-            program.run(ScalarByValueArgs { N: 16, SPIN: spin, A: &mut a, M: &mut m }).unwrap();
+            program
+                .run(ScalarByValueArgs {
+                    N: 16,
+                    SPIN: spin,
+                    A: &mut a,
+                    M: &mut m,
+                })
+                .unwrap();
             let after = device.counters();
-            assert_eq!(a.to_vec().unwrap(), vec![2.0; 16], "run {run} on {}", device.name());
+            assert_eq!(
+                a.to_vec().unwrap(),
+                vec![2.0; 16],
+                "run {run} on {}",
+                device.name()
+            );
             assert_eq!(after.host_syncs - before.host_syncs, 2);
         }
     }
@@ -269,18 +327,31 @@ fn a_diamond_forks_onto_two_streams_and_joins_through_events() {
         let program = Diamond::load(&device).unwrap();
         let n = 512usize;
         for run in 0..20 {
-            let mut bufs: Vec<DeviceBuffer<f64>> =
-                (0..4).map(|_| DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap()).collect();
+            let mut bufs: Vec<DeviceBuffer<f64>> = (0..4)
+                .map(|_| DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap())
+                .collect();
             let (s_, rest) = bufs.split_at_mut(1);
             let (l, rest) = rest.split_at_mut(1);
             let (r, j) = rest.split_at_mut(1);
             let before = device.counters();
             program
-                .run(DiamondArgs { N: n as i64, SPIN: spin, S: &mut s_[0], L: &mut l[0], R: &mut r[0], J: &mut j[0] })
+                .run(DiamondArgs {
+                    N: n as i64,
+                    SPIN: spin,
+                    S: &mut s_[0],
+                    L: &mut l[0],
+                    R: &mut r[0],
+                    J: &mut j[0],
+                })
                 .unwrap();
             let after = device.counters();
             let expected: Vec<f64> = (0..n).map(|i| 5.0 * (i as f64 + 1.0)).collect();
-            assert_eq!(j[0].to_vec().unwrap(), expected, "run {run} on {}", device.name());
+            assert_eq!(
+                j[0].to_vec().unwrap(),
+                expected,
+                "run {run} on {}",
+                device.name()
+            );
             assert_eq!(after.event_waits - before.event_waits, 2, "run {run}");
             // The end of the run synchronizes both streams.
             assert_eq!(after.host_syncs - before.host_syncs, 2, "run {run}");
@@ -320,7 +391,14 @@ fn a_map_range_that_comes_from_gpu_computed_data() {
         for run in 0..20 {
             let mut count = DeviceBuffer::from_slice(&device, &[-1i64]).unwrap();
             let mut out = DeviceBuffer::from_slice(&device, &[-1i64; 64]).unwrap();
-            program.run(GpuRangeArgs { N: 64, SPIN: spin, COUNT: &mut count, OUT: &mut out }).unwrap();
+            program
+                .run(GpuRangeArgs {
+                    N: 64,
+                    SPIN: spin,
+                    COUNT: &mut count,
+                    OUT: &mut out,
+                })
+                .unwrap();
             let got = out.to_vec().unwrap();
             let expected: Vec<i64> = (0..64).map(|i| if i < 32 { i } else { -1 }).collect();
             assert_eq!(got, expected, "run {run} on {}", device.name());
@@ -367,13 +445,30 @@ fn two_programs_share_a_buffer_without_a_wait_between_them() {
             let mut a = DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap();
             let mut b = DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap();
             let before = device.counters();
-            let first = producer.launch(ProduceDefaultArgs { N: n as i64, SPIN: spin, A: &mut a }).unwrap();
+            let first = producer
+                .launch(ProduceDefaultArgs {
+                    N: n as i64,
+                    SPIN: spin,
+                    A: &mut a,
+                })
+                .unwrap();
             // Not waited for: the consumer is ordered after it through A's events.
             std::mem::forget(first);
-            consumer.run(ConsumeAutoArgs { N: n as i64, A: &mut a, B: &mut b }).unwrap();
+            consumer
+                .run(ConsumeAutoArgs {
+                    N: n as i64,
+                    A: &mut a,
+                    B: &mut b,
+                })
+                .unwrap();
             let after = device.counters();
             let expected: Vec<f64> = (0..n).map(|i| i as f64 * 3.0 + 1.0).collect();
-            assert_eq!(b.to_vec().unwrap(), expected, "run {run} on {}", device.name());
+            assert_eq!(
+                b.to_vec().unwrap(),
+                expected,
+                "run {run} on {}",
+                device.name()
+            );
             assert_eq!(after.event_waits - before.event_waits, 1, "run {run}");
         }
     }
@@ -388,7 +483,12 @@ fn the_negative_control_sees_a_stale_value_without_the_wait() {
         let mut stale_seen = 0;
         for _ in 0..5 {
             let mut out = DeviceBuffer::from_slice(&device, &[-1i32]).unwrap();
-            let running = program.launch(SpinArgs { SPIN: spin, OUT: &mut out }).unwrap();
+            let running = program
+                .launch(SpinArgs {
+                    SPIN: spin,
+                    OUT: &mut out,
+                })
+                .unwrap();
             std::mem::forget(running);
             let host = HostBuffer::from_slice(&device, &[-7i32]).unwrap();
             let whole = sdfg::runtime::Region::whole(1);
@@ -402,7 +502,11 @@ fn the_negative_control_sees_a_stale_value_without_the_wait() {
             let done = pending.wait().unwrap();
             assert_eq!(done.as_slice(), &[10], "the safe path is always right");
         }
-        assert!(stale_seen >= 4, "the unsynchronized read saw the final value {} of 5 times", 5 - stale_seen);
+        assert!(
+            stale_seen >= 4,
+            "the unsynchronized read saw the final value {} of 5 times",
+            5 - stale_seen
+        );
     }
 }
 
@@ -413,7 +517,13 @@ fn a_buffer_of_another_device_is_rejected_before_any_work() {
     let program = ConsumeAuto::load(&device).unwrap();
     let mut a = DeviceBuffer::from_slice(&other, &[1.0; 4]).unwrap();
     let mut b = DeviceBuffer::from_slice(&device, &[-1.0; 4]).unwrap();
-    let err = program.run(ConsumeAutoArgs { N: 4, A: &mut a, B: &mut b }).unwrap_err();
+    let err = program
+        .run(ConsumeAutoArgs {
+            N: 4,
+            A: &mut a,
+            B: &mut b,
+        })
+        .unwrap_err();
     assert!(err.to_string().contains('A'), "{err}");
     assert_eq!(b.to_vec().unwrap(), vec![-1.0; 4]);
 }
@@ -432,7 +542,13 @@ fn a_loaded_program_runs_from_eight_threads() {
                         let base = (t * 1000 + run) as f64;
                         let mut a = DeviceBuffer::from_slice(device, &[base; 64]).unwrap();
                         let mut b = DeviceBuffer::<f64>::zeros(device, 64).unwrap();
-                        program.run(ConsumeAutoArgs { N: 64, A: &mut a, B: &mut b }).unwrap();
+                        program
+                            .run(ConsumeAutoArgs {
+                                N: 64,
+                                A: &mut a,
+                                B: &mut b,
+                            })
+                            .unwrap();
                         assert_eq!(b.to_vec().unwrap(), vec![base + 1.0; 64]);
                     }
                 });

@@ -27,6 +27,21 @@ fn ints(v: impl IntoIterator<Item = i64>) -> Vec<Value> {
     v.into_iter().map(|x| json!(x)).collect()
 }
 
+/// Floats in JSON: numbers, and `"nan"`, `"inf"`, `"-inf"` (JSON has none).
+fn floats(v: impl IntoIterator<Item = f64>) -> Vec<Value> {
+    v.into_iter()
+        .map(|x| {
+            if x.is_nan() {
+                json!("nan")
+            } else if x.is_infinite() {
+                json!(if x > 0.0 { "inf" } else { "-inf" })
+            } else {
+                json!(x)
+            }
+        })
+        .collect()
+}
+
 /// Our results for the host-only SDFGs.
 ///
 /// Computed here by hand from each SDFG's meaning until the reference
@@ -83,6 +98,57 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
             symbols: vec![("N", 8)],
             arrays: vec![("X", ints(x)), ("Y", ints([0; 8])), ("total", ints([0]))],
             expected: vec![("Y", ints(y)), ("total", ints([total]))],
+        },
+    ));
+
+    // Semantics: the expected values follow the tasklet language's rules
+    // (DESIGN / ir::expr), written out with Rust's own operations.
+    let (a, c, m) = (7i64, -7i64, i64::MIN);
+    let out_sem = vec![
+        0,     // a / 0
+        a,     // a % 0
+        c / 2, // truncating
+        c % 2,
+        m.wrapping_div(-1), // MIN / -1 == MIN
+        m.wrapping_rem(-1), // 0
+        a.wrapping_shl(65), // amount masked to 1
+        c.wrapping_shr(65), // arithmetic
+        1,
+        (a as f64 * 2.5) as i64,
+        !a,
+        c.wrapping_abs(),
+        a.min(c),
+        (1..10).step_by(3).sum::<i64>(),
+        11,
+        100,
+        5,
+    ];
+    let fout_sem = vec![
+        floats([f64::NAN.min(1.5)]),
+        floats([2f64.sqrt()]),
+        floats([(-0.5f64).max(f64::NAN)]),
+        floats([1.0 / 0.0]),
+        floats([f64::NAN]),
+        floats([2f64.powi(3)]),
+        floats([(2.0f64 * -1.25).floor()]),
+    ]
+    .concat();
+    out.push((
+        semantics(),
+        Run {
+            symbols: vec![],
+            arrays: vec![
+                ("inp", ints([7, 0, -7, i64::MIN, -1, 65])),
+                ("fin", floats([0.0, 2.0])),
+                ("out", ints([0; 17])),
+                ("fout", floats([0.0; 7])),
+                ("f32out", floats([0.0])),
+            ],
+            expected: vec![
+                ("out", ints(out_sem)),
+                ("fout", fout_sem),
+                ("f32out", floats([(2.0f32 * 0.1f32) as f64])),
+            ],
         },
     ));
 

@@ -743,3 +743,144 @@ pub fn streams_demo() -> Sdfg {
     b.state("compute", s);
     b.sdfg
 }
+
+pub fn un(op: UnOp, a: Expr) -> Expr {
+    let ty = a.ty;
+    Expr::new(
+        ExprKind::Unary {
+            op,
+            arg: Box::new(a),
+        },
+        ty,
+        sp(),
+    )
+}
+pub fn call(func: MathFn, args: Vec<Expr>) -> Expr {
+    let ty = args[0].ty;
+    Expr::new(ExprKind::Call { func, args }, ty, sp())
+}
+pub fn select(c: Expr, t: Expr, e: Expr) -> Expr {
+    let ty = t.ty;
+    Expr::new(
+        ExprKind::Select {
+            cond: Box::new(c),
+            then: Box::new(t),
+            else_: Box::new(e),
+        },
+        ty,
+        sp(),
+    )
+}
+pub fn let_(local: usize, init: Expr) -> Stmt {
+    Stmt::Let {
+        local,
+        init,
+        span: sp(),
+    }
+}
+
+/// The corners of the tasklet language where C++ and Rust differ: integer
+/// division by zero and `MIN / -1`, masked shifts, NaN-ignoring `min`,
+/// shadowed locals, stepped loops, conditional stores, guarded loads.
+/// Inputs: `inp = [7, 0, -7, i64::MIN, -1, 65]`, `fin = [0.0, 2.0]`.
+pub fn semantics() -> Sdfg {
+    let mut b = B::new("Semantics");
+    b.container("inp", Storage::Host, I64, vec![i64c(6)], false)
+        .container("fin", Storage::Host, F64, vec![i64c(2)], false)
+        .container("out", Storage::Host, I64, vec![i64c(17)], false)
+        .container("fout", Storage::Host, F64, vec![i64c(7)], false)
+        .container(
+            "f32out",
+            Storage::Host,
+            ScalarType::F32,
+            vec![i64c(1)],
+            false,
+        );
+    let l = |id: usize, ty: ScalarType| var(VarRef::Local(id), ty);
+    let (a, bz, c, m, neg1, sh) = (
+        l(0, I64),
+        l(1, I64),
+        l(2, I64),
+        l(3, I64),
+        l(4, I64),
+        l(5, I64),
+    );
+    let fin = |k: i64| b.load("fin", vec![i64c(k)]);
+    let out = |k: i64, v: Expr| b.store("out", vec![i64c(k)], v);
+    let fout = |k: i64, v: Expr| b.store("fout", vec![i64c(k)], v);
+    let nan = bin(BinOp::Div, fin(0), fin(0));
+    let mut body: Vec<Stmt> = (0..6)
+        .map(|k| let_(k as usize, b.load("inp", vec![i64c(k)])))
+        .collect();
+    body.extend([
+        out(0, bin(BinOp::Div, a.clone(), bz.clone())),
+        out(1, bin(BinOp::Rem, a.clone(), bz.clone())),
+        out(2, bin(BinOp::Div, c.clone(), i64c(2))),
+        out(3, bin(BinOp::Rem, c.clone(), i64c(2))),
+        out(4, bin(BinOp::Div, m.clone(), neg1.clone())),
+        out(5, bin(BinOp::Rem, m.clone(), neg1.clone())),
+        out(6, bin(BinOp::Shl, a.clone(), sh.clone())),
+        out(7, bin(BinOp::Shr, c.clone(), sh.clone())),
+        out(
+            8,
+            select(bin(BinOp::Gt, a.clone(), i64c(0)), i64c(1), i64c(2)),
+        ),
+        out(9, cast(mul(cast(a.clone(), F64), f64c(2.5)), I64)),
+        out(10, un(UnOp::Not, a.clone())),
+        out(11, call(MathFn::Abs, vec![c.clone()])),
+        out(12, call(MathFn::Min, vec![a.clone(), c.clone()])),
+        // let mut s = 0; for k in (1..10).step_by(3) { s = s + k; }
+        let_(6, i64c(0)),
+        Stmt::For {
+            var: 7,
+            start: i64c(1),
+            end: i64c(10),
+            step: Some(i64c(3)),
+            body: vec![Stmt::AssignLocal {
+                local: 6,
+                value: add(l(6, I64), l(7, I64)),
+                span: sp(),
+            }],
+            span: sp(),
+        },
+        out(13, l(6, I64)),
+        // let x = 1; let x = x + 10;
+        let_(8, i64c(1)),
+        let_(9, add(l(8, I64), i64c(10))),
+        out(14, l(9, I64)),
+        Stmt::If {
+            cond: bin(BinOp::Lt, c.clone(), i64c(0)),
+            then: vec![out(15, i64c(100))],
+            else_: vec![out(15, i64c(200))],
+            span: sp(),
+        },
+        // A guarded load whose index is data: never evaluated out of bounds.
+        out(
+            16,
+            select(
+                bin(BinOp::Gt, a.clone(), i64c(100)),
+                b.load("inp", vec![a.clone()]),
+                i64c(5),
+            ),
+        ),
+        fout(0, call(MathFn::Min, vec![nan.clone(), f64c(1.5)])),
+        fout(1, call(MathFn::Sqrt, vec![fin(1)])),
+        fout(2, call(MathFn::Max, vec![f64c(-0.5), nan.clone()])),
+        fout(3, bin(BinOp::Div, f64c(1.0), fin(0))),
+        fout(4, nan),
+        fout(5, call(MathFn::Powi, vec![fin(1), i32c(3)])),
+        fout(6, call(MathFn::Floor, vec![mul(fin(1), f64c(-1.25))])),
+        b.store(
+            "f32out",
+            vec![i64c(0)],
+            mul(cast(fin(1), ScalarType::F32), lit(Value::F32(0.1))),
+        ),
+    ]);
+    let mut locals: Vec<Local> = ["a", "b", "c", "m", "neg1", "sh", "s", "k", "x", "x"]
+        .iter()
+        .map(|n| local(n, I64))
+        .collect();
+    locals[8].mutable = false;
+    b.state("s", vec![tasklet("sem", body, locals)]);
+    b.sdfg
+}
