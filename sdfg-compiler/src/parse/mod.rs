@@ -1,9 +1,245 @@
-//! Tokens -> AST (placeholder until the front end lands).
-use crate::diag::Diagnostics;
-use proc_macro2::TokenStream;
+//! Tokens -> AST: the `sdfg!` grammar (DESIGN section 3, docs/GUIDE.md).
+//!
+//! The AST keeps syn types for the Rust-like parts (expressions, tasklet
+//! bodies) and a span for every name; `crate::lower` resolves names and types
+//! and is the last stage that sees syn.
+//!
+//! Errors are collected per item: the body of the SDFG is first split into
+//! items at the token-tree level (an item ends at a top-level `;` or after a
+//! `{ ... }` group), and each item is parsed on its own, so one syntax error
+//! does not hide the others.
 
-pub struct SdfgAst;
+mod body;
+mod items;
 
-pub fn parse(_tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
-    unimplemented!("front end in progress")
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{MapSchedule, ScalarType, Storage, StreamPolicy, SyncMode};
+use proc_macro2::{Ident, Span, TokenStream};
+use syn::parse::{ParseStream, Parser};
+
+/// One `sdfg!` invocation.
+#[derive(Clone, Debug)]
+pub struct SdfgAst {
+    pub name: Ident,
+    /// The visibility tokens as written (`pub`, `pub(crate)`, or empty).
+    pub vis: TokenStream,
+    /// `///` lines, without the `///` (and without one leading space).
+    pub docs: Vec<String>,
+    /// `#[streams(...)]` and where it was written.
+    pub streams: Option<(StreamPolicy, Span)>,
+    /// `#[sync(...)]` and where it was written.
+    pub sync: Option<(SyncMode, Span)>,
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    Symbol(SymbolDecl),
+    Container(ContainerDecl),
+    State(StateDecl),
+    Edge(EdgeDecl),
+}
+
+/// A type name as written (`i32`, `f64`, ...).
+#[derive(Clone, Copy, Debug)]
+pub struct TypeName {
+    pub ty: ScalarType,
+    pub span: Span,
+}
+
+/// `symbol NAME: TYPE;`
+#[derive(Clone, Debug)]
+pub struct SymbolDecl {
+    pub name: Ident,
+    pub ty: TypeName,
+}
+
+/// `[transient] (host|pinned|gpu) NAME: ELEM[SHAPE, ...];`
+#[derive(Clone, Debug)]
+pub struct ContainerDecl {
+    pub transient: bool,
+    pub storage: Storage,
+    pub name: Ident,
+    pub elem: TypeName,
+    /// Empty for a scalar.
+    pub shape: Vec<syn::Expr>,
+}
+
+/// `[#[start]] state NAME { statements }`
+#[derive(Clone, Debug)]
+pub struct StateDecl {
+    /// The span of `#[start]` when present.
+    pub start: Option<Span>,
+    pub name: Ident,
+    pub stmts: Vec<StmtAst>,
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtAst {
+    Map(MapAst),
+    Tasklet(TaskletAst),
+    Copy(CopyAst),
+    Wait(WaitAst),
+}
+
+/// `map NAME[p in a..b, ...] on gpu|cpu|seq { BODY }`
+#[derive(Clone, Debug)]
+pub struct MapAst {
+    pub name: Ident,
+    pub params: Vec<MapParamAst>,
+    pub schedule: MapSchedule,
+    pub schedule_span: Span,
+    pub body: Vec<syn::Stmt>,
+}
+
+/// `p in RANGE`: RANGE is `a..b`, `a..=b` or `(a..b).step_by(s)` (checked when lowering).
+#[derive(Clone, Debug)]
+pub struct MapParamAst {
+    pub name: Ident,
+    pub range: syn::Expr,
+}
+
+/// `tasklet NAME { BODY }`
+#[derive(Clone, Debug)]
+pub struct TaskletAst {
+    pub name: Ident,
+    pub body: Vec<syn::Stmt>,
+}
+
+/// `copy SRC[subset] -> DST[subset];`
+#[derive(Clone, Debug)]
+pub struct CopyAst {
+    /// The `copy` keyword.
+    pub span: Span,
+    pub src: Ident,
+    /// None: the whole container.
+    pub src_subset: Option<SubsetAst>,
+    pub dst: Ident,
+    pub dst_subset: Option<SubsetAst>,
+}
+
+/// `[d0, d1, ...]`: each entry an index or a range `a..b` / `a..=b`.
+#[derive(Clone, Debug)]
+pub struct SubsetAst {
+    pub dims: Vec<syn::Expr>,
+    /// The brackets.
+    pub span: Span,
+}
+
+/// `wait NAME;`
+#[derive(Clone, Debug)]
+pub struct WaitAst {
+    /// The `wait` keyword.
+    pub span: Span,
+    pub name: Ident,
+}
+
+/// `from -> to [if COND] [{ x = e; ... }]`
+#[derive(Clone, Debug)]
+pub struct EdgeDecl {
+    pub from: Ident,
+    pub to: Ident,
+    /// The `->` token.
+    pub arrow: Span,
+    pub condition: Option<syn::Expr>,
+    pub assignments: Vec<EdgeAssign>,
+}
+
+/// `x = e` on an edge.
+#[derive(Clone, Debug)]
+pub struct EdgeAssign {
+    pub target: Ident,
+    pub value: syn::Expr,
+}
+
+/// Parses one `sdfg!` invocation; every syntax error of every item at once.
+pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let header = (|input: ParseStream| items::parse_header(input, &mut diags)).parse2(tokens);
+    let header = match header {
+        Ok(h) => h,
+        Err(e) => {
+            diags.extend(e.into());
+            return Err(diags);
+        }
+    };
+    let mut items = Vec::new();
+    for chunk in split_items(header.body) {
+        match (|input: ParseStream| items::parse_item(input, &mut diags)).parse2(chunk) {
+            Ok(Some(item)) => items.push(item),
+            Ok(None) => {}
+            Err(e) => diags.extend(e.into()),
+        }
+    }
+    diags.finish(SdfgAst {
+        name: header.name,
+        vis: header.vis,
+        docs: header.docs,
+        streams: header.streams,
+        sync: header.sync,
+        items,
+    })
+}
+
+/// Splits a list of items (or of statements) at the token-tree level: an item
+/// ends after a top-level `;`, or after a `{ ... }` group (and a `;` right
+/// after that group belongs to it). Trailing tokens form a last chunk, whose
+/// parser then reports what is missing.
+pub(crate) fn split_items(tokens: TokenStream) -> Vec<TokenStream> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let mut chunks = Vec::new();
+    let mut current: Vec<TokenTree> = Vec::new();
+    let mut iter = tokens.into_iter().peekable();
+    while let Some(tt) = iter.next() {
+        let ends = match &tt {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            TokenTree::Group(g) => g.delimiter() == Delimiter::Brace,
+            _ => false,
+        };
+        let is_brace = matches!(&tt, TokenTree::Group(g) if g.delimiter() == Delimiter::Brace);
+        current.push(tt);
+        if ends {
+            if is_brace {
+                if let Some(TokenTree::Punct(p)) = iter.peek() {
+                    if p.as_char() == ';' {
+                        current.extend(iter.next());
+                    }
+                }
+            }
+            chunks.push(current.drain(..).collect());
+        }
+    }
+    if !current.is_empty() {
+        chunks.push(current.into_iter().collect());
+    }
+    chunks
+}
+
+/// Resolves a type name; unknown names get a help listing the element types.
+pub(crate) fn type_name(ident: &Ident) -> Result<TypeName, Diagnostic> {
+    let text = ident.to_string();
+    match ScalarType::from_rust_name(&text) {
+        Some(ty) => Ok(TypeName {
+            ty,
+            span: ident.span(),
+        }),
+        None => {
+            let names: Vec<&str> = ScalarType::ALL.iter().map(|t| t.rust_name()).collect();
+            let mut d = Diagnostic::error(ident.span(), format!("unknown type `{text}`"));
+            d = match crate::lower::closest_name(&text, names.iter().copied()) {
+                Some(c) => d.help(format!("did you mean `{c}`?")),
+                None => d.help(format!("the element types are {}", backticked(&names))),
+            };
+            Err(d)
+        }
+    }
+}
+
+/// `a`, `b` and `c` -> "`a`, `b`, `c`".
+pub(crate) fn backticked(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

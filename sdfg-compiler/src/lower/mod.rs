@@ -1,0 +1,706 @@
+//! AST -> IR: resolves every name, types every expression (Rust-like, no
+//! implicit conversions), infers the undeclared symbols assigned on edges,
+//! derives the memlets of each statement and builds each state's dataflow
+//! graph.
+//!
+//! Mistakes found here (unknown names, type errors, misuse of names) are
+//! reported at the user's tokens; an expression that already produced an
+//! error lowers to `None` and its parents stay silent, so one mistake gives
+//! one error.
+//!
+//! Symbol inference: symbols assigned on an edge but never declared get a
+//! type from how they are used. Lowering first runs in *inference mode*
+//! (diagnostics discarded) until no unknown symbol type changes; an unknown
+//! symbol checked against an expected type takes that type (so `t = 0` and
+//! `t + 1 < TSTEPS` with `TSTEPS: i64` make `t: i64`). Symbols still unknown
+//! take the default type of their first assignment's right-hand side. Then
+//! lowering runs for real with every type fixed.
+
+mod body;
+mod dataflow;
+mod memlets;
+mod names;
+mod typing;
+
+pub use names::closest_name;
+
+use crate::diag::{Diagnostic, Diagnostics};
+use crate::ir::{self, *};
+use crate::parse::{self, Item, SdfgAst, StmtAst};
+use proc_macro2::Span;
+use std::collections::HashMap;
+use typing::{Scope, ScopeKind};
+
+/// Lowers a parsed SDFG to the IR; every name and type error at once.
+pub fn lower(ast: &SdfgAst) -> Result<Sdfg, Diagnostics> {
+    let mut cx = Lowerer::new(ast);
+    cx.declare();
+    cx.infer_symbol_types();
+    let sdfg = cx.lower_all();
+    cx.diags.finish(sdfg)
+}
+
+/// Integer width used for symbols: the types a symbol may have.
+const SYMBOL_TYPES: [ScalarType; 5] = [
+    ScalarType::I32,
+    ScalarType::I64,
+    ScalarType::U32,
+    ScalarType::U64,
+    ScalarType::Bool,
+];
+
+pub(crate) struct Lowerer<'a> {
+    ast: &'a SdfgAst,
+    pub(crate) diags: Diagnostics,
+    /// Inference mode: diagnostics are thrown away and unknown symbol types
+    /// are bound when the context expects a type.
+    inferring: bool,
+    /// Set when inference bound a symbol type in this pass.
+    changed: bool,
+    symbols: Vec<Symbol>,
+    /// The type of each symbol; None while an inferred symbol's type is unknown.
+    symbol_types: Vec<Option<ScalarType>>,
+    /// Shapes are filled in by `lower_all`.
+    containers: Vec<Container>,
+    states: Vec<Name>,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(ast: &'a SdfgAst) -> Lowerer<'a> {
+        Lowerer {
+            ast,
+            diags: Diagnostics::new(),
+            inferring: false,
+            changed: false,
+            symbols: Vec::new(),
+            symbol_types: Vec::new(),
+            containers: Vec::new(),
+            states: Vec::new(),
+        }
+    }
+
+    /// Reports a diagnostic (dropped in inference mode).
+    pub(crate) fn error(&mut self, d: Diagnostic) {
+        if !self.inferring {
+            self.diags.push(d);
+        }
+    }
+
+    /// Name tables: symbols, containers, states, and the inferred symbols
+    /// (edge assignment targets that name nothing else), with duplicate checks.
+    fn declare(&mut self) {
+        let ast = self.ast;
+        // Where each top-level name was declared: (kind, span).
+        let mut taken: HashMap<String, (&'static str, Span)> = HashMap::new();
+        let mut claim = |cx: &mut Self, name: &proc_macro2::Ident, kind: &'static str| -> bool {
+            let text = name.to_string();
+            if let Some((other, span)) = taken.get(&text) {
+                let d =
+                    Diagnostic::error(name.span(), format!("the name `{text}` is declared twice"))
+                        .note(format!("`{text}` is first declared as a {other}"))
+                        .help(format!("rename this {kind}"));
+                let _ = span;
+                cx.error(d);
+                false
+            } else {
+                taken.insert(text, (kind, name.span()));
+                true
+            }
+        };
+        for item in &ast.items {
+            match item {
+                Item::Symbol(s) => {
+                    if !claim(self, &s.name, "symbol") {
+                        continue;
+                    }
+                    if !SYMBOL_TYPES.contains(&s.ty.ty) {
+                        self.error(
+                            Diagnostic::error(
+                                s.ty.span,
+                                format!("a symbol cannot have type `{}`", s.ty.ty),
+                            )
+                            .help("symbols are integers or bool (`i32`, `i64`, `u32`, `u64`, `bool`); keep floats in a scalar container: `host NAME: f64;`"),
+                        );
+                    }
+                    self.symbols.push(Symbol {
+                        name: name_of(&s.name),
+                        ty: s.ty.ty,
+                        declared: true,
+                    });
+                    self.symbol_types.push(Some(s.ty.ty));
+                }
+                Item::Container(c) => {
+                    if !claim(self, &c.name, "container") {
+                        continue;
+                    }
+                    self.containers.push(Container {
+                        name: name_of(&c.name),
+                        elem: c.elem.ty,
+                        shape: Vec::new(),
+                        storage: c.storage,
+                        transient: c.transient,
+                    });
+                }
+                _ => {}
+            }
+        }
+        // States live in their own namespace (they appear only in edges).
+        let mut state_names: HashMap<String, Span> = HashMap::new();
+        for item in &ast.items {
+            if let Item::State(s) = item {
+                let text = s.name.to_string();
+                if state_names.contains_key(&text) {
+                    self.error(
+                        Diagnostic::error(
+                            s.name.span(),
+                            format!("state `{text}` is declared twice"),
+                        )
+                        .help("rename one of the states"),
+                    );
+                    continue;
+                }
+                state_names.insert(text, s.name.span());
+                self.states.push(name_of(&s.name));
+            }
+        }
+        // Inferred symbols: first assignment on an edge, in declaration order.
+        for item in &ast.items {
+            let Item::Edge(e) = item else { continue };
+            for a in &e.assignments {
+                let text = a.target.to_string();
+                if taken.contains_key(&text) {
+                    continue;
+                }
+                taken.insert(text, ("symbol", a.target.span()));
+                self.symbols.push(Symbol {
+                    name: name_of(&a.target),
+                    ty: ScalarType::I32,
+                    declared: false,
+                });
+                self.symbol_types.push(None);
+            }
+        }
+    }
+
+    /// Fixes the type of every inferred symbol (see the module doc).
+    fn infer_symbol_types(&mut self) {
+        self.inferring = true;
+        let limit = 2 * self.symbols.len() + 2;
+        for _ in 0..limit {
+            loop {
+                self.changed = false;
+                let _ = self.lower_all();
+                if !self.changed {
+                    break;
+                }
+            }
+            let Some(unknown) = self.symbol_types.iter().position(Option::is_none) else {
+                break;
+            };
+            let ty = self.first_assignment_default(unknown);
+            self.symbol_types[unknown] = Some(ty);
+        }
+        // Anything left (a cycle of unknowns): i32, as Rust defaults integers.
+        for t in &mut self.symbol_types {
+            t.get_or_insert(ScalarType::I32);
+        }
+        for (s, t) in self.symbols.iter_mut().zip(&self.symbol_types) {
+            s.ty = t.unwrap_or(ScalarType::I32);
+        }
+        self.inferring = false;
+        // Inferred symbols must be integers or bool.
+        let mut bad = Vec::new();
+        for s in self.symbols.iter().filter(|s| !s.declared) {
+            if !SYMBOL_TYPES.contains(&s.ty) {
+                bad.push(
+                    Diagnostic::error(
+                        s.name.span,
+                        format!("symbol `{}` would have type `{}`", s.name.text, s.ty),
+                    )
+                    .help("symbols are integers or bool; keep floats in a scalar container and write it in a tasklet")
+                    .note("a symbol first assigned on an edge takes the type of its value"),
+                );
+            }
+        }
+        for d in bad {
+            self.error(d);
+        }
+    }
+
+    /// The type an unknown symbol's first right-hand side has by default.
+    fn first_assignment_default(&mut self, symbol: SymbolId) -> ScalarType {
+        let ast = self.ast;
+        let name = self.symbols[symbol].name.text.clone();
+        for item in &ast.items {
+            let Item::Edge(e) = item else { continue };
+            for a in e.assignments.iter().filter(|a| a.target == name) {
+                let mut scope = Scope::new(ScopeKind::Edge);
+                if let Some(ty) = typing::default_type(&a.value) {
+                    return ty;
+                }
+                if let Some(v) = self.expr(&mut scope, &a.value, None) {
+                    return v.ty;
+                }
+            }
+        }
+        ScalarType::I32
+    }
+
+    /// Lowers everything with the current symbol types.
+    fn lower_all(&mut self) -> Sdfg {
+        let ast = self.ast;
+        // Container shapes.
+        let mut ci = 0;
+        for item in &ast.items {
+            let Item::Container(c) = item else { continue };
+            if self
+                .containers
+                .get(ci)
+                .map(|k| k.name.text != c.name.to_string())
+                .unwrap_or(true)
+            {
+                continue; // a duplicate name, already reported
+            }
+            let mut shape = Vec::new();
+            for dim in &c.shape {
+                let mut scope = Scope::new(ScopeKind::Shape);
+                if let Some(e) = self.integer_expr(&mut scope, dim, "a dimension") {
+                    shape.push(e);
+                }
+            }
+            self.containers[ci].shape = shape;
+            ci += 1;
+        }
+        let mut states = Vec::new();
+        let mut start: Option<(StateId, Span)> = None;
+        for item in &ast.items {
+            let Item::State(s) = item else { continue };
+            let id = states.len();
+            if self
+                .states
+                .get(id)
+                .map(|n| n.text != s.name.to_string())
+                .unwrap_or(true)
+            {
+                continue; // a duplicate name, already reported
+            }
+            if let Some(span) = s.start {
+                if let Some((_, first)) = start {
+                    let _ = first;
+                    self.error(
+                        Diagnostic::error(span, "more than one state is marked `#[start]`")
+                            .help("keep `#[start]` on one state"),
+                    );
+                } else {
+                    start = Some((id, span));
+                }
+            }
+            states.push(self.lower_state(s));
+        }
+        if states.is_empty() {
+            self.error(
+                Diagnostic::error(ast.name.span(), format!("sdfg `{}` has no state", ast.name))
+                    .help("add a state: `state main { ... }`"),
+            );
+        }
+        let edges = self.lower_edges();
+        let mut symbols = self.symbols.clone();
+        for (s, t) in symbols.iter_mut().zip(&self.symbol_types) {
+            s.ty = t.unwrap_or(ScalarType::I32);
+        }
+        Sdfg {
+            name: name_of(&ast.name),
+            vis: ast.vis.clone(),
+            docs: ast.docs.clone(),
+            streams: ast.streams.map_or(StreamPolicy::Default, |(p, _)| p),
+            sync: ast.sync.map_or(SyncMode::Auto, |(m, _)| m),
+            symbols,
+            containers: self.containers.clone(),
+            states,
+            start: start.map_or(0, |(id, _)| id),
+            edges,
+        }
+    }
+
+    fn lower_state(&mut self, s: &parse::StateDecl) -> State {
+        let mut stmts = Vec::new();
+        let mut labels: HashMap<String, Span> = HashMap::new();
+        for st in &s.stmts {
+            let label = match st {
+                StmtAst::Map(m) => Some(&m.name),
+                StmtAst::Tasklet(t) => Some(&t.name),
+                _ => None,
+            };
+            if let Some(name) = label {
+                let text = name.to_string();
+                if labels.contains_key(&text) {
+                    self.error(
+                        Diagnostic::error(
+                            name.span(),
+                            format!("state `{}` has two statements named `{text}`", s.name),
+                        )
+                        .help("give each map and tasklet of a state its own name"),
+                    );
+                } else {
+                    labels.insert(text, name.span());
+                }
+            }
+            if let Some(stmt) = self.lower_statement(st) {
+                stmts.push(stmt);
+            }
+        }
+        let graph = dataflow::build(&stmts);
+        State {
+            name: name_of(&s.name),
+            stmts,
+            graph,
+        }
+    }
+
+    fn lower_statement(&mut self, st: &StmtAst) -> Option<Statement> {
+        match st {
+            StmtAst::Map(m) => self.lower_map(m),
+            StmtAst::Tasklet(t) => {
+                let mut scope = Scope::new(ScopeKind::Body { gpu: false });
+                let stmts = self.block(&mut scope, &t.body);
+                let body = TaskletBody {
+                    stmts,
+                    locals: scope.locals,
+                };
+                let memlets = memlets::body_memlets(&self.containers, &body);
+                Some(Statement {
+                    kind: StatementKind::Tasklet(Tasklet {
+                        name: name_of(&t.name),
+                        body,
+                    }),
+                    memlets,
+                    span: t.name.span(),
+                })
+            }
+            StmtAst::Copy(c) => self.lower_copy(c),
+            StmtAst::Wait(w) => {
+                let container = self.container_name(&w.name)?;
+                let c = &self.containers[container];
+                let memlet = Memlet {
+                    container,
+                    subset: memlets::whole(c),
+                    access: Access::Read,
+                    dynamic: false,
+                    connector: format!("__in_{}_0", c.name.text),
+                    span: w.name.span(),
+                };
+                Some(Statement {
+                    kind: StatementKind::Wait(Wait { container }),
+                    memlets: vec![memlet],
+                    span: w.span,
+                })
+            }
+        }
+    }
+
+    fn lower_map(&mut self, m: &parse::MapAst) -> Option<Statement> {
+        let mut params = Vec::new();
+        let mut ok = true;
+        let mut scope = Scope::new(ScopeKind::Body {
+            gpu: m.schedule == MapSchedule::Gpu,
+        });
+        for p in &m.params {
+            let text = p.name.to_string();
+            if params.iter().any(|q: &MapParam| q.name.text == text) {
+                self.error(
+                    Diagnostic::error(
+                        p.name.span(),
+                        format!("map parameter `{text}` is declared twice"),
+                    )
+                    .help("give each dimension of the map its own parameter"),
+                );
+                ok = false;
+                continue;
+            }
+            if let Some(kind) = self.global_kind(&text) {
+                self.error(
+                    Diagnostic::error(
+                        p.name.span(),
+                        format!("map parameter `{text}` has the name of a {kind}"),
+                    )
+                    .help(format!(
+                        "rename the parameter; inside the map `{text}` would be ambiguous"
+                    )),
+                );
+                ok = false;
+            }
+            let mut range_scope = Scope::new(ScopeKind::MapRange);
+            match self.range(&mut range_scope, &p.range) {
+                Some(r) => params.push(MapParam {
+                    name: name_of(&p.name),
+                    ty: r.ty,
+                    start: r.start,
+                    end: r.end,
+                    step: r.step,
+                }),
+                None => ok = false,
+            }
+        }
+        scope.params = params.iter().map(|p| (p.name.text.clone(), p.ty)).collect();
+        let stmts = self.block(&mut scope, &m.body);
+        if !ok {
+            return None;
+        }
+        let body = TaskletBody {
+            stmts,
+            locals: scope.locals,
+        };
+        let memlets = memlets::body_memlets(&self.containers, &body);
+        Some(Statement {
+            kind: StatementKind::Map(Map {
+                name: name_of(&m.name),
+                params,
+                schedule: m.schedule,
+                body,
+            }),
+            memlets,
+            span: m.name.span(),
+        })
+    }
+
+    fn lower_copy(&mut self, c: &parse::CopyAst) -> Option<Statement> {
+        let src = self.container_name(&c.src);
+        let dst = self.container_name(&c.dst);
+        let src_subset = src.and_then(|id| self.subset(id, &c.src, c.src_subset.as_ref()));
+        let dst_subset = dst.and_then(|id| self.subset(id, &c.dst, c.dst_subset.as_ref()));
+        let (src, dst, src_subset, dst_subset) = (src?, dst?, src_subset?, dst_subset?);
+        let memlets = vec![
+            Memlet {
+                container: src,
+                subset: src_subset,
+                access: Access::Read,
+                dynamic: false,
+                connector: format!("__in_{}_0", c.src),
+                span: c.src.span(),
+            },
+            Memlet {
+                container: dst,
+                subset: dst_subset,
+                access: Access::Write,
+                dynamic: false,
+                connector: format!("__out_{}_0", c.dst),
+                span: c.dst.span(),
+            },
+        ];
+        Some(Statement {
+            kind: StatementKind::Copy(ir::Copy { src, dst }),
+            memlets,
+            span: c.span,
+        })
+    }
+
+    /// A copy's subset: whole container when absent, else per dimension an
+    /// index or a range (`a..b`, `a..=b`) over symbols and literals.
+    fn subset(
+        &mut self,
+        container: ContainerId,
+        name: &proc_macro2::Ident,
+        subset: Option<&parse::SubsetAst>,
+    ) -> Option<Subset> {
+        let rank = self.containers[container].shape.len();
+        let Some(subset) = subset else {
+            return Some(memlets::whole(&self.containers[container]));
+        };
+        if subset.dims.len() != rank {
+            let d = if rank == 0 {
+                Diagnostic::error(
+                    subset.span,
+                    format!("`{name}` is a scalar; it has no subset"),
+                )
+                .help(format!(
+                    "copy the whole scalar: write `{name}` without brackets"
+                ))
+            } else {
+                Diagnostic::error(
+                    subset.span,
+                    format!(
+                        "`{name}` has {} but the subset has {}",
+                        count(rank, "dimension"),
+                        count(subset.dims.len(), "entry")
+                    ),
+                )
+                .help("give one index or range per dimension, e.g. `A[0..N, 3]`")
+            };
+            self.error(d);
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut ok = true;
+        for dim in &subset.dims {
+            let mut scope = Scope::new(ScopeKind::Subset);
+            if let syn::Expr::Range(_) = typing::strip_parens(dim) {
+                match self.range(&mut scope, dim) {
+                    Some(lowered) => out.push(SubsetDim::Range {
+                        start: lowered.start,
+                        end: lowered.end,
+                    }),
+                    None => ok = false,
+                }
+            } else {
+                match self.integer_expr(&mut scope, dim, "a subset index") {
+                    Some(e) => out.push(SubsetDim::Index(e)),
+                    None => ok = false,
+                }
+            }
+        }
+        ok.then_some(out)
+    }
+
+    fn lower_edges(&mut self) -> Vec<InterstateEdge> {
+        let ast = self.ast;
+        let mut edges = Vec::new();
+        for item in &ast.items {
+            let Item::Edge(e) = item else { continue };
+            let from = self.state_name(&e.from);
+            let to = self.state_name(&e.to);
+            let mut scope = Scope::new(ScopeKind::Edge);
+            let condition = e
+                .condition
+                .as_ref()
+                .map(|c| self.expr(&mut scope, c, Some(ScalarType::Bool)));
+            let mut assignments = Vec::new();
+            let mut assigned: Vec<String> = Vec::new();
+            for a in &e.assignments {
+                let text = a.target.to_string();
+                if assigned.contains(&text) {
+                    self.error(
+                        Diagnostic::error(
+                            a.target.span(),
+                            format!("`{text}` is assigned twice on this edge"),
+                        )
+                        .help("assignments on an edge are simultaneous; keep one"),
+                    );
+                }
+                assigned.push(text.clone());
+                if let Some(c) = self.containers.iter().position(|c| c.name.text == text) {
+                    let storage = self.containers[c].storage.keyword();
+                    self.error(
+                        Diagnostic::error(
+                            a.target.span(),
+                            format!("cannot assign to container `{text}` on an interstate edge"),
+                        )
+                        .help(format!(
+                            "write it in a tasklet: `tasklet set_{text} {{ {text}{} = ...; }}`",
+                            if self.containers[c].is_scalar() {
+                                ""
+                            } else {
+                                "[i]"
+                            }
+                        ))
+                        .note(format!(
+                            "`{text}` is a {storage} container; an edge assigns only symbols"
+                        )),
+                    );
+                    let _ = self.expr(&mut scope, &a.value, None);
+                    continue;
+                }
+                let Some(sym) = self.symbols.iter().position(|s| s.name.text == text) else {
+                    continue;
+                };
+                match self.symbol_types[sym] {
+                    Some(ty) => {
+                        if let Some(v) = self.expr(&mut scope, &a.value, Some(ty)) {
+                            assignments.push((sym, v));
+                        }
+                    }
+                    None => {
+                        // Inference: a right-hand side with a type of its own fixes it.
+                        if !typing::is_flexible(self, &scope, &a.value) {
+                            if let Some(v) = self.expr(&mut scope, &a.value, None) {
+                                self.symbol_types[sym] = Some(v.ty);
+                                self.changed = true;
+                            }
+                        }
+                    }
+                }
+            }
+            let (Some(from), Some(to)) = (from, to) else {
+                continue;
+            };
+            let condition = match condition {
+                Some(Some(c)) => Some(c),
+                Some(None) => continue,
+                None => None,
+            };
+            edges.push(InterstateEdge {
+                from,
+                to,
+                condition,
+                assignments,
+                span: e.arrow,
+            });
+        }
+        edges
+    }
+
+    fn state_name(&mut self, name: &proc_macro2::Ident) -> Option<StateId> {
+        let text = name.to_string();
+        if let Some(id) = self.states.iter().position(|s| s.text == text) {
+            return Some(id);
+        }
+        let mut d = Diagnostic::error(name.span(), format!("unknown state `{text}`"));
+        let candidates: Vec<String> = self.states.iter().map(|s| s.text.clone()).collect();
+        d = match closest_name(&text, candidates.iter().map(String::as_str)) {
+            Some(c) => d.help(format!("did you mean `{c}`?")),
+            None => d.help(format!("declare it: `state {text} {{ ... }}`")),
+        };
+        self.error(d);
+        None
+    }
+
+    fn container_name(&mut self, name: &proc_macro2::Ident) -> Option<ContainerId> {
+        let text = name.to_string();
+        if let Some(id) = self.containers.iter().position(|c| c.name.text == text) {
+            return Some(id);
+        }
+        let mut d = Diagnostic::error(name.span(), format!("unknown container `{text}`"));
+        let candidates: Vec<String> = self
+            .containers
+            .iter()
+            .map(|c| c.name.text.clone())
+            .collect();
+        d = match closest_name(&text, candidates.iter().map(String::as_str)) {
+            Some(c) => d.help(format!("did you mean `{c}`?")),
+            None => d.help(format!("declare it, e.g. `host {text}: f64[N];`")),
+        };
+        if self.symbols.iter().any(|s| s.name.text == text) {
+            d = d.note(format!("`{text}` is a symbol, not a container"));
+        }
+        self.error(d);
+        None
+    }
+
+    /// "symbol" or "container" when a top-level name is taken.
+    fn global_kind(&self, name: &str) -> Option<&'static str> {
+        if self.symbols.iter().any(|s| s.name.text == name) {
+            Some("symbol")
+        } else if self.containers.iter().any(|c| c.name.text == name) {
+            Some("container")
+        } else {
+            None
+        }
+    }
+}
+
+pub(crate) fn name_of(ident: &proc_macro2::Ident) -> Name {
+    Name::new(ident.to_string(), ident.span())
+}
+
+/// "1 index", "2 indices".
+pub(crate) fn count(n: usize, noun: &str) -> String {
+    let plural = match noun {
+        "index" => "indices".to_string(),
+        "entry" => "entries".to_string(),
+        other => format!("{other}s"),
+    };
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {plural}")
+    }
+}

@@ -1,0 +1,564 @@
+//! The item grammar: header and attributes, symbols, containers, states with
+//! their statements, and interstate edges.
+
+use super::body::{parse_body, rewrite_multi_index};
+use super::*;
+use quote::ToTokens;
+use syn::parse::Parse;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Token};
+
+pub(super) struct Header {
+    pub name: Ident,
+    pub vis: TokenStream,
+    pub docs: Vec<String>,
+    pub streams: Option<(StreamPolicy, Span)>,
+    pub sync: Option<(SyncMode, Span)>,
+    pub body: TokenStream,
+}
+
+const ITEM_KINDS: &str =
+    "an item is `symbol N: i64;`, a container (`host`, `pinned`, `gpu`, `transient`), `state NAME { ... }` or an edge `a -> b;`";
+const STMT_KINDS: &str =
+    "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;` or `wait NAME;`";
+
+/// `[attrs] [vis] sdfg Name { ... }`
+pub(super) fn parse_header(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Header> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let vis: syn::Visibility = input.parse()?;
+    let kw: Ident = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected `sdfg NAME { ... }` (optionally with `pub` and attributes before it)",
+        )
+    })?;
+    if kw != "sdfg" {
+        return Err(syn::Error::new(
+            kw.span(),
+            format!("expected `sdfg`, found `{kw}`: write `sdfg NAME {{ ... }}`"),
+        ));
+    }
+    let name: Ident = input.parse()?;
+    let group: proc_macro2::Group = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), "expected `{ ... }` with the items of the sdfg"))?;
+    if group.delimiter() != proc_macro2::Delimiter::Brace {
+        return Err(syn::Error::new(
+            group.span(),
+            "expected `{ ... }` with the items of the sdfg",
+        ));
+    }
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the sdfg; write one sdfg per `sdfg!`"));
+    }
+    let mut header = Header {
+        name,
+        vis: vis.into_token_stream(),
+        docs: Vec::new(),
+        streams: None,
+        sync: None,
+        body: group.stream(),
+    };
+    for attr in &attrs {
+        if let Err(d) = sdfg_attribute(attr, &mut header) {
+            diags.push(d);
+        }
+    }
+    Ok(header)
+}
+
+fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnostic> {
+    let span = attr
+        .path()
+        .segments
+        .first()
+        .map_or(attr.pound_token.span, |s| s.ident.span());
+    let name = attr.path().to_token_stream().to_string();
+    match name.as_str() {
+        "doc" => {
+            if let Some(text) = doc_text(attr) {
+                header.docs.push(text);
+            }
+            Ok(())
+        }
+        "streams" => {
+            let policy = attr.parse_args_with(parse_streams).map_err(|e| {
+                Diagnostic::error(e.span(), e.to_string())
+                    .help("write `#[streams(default)]`, `#[streams(single)]`, `#[streams(max(4))]` or `#[streams(auto)]`")
+            })?;
+            if header.streams.is_some() {
+                return Err(Diagnostic::error(span, "duplicate `#[streams]` attribute")
+                    .help("keep one `#[streams(...)]`"));
+            }
+            header.streams = Some((policy, span));
+            Ok(())
+        }
+        "sync" => {
+            let mode = attr.parse_args_with(parse_sync).map_err(|e| {
+                Diagnostic::error(e.span(), e.to_string())
+                    .help("write `#[sync(auto)]` or `#[sync(manual)]`")
+            })?;
+            if header.sync.is_some() {
+                return Err(Diagnostic::error(span, "duplicate `#[sync]` attribute")
+                    .help("keep one `#[sync(...)]`"));
+            }
+            header.sync = Some((mode, span));
+            Ok(())
+        }
+        "start" => Err(Diagnostic::error(span, "`#[start]` belongs on a state")
+            .help("write it before `state NAME { ... }` inside the sdfg")),
+        _ => Err(
+            Diagnostic::error(span, format!("unknown attribute `#[{name}]`"))
+                .help("an sdfg takes `#[streams(...)]`, `#[sync(...)]` and `///` doc comments"),
+        ),
+    }
+}
+
+fn doc_text(attr: &Attribute) -> Option<String> {
+    let syn::Meta::NameValue(nv) = &attr.meta else {
+        return None;
+    };
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(s),
+        ..
+    }) = &nv.value
+    else {
+        return None;
+    };
+    let text = s.value();
+    Some(text.strip_prefix(' ').map(str::to_string).unwrap_or(text))
+}
+
+fn parse_streams(input: ParseStream) -> syn::Result<StreamPolicy> {
+    let kw: Ident = input.parse()?;
+    let policy = match kw.to_string().as_str() {
+        "default" => StreamPolicy::Default,
+        "single" => StreamPolicy::Single,
+        "auto" => StreamPolicy::Auto,
+        "max" => {
+            let content;
+            syn::parenthesized!(content in input);
+            let n: syn::LitInt = content.parse()?;
+            let value: u32 = n.base10_parse()?;
+            if value == 0 {
+                return Err(syn::Error::new(
+                    n.span(),
+                    "`max(0)` allows no stream; the count must be at least 1",
+                ));
+            }
+            if !content.is_empty() {
+                return Err(content.error("expected one number: `max(N)`"));
+            }
+            StreamPolicy::Max(value)
+        }
+        other => {
+            return Err(syn::Error::new(
+                kw.span(),
+                format!("unknown stream policy `{other}`"),
+            ))
+        }
+    };
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the stream policy"));
+    }
+    Ok(policy)
+}
+
+fn parse_sync(input: ParseStream) -> syn::Result<SyncMode> {
+    let kw: Ident = input.parse()?;
+    let mode = match kw.to_string().as_str() {
+        "auto" => SyncMode::Auto,
+        "manual" => SyncMode::Manual,
+        other => {
+            return Err(syn::Error::new(
+                kw.span(),
+                format!("unknown sync mode `{other}`"),
+            ))
+        }
+    };
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the sync mode"));
+    }
+    Ok(mode)
+}
+
+/// Attributes on an item or a statement: `///` docs are accepted and
+/// ignored; `#[start]` is returned (the caller decides whether it fits).
+fn item_attributes(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Option<Span>> {
+    let attrs = input.call(Attribute::parse_outer)?;
+    let mut start = None;
+    for attr in &attrs {
+        let name = attr.path().to_token_stream().to_string();
+        let span = attr
+            .path()
+            .segments
+            .first()
+            .map_or(attr.pound_token.span, |s| s.ident.span());
+        match name.as_str() {
+            "doc" => {}
+            "start" if matches!(attr.meta, syn::Meta::Path(_)) => {
+                if start.is_some() {
+                    diags.push(
+                        Diagnostic::error(span, "duplicate `#[start]`").help("write it once"),
+                    );
+                }
+                start = Some(span);
+            }
+            _ => diags.push(
+                Diagnostic::error(span, format!("unknown attribute `#[{name}]` here"))
+                    .help("only a state takes an attribute here: `#[start]`"),
+            ),
+        }
+    }
+    Ok(start)
+}
+
+fn keyword(input: ParseStream) -> Option<String> {
+    input.fork().parse::<Ident>().ok().map(|i| i.to_string())
+}
+
+/// One item; Ok(None) when it was reported through `diags` instead.
+pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Option<Item>> {
+    let start = item_attributes(input, diags)?;
+    if input.peek(syn::Ident) && input.peek2(Token![->]) {
+        if let Some(span) = start {
+            diags.push(
+                Diagnostic::error(span, "`#[start]` belongs on a state, not on an edge")
+                    .help("write `#[start] state NAME { ... }`"),
+            );
+        }
+        // Edge expressions may index containers (`A[0, 1]`): rewrite first.
+        let tokens: TokenStream = input.parse()?;
+        return parse_edge
+            .parse2(rewrite_multi_index(tokens))
+            .map(|e| Some(Item::Edge(e)));
+    }
+    let Some(kw) = keyword(input) else {
+        return Err(input.error(format!("expected an item; {ITEM_KINDS}")));
+    };
+    if start.is_some() && kw != "state" {
+        diags.push(
+            Diagnostic::error(
+                start.unwrap_or_else(Span::call_site),
+                "`#[start]` belongs on a state",
+            )
+            .help("write `#[start] state NAME { ... }`"),
+        );
+    }
+    let item = match kw.as_str() {
+        "symbol" => Item::Symbol(parse_symbol(input)?),
+        "transient" | "host" | "pinned" | "gpu" => Item::Container(parse_container(input)?),
+        "state" => Item::State(parse_state(input, start, diags)?),
+        _ => {
+            let ident: Ident = input.parse()?;
+            return Err(syn::Error::new(
+                ident.span(),
+                format!("expected an item, found `{ident}`; {ITEM_KINDS}"),
+            ));
+        }
+    };
+    Ok(Some(item))
+}
+
+fn parse_type(input: ParseStream) -> syn::Result<TypeName> {
+    let ident: Ident = input.parse()?;
+    type_name(&ident).map_err(|d| syn::Error::new(d.span, d.text()))
+}
+
+fn expect_semi(input: ParseStream, what: &str) -> syn::Result<()> {
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+        if input.is_empty() {
+            return Ok(());
+        }
+    }
+    Err(input.error(format!("expected `;` after {what}")))
+}
+
+/// `symbol NAME: TYPE;`
+fn parse_symbol(input: ParseStream) -> syn::Result<SymbolDecl> {
+    input.parse::<Ident>()?;
+    let name: Ident = input.parse()?;
+    input.parse::<Token![:]>()?;
+    let ty = parse_type(input)?;
+    expect_semi(input, "the symbol")?;
+    Ok(SymbolDecl { name, ty })
+}
+
+/// `[transient] (host|pinned|gpu) NAME: ELEM[SHAPE, ...];`
+fn parse_container(input: ParseStream) -> syn::Result<ContainerDecl> {
+    let mut kw: Ident = input.parse()?;
+    let transient = kw == "transient";
+    if transient {
+        kw = input.parse()?;
+    }
+    let storage = match kw.to_string().as_str() {
+        "host" => Storage::Host,
+        "pinned" => Storage::Pinned,
+        "gpu" => Storage::Gpu,
+        other => {
+            return Err(syn::Error::new(
+                kw.span(),
+                format!("expected a storage (`host`, `pinned` or `gpu`), found `{other}`"),
+            ))
+        }
+    };
+    let name: Ident = input.parse()?;
+    input.parse::<Token![:]>()?;
+    let elem = parse_type(input)?;
+    let mut shape = Vec::new();
+    if input.peek(syn::token::Bracket) {
+        let content;
+        let brackets = syn::bracketed!(content in input);
+        let dims = Punctuated::<syn::Expr, Token![,]>::parse_terminated(&content)?;
+        if dims.is_empty() {
+            return Err(syn::Error::new(
+                brackets.span.join(),
+                "empty shape: write a scalar without brackets, or give the dimensions: `[N]`",
+            ));
+        }
+        shape = dims.into_iter().collect();
+    }
+    expect_semi(input, "the container")?;
+    Ok(ContainerDecl {
+        transient,
+        storage,
+        name,
+        elem,
+        shape,
+    })
+}
+
+/// `state NAME { statements }`
+fn parse_state(
+    input: ParseStream,
+    start: Option<Span>,
+    diags: &mut Diagnostics,
+) -> syn::Result<StateDecl> {
+    input.parse::<Ident>()?;
+    let name: Ident = input.parse()?;
+    let group: proc_macro2::Group = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), "expected `{ ... }` with the state's statements"))?;
+    if group.delimiter() != proc_macro2::Delimiter::Brace {
+        return Err(syn::Error::new(
+            group.span(),
+            "expected `{ ... }` with the state's statements",
+        ));
+    }
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+    }
+    let mut stmts = Vec::new();
+    for chunk in split_items(group.stream()) {
+        match (|input: ParseStream| parse_statement(input, diags)).parse2(chunk) {
+            Ok(s) => stmts.push(s),
+            Err(e) => diags.extend(e.into()),
+        }
+    }
+    Ok(StateDecl { start, name, stmts })
+}
+
+fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<StmtAst> {
+    if let Some(span) = item_attributes(input, diags)? {
+        diags.push(
+            Diagnostic::error(span, "`#[start]` belongs on a state, not on a statement")
+                .help("write `#[start] state NAME { ... }`"),
+        );
+    }
+    let Some(kw) = keyword(input) else {
+        return Err(input.error(format!("expected a statement; {STMT_KINDS}")));
+    };
+    match kw.as_str() {
+        "map" => parse_map(input).map(StmtAst::Map),
+        "tasklet" => {
+            input.parse::<Ident>()?;
+            let name: Ident = input.parse()?;
+            let body = parse_body_group(input, "the tasklet's body")?;
+            Ok(StmtAst::Tasklet(TaskletAst { name, body }))
+        }
+        "copy" => parse_copy(input).map(StmtAst::Copy),
+        "wait" => {
+            let kw: Ident = input.parse()?;
+            let name: Ident = input.parse()?;
+            expect_semi(input, "`wait NAME`")?;
+            Ok(StmtAst::Wait(WaitAst {
+                span: kw.span(),
+                name,
+            }))
+        }
+        "state" | "symbol" | "host" | "gpu" | "pinned" | "transient" => {
+            let ident: Ident = input.parse()?;
+            Err(syn::Error::new(
+                ident.span(),
+                format!("`{ident}` is not allowed inside a state; declare it at the top level of the sdfg"),
+            ))
+        }
+        _ => {
+            let ident: Ident = input.parse()?;
+            Err(syn::Error::new(
+                ident.span(),
+                format!("expected a statement, found `{ident}`; {STMT_KINDS}"),
+            ))
+        }
+    }
+}
+
+/// `{ BODY }` followed by an optional `;` and nothing else.
+fn parse_body_group(input: ParseStream, what: &str) -> syn::Result<Vec<syn::Stmt>> {
+    let group: proc_macro2::Group = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), format!("expected `{{ ... }}` with {what}")))?;
+    if group.delimiter() != proc_macro2::Delimiter::Brace {
+        return Err(syn::Error::new(
+            group.span(),
+            format!("expected `{{ ... }}` with {what}"),
+        ));
+    }
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+    }
+    parse_body(group.stream())
+}
+
+/// `map NAME[p in a..b, ...] on gpu|cpu|seq { BODY }`
+fn parse_map(input: ParseStream) -> syn::Result<MapAst> {
+    input.parse::<Ident>()?;
+    let name: Ident = input.parse()?;
+    if !input.peek(syn::token::Bracket) {
+        return Err(input.error("expected the map's ranges: `[i in 0..N, ...]`"));
+    }
+    let content;
+    let brackets = syn::bracketed!(content in input);
+    let params = Punctuated::<MapParamAst, Token![,]>::parse_terminated(&content)?;
+    if params.is_empty() {
+        return Err(syn::Error::new(
+            brackets.span.join(),
+            "a map needs at least one range: `[i in 0..N]`",
+        ));
+    }
+    let on: Ident = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), "expected `on gpu`, `on cpu` or `on seq`"))?;
+    if on != "on" {
+        return Err(syn::Error::new(
+            on.span(),
+            "expected `on gpu`, `on cpu` or `on seq` after the map's ranges",
+        ));
+    }
+    let sched: Ident = input.parse()?;
+    let schedule = match sched.to_string().as_str() {
+        "gpu" => MapSchedule::Gpu,
+        "cpu" => MapSchedule::Cpu,
+        "seq" => MapSchedule::Seq,
+        other => {
+            return Err(syn::Error::new(
+                sched.span(),
+                format!("unknown map schedule `{other}`; write `gpu`, `cpu` or `seq`"),
+            ))
+        }
+    };
+    let body = parse_body_group(input, "the map's body")?;
+    Ok(MapAst {
+        name,
+        params: params.into_iter().collect(),
+        schedule,
+        schedule_span: sched.span(),
+        body,
+    })
+}
+
+impl Parse for MapParamAst {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name: Ident = input.parse()?;
+        input
+            .parse::<Token![in]>()
+            .map_err(|e| syn::Error::new(e.span(), "expected `in`: write `i in 0..N`"))?;
+        let range: syn::Expr = input.parse()?;
+        Ok(MapParamAst { name, range })
+    }
+}
+
+/// `copy SRC[subset] -> DST[subset];`
+fn parse_copy(input: ParseStream) -> syn::Result<CopyAst> {
+    let kw: Ident = input.parse()?;
+    let src: Ident = input.parse()?;
+    let src_subset = parse_subset(input)?;
+    input
+        .parse::<Token![->]>()
+        .map_err(|e| syn::Error::new(e.span(), "expected `->`: write `copy SRC -> DST;`"))?;
+    let dst: Ident = input.parse()?;
+    let dst_subset = parse_subset(input)?;
+    expect_semi(input, "the copy")?;
+    Ok(CopyAst {
+        span: kw.span(),
+        src,
+        src_subset,
+        dst,
+        dst_subset,
+    })
+}
+
+fn parse_subset(input: ParseStream) -> syn::Result<Option<SubsetAst>> {
+    if !input.peek(syn::token::Bracket) {
+        return Ok(None);
+    }
+    let content;
+    let brackets = syn::bracketed!(content in input);
+    let dims = Punctuated::<syn::Expr, Token![,]>::parse_terminated(&content)?;
+    if dims.is_empty() {
+        return Err(syn::Error::new(
+            brackets.span.join(),
+            "empty subset: leave out the brackets to copy the whole container",
+        ));
+    }
+    Ok(Some(SubsetAst {
+        dims: dims.into_iter().collect(),
+        span: brackets.span.join(),
+    }))
+}
+
+/// `from -> to [if COND] [{ x = e; ... }]` (the tokens were rewritten by
+/// `rewrite_multi_index`).
+fn parse_edge(input: ParseStream) -> syn::Result<EdgeDecl> {
+    let from: Ident = input.parse()?;
+    let arrow: Token![->] = input.parse()?;
+    let to: Ident = input.parse()?;
+    let condition = if input.peek(Token![if]) {
+        input.parse::<Token![if]>()?;
+        Some(syn::Expr::parse_without_eager_brace(input)?)
+    } else {
+        None
+    };
+    let mut assignments = Vec::new();
+    if input.peek(syn::token::Brace) {
+        let content;
+        syn::braced!(content in input);
+        while !content.is_empty() {
+            let target: Ident = content.parse()?;
+            content.parse::<Token![=]>().map_err(|e| {
+                syn::Error::new(e.span(), "expected `=`: an edge assigns symbols, `x = e;`")
+            })?;
+            let value: syn::Expr = content.parse()?;
+            assignments.push(EdgeAssign { target, value });
+            if !content.is_empty() {
+                content.parse::<Token![;]>()?;
+            }
+        }
+        if input.peek(Token![;]) {
+            input.parse::<Token![;]>()?;
+        }
+        if !input.is_empty() {
+            return Err(input.error("unexpected tokens after the edge's assignments"));
+        }
+    } else {
+        expect_semi(input, "the edge (or `{ x = e; }` with assignments)")?;
+    }
+    Ok(EdgeDecl {
+        from,
+        to,
+        arrow: arrow.spans[0],
+        condition,
+        assignments,
+    })
+}
