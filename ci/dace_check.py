@@ -89,7 +89,10 @@ def main():
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    folder = sys.argv[1]
+    folder = os.path.abspath(sys.argv[1])
+    # DaCe writes debris (_dacegraphs/, .dacecache/) into the working
+    # directory: keep it out of the caller's tree.
+    os.chdir(tempfile.mkdtemp(prefix="dace_check_"))
     # DaCe builds with cmake; the pip `cmake` lives next to this python.
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     import dace

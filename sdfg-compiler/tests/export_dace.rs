@@ -206,7 +206,7 @@ fn export_dir() -> PathBuf {
 /// Writes every test SDFG (GPU ones: validation only) and the run specs.
 fn write_all(dir: &Path) {
     let host = host_runs();
-    for sdfg in [repro(), jacobi2d(), streams_demo()] {
+    for sdfg in [repro(), jacobi2d(), streams()] {
         let path = dir.join(format!("{}.sdfg", sdfg.name.text));
         std::fs::write(path, to_sdfg_json_string(&sdfg)).expect("write .sdfg");
     }

@@ -61,7 +61,11 @@ fn jacobi_drawing_shows_the_loop_and_wcr_is_marked() {
     let text = to_dot(&jacobi2d(), None);
     assert!(text.contains("1. if t + 1 < TSTEPS\\nt = t + 1"), "{text}");
     assert!(text.contains("2. if t + 1 >= TSTEPS"), "{text}");
-    assert!(text.contains("label=\"A[i, j - 1]\""), "{text}");
+    // The stencil's five reads of A: one edge, one line each.
+    assert!(
+        text.contains("label=\"A[i, j]\\nA[i, j - 1]\\nA[i, j + 1]\\nA[i + 1, j]\\nA[i - 1, j]\""),
+        "{text}"
+    );
     assert!(
         text.contains(
             "B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j]);"

@@ -564,7 +564,20 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
             };
             match e.memlet {
                 None => {
-                    if let (Some(a), Some(b)) = (src.output, dst.input) {
+                    // DaCe accepts an empty memlet out of a data node, not
+                    // out of a map exit or a tasklet: leave from an access
+                    // node the statement wrote (it is ordered after it).
+                    let written = graph
+                        .edges
+                        .iter()
+                        .find(|w| w.src == e.src && w.memlet.is_some())
+                        .and_then(|w| placed.get(w.dst))
+                        .and_then(|p| p.input);
+                    let from = match graph.nodes.get(e.src) {
+                        Some(DataNode::Access(_)) => src.output,
+                        _ => written,
+                    };
+                    if let (Some(a), Some(b)) = (from, dst.input) {
                         if a != b {
                             self.add_edge(a, None, b, None, empty_memlet_json());
                         }

@@ -25,6 +25,8 @@ use std::fmt::Write;
 
 /// Body lines shown in a map or tasklet box before `...`.
 const MAX_BODY_LINES: usize = 8;
+/// Memlets listed on one edge before `... (n memlets)`.
+const MAX_EDGE_LABEL_LINES: usize = 6;
 
 /// Stream colors (Tableau 10 without red, which marks sync points).
 const STREAM_COLORS: [&str; 8] = [
@@ -250,44 +252,69 @@ impl StateDrawing<'_> {
                 );
             }
         }
+        // Memlets between the same two nodes share one edge (one label line
+        // each): a stencil's five reads of `A` stay one readable arrow.
+        let mut bundles: Vec<((usize, usize), Vec<&Memlet>, Option<&crate::ir::Map>)> = Vec::new();
         for e in &graph.edges {
             if e.src >= graph.nodes.len() || e.dst >= graph.nodes.len() {
                 continue;
             }
-            let (a, b) = (self.node(e.src), self.node(e.dst));
-            match e.memlet {
-                None => {
-                    let _ = writeln!(
-                        out,
-                        "    {a} -> {b} [style=dashed, color=\"#999999\", arrowhead=empty, tooltip=\"ordering\"];"
-                    );
-                }
-                Some((s, m)) => {
-                    let Some(memlet) = self.state.stmts.get(s).and_then(|x| x.memlets.get(m))
-                    else {
-                        continue;
-                    };
-                    let names = match self.state.stmts.get(s).map(|x| &x.kind) {
-                        Some(StatementKind::Map(map)) => BodyNames::for_map(map),
-                        _ => BodyNames::none(),
-                    };
-                    let label = memlet_label(memlet, sdfg, &names);
-                    let style = if memlet.dynamic {
-                        ", style=\"bold,dotted\""
-                    } else {
-                        ""
-                    };
-                    let color = match memlet.access {
-                        Access::Reduce(_) => ", color=\"#c05000\", fontcolor=\"#c05000\"",
-                        _ => "",
-                    };
-                    let _ = writeln!(
-                        out,
-                        "    {a} -> {b} [label={}{style}{color}];",
-                        quote(&label)
-                    );
-                }
+            let Some((s, m)) = e.memlet else {
+                let (a, b) = (self.node(e.src), self.node(e.dst));
+                let _ = writeln!(
+                    out,
+                    "    {a} -> {b} [style=dashed, color=\"#999999\", arrowhead=empty, tooltip=\"ordering\"];"
+                );
+                continue;
+            };
+            let Some(stmt) = self.state.stmts.get(s) else {
+                continue;
+            };
+            let Some(memlet) = stmt.memlets.get(m) else {
+                continue;
+            };
+            let map = match &stmt.kind {
+                StatementKind::Map(map) => Some(map),
+                _ => None,
+            };
+            match bundles.iter_mut().find(|(k, _, _)| *k == (e.src, e.dst)) {
+                Some((_, list, _)) => list.push(memlet),
+                None => bundles.push(((e.src, e.dst), vec![memlet], map)),
             }
+        }
+        for ((src, dst), memlets, map) in bundles {
+            let names = match map {
+                Some(map) => BodyNames::for_map(map),
+                None => BodyNames::none(),
+            };
+            let mut lines: Vec<String> = memlets
+                .iter()
+                .take(MAX_EDGE_LABEL_LINES)
+                .map(|m| memlet_label(m, sdfg, &names))
+                .collect();
+            if memlets.len() > MAX_EDGE_LABEL_LINES {
+                lines.push(format!("... ({} memlets in all)", memlets.len()));
+            }
+            let style = if memlets.iter().any(|m| m.dynamic) {
+                ", style=\"bold,dotted\""
+            } else {
+                ""
+            };
+            let color = if memlets
+                .iter()
+                .any(|m| matches!(m.access, Access::Reduce(_)))
+            {
+                ", color=\"#c05000\", fontcolor=\"#c05000\""
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "    {} -> {} [label={}{style}{color}];",
+                self.node(src),
+                self.node(dst),
+                quote(&lines.join("\n"))
+            );
         }
         self.schedule_marks(out);
         out.push_str("  }\n");
