@@ -123,7 +123,7 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
         100,
         5,
     ];
-    let fout_sem = vec![
+    let fout_sem = [
         floats([f64::NAN.min(1.5)]),
         floats([2f64.sqrt()]),
         floats([(-0.5f64).max(f64::NAN)]),

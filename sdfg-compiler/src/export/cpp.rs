@@ -19,8 +19,8 @@
 
 use super::print::{container_name, BodyNames};
 use crate::ir::{
-    Access, BinOp, ContainerId, Expr, ExprKind, Local, MathFn, Memlet, ScalarType, Sdfg, Stmt,
-    SubsetDim, UnOp, Value, VarRef, WcrOp,
+    BinOp, ContainerId, Expr, ExprKind, Local, MathFn, Memlet, ScalarType, Sdfg, Stmt, SubsetDim,
+    UnOp, Value, VarRef, WcrOp,
 };
 
 /// Helper functions for the integer semantics C++ leaves undefined.
@@ -504,9 +504,4 @@ pub fn wcr_lambda(op: WcrOp) -> &'static str {
         WcrOp::Min => "lambda a, b: min(a, b)",
         WcrOp::Max => "lambda a, b: max(a, b)",
     }
-}
-
-/// Whether a memlet is read by its statement.
-pub fn is_read(m: &Memlet) -> bool {
-    matches!(m.access, Access::Read)
 }

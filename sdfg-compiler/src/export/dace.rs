@@ -20,7 +20,7 @@
 //!   try them in order as we do): the k-th edge's condition is
 //!   `c_k and not (c_1 or ... or c_{k-1})`.
 
-use super::cpp::{cpp_type, tasklet_to_cpp, wcr_lambda, HELPERS};
+use super::cpp::{tasklet_to_cpp, wcr_lambda, HELPERS};
 use super::print::{container_name, expr_to_python_boxed, python_minus_one, BodyNames};
 use crate::ir::{
     Access, BinOp, ContainerId, DataNode, Dataflow, Expr, ExprKind, MapParam, MapSchedule, Memlet,
@@ -222,7 +222,7 @@ impl<'a> Cx<'a> {
                     }
                     SubsetDim::Range { start, end } => range_json(
                         &self.py_in(start, names),
-                        &python_minus_one_boxed(end, self, names),
+                        &python_minus_one(end, self.sdfg, names),
                     ),
                 })
                 .collect()
@@ -354,13 +354,6 @@ impl<'a> Cx<'a> {
         }
         out
     }
-}
-
-fn python_minus_one_boxed(e: &Expr, cx: &Cx, names: &BodyNames) -> String {
-    // Boxed scalars cannot appear in ranges (they are data, not symbols),
-    // so the plain printer is right here.
-    let _ = cx;
-    python_minus_one(e, cx.sdfg, names)
 }
 
 fn range_json(start: &str, end_inclusive: &str) -> Value {
@@ -930,11 +923,7 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
         );
         let volume = product(&[inner.len().to_string(), iterations]);
         let dynamic = inner.iter().any(|(m, _)| m.dynamic);
-        let hull = if dynamic {
-            None
-        } else {
-            hull(&inner, &self.cx.shape(container), self.cx)
-        };
+        let hull = if dynamic { None } else { hull(&inner, self.cx) };
         match hull {
             Some(ranges) => memlet_json(
                 &name,
@@ -1133,7 +1122,7 @@ fn interval(e: &Expr, params: &[MapParam], cx: &Cx) -> Option<(Linear, Linear)> 
 }
 
 /// The per-dimension hull of fixed memlets of one container, as DaCe ranges.
-fn hull(inner: &[(&Memlet, &crate::ir::Map)], shape: &[String], cx: &Cx) -> Option<Vec<Value>> {
+fn hull(inner: &[(&Memlet, &crate::ir::Map)], cx: &Cx) -> Option<Vec<Value>> {
     let dims = inner.first()?.0.subset.len();
     if dims == 0 {
         // A scalar container.
@@ -1158,13 +1147,7 @@ fn hull(inner: &[(&Memlet, &crate::ir::Map)], shape: &[String], cx: &Cx) -> Opti
             });
         }
         let (lo, hi) = acc?;
-        let _ = shape;
         out.push(range_json(&lo.text(), &hi.text()));
     }
     Some(out)
-}
-
-/// C++ spelling of an element type (re-exported for tools that print code).
-pub fn element_cpp_type(t: ScalarType) -> &'static str {
-    cpp_type(t)
 }

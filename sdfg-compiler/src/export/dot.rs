@@ -254,7 +254,7 @@ impl StateDrawing<'_> {
         }
         // Memlets between the same two nodes share one edge (one label line
         // each): a stencil's five reads of `A` stay one readable arrow.
-        let mut bundles: Vec<((usize, usize), Vec<&Memlet>, Option<&crate::ir::Map>)> = Vec::new();
+        let mut bundles: Vec<Bundle> = Vec::new();
         for e in &graph.edges {
             if e.src >= graph.nodes.len() || e.dst >= graph.nodes.len() {
                 continue;
@@ -564,6 +564,10 @@ fn subset_text_in(name: &str, subset: &Subset, sdfg: &Sdfg, names: &BodyNames) -
         .collect();
     format!("{name}[{}]", dims.join(", "))
 }
+
+/// The memlets from one node to another, and the map whose parameters
+/// their subsets name.
+type Bundle<'a> = ((usize, usize), Vec<&'a Memlet>, Option<&'a crate::ir::Map>);
 
 /// A memlet as an edge label.
 fn memlet_label(m: &Memlet, sdfg: &Sdfg, names: &BodyNames) -> String {

@@ -215,11 +215,21 @@ fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &m
     match s {
         Stmt::Let { local: l, init, .. } => {
             let mutable = names.locals.get(*l).is_some_and(|l| l.mutable);
+            // `let s = 0;` would be an i32: a literal that alone fixes a
+            // local's type keeps its suffix when the type is not the default.
+            let value = match &init.kind {
+                ExprKind::Lit(v)
+                    if !matches!(v, Value::I32(_) | Value::F64(_) | Value::Bool(_))
+                        && value_to_rust(*v) == v.to_string() =>
+                {
+                    format!("{v}{}", v.ty())
+                }
+                _ => expr_to_rust(init, sdfg, names),
+            };
             out.push_str(&format!(
-                "{pad}let {}{} = {};\n",
+                "{pad}let {}{} = {value};\n",
                 if mutable { "mut " } else { "" },
                 local(*l),
-                expr_to_rust(init, sdfg, names)
             ));
         }
         Stmt::AssignLocal {
