@@ -152,6 +152,28 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
         },
     ));
 
+    // Reductions2: min, max, product over every third element, sum of i * j.
+    let a: Vec<i64> = (0..10).map(|i| (i * 7) % 11 - 5).collect();
+    let init = [i64::MAX, i64::MIN, 1, 100];
+    let product: i64 = a.iter().step_by(3).product();
+    let sum_ij: i64 = (0..4).flat_map(|i| (0..3).map(move |j| i * j)).sum();
+    out.push((
+        reductions2(),
+        Run {
+            symbols: vec![("N", 10)],
+            arrays: vec![("A", ints(a.clone())), ("R", ints(init))],
+            expected: vec![(
+                "R",
+                ints([
+                    *a.iter().min().unwrap(),
+                    *a.iter().max().unwrap(),
+                    product,
+                    100 + sum_ij,
+                ]),
+            )],
+        },
+    ));
+
     // LoopCond: body runs with k = 0, 1, 2, 3: A[i] += 6.
     let a: Vec<i64> = (0..5).collect();
     out.push((
@@ -206,7 +228,7 @@ fn export_dir() -> PathBuf {
 /// Writes every test SDFG (GPU ones: validation only) and the run specs.
 fn write_all(dir: &Path) {
     let host = host_runs();
-    for sdfg in [repro(), jacobi2d(), streams()] {
+    for sdfg in [repro(), jacobi2d(), streams(), manual()] {
         let path = dir.join(format!("{}.sdfg", sdfg.name.text));
         std::fs::write(path, to_sdfg_json_string(&sdfg)).expect("write .sdfg");
     }

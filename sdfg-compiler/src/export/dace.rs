@@ -448,7 +448,7 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
         StateBuilder {
             cx,
             state,
-            graph: super::dataflow_of(state),
+            graph: bypass_waits(state, super::dataflow_of(state)),
             nodes: Vec::new(),
             edges: Vec::new(),
             scope: Vec::new(),
@@ -943,6 +943,52 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
             ),
         }
     }
+}
+
+/// `wait` statements have no DaCe node; the order they carried is kept by
+/// edges from whatever preceded a wait to whatever followed it.
+fn bypass_waits<'a>(
+    state: &State,
+    graph: std::borrow::Cow<'a, Dataflow>,
+) -> std::borrow::Cow<'a, Dataflow> {
+    let is_wait = |n: usize| match graph.nodes.get(n) {
+        Some(DataNode::Stmt(s)) => matches!(
+            state.stmts.get(*s).map(|x| &x.kind),
+            Some(StatementKind::Wait(_))
+        ),
+        _ => false,
+    };
+    if !(0..graph.nodes.len()).any(is_wait) {
+        return graph;
+    }
+    let mut g = graph.as_ref().clone();
+    for w in (0..g.nodes.len()).filter(|n| is_wait(*n)) {
+        let before: Vec<usize> = g
+            .edges
+            .iter()
+            .filter(|e| e.dst == w)
+            .map(|e| e.src)
+            .collect();
+        let after: Vec<usize> = g
+            .edges
+            .iter()
+            .filter(|e| e.src == w)
+            .map(|e| e.dst)
+            .collect();
+        g.edges.retain(|e| e.src != w && e.dst != w);
+        for &u in &before {
+            for &v in &after {
+                if u != v {
+                    g.edges.push(crate::ir::DataEdge {
+                        src: u,
+                        dst: v,
+                        memlet: None,
+                    });
+                }
+            }
+        }
+    }
+    std::borrow::Cow::Owned(g)
 }
 
 // ---------------------------------------------------------------- hulls

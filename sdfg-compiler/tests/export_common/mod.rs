@@ -193,6 +193,45 @@ pub sdfg Semantics {
 }
 "#;
 
+/// The other reductions (`min`, `max`, `*=`), an inclusive range, a stepped
+/// map and a 2-D map.
+pub const REDUCTIONS2: &str = r#"
+pub sdfg Reductions2 {
+    symbol N: i64;
+    host A: i64[N];
+    host R: i64[4];
+    state s {
+        map mn[i in 0..N] on cpu { R[0] = R[0].min(A[i]); }
+        map mx[i in 0..=N - 1] on cpu { R[1] = R[1].max(A[i]); }
+        map pr[i in (0..N).step_by(3)] on seq { R[2] *= A[i]; }
+        map two[i in 0..4i64, j in 0..3i64] on cpu { R[3] += i * j; }
+    }
+}
+"#;
+
+/// `#[sync(manual)]` with a `wait`, a GPU reduction into a transient scalar.
+pub const MANUAL: &str = r#"
+#[sync(manual)]
+#[streams(max(2))]
+pub sdfg Manual {
+    gpu G: i32[4];
+    pinned H: i32[4];
+    host O: i32[1];
+    transient gpu S: i32;
+    state init {
+        map z[i in 0..1] on gpu { S = 0; }
+    }
+    state s {
+        map w[i in 0..4] on gpu { G[i] = i as i32; }
+        map r[i in 0..4] on gpu { S += G[i]; }
+        copy G -> H;
+        wait H;
+        tasklet t { O[0] = H[0] + H[3]; }
+    }
+    init -> s;
+}
+"#;
+
 /// Every test SDFG, lowered.
 pub fn all() -> Vec<Sdfg> {
     [
@@ -240,4 +279,12 @@ pub fn streams() -> Sdfg {
 
 pub fn semantics() -> Sdfg {
     lower(SEMANTICS)
+}
+
+pub fn reductions2() -> Sdfg {
+    lower(REDUCTIONS2)
+}
+
+pub fn manual() -> Sdfg {
+    lower(MANUAL)
 }
