@@ -21,7 +21,7 @@
 //!   `c_k and not (c_1 or ... or c_{k-1})`.
 
 use super::cpp::{tasklet_to_cpp, wcr_lambda, HELPERS};
-use super::print::{container_name, expr_to_python_boxed, python_minus_one, BodyNames};
+use super::print::{container_name, expr_to_python_boxed, BodyNames};
 use crate::ir::{
     Access, BinOp, ContainerId, DataNode, Dataflow, Expr, ExprKind, MapParam, MapSchedule, Memlet,
     ScalarType, Sdfg, State, StatementKind, Storage, Subset, SubsetDim, UnOp, VarRef,
@@ -164,6 +164,16 @@ impl<'a> Cx<'a> {
         expr_to_python_boxed(e, self.sdfg, names, &self.boxed_scalars)
     }
 
+    /// `end - 1` for an exclusive end: DaCe's inclusive one, simplified.
+    fn inclusive_end(&self, end: &Expr) -> String {
+        linear(end, self).add(&Linear::constant(1), -1).text()
+    }
+
+    /// `end - start`, simplified.
+    fn extent(&self, start: &Expr, end: &Expr) -> String {
+        linear(end, self).add(&linear(start, self), -1).text()
+    }
+
     /// The container's extents as DaCe sees them (a scalar has one of 1).
     fn shape(&self, id: ContainerId) -> Vec<String> {
         match self.sdfg.containers.get(id) {
@@ -220,10 +230,9 @@ impl<'a> Cx<'a> {
                         let i = self.py_in(e, names);
                         range_json(&i, &i)
                     }
-                    SubsetDim::Range { start, end } => range_json(
-                        &self.py_in(start, names),
-                        &python_minus_one(end, self.sdfg, names),
-                    ),
+                    SubsetDim::Range { start, end } => {
+                        range_json(&self.py_in(start, names), &self.inclusive_end(end))
+                    }
                 })
                 .collect()
         };
@@ -254,9 +263,7 @@ impl<'a> Cx<'a> {
             .iter()
             .map(|d| match d {
                 SubsetDim::Index(_) => "1".to_string(),
-                SubsetDim::Range { start, end } => {
-                    format!("({}) - ({})", self.py(end), self.py(start))
-                }
+                SubsetDim::Range { start, end } => self.extent(start, end),
             })
             .collect();
         product(&extents)
@@ -373,6 +380,10 @@ fn product(factors: &[String]) -> String {
     for f in factors {
         match f.parse::<i128>() {
             Ok(v) => literal = literal.saturating_mul(v),
+            // A bare name or call needs no parentheses in a product.
+            Err(_) if f.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                symbolic.push(f.clone())
+            }
             Err(_) => symbolic.push(format!("({f})")),
         }
     }
@@ -614,7 +625,6 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
 
     /// Adds the DaCe nodes of statement `s`.
     fn place_statement(&mut self, s: usize) -> Placed {
-        let sdfg = self.cx.sdfg;
         let Some(stmt) = self.state.stmts.get(s) else {
             return Placed::default();
         };
@@ -639,10 +649,8 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     .params
                     .iter()
                     .map(|p| {
-                        let mut r = range_json(
-                            &self.cx.py(&p.start),
-                            &python_minus_one(&p.end, sdfg, &BodyNames::none()),
-                        );
+                        let mut r =
+                            range_json(&self.cx.py(&p.start), &self.cx.inclusive_end(&p.end));
                         if let Some(step) = &p.step {
                             r["step"] = json!(self.cx.py(step));
                         }
@@ -918,7 +926,7 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
         let iterations = product(
             &map.params
                 .iter()
-                .map(|p| format!("({}) - ({})", self.cx.py(&p.end), self.cx.py(&p.start)))
+                .map(|p| self.cx.extent(&p.start, &p.end))
                 .collect::<Vec<_>>(),
         );
         let volume = product(&[inner.len().to_string(), iterations]);

@@ -453,14 +453,3 @@ fn py_operand(
         s
     }
 }
-
-/// `e - 1` in Python syntax, folded for integer literals: DaCe ranges have
-/// inclusive ends, ours are exclusive.
-pub fn python_minus_one(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
-    if let ExprKind::Lit(v) = &e.kind {
-        if let Some(x) = v.as_i128() {
-            return (x - 1).to_string();
-        }
-    }
-    format!("{} - 1", py_operand(e, 10, sdfg, names, &[]))
-}
