@@ -1,1 +1,609 @@
-//! The reference evaluator of the tasklet language (placeholder).
+//! The reference evaluator of the tasklet language: the executable definition
+//! of its meaning (see the module documentation of [`crate::ir::expr`]).
+//!
+//! Every backend (PTX, Rust) must compute what this module computes: integers
+//! bit-exactly, floats bit-exactly for `+ - * / sqrt abs min max floor ceil`,
+//! casts and `powi`, and the transcendental functions within the ULP bounds of
+//! `codegen::ptx::ULP_BOUNDS` (this module uses Rust's `std`, which is the
+//! reference those bounds are measured against).
+//!
+//! Decisions made here (the language had no other definition for them):
+//! - an out-of-bounds access is skipped (a load yields zero / `false`), the
+//!   first one is reported as an [`EvalFault`] after the body finished;
+//! - `for v in (a..b).step_by(s)`: a step `<= 0` (as a value of the
+//!   variable's type) runs no iteration; the loop ends when `v + s` would
+//!   overflow (Rust's `step_by` semantics);
+//! - float `%` is IEEE `fmod` (Rust's `%`);
+//! - WCR on `bool` elements: sum and max are `||`, product and min are `&&`
+//!   (validation normally rejects it; the definition keeps backends total);
+//! - a cast to `bool` (rejected by validation) is `x != 0`.
+
+use crate::ir::{
+    BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt, TaskletBody, UnOp, Value, VarRef,
+    WcrOp,
+};
+
+/// What a body reads and writes besides its locals.
+pub trait Env {
+    /// The value of a map parameter or a symbol (locals are the evaluator's).
+    fn var(&self, v: VarRef) -> Value;
+    /// The element at `index` (empty for a scalar); `None` when out of bounds.
+    fn load(&mut self, c: ContainerId, index: &[i64]) -> Option<Value>;
+    /// Store (or combine with `wcr`, see [`apply_wcr`]); `false` when out of bounds.
+    fn store(&mut self, c: ContainerId, index: &[i64], v: Value, wcr: Option<WcrOp>) -> bool;
+}
+
+/// An out-of-bounds access (the first one of an evaluation).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalFault {
+    pub container: ContainerId,
+    pub index: Vec<i64>,
+    pub is_store: bool,
+}
+
+impl std::fmt::Display for EvalFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "out-of-bounds {} of container {} at {:?}",
+            if self.is_store { "store" } else { "load" },
+            self.container,
+            self.index
+        )
+    }
+}
+
+/// Evaluates `e`. `locals` is indexed by `LocalId` (it grows as needed).
+/// An out-of-bounds load yields zero and evaluation continues; the first
+/// fault is returned as `Err` at the end.
+pub fn eval_expr(e: &Expr, env: &mut dyn Env, locals: &mut Vec<Value>) -> Result<Value, EvalFault> {
+    let mut ev = Evaluator {
+        env,
+        locals: std::mem::take(locals),
+        fault: None,
+    };
+    let v = ev.expr(e);
+    *locals = ev.locals;
+    match ev.fault {
+        Some(f) => Err(f),
+        None => Ok(v),
+    }
+}
+
+/// Runs a tasklet/map body once (one map iteration: params come from `env`).
+pub fn exec_body(body: &TaskletBody, env: &mut dyn Env) -> Result<(), EvalFault> {
+    let mut ev = Evaluator {
+        env,
+        locals: body.locals.iter().map(|l| zero(l.ty)).collect(),
+        fault: None,
+    };
+    ev.stmts(&body.stmts);
+    match ev.fault {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
+}
+
+/// The zero of a type (what an out-of-bounds load yields).
+pub fn zero(ty: ScalarType) -> Value {
+    Value::from_bits(ty, 0)
+}
+
+struct Evaluator<'e> {
+    env: &'e mut dyn Env,
+    locals: Vec<Value>,
+    fault: Option<EvalFault>,
+}
+
+impl Evaluator<'_> {
+    fn set_local(&mut self, id: usize, v: Value) {
+        if self.locals.len() <= id {
+            self.locals.resize(id + 1, Value::I32(0));
+        }
+        self.locals[id] = v;
+    }
+
+    fn note_fault(&mut self, container: ContainerId, index: Vec<i64>, is_store: bool) {
+        if self.fault.is_none() {
+            self.fault = Some(EvalFault {
+                container,
+                index,
+                is_store,
+            });
+        }
+    }
+
+    fn index(&mut self, index: &[Expr]) -> Vec<i64> {
+        index.iter().map(|i| index_value(self.expr(i))).collect()
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { local, init, .. }
+            | Stmt::AssignLocal {
+                local, value: init, ..
+            } => {
+                let v = self.expr(init);
+                self.set_local(*local, v);
+            }
+            Stmt::Store {
+                container,
+                index,
+                value,
+                wcr,
+                ..
+            } => {
+                // Rust evaluates the right side of an assignment first.
+                let v = self.expr(value);
+                let idx = self.index(index);
+                if !self.env.store(*container, &idx, v, *wcr) {
+                    self.note_fault(*container, idx, true);
+                }
+            }
+            Stmt::If {
+                cond, then, else_, ..
+            } => {
+                if truthy(self.expr(cond)) {
+                    self.stmts(then)
+                } else {
+                    self.stmts(else_)
+                }
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+                ..
+            } => {
+                let ty = start.ty;
+                let start = self.expr(start);
+                let end = self.expr(end);
+                let step = match step {
+                    Some(s) => cast(self.expr(s), ty),
+                    None => Value::from_bits(ty, 1),
+                };
+                let end = cast(end, ty);
+                let mut v = cast(start, ty);
+                if !step_positive(step) {
+                    return;
+                }
+                while compare(BinOp::Lt, v, end) {
+                    self.set_local(*var, v);
+                    self.stmts(body);
+                    // Rust's step_by: stop when the next value would overflow
+                    // (distance end - v, unsigned, is at most the step).
+                    let mask = width_mask(ty);
+                    let distance = end.to_bits().wrapping_sub(v.to_bits()) & mask;
+                    if distance <= step.to_bits() & mask {
+                        break;
+                    }
+                    v = Value::from_bits(ty, v.to_bits().wrapping_add(step.to_bits()));
+                }
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> Value {
+        match &e.kind {
+            ExprKind::Lit(v) => *v,
+            ExprKind::Var(VarRef::Local(l)) => self.locals.get(*l).copied().unwrap_or(zero(e.ty)),
+            ExprKind::Var(v) => self.env.var(*v),
+            ExprKind::Load { container, index } => {
+                let idx = self.index(index);
+                match self.env.load(*container, &idx) {
+                    Some(v) => v,
+                    None => {
+                        self.note_fault(*container, idx, false);
+                        zero(e.ty)
+                    }
+                }
+            }
+            ExprKind::Unary { op, arg } => unary(*op, self.expr(arg)),
+            ExprKind::Binary {
+                op: BinOp::And,
+                lhs,
+                rhs,
+            } => Value::Bool(truthy(self.expr(lhs)) && truthy(self.expr(rhs))),
+            ExprKind::Binary {
+                op: BinOp::Or,
+                lhs,
+                rhs,
+            } => Value::Bool(truthy(self.expr(lhs)) || truthy(self.expr(rhs))),
+            ExprKind::Binary { op, lhs, rhs } => {
+                let a = self.expr(lhs);
+                let b = self.expr(rhs);
+                binary(*op, a, b)
+            }
+            ExprKind::Cast { arg } => cast(self.expr(arg), e.ty),
+            ExprKind::Select { cond, then, else_ } => {
+                if truthy(self.expr(cond)) {
+                    self.expr(then)
+                } else {
+                    self.expr(else_)
+                }
+            }
+            ExprKind::Call { func, args } => {
+                let vals: Vec<Value> = args.iter().map(|a| self.expr(a)).collect();
+                call(*func, &vals)
+            }
+        }
+    }
+}
+
+fn truthy(v: Value) -> bool {
+    match v {
+        Value::Bool(b) => b,
+        other => other.to_bits() != 0,
+    }
+}
+
+/// An index value as i64 (u64 values above i64::MAX become negative: out of
+/// bounds either way).
+pub fn index_value(v: Value) -> i64 {
+    match v {
+        Value::I32(x) => x as i64,
+        Value::I64(x) => x,
+        Value::U32(x) => x as i64,
+        Value::U64(x) => x as i64,
+        Value::Bool(b) => b as i64,
+        Value::F32(x) => x as i64,
+        Value::F64(x) => x as i64,
+    }
+}
+
+fn width_mask(ty: ScalarType) -> u64 {
+    match ty.bits() {
+        64 => u64::MAX,
+        b => (1u64 << b) - 1,
+    }
+}
+
+fn step_positive(step: Value) -> bool {
+    match step {
+        Value::I32(s) => s > 0,
+        Value::I64(s) => s > 0,
+        Value::U32(s) => s > 0,
+        Value::U64(s) => s > 0,
+        _ => false,
+    }
+}
+
+/// `op arg`.
+pub fn unary(op: UnOp, v: Value) -> Value {
+    match (op, v) {
+        (UnOp::Neg, Value::I32(x)) => Value::I32(x.wrapping_neg()),
+        (UnOp::Neg, Value::I64(x)) => Value::I64(x.wrapping_neg()),
+        (UnOp::Neg, Value::U32(x)) => Value::U32(x.wrapping_neg()),
+        (UnOp::Neg, Value::U64(x)) => Value::U64(x.wrapping_neg()),
+        (UnOp::Neg, Value::F32(x)) => Value::F32(-x),
+        (UnOp::Neg, Value::F64(x)) => Value::F64(-x),
+        (UnOp::Neg, Value::Bool(x)) => Value::Bool(x),
+        (UnOp::Not, Value::Bool(x)) => Value::Bool(!x),
+        (UnOp::Not, Value::I32(x)) => Value::I32(!x),
+        (UnOp::Not, Value::I64(x)) => Value::I64(!x),
+        (UnOp::Not, Value::U32(x)) => Value::U32(!x),
+        (UnOp::Not, Value::U64(x)) => Value::U64(!x),
+        // Not on floats is rejected by validation; keep the evaluator total.
+        (UnOp::Not, f) => f,
+    }
+}
+
+macro_rules! int_binop {
+    ($op:expr, $a:expr, $b:expr, $t:ty, $ctor:path) => {{
+        let (a, b): ($t, $t) = ($a, $b);
+        match $op {
+            BinOp::Add => $ctor(a.wrapping_add(b)),
+            BinOp::Sub => $ctor(a.wrapping_sub(b)),
+            BinOp::Mul => $ctor(a.wrapping_mul(b)),
+            // x / 0 == 0, MIN / -1 == MIN (wrapping_div gives MIN).
+            BinOp::Div => $ctor(if b == 0 { 0 } else { a.wrapping_div(b) }),
+            // x % 0 == x, MIN % -1 == 0.
+            BinOp::Rem => $ctor(if b == 0 { a } else { a.wrapping_rem(b) }),
+            BinOp::BitAnd => $ctor(a & b),
+            BinOp::BitOr => $ctor(a | b),
+            BinOp::BitXor => $ctor(a ^ b),
+            BinOp::Eq => Value::Bool(a == b),
+            BinOp::Ne => Value::Bool(a != b),
+            BinOp::Lt => Value::Bool(a < b),
+            BinOp::Le => Value::Bool(a <= b),
+            BinOp::Gt => Value::Bool(a > b),
+            BinOp::Ge => Value::Bool(a >= b),
+            BinOp::Shl | BinOp::Shr | BinOp::And | BinOp::Or => unreachable!(),
+        }
+    }};
+}
+
+macro_rules! float_binop {
+    ($op:expr, $a:expr, $b:expr, $ctor:path) => {{
+        let (a, b) = ($a, $b);
+        match $op {
+            BinOp::Add => $ctor(a + b),
+            BinOp::Sub => $ctor(a - b),
+            BinOp::Mul => $ctor(a * b),
+            BinOp::Div => $ctor(a / b),
+            BinOp::Rem => $ctor(a % b),
+            BinOp::Eq => Value::Bool(a == b),
+            BinOp::Ne => Value::Bool(a != b),
+            BinOp::Lt => Value::Bool(a < b),
+            BinOp::Le => Value::Bool(a <= b),
+            BinOp::Gt => Value::Bool(a > b),
+            BinOp::Ge => Value::Bool(a >= b),
+            // Bit operations on floats are rejected by validation: operate on the bits.
+            _ => {
+                let (x, y) = ($ctor(a).to_bits(), $ctor(b).to_bits());
+                let bits = match $op {
+                    BinOp::BitAnd => x & y,
+                    BinOp::BitOr => x | y,
+                    _ => x ^ y,
+                };
+                Value::from_bits($ctor(a).ty(), bits)
+            }
+        }
+    }};
+}
+
+/// `a op b` for every operator but the lazy `&&`/`||` (evaluated eagerly
+/// here). Operands have the same type, except the shift amount.
+pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
+    if let BinOp::Shl | BinOp::Shr = op {
+        return shift(op, a, b);
+    }
+    if let BinOp::And | BinOp::Or = op {
+        let (x, y) = (truthy(a), truthy(b));
+        return Value::Bool(if op == BinOp::And { x && y } else { x || y });
+    }
+    // Mismatched operand types are rejected by validation; convert the right
+    // side so the evaluator stays total.
+    let b = if a.ty() != b.ty() { cast(b, a.ty()) } else { b };
+    match (a, b) {
+        (Value::I32(x), Value::I32(y)) => int_binop!(op, x, y, i32, Value::I32),
+        (Value::I64(x), Value::I64(y)) => int_binop!(op, x, y, i64, Value::I64),
+        (Value::U32(x), Value::U32(y)) => int_binop!(op, x, y, u32, Value::U32),
+        (Value::U64(x), Value::U64(y)) => int_binop!(op, x, y, u64, Value::U64),
+        (Value::F32(x), Value::F32(y)) => float_binop!(op, x, y, Value::F32),
+        (Value::F64(x), Value::F64(y)) => float_binop!(op, x, y, Value::F64),
+        (Value::Bool(x), Value::Bool(y)) => match op {
+            BinOp::BitAnd => Value::Bool(x & y),
+            BinOp::BitOr => Value::Bool(x | y),
+            BinOp::BitXor | BinOp::Ne => Value::Bool(x ^ y),
+            BinOp::Eq => Value::Bool(x == y),
+            BinOp::Lt => Value::Bool(!x & y),
+            BinOp::Le => Value::Bool(!x | y),
+            BinOp::Gt => Value::Bool(x & !y),
+            BinOp::Ge => Value::Bool(x | !y),
+            // Arithmetic on bool is rejected by validation: treat as u32 0/1, keep bit 0.
+            _ => {
+                let r = binary(op, Value::U32(x as u32), Value::U32(y as u32));
+                Value::Bool(r.to_bits() & 1 != 0)
+            }
+        },
+        _ => unreachable!("operands were unified above"),
+    }
+}
+
+fn shift(op: BinOp, a: Value, b: Value) -> Value {
+    // The amount: any integer type, masked to the width of the left operand.
+    let amount = (b.to_bits() & 0xffff_ffff) as u32;
+    match (op, a) {
+        (BinOp::Shl, Value::I32(x)) => Value::I32(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::I64(x)) => Value::I64(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::U32(x)) => Value::U32(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::U64(x)) => Value::U64(x.wrapping_shl(amount)),
+        (_, Value::I32(x)) => Value::I32(x.wrapping_shr(amount)),
+        (_, Value::I64(x)) => Value::I64(x.wrapping_shr(amount)),
+        (_, Value::U32(x)) => Value::U32(x.wrapping_shr(amount)),
+        (_, Value::U64(x)) => Value::U64(x.wrapping_shr(amount)),
+        // Shifts of floats/bools are rejected by validation.
+        (_, other) => other,
+    }
+}
+
+/// Rust's comparison operators on two values of one type.
+pub fn compare(op: BinOp, a: Value, b: Value) -> bool {
+    truthy(binary(op, a, b))
+}
+
+/// `v as ty` with Rust's semantics.
+pub fn cast(v: Value, ty: ScalarType) -> Value {
+    macro_rules! to {
+        ($x:expr) => {
+            match ty {
+                ScalarType::I32 => Value::I32($x as i32),
+                ScalarType::I64 => Value::I64($x as i64),
+                ScalarType::U32 => Value::U32($x as u32),
+                ScalarType::U64 => Value::U64($x as u64),
+                ScalarType::F32 => Value::F32($x as f32),
+                ScalarType::F64 => Value::F64($x as f64),
+                ScalarType::Bool => unreachable!(),
+            }
+        };
+    }
+    if ty == ScalarType::Bool {
+        return Value::Bool(match v {
+            Value::Bool(b) => b,
+            Value::F32(x) => x != 0.0,
+            Value::F64(x) => x != 0.0,
+            other => other.to_bits() != 0,
+        });
+    }
+    match v {
+        Value::I32(x) => to!(x),
+        Value::I64(x) => to!(x),
+        Value::U32(x) => to!(x),
+        Value::U64(x) => to!(x),
+        Value::F32(x) => to!(x),
+        Value::F64(x) => to!(x),
+        Value::Bool(x) => to!(x as u8),
+    }
+}
+
+/// A math method; `args[0]` is the receiver.
+pub fn call(f: MathFn, args: &[Value]) -> Value {
+    let a = args.first().copied().unwrap_or(Value::I32(0));
+    let b = args.get(1).copied().unwrap_or_else(|| zero(a.ty()));
+    match (f, a) {
+        (MathFn::Abs, Value::I32(x)) => Value::I32(x.wrapping_abs()),
+        (MathFn::Abs, Value::I64(x)) => Value::I64(x.wrapping_abs()),
+        (MathFn::Abs, v @ (Value::U32(_) | Value::U64(_) | Value::Bool(_))) => v,
+        (MathFn::Min | MathFn::Max, _)
+            if a.ty() != ScalarType::F32 && a.ty() != ScalarType::F64 =>
+        {
+            let b = cast(b, a.ty());
+            let a_less = compare(BinOp::Lt, a, b);
+            match f {
+                MathFn::Min => {
+                    if a_less {
+                        a
+                    } else {
+                        b
+                    }
+                }
+                _ => {
+                    if a_less {
+                        b
+                    } else {
+                        a
+                    }
+                }
+            }
+        }
+        (_, Value::F32(x)) => {
+            let y = match b {
+                Value::F32(y) => y,
+                other => match cast(other, ScalarType::F32) {
+                    Value::F32(y) => y,
+                    _ => 0.0,
+                },
+            };
+            Value::F32(match f {
+                MathFn::Sqrt => x.sqrt(),
+                MathFn::Abs => x.abs(),
+                MathFn::Exp => x.exp(),
+                MathFn::Ln => x.ln(),
+                MathFn::Sin => x.sin(),
+                MathFn::Cos => x.cos(),
+                MathFn::Tanh => x.tanh(),
+                MathFn::Powi => x.powi(index_value(b) as i32),
+                MathFn::Powf => x.powf(y),
+                MathFn::Min => x.min(y),
+                MathFn::Max => x.max(y),
+                MathFn::Floor => x.floor(),
+                MathFn::Ceil => x.ceil(),
+            })
+        }
+        (_, Value::F64(x)) => {
+            let y = match b {
+                Value::F64(y) => y,
+                other => match cast(other, ScalarType::F64) {
+                    Value::F64(y) => y,
+                    _ => 0.0,
+                },
+            };
+            Value::F64(match f {
+                MathFn::Sqrt => x.sqrt(),
+                MathFn::Abs => x.abs(),
+                MathFn::Exp => x.exp(),
+                MathFn::Ln => x.ln(),
+                MathFn::Sin => x.sin(),
+                MathFn::Cos => x.cos(),
+                MathFn::Tanh => x.tanh(),
+                MathFn::Powi => x.powi(index_value(b) as i32),
+                MathFn::Powf => x.powf(y),
+                MathFn::Min => x.min(y),
+                MathFn::Max => x.max(y),
+                MathFn::Floor => x.floor(),
+                MathFn::Ceil => x.ceil(),
+            })
+        }
+        // Float functions on integers are rejected by validation: identity.
+        (_, v) => v,
+    }
+}
+
+/// The new value of an element after `old (op) new` (a WCR store).
+pub fn apply_wcr(op: WcrOp, old: Value, new: Value) -> Value {
+    let new = if new.ty() != old.ty() {
+        cast(new, old.ty())
+    } else {
+        new
+    };
+    if let (Value::Bool(x), Value::Bool(y)) = (old, new) {
+        return Value::Bool(match op {
+            WcrOp::Sum | WcrOp::Max => x || y,
+            WcrOp::Product | WcrOp::Min => x && y,
+        });
+    }
+    match op {
+        WcrOp::Sum => binary(BinOp::Add, old, new),
+        WcrOp::Product => binary(BinOp::Mul, old, new),
+        WcrOp::Min => call(MathFn::Min, &[old, new]),
+        WcrOp::Max => call(MathFn::Max, &[old, new]),
+    }
+}
+
+/// A simple in-memory [`Env`]: dense row-major containers and fixed
+/// parameter/symbol values (tests and tools).
+#[derive(Clone, Debug, Default)]
+pub struct MemEnv {
+    /// Per container id: shape and elements (None: container absent).
+    pub containers: Vec<Option<(Vec<usize>, Vec<Value>)>>,
+    pub params: Vec<Value>,
+    pub symbols: Vec<Value>,
+}
+
+impl MemEnv {
+    pub fn set_container(&mut self, id: ContainerId, shape: Vec<usize>, data: Vec<Value>) {
+        if self.containers.len() <= id {
+            self.containers.resize(id + 1, None);
+        }
+        self.containers[id] = Some((shape, data));
+    }
+
+    fn offset(&self, c: ContainerId, index: &[i64]) -> Option<usize> {
+        let (shape, _) = self.containers.get(c)?.as_ref()?;
+        if shape.len() != index.len() {
+            return None;
+        }
+        let mut off = 0usize;
+        for (&i, &n) in index.iter().zip(shape) {
+            if i < 0 || i as u64 >= n as u64 {
+                return None;
+            }
+            off = off * n + i as usize;
+        }
+        Some(off)
+    }
+}
+
+impl Env for MemEnv {
+    fn var(&self, v: VarRef) -> Value {
+        match v {
+            VarRef::Param(p) => self.params.get(p).copied().unwrap_or(Value::I64(0)),
+            VarRef::Symbol(s) => self.symbols.get(s).copied().unwrap_or(Value::I64(0)),
+            VarRef::Local(_) => Value::I64(0),
+        }
+    }
+    fn load(&mut self, c: ContainerId, index: &[i64]) -> Option<Value> {
+        let off = self.offset(c, index)?;
+        Some(self.containers[c].as_ref()?.1[off])
+    }
+    fn store(&mut self, c: ContainerId, index: &[i64], v: Value, wcr: Option<WcrOp>) -> bool {
+        let Some(off) = self.offset(c, index) else {
+            return false;
+        };
+        let slot = &mut self.containers[c].as_mut().expect("checked by offset").1[off];
+        *slot = match wcr {
+            Some(op) => apply_wcr(op, *slot, v),
+            None => v,
+        };
+        true
+    }
+}

@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// An integer usable as an index: converts to an in-bounds `usize` or None.
 pub trait IndexValue: Copy {
+    /// `Some(self)` as a `usize` when `0 <= self < extent`.
     fn checked_index(self, extent: usize) -> Option<usize>;
+    /// The value, exactly.
     fn to_i128(self) -> i128;
 }
 
@@ -43,10 +45,14 @@ pub fn shape_len(container: &str, dims: &[i128]) -> Result<usize, Error> {
     let mut n: usize = 1;
     for (d, &v) in dims.iter().enumerate() {
         let v = usize::try_from(v).map_err(|_| {
-            Error::InvalidArgument(format!("dimension {d} of `{container}` is {v}, which is not a valid length"))
+            Error::InvalidArgument(format!(
+                "dimension {d} of `{container}` is {v}, which is not a valid length"
+            ))
         })?;
         n = n.checked_mul(v).ok_or_else(|| {
-            Error::InvalidArgument(format!("the shape of `{container}` has more elements than fit in memory"))
+            Error::InvalidArgument(format!(
+                "the shape of `{container}` has more elements than fit in memory"
+            ))
         })?;
     }
     Ok(n)
@@ -62,20 +68,53 @@ pub fn host_len(container: &str, actual: usize, expected: usize) -> Result<(), E
     if actual == expected {
         Ok(())
     } else {
-        Err(Error::LengthMismatch { name: container.to_string(), expected, actual })
+        Err(Error::LengthMismatch {
+            name: container.to_string(),
+            expected,
+            actual,
+        })
     }
+}
+
+/// A GPU argument must live on the program's device and match its shape.
+pub fn device_buffer<T: crate::Elem>(
+    container: &str,
+    buffer: &crate::DeviceBuffer<T>,
+    device: &crate::Device,
+    expected: usize,
+) -> Result<(), Error> {
+    if buffer.device() != device {
+        return Err(Error::WrongDevice {
+            what: format!(
+                "`{container}` was allocated on {}, the program runs on {}",
+                buffer.device().name(),
+                device.name()
+            ),
+        });
+    }
+    if buffer.len() != expected {
+        return Err(Error::LengthMismatch {
+            name: container.to_string(),
+            expected,
+            actual: buffer.len(),
+        });
+    }
+    Ok(())
 }
 
 /// Iterations of `start..end` by `step`, or an error naming the map parameter.
 pub fn range_count(what: &str, start: i128, end: i128, step: i128) -> Result<u64, Error> {
     if step <= 0 {
-        return Err(Error::InvalidArgument(format!("{what} has step {step}; a map step must be positive")));
+        return Err(Error::InvalidArgument(format!(
+            "{what} has step {step}; a map step must be positive"
+        )));
     }
     if end <= start {
         return Ok(0);
     }
     let n = (end - start + step - 1) / step;
-    u64::try_from(n).map_err(|_| Error::InvalidArgument(format!("{what} has {n} iterations, too many to run")))
+    u64::try_from(n)
+        .map_err(|_| Error::InvalidArgument(format!("{what} has {n} iterations, too many to run")))
 }
 
 /// The product of a map's iteration counts, as a `usize` loop bound.
@@ -83,24 +122,32 @@ pub fn total_iterations(what: &str, counts: &[u64]) -> Result<usize, Error> {
     counts
         .iter()
         .try_fold(1usize, |acc, &c| acc.checked_mul(usize::try_from(c).ok()?))
-        .ok_or_else(|| Error::InvalidArgument(format!("{what} has more iterations than fit in usize")))
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!("{what} has more iterations than fit in usize"))
+        })
 }
 
 /// A closed range of integer values, computed exactly in i128.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Interval {
+    /// The smallest value.
     pub lo: i128,
+    /// The largest value.
     pub hi: i128,
 }
 
 impl Interval {
+    /// The single value `v`.
     pub fn point(v: i128) -> Interval {
         Interval { lo: v, hi: v }
     }
     /// The values `start + k * step` for `k` in `0..count` (count >= 1).
     pub fn strided(start: i128, count: u64, step: i128) -> Interval {
         let last = start + (count.max(1) as i128 - 1) * step;
-        Interval { lo: start.min(last), hi: start.max(last) }
+        Interval {
+            lo: start.min(last),
+            hi: start.max(last),
+        }
     }
     /// The values a `for v in start..end` loop with `step` takes, or None
     /// when the loop runs no iteration.
@@ -109,17 +156,33 @@ impl Interval {
             return None;
         }
         let count = (end - start + step - 1) / step;
-        Some(Interval { lo: start, hi: start + (count - 1) * step })
+        Some(Interval {
+            lo: start,
+            hi: start + (count - 1) * step,
+        })
     }
+    /// Sums of one value of each.
     pub fn add(self, o: Interval) -> Interval {
-        Interval { lo: self.lo.saturating_add(o.lo), hi: self.hi.saturating_add(o.hi) }
+        Interval {
+            lo: self.lo.saturating_add(o.lo),
+            hi: self.hi.saturating_add(o.hi),
+        }
     }
+    /// Differences of one value of each.
     pub fn sub(self, o: Interval) -> Interval {
-        Interval { lo: self.lo.saturating_sub(o.hi), hi: self.hi.saturating_sub(o.lo) }
+        Interval {
+            lo: self.lo.saturating_sub(o.hi),
+            hi: self.hi.saturating_sub(o.lo),
+        }
     }
+    /// Negations.
     pub fn neg(self) -> Interval {
-        Interval { lo: self.hi.saturating_neg(), hi: self.lo.saturating_neg() }
+        Interval {
+            lo: self.hi.saturating_neg(),
+            hi: self.lo.saturating_neg(),
+        }
     }
+    /// Products of one value of each.
     pub fn mul(self, o: Interval) -> Interval {
         let c = [
             self.lo.saturating_mul(o.lo),
@@ -127,7 +190,10 @@ impl Interval {
             self.hi.saturating_mul(o.lo),
             self.hi.saturating_mul(o.hi),
         ];
-        Interval { lo: *c.iter().min().unwrap_or(&0), hi: *c.iter().max().unwrap_or(&0) }
+        Interval {
+            lo: *c.iter().min().unwrap_or(&0),
+            hi: *c.iter().max().unwrap_or(&0),
+        }
     }
     /// Fails when some value may not fit the expression's integer type, where
     /// the kernel's wrapping arithmetic would then leave this interval.
@@ -135,18 +201,30 @@ impl Interval {
         if self.lo >= min && self.hi <= max {
             Ok(self)
         } else {
-            Err(Error::OutOfBounds { what: format!("{} may overflow its integer type", what()) })
+            Err(Error::OutOfBounds {
+                what: format!("{} may overflow its integer type", what()),
+            })
         }
     }
 }
 
 /// A prechecked index must stay inside its dimension for every iteration.
-pub fn index_in_dim(range: Interval, extent: usize, what: &dyn Fn() -> String) -> Result<(), Error> {
+pub fn index_in_dim(
+    range: Interval,
+    extent: usize,
+    what: &dyn Fn() -> String,
+) -> Result<(), Error> {
     if range.lo >= 0 && range.hi < extent as i128 {
         Ok(())
     } else {
         Err(Error::OutOfBounds {
-            what: format!("{} takes values {}..={}, outside 0..{}", what(), range.lo, range.hi, extent),
+            what: format!(
+                "{} takes values {}..={}, outside 0..{}",
+                what(),
+                range.lo,
+                range.hi,
+                extent
+            ),
         })
     }
 }
@@ -157,12 +235,16 @@ pub fn index_in_dim(range: Interval, extent: usize, what: &dyn Fn() -> String) -
 pub struct Fault(AtomicU32);
 
 impl Fault {
+    /// No fault yet.
     pub fn new() -> Fault {
         Fault(AtomicU32::new(0))
     }
     #[inline]
+    /// Records fault `code` unless an earlier one is recorded.
     pub fn raise(&self, code: u32) {
-        let _ = self.0.compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
+        let _ = self
+            .0
+            .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
     }
     /// The first fault's code, if any.
     pub fn code(&self) -> Option<u32> {
@@ -179,7 +261,10 @@ impl Fault {
             code => Err(Error::OutOfBounds {
                 what: format!(
                     "{statement}: {} was out of bounds",
-                    accesses.get(code as usize - 1).copied().unwrap_or("an access")
+                    accesses
+                        .get(code as usize - 1)
+                        .copied()
+                        .unwrap_or("an access")
                 ),
             }),
         }
@@ -189,8 +274,11 @@ impl Fault {
 /// One side of a copy: a subset of a row-major container, each dimension a
 /// `start..end` (an index `i` is `i..i + 1`).
 pub struct CopySide<'a> {
+    /// The container's name, for messages.
     pub container: &'a str,
+    /// `start..end` per dimension.
     pub dims: &'a [(i128, i128)],
+    /// The container's dimensions.
     pub extents: &'a [usize],
 }
 
@@ -237,7 +325,10 @@ impl CopySide<'_> {
 /// The regions of a copy: each side within its container, and the same
 /// elements on both sides once unit dimensions are dropped
 /// (`A[i, 0..N] -> row[0..N]` is fine).
-pub fn copy_regions(src: CopySide<'_>, dst: CopySide<'_>) -> Result<(crate::Region, crate::Region), Error> {
+pub fn copy_regions(
+    src: CopySide<'_>,
+    dst: CopySide<'_>,
+) -> Result<(crate::Region, crate::Region), Error> {
     let (src_region, src_shape) = src.region()?;
     let (dst_region, dst_shape) = dst.region()?;
     if src_shape != dst_shape {
@@ -265,7 +356,11 @@ pub fn host_copy<T: Copy>(
 }
 
 /// A copy between two regions of one host container.
-pub fn host_copy_within<T: Copy>(data: &mut [T], src: &crate::Region, dst: &crate::Region) -> Result<(), Error> {
+pub fn host_copy_within<T: Copy>(
+    data: &mut [T],
+    src: &crate::Region,
+    dst: &crate::Region,
+) -> Result<(), Error> {
     let from = region_offsets(src, data.len())?;
     let to = region_offsets(dst, data.len())?;
     let values: Vec<T> = from.into_iter().map(|i| data[i]).collect();
@@ -288,7 +383,9 @@ fn region_offsets(r: &crate::Region, len: usize) -> Result<Vec<usize>, Error> {
         out = next;
     }
     if out.iter().any(|&i| i >= len) {
-        return Err(Error::OutOfBounds { what: format!("copy region reaches past the end ({len} elements)") });
+        return Err(Error::OutOfBounds {
+            what: format!("copy region reaches past the end ({len} elements)"),
+        });
     }
     Ok(out)
 }
@@ -324,27 +421,56 @@ mod tests {
         assert_eq!(Interval::of_loop(3, 3, 1), None);
         let neg = Interval { lo: -2, hi: 3 }.mul(Interval::point(-2));
         assert_eq!(neg, Interval { lo: -6, hi: 4 });
-        assert!(Interval { lo: 0, hi: i32::MAX as i128 + 1 }.fits(i32::MIN as i128, i32::MAX as i128, &|| "i".into()).is_err());
+        assert!(Interval {
+            lo: 0,
+            hi: i32::MAX as i128 + 1
+        }
+        .fits(i32::MIN as i128, i32::MAX as i128, &|| "i".into())
+        .is_err());
     }
 
     #[test]
     fn copy_regions_check_bounds_and_shapes() {
         let ext = [4usize, 8];
         let ok = copy_regions(
-            CopySide { container: "A", dims: &[(1, 2), (0, 8)], extents: &ext },
-            CopySide { container: "row", dims: &[(0, 8)], extents: &[8] },
+            CopySide {
+                container: "A",
+                dims: &[(1, 2), (0, 8)],
+                extents: &ext,
+            },
+            CopySide {
+                container: "row",
+                dims: &[(0, 8)],
+                extents: &[8],
+            },
         );
         let (s, d) = ok.unwrap();
         assert_eq!(s.offset, 8);
         assert_eq!(d.offset, 0);
         assert!(copy_regions(
-            CopySide { container: "A", dims: &[(0, 1), (3, 9)], extents: &ext },
-            CopySide { container: "row", dims: &[(0, 6)], extents: &[8] },
+            CopySide {
+                container: "A",
+                dims: &[(0, 1), (3, 9)],
+                extents: &ext
+            },
+            CopySide {
+                container: "row",
+                dims: &[(0, 6)],
+                extents: &[8]
+            },
         )
         .is_err());
         assert!(copy_regions(
-            CopySide { container: "A", dims: &[(0, 2), (0, 2)], extents: &ext },
-            CopySide { container: "row", dims: &[(0, 4)], extents: &[8] },
+            CopySide {
+                container: "A",
+                dims: &[(0, 2), (0, 2)],
+                extents: &ext
+            },
+            CopySide {
+                container: "row",
+                dims: &[(0, 4)],
+                extents: &[8]
+            },
         )
         .is_err());
     }
@@ -354,16 +480,32 @@ mod tests {
         let src: Vec<i32> = (0..16).collect();
         let mut dst = vec![0; 4];
         let (s, d) = copy_regions(
-            CopySide { container: "A", dims: &[(1, 3), (2, 4)], extents: &[4, 4] },
-            CopySide { container: "B", dims: &[(0, 2), (0, 2)], extents: &[2, 2] },
+            CopySide {
+                container: "A",
+                dims: &[(1, 3), (2, 4)],
+                extents: &[4, 4],
+            },
+            CopySide {
+                container: "B",
+                dims: &[(0, 2), (0, 2)],
+                extents: &[2, 2],
+            },
         )
         .unwrap();
         host_copy(&src, &s, &mut dst, &d).unwrap();
         assert_eq!(dst, vec![6, 7, 10, 11]);
         let mut one: Vec<i32> = (0..8).collect();
         let (s, d) = copy_regions(
-            CopySide { container: "A", dims: &[(0, 4)], extents: &[8] },
-            CopySide { container: "A", dims: &[(2, 6)], extents: &[8] },
+            CopySide {
+                container: "A",
+                dims: &[(0, 4)],
+                extents: &[8],
+            },
+            CopySide {
+                container: "A",
+                dims: &[(2, 6)],
+                extents: &[8],
+            },
         )
         .unwrap();
         host_copy_within(&mut one, &s, &d).unwrap();

@@ -349,19 +349,21 @@ impl<'a> Glue<'a> {
         }
         // Transients, then the bindings the states use.
         let mut teardown = TokenStream::new();
+        // Device transients are allocated first (that needs the context
+        // mutably), then borrowed for the whole call.
+        let mut prepare = TokenStream::new();
+        let mut refs = TokenStream::new();
         let (mut host_slot, mut dev_slot) = (0usize, 0usize);
         for (c, cont) in sdfg.containers.iter().enumerate() {
             let len = self.len(c);
             let t = self.elem(c);
             match (cont.transient, cont.storage) {
                 (true, Storage::Gpu) => {
-                    let owned = ident("__dt_", &cont.name.text);
                     let r = self.gpu_ref(c);
-                    setup.extend(quote! {
-                        let #owned: ::sdfg::runtime::DeviceBuffer<#t> = __cx.take_device_transient::<#t>(#dev_slot, #len)?;
-                        let #r: &::sdfg::runtime::DeviceBuffer<#t> = &#owned;
+                    prepare.extend(quote!(__cx.prepare_device_transient::<#t>(#dev_slot, #len)?;));
+                    refs.extend(quote! {
+                        let #r: &::sdfg::runtime::DeviceBuffer<#t> = __cx.device_transient_ref::<#t>(#dev_slot);
                     });
-                    teardown.extend(quote!(__cx.put_device_transient(#dev_slot, #owned);));
                     dev_slot += 1;
                 }
                 (true, _) => {
@@ -384,6 +386,8 @@ impl<'a> Glue<'a> {
                 }
             }
         }
+        setup.extend(prepare);
+        setup.extend(refs);
         let nstreams = self.schedule.num_streams.max(1);
         for k in 0..nstreams {
             let s = format_ident!("__s{}", k);
@@ -410,7 +414,7 @@ impl<'a> Glue<'a> {
                     }
                 }
                 #teardown
-                ::core::result::Result::Ok(__cx.finish())
+                ::core::result::Result::Ok(__cx.finish(::core::marker::PhantomData))
             }
         }
     }
@@ -1013,7 +1017,8 @@ impl<'a> Glue<'a> {
                 let dims: Vec<Ident> = (0..sdfg.containers[*container].shape.len())
                     .map(|d| format_ident!("__ext_{}_{}", self.cname(*container), d))
                     .collect();
-                prologue.extend(quote!(let #n = [#(#dims),*];));
+                let rank = dims.len();
+                prologue.extend(quote!(let #n: [usize; #rank] = [#(#dims),*];));
             }
         }
         let params: Vec<TokenStream> = (0..m.params.len())

@@ -28,7 +28,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{self, *};
 use crate::parse::{self, Item, SdfgAst, StmtAst};
 use proc_macro2::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use typing::{Scope, ScopeKind};
 
 /// Lowers a parsed SDFG to the IR; every name and type error at once.
@@ -90,20 +90,19 @@ impl<'a> Lowerer<'a> {
     /// (edge assignment targets that name nothing else), with duplicate checks.
     fn declare(&mut self) {
         let ast = self.ast;
-        // Where each top-level name was declared: (kind, span).
-        let mut taken: HashMap<String, (&'static str, Span)> = HashMap::new();
+        // What each top-level name was declared as.
+        let mut taken: HashMap<String, &'static str> = HashMap::new();
         let mut claim = |cx: &mut Self, name: &proc_macro2::Ident, kind: &'static str| -> bool {
             let text = name.to_string();
-            if let Some((other, span)) = taken.get(&text) {
+            if let Some(other) = taken.get(&text) {
                 let d =
                     Diagnostic::error(name.span(), format!("the name `{text}` is declared twice"))
                         .note(format!("`{text}` is first declared as a {other}"))
                         .help(format!("rename this {kind}"));
-                let _ = span;
                 cx.error(d);
                 false
             } else {
-                taken.insert(text, (kind, name.span()));
+                taken.insert(text, kind);
                 true
             }
         };
@@ -145,11 +144,11 @@ impl<'a> Lowerer<'a> {
             }
         }
         // States live in their own namespace (they appear only in edges).
-        let mut state_names: HashMap<String, Span> = HashMap::new();
+        let mut state_names: HashSet<String> = HashSet::new();
         for item in &ast.items {
             if let Item::State(s) = item {
                 let text = s.name.to_string();
-                if state_names.contains_key(&text) {
+                if !state_names.insert(text.clone()) {
                     self.error(
                         Diagnostic::error(
                             s.name.span(),
@@ -159,7 +158,6 @@ impl<'a> Lowerer<'a> {
                     );
                     continue;
                 }
-                state_names.insert(text, s.name.span());
                 self.states.push(name_of(&s.name));
             }
         }
@@ -171,7 +169,7 @@ impl<'a> Lowerer<'a> {
                 if taken.contains_key(&text) {
                     continue;
                 }
-                taken.insert(text, ("symbol", a.target.span()));
+                taken.insert(text, "symbol");
                 self.symbols.push(Symbol {
                     name: name_of(&a.target),
                     ty: ScalarType::I32,
@@ -256,7 +254,7 @@ impl<'a> Lowerer<'a> {
             if self
                 .containers
                 .get(ci)
-                .map(|k| k.name.text != c.name.to_string())
+                .map(|k| c.name != k.name.text)
                 .unwrap_or(true)
             {
                 continue; // a duplicate name, already reported
@@ -279,17 +277,18 @@ impl<'a> Lowerer<'a> {
             if self
                 .states
                 .get(id)
-                .map(|n| n.text != s.name.to_string())
+                .map(|n| s.name != n.text)
                 .unwrap_or(true)
             {
                 continue; // a duplicate name, already reported
             }
             if let Some(span) = s.start {
-                if let Some((_, first)) = start {
-                    let _ = first;
+                if let Some((first, _)) = start {
+                    let first = self.states[first].text.clone();
                     self.error(
                         Diagnostic::error(span, "more than one state is marked `#[start]`")
-                            .help("keep `#[start]` on one state"),
+                            .help("keep `#[start]` on one state")
+                            .note(format!("state `{first}` is marked `#[start]` before")),
                     );
                 } else {
                     start = Some((id, span));
@@ -324,7 +323,7 @@ impl<'a> Lowerer<'a> {
 
     fn lower_state(&mut self, s: &parse::StateDecl) -> State {
         let mut stmts = Vec::new();
-        let mut labels: HashMap<String, Span> = HashMap::new();
+        let mut labels: HashSet<String> = HashSet::new();
         for st in &s.stmts {
             let label = match st {
                 StmtAst::Map(m) => Some(&m.name),
@@ -333,7 +332,7 @@ impl<'a> Lowerer<'a> {
             };
             if let Some(name) = label {
                 let text = name.to_string();
-                if labels.contains_key(&text) {
+                if !labels.insert(text.clone()) {
                     self.error(
                         Diagnostic::error(
                             name.span(),
@@ -341,8 +340,6 @@ impl<'a> Lowerer<'a> {
                         )
                         .help("give each map and tasklet of a state its own name"),
                     );
-                } else {
-                    labels.insert(text, name.span());
                 }
             }
             if let Some(stmt) = self.lower_statement(st) {

@@ -273,20 +273,42 @@ fn has_wide_int_literal(e: &syn::Expr, negative: bool) -> bool {
     }
 }
 
-/// The user's tokens of `e` as text, for helps (`A [i]` -> `A[i]` is not
-/// attempted: proc_macro2 prints spaced tokens).
+/// The user's tokens of `e` as text for helps, with the spacing a person
+/// would write (`A[i, j - 1]`, `x.sqrt()`).
 pub(crate) fn source_text(e: &impl ToTokens) -> String {
-    let text = e.to_token_stream().to_string();
+    let mut text = e.to_token_stream().to_string();
     // `[(i, j)]` was `[i, j]` in the source (see parse::body).
-    text.replace("[(", "[").replace(")]", "]")
+    text = text.replace("[(", "[").replace(")]", "]");
+    for (from, to) in [
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("( ", "("),
+        (" )", ")"),
+        (" ,", ","),
+        (" .", "."),
+        (". ", "."),
+        ("! ", "!"),
+    ] {
+        text = text.replace(from, to);
+    }
+    text
 }
 
-/// `text as ty`, parenthesized when `text` is not a single token.
+/// `text as ty`, parenthesized unless `text` is a name, a literal or an
+/// element `A[...]`.
 fn cast_hint(text: &str, ty: ScalarType) -> String {
-    if text
-        .chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-    {
+    let mut depth = 0i32;
+    let mut simple = true;
+    for c in text.chars() {
+        match c {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            c if depth == 0 && !(c.is_alphanumeric() || c == '_' || c == '.') => simple = false,
+            _ => {}
+        }
+    }
+    if simple {
         format!("`{text} as {ty}`")
     } else {
         format!("`({text}) as {ty}`")
@@ -327,6 +349,40 @@ fn not(e: Expr) -> Expr {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The default type of a flexible group. While inferring, a group that
+    /// mentions a symbol of unknown type has none yet: defaulting it would
+    /// fix the symbol's type before its real uses are seen.
+    fn default_for(&self, sc: &Scope, exprs: &[&syn::Expr]) -> Option<ScalarType> {
+        if self.inferring && exprs.iter().any(|e| self.mentions_unknown_symbol(sc, e)) {
+            return None;
+        }
+        default_type_of(exprs)
+    }
+
+    fn mentions_unknown_symbol(&self, sc: &Scope, e: &syn::Expr) -> bool {
+        struct Finder<'c, 'a> {
+            cx: &'c Lowerer<'a>,
+            sc: &'c Scope,
+            found: bool,
+        }
+        impl<'ast> syn::visit::Visit<'ast> for Finder<'_, '_> {
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                if let Some(ident) = p.path.get_ident() {
+                    if let Resolved::Symbol(s) = self.cx.resolve(self.sc, &ident.to_string()) {
+                        self.found |= self.cx.symbol_types[s].is_none();
+                    }
+                }
+            }
+        }
+        let mut finder = Finder {
+            cx: self,
+            sc,
+            found: false,
+        };
+        syn::visit::Visit::visit_expr(&mut finder, e);
+        finder.found
+    }
+
     /// What `name` refers to: a local (innermost first), a map parameter, a
     /// symbol or a container.
     pub(crate) fn resolve(&self, sc: &Scope, name: &str) -> Resolved {
@@ -381,7 +437,7 @@ impl<'a> Lowerer<'a> {
     ) -> Option<Expr> {
         let expected = match expected {
             Some(t) => Some(t),
-            None if is_flexible(self, sc, e) => default_type(e),
+            None if is_flexible(self, sc, e) => self.default_for(sc, &[e]),
             None => None,
         };
         let out = self.synth(sc, e, expected)?;
@@ -587,9 +643,9 @@ impl<'a> Lowerer<'a> {
                     return None;
                 };
                 let value = if negative {
-                    -(magnitude as i128)
+                    -i128::try_from(magnitude).unwrap_or(i128::MAX)
                 } else {
-                    magnitude as i128
+                    i128::try_from(magnitude).unwrap_or(i128::MAX)
                 };
                 let v = match ty {
                     ScalarType::I32 => i32::try_from(value).ok().map(Value::I32),
@@ -638,9 +694,9 @@ impl<'a> Lowerer<'a> {
                                 format!("mismatched types: expected `{t}`, found float literal `{sign}{}`", f.base10_digits()),
                             )
                             .help(if t.is_integer() {
-                                "write an integer literal (no `.`), or convert: `(x as f64)`"
+                                format!("write an integer literal (without `.`), or convert: `{sign}{} as {t}`", f.base10_digits())
                             } else {
-                                "write `true` or `false`"
+                                "write `true` or `false`".to_string()
                             }),
                         );
                         return None;
@@ -953,7 +1009,7 @@ impl<'a> Lowerer<'a> {
             let l = self.expr(sc, lhs, r.as_ref().map(|r| r.ty));
             (l, r)
         } else {
-            let ty = default_type_of(&[lhs, rhs]);
+            let ty = self.default_for(sc, &[lhs, rhs]);
             let l = self.expr(sc, lhs, ty);
             let r = self.expr(sc, rhs, l.as_ref().map(|l| l.ty).or(ty));
             (l, r)
@@ -1164,7 +1220,7 @@ impl<'a> Lowerer<'a> {
             let ty = match expected {
                 Some(t) => Some(t),
                 None if is_flexible(self, sc, &then_expr) => {
-                    default_type_of(&[&then_expr, else_branch])
+                    self.default_for(sc, &[&then_expr, else_branch])
                 }
                 None => None,
             };
@@ -1428,7 +1484,7 @@ impl<'a> Lowerer<'a> {
                 lowered[k] = Some(self.expr(sc, parts[k], None)?);
                 lowered[k].as_ref().map(|e| e.ty)
             }
-            None => default_type_of(&parts),
+            None => self.default_for(sc, &parts),
         };
         let mut ok = true;
         for (k, part) in parts.iter().enumerate() {

@@ -350,10 +350,11 @@ fn parse_state(
         input.parse::<Token![;]>()?;
     }
     let mut stmts = Vec::new();
-    for chunk in split_items(group.stream()) {
+    for chunk in split_items(group.stream(), STATEMENT_KEYWORDS) {
+        let end = last_span(&chunk);
         match (|input: ParseStream| parse_statement(input, diags)).parse2(chunk) {
             Ok(s) => stmts.push(s),
-            Err(e) => diags.extend(e.into()),
+            Err(e) => diags.extend(at_end_of_chunk(e, end).into()),
         }
     }
     Ok(StateDecl { start, name, stmts })

@@ -164,11 +164,12 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
         }
     };
     let mut items = Vec::new();
-    for chunk in split_items(header.body) {
+    for chunk in split_items(header.body, ITEM_KEYWORDS) {
+        let end = last_span(&chunk);
         match (|input: ParseStream| items::parse_item(input, &mut diags)).parse2(chunk) {
             Ok(Some(item)) => items.push(item),
             Ok(None) => {}
-            Err(e) => diags.extend(e.into()),
+            Err(e) => diags.extend(at_end_of_chunk(e, end).into()),
         }
     }
     diags.finish(SdfgAst {
@@ -181,16 +182,40 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
     })
 }
 
+/// Keywords that start a top-level item.
+pub(crate) const ITEM_KEYWORDS: &[&str] =
+    &["symbol", "transient", "host", "pinned", "gpu", "state"];
+/// Keywords that start a statement in a state.
+pub(crate) const STATEMENT_KEYWORDS: &[&str] = &["map", "tasklet", "copy", "wait"];
+
 /// Splits a list of items (or of statements) at the token-tree level: an item
 /// ends after a top-level `;`, or after a `{ ... }` group (and a `;` right
-/// after that group belongs to it). Trailing tokens form a last chunk, whose
-/// parser then reports what is missing.
-pub(crate) fn split_items(tokens: TokenStream) -> Vec<TokenStream> {
+/// after that group belongs to it). To recover from a missing `;`, a chunk
+/// also ends before one of `keywords` when that word cannot continue the
+/// chunk (it does not follow another word, `->`, `:` or an attribute).
+/// Trailing tokens form a last chunk, whose parser then reports what is
+/// missing.
+pub(crate) fn split_items(tokens: TokenStream, keywords: &[&str]) -> Vec<TokenStream> {
     use proc_macro2::{Delimiter, TokenTree};
     let mut chunks = Vec::new();
     let mut current: Vec<TokenTree> = Vec::new();
     let mut iter = tokens.into_iter().peekable();
     while let Some(tt) = iter.next() {
+        if let TokenTree::Ident(word) = &tt {
+            let continues = match current.last() {
+                None => true,
+                Some(TokenTree::Ident(_)) => true,
+                Some(TokenTree::Punct(p)) => matches!(p.as_char(), '>' | ':' | '-' | '#'),
+                Some(TokenTree::Group(g)) => {
+                    g.delimiter() == Delimiter::Bracket
+                        && matches!(current.iter().rev().nth(1), Some(TokenTree::Punct(p)) if p.as_char() == '#')
+                }
+                Some(TokenTree::Literal(_)) => false,
+            };
+            if !continues && keywords.iter().any(|k| word == k) {
+                chunks.push(current.drain(..).collect());
+            }
+        }
         let ends = match &tt {
             TokenTree::Punct(p) => p.as_char() == ';',
             TokenTree::Group(g) => g.delimiter() == Delimiter::Brace,
@@ -213,6 +238,34 @@ pub(crate) fn split_items(tokens: TokenStream) -> Vec<TokenStream> {
         chunks.push(current.into_iter().collect());
     }
     chunks
+}
+
+/// The span of the last token of `tokens`.
+pub(crate) fn last_span(tokens: &TokenStream) -> Span {
+    tokens
+        .clone()
+        .into_iter()
+        .last()
+        .map_or_else(Span::call_site, |t| t.span())
+}
+
+/// syn reports a missing token at the end of a chunk at the macro call
+/// site; point at the chunk's last token instead.
+pub(crate) fn at_end_of_chunk(e: syn::Error, end: Span) -> syn::Error {
+    let mut out: Option<syn::Error> = None;
+    for err in e {
+        let text = err.to_string();
+        let fixed = match text.strip_prefix("unexpected end of input, ") {
+            Some(rest) => syn::Error::new(end, rest),
+            None if text == "unexpected end of input" => syn::Error::new(end, "this is incomplete"),
+            None => err,
+        };
+        match &mut out {
+            Some(o) => o.combine(fixed),
+            None => out = Some(fixed),
+        }
+    }
+    out.unwrap_or_else(|| syn::Error::new(end, "syntax error"))
 }
 
 /// Resolves a type name; unknown names get a help listing the element types.

@@ -107,7 +107,12 @@ fn races(sdfg: &Sdfg, state: &State, diags: &mut Diagnostics) {
                     .chain(w.iter())
                     .all(|m| m.access == w[0].access)
                     && matches!(w[0].access, Access::Reduce(_));
-                if !both_same_reduction && earlier.iter().any(|a| w.iter().any(|b| overlap(a, b))) {
+                let (pa, pb) = (params_of(&state.stmts[i]), params_of(stmt));
+                if !both_same_reduction
+                    && earlier
+                        .iter()
+                        .any(|a| w.iter().any(|b| overlap((a, pa), (b, pb))))
+                {
                     let first = state.stmts[i].label();
                     diags.push(
                         Diagnostic::error(
@@ -126,34 +131,63 @@ fn races(sdfg: &Sdfg, state: &State, diags: &mut Diagnostics) {
 }
 
 /// Whether two subsets may overlap: false only when some dimension is
-/// provably disjoint (constant bounds, or bounds differing by a constant
-/// without map parameters, which mean different things in two statements).
-fn overlap(a: &Memlet, b: &Memlet) -> bool {
-    !a.subset.iter().zip(&b.subset).any(|(x, y)| disjoint(x, y))
+/// provably disjoint. Indices of a map are widened to the interval their
+/// parameter covers (`A[i + 1]` with `i in 0..N` covers `1..N + 1`); what
+/// remains is compared when the bounds differ by a constant.
+fn overlap(a: (&Memlet, &[MapParam]), b: (&Memlet, &[MapParam])) -> bool {
+    !a.0.subset
+        .iter()
+        .zip(&b.0.subset)
+        .any(|(x, y)| disjoint(interval(x, a.1), interval(y, b.1)))
 }
 
-fn interval(d: &SubsetDim) -> Option<(Affine, Affine)> {
-    match d {
+/// The map parameters of a statement (none for tasklets and copies).
+fn params_of(stmt: &Statement) -> &[MapParam] {
+    match &stmt.kind {
+        StatementKind::Map(m) => &m.params,
+        _ => &[],
+    }
+}
+
+/// `[lo, hi)` of a subset dimension over symbols only.
+fn interval(d: &SubsetDim, params: &[MapParam]) -> Option<(Affine, Affine)> {
+    let (lo, hi) = match d {
         SubsetDim::Index(i) => {
             let lo = Affine::of(i)?;
             let hi = lo
                 .clone()
                 .add(&Affine::of(&Expr::lit(Value::I64(1), i.span))?, 1)?;
-            Some((lo, hi))
+            (lo, hi)
         }
-        SubsetDim::Range { start, end } => Some((Affine::of(start)?, Affine::of(end)?)),
+        SubsetDim::Range { start, end } => (Affine::of(start)?, Affine::of(end)?),
+    };
+    if !lo.has_params() {
+        return Some((lo, hi));
     }
+    // One parameter with coefficient 1: `p + rest` covers `start + rest .. end + rest`.
+    let SubsetDim::Index(_) = d else { return None };
+    let mut param_terms = lo.terms.iter().filter(|((kind, _), _)| *kind == 1);
+    let (&(_, p), &coef) = param_terms.next()?;
+    if coef != 1 || param_terms.next().is_some() {
+        return None;
+    }
+    let param = params.get(p)?;
+    let mut rest = lo;
+    rest.terms.remove(&(1, p));
+    let start = Affine::of(&param.start)?;
+    let end = Affine::of(&param.end)?;
+    if start.has_params() || end.has_params() {
+        return None;
+    }
+    Some((start.add(&rest, 1)?, end.add(&rest, 1)?))
 }
 
-fn disjoint(x: &SubsetDim, y: &SubsetDim) -> bool {
-    let (Some((lo1, hi1)), Some((lo2, hi2))) = (interval(x), interval(y)) else {
+fn disjoint(x: Option<(Affine, Affine)>, y: Option<(Affine, Affine)>) -> bool {
+    let (Some((lo1, hi1)), Some((lo2, hi2))) = (x, y) else {
         return false;
     };
     // [lo1, hi1) and [lo2, hi2) are disjoint when hi1 <= lo2 or hi2 <= lo1.
     let at_or_below = |hi: &Affine, lo: &Affine| {
-        if hi.has_params() || lo.has_params() {
-            return false;
-        }
         lo.clone()
             .add(hi, -1)
             .and_then(|d| d.as_constant())

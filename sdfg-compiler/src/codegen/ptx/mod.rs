@@ -1,38 +1,235 @@
-//! GPU maps -> PTX. PLACEHOLDER in main until the ptx branch lands: the
-//! kernel list is real (one per gpu map), the text is an empty module.
-use super::kernel_abi::{kernel_abi, KernelAbi};
-use crate::ir::{MapSchedule, Sdfg, StateId, StatementKind, StmtId};
+//! GPU maps -> one PTX module (DESIGN section 6).
+//!
+//! [`generate`] emits one `.visible .entry` per `gpu` map of the SDFG, named
+//! and parameterized exactly as [`kernel_abi`] says, plus the math
+//! subroutines (`.func`) the kernels call. See docs/PTX.md for the launch
+//! contract, the bool-parameter convention and the accuracy of each math
+//! function ([`ULP_BOUNDS`]).
+//!
+//! Launch contract (the runtime computes the grid; every kernel is correct
+//! for any grid): the map's innermost dimension is x, the next one y, the
+//! product of all outer ones z; every axis is a grid-stride loop. In x a
+//! thread handles `items_per_thread` iterations per grid-stride step,
+//! `tile_start + threadIdx.x + k * blockDim.x` for `k < items_per_thread`
+//! with `tile_start = blockIdx.x * blockDim.x * items_per_thread`, so the
+//! runtime should launch `grid.x = min(ceil(count_x / (block.x *
+//! items_per_thread)), sm_count * 32)`, `grid.y = min(ceil(count_y /
+//! block.y), 65535)`, `grid.z = min(ceil(count_z / block.z), 65535)`.
 
+mod kernel;
+pub mod math;
+pub mod ptxas;
+
+use crate::codegen::kernel_abi::{kernel_abi, KernelAbi};
+use crate::ir::{MapSchedule, MathFn, Sdfg, StateId, StatementKind, StmtId};
+use std::collections::BTreeSet;
+
+/// The PTX of all `gpu` maps of one SDFG.
+#[derive(Clone, Debug)]
 pub struct PtxModule {
     pub text: String,
     pub kernels: Vec<PtxKernel>,
 }
 
+/// One kernel of a [`PtxModule`] and how to launch it.
+#[derive(Clone, Debug)]
 pub struct PtxKernel {
     pub state: StateId,
     pub stmt: StmtId,
+    /// Entry name (`abi.name`) and parameter order.
     pub abi: KernelAbi,
+    /// Threads per block (x, y, z).
     pub block: [u32; 3],
+    /// Consecutive-tile iterations per thread per grid-stride step in x.
     pub items_per_thread: u32,
 }
 
-pub fn generate(sdfg: &Sdfg) -> PtxModule {
-    let mut kernels = Vec::new();
-    for (s, state) in sdfg.states.iter().enumerate() {
-        for (k, st) in state.stmts.iter().enumerate() {
-            if matches!(&st.kind, StatementKind::Map(m) if m.schedule == MapSchedule::Gpu) {
-                kernels.push(PtxKernel {
-                    state: s,
-                    stmt: k,
-                    abi: kernel_abi(sdfg, s, k),
-                    block: [256, 1, 1],
-                    items_per_thread: 1,
-                });
+impl PtxModule {
+    pub fn kernel(&self, state: StateId, stmt: StmtId) -> Option<&PtxKernel> {
+        self.kernels
+            .iter()
+            .find(|k| k.state == state && k.stmt == stmt)
+    }
+}
+
+/// A math subroutine of the module: function and float type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct MathFunc {
+    pub func: MathFn,
+    pub f32: bool,
+}
+
+// MathFn is not Ord: order by (function name, type) for a stable module text.
+impl Ord for MathFunc {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.func.method_name(), self.f32).cmp(&(other.func.method_name(), other.f32))
+    }
+}
+impl PartialOrd for MathFunc {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl MathFunc {
+    pub fn name(self) -> String {
+        format!(
+            "__sdfg_{}_{}",
+            self.func.method_name(),
+            if self.f32 { "f32" } else { "f64" }
+        )
+    }
+
+    fn definition(self) -> String {
+        use math::*;
+        let name = self.name();
+        match self.func {
+            MathFn::Powi => powi_function(&name, self.f32),
+            MathFn::Powf => PtxOps::function(&name, self.f32, 2, |o, a| powf_prog(o, a[0], a[1])),
+            f => PtxOps::function(&name, self.f32, 1, |o, a| match f {
+                MathFn::Exp => exp_prog(o, a[0]),
+                MathFn::Ln => ln_prog(o, a[0]),
+                MathFn::Sin => sin_prog(o, a[0]),
+                MathFn::Cos => cos_prog(o, a[0]),
+                _ => tanh_prog(o, a[0]),
+            }),
+        }
+    }
+}
+
+/// Every `gpu` map of the SDFG, in state and statement order.
+pub fn gpu_maps(sdfg: &Sdfg) -> Vec<(StateId, StmtId)> {
+    let mut out = Vec::new();
+    for (si, state) in sdfg.states.iter().enumerate() {
+        for (ti, stmt) in state.stmts.iter().enumerate() {
+            if let StatementKind::Map(m) = &stmt.kind {
+                if m.schedule == MapSchedule::Gpu {
+                    out.push((si, ti));
+                }
             }
         }
     }
-    PtxModule {
-        text: ".version 8.0\n.target sm_80\n.address_size 64\n".into(),
-        kernels,
-    }
+    out
 }
+
+/// The PTX module for every `gpu` map of `sdfg` (valid IR; never panics).
+pub fn generate(sdfg: &Sdfg) -> PtxModule {
+    let mut funcs = BTreeSet::new();
+    let mut kernels = Vec::new();
+    let mut entries = String::new();
+    for (state, stmt) in gpu_maps(sdfg) {
+        let StatementKind::Map(map) = &sdfg.states[state].stmts[stmt].kind else {
+            continue;
+        };
+        let abi = kernel_abi(sdfg, state, stmt);
+        let (text, k) = kernel::KernelEmitter::new(sdfg, map, &abi, &mut funcs).emit(state, stmt);
+        entries.push('\n');
+        entries.push_str(&text);
+        kernels.push(k);
+    }
+    let mut text = String::new();
+    text.push_str(&format!(
+        "// Generated by sdfg-rs for `{}`: {} kernel(s).\n",
+        sdfg.name.text,
+        kernels.len()
+    ));
+    text.push_str(".version 8.0\n.target sm_80\n.address_size 64\n");
+    for f in &funcs {
+        text.push('\n');
+        text.push_str(&f.definition());
+    }
+    text.push_str(&entries);
+    PtxModule { text, kernels }
+}
+
+/// A documented accuracy bound of one math function (vs Rust std, which the
+/// evaluator uses), in units in the last place of the result type.
+#[derive(Clone, Copy, Debug)]
+pub struct UlpBound {
+    pub function: &'static str,
+    pub ulp: f64,
+    pub note: &'static str,
+}
+
+/// Per function and type: the maximal error against Rust std (measured by
+/// tests/ptx_math.rs on the Rust mirrors of the PTX code; see docs/PTX.md).
+pub const ULP_BOUNDS: &[UlpBound] = &[
+    UlpBound {
+        function: "sqrt f32/f64",
+        ulp: 0.0,
+        note: "sqrt.rn: exact",
+    },
+    UlpBound {
+        function: "abs min max floor ceil",
+        ulp: 0.0,
+        note: "exact",
+    },
+    UlpBound {
+        function: "powi f32/f64",
+        ulp: 0.0,
+        note: "bit-exact: the same repeated squaring as compiler-rt __powi[sd]f2",
+    },
+    UlpBound {
+        function: "exp f64",
+        ulp: 2.0,
+        note: "measured max 1",
+    },
+    UlpBound {
+        function: "exp f32",
+        ulp: 1.0,
+        note: "via f64",
+    },
+    UlpBound {
+        function: "ln f64",
+        ulp: 2.0,
+        note: "measured max 1",
+    },
+    UlpBound {
+        function: "ln f32",
+        ulp: 1.0,
+        note: "via f64",
+    },
+    UlpBound {
+        function: "sin f64",
+        ulp: 2.0,
+        note: "|x| < 1e6; beyond: absolute error <= |x| 2^-51",
+    },
+    UlpBound {
+        function: "cos f64",
+        ulp: 2.0,
+        note: "|x| < 1e6; beyond: absolute error <= |x| 2^-51",
+    },
+    UlpBound {
+        function: "sin f32",
+        ulp: 1.0,
+        note: "via f64; |x| < 1e6",
+    },
+    UlpBound {
+        function: "cos f32",
+        ulp: 1.0,
+        note: "via f64; |x| < 1e6",
+    },
+    UlpBound {
+        function: "tanh f64",
+        ulp: 4.0,
+        note: "measured max 4",
+    },
+    UlpBound {
+        function: "tanh f32",
+        ulp: 2.0,
+        note: "via f64",
+    },
+    UlpBound {
+        function: "powf f64",
+        ulp: 2.0,
+        note: "times (1 + |y ln x|): ln is not carried in extra precision",
+    },
+    UlpBound {
+        function: "powf f32",
+        ulp: 1.0,
+        note: "via f64",
+    },
+];
+
+#[doc(hidden)]
+pub mod testing;

@@ -1,0 +1,108 @@
+//! Assembling generated PTX with `ptxas` (CI has no GPU: this is how a
+//! module is known to be valid). Found through `SDFG_PTXAS` or `PATH`.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The ptxas binary: `$SDFG_PTXAS`, else `ptxas` on `PATH`; None if neither runs.
+pub fn find_ptxas() -> Option<PathBuf> {
+    let candidate = std::env::var_os("SDFG_PTXAS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("ptxas"));
+    let ok = Command::new(&candidate)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    ok.then_some(candidate)
+}
+
+/// `ptxas --version`'s last line, if ptxas is available.
+pub fn ptxas_version() -> Option<String> {
+    let p = find_ptxas()?;
+    let out = Command::new(p).arg("--version").output().ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .map(str::to_string)
+}
+
+/// Assembles `ptx` with `ptxas -arch=sm_90 -v`. `Ok(None)`: no ptxas here;
+/// `Ok(Some(log))`: assembled, `log` is ptxas's `-v` report (registers,
+/// spills per kernel, see [`resource_usage`]); `Err(message)`: rejected.
+pub fn assemble_check(ptx: &str) -> Result<Option<String>, String> {
+    let Some(ptxas) = find_ptxas() else {
+        return Ok(None);
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "sdfg-ptxas-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let src = dir.join("module.ptx");
+    let out = dir.join("module.cubin");
+    std::fs::write(&src, ptx).map_err(|e| format!("cannot write {}: {e}", src.display()))?;
+    let result = Command::new(&ptxas)
+        .arg("-arch=sm_90")
+        .arg("-v")
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .output();
+    let _ = std::fs::remove_dir_all(&dir);
+    let output = result.map_err(|e| format!("cannot run {}: {e}", ptxas.display()))?;
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() {
+        Ok(Some(log))
+    } else {
+        Err(log)
+    }
+}
+
+static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Registers and spills of one function, from `ptxas -v`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourceUsage {
+    pub function: String,
+    pub registers: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    pub stack_frame: u32,
+}
+
+/// Parses a `ptxas -v` log into per-function resource usage.
+pub fn resource_usage(log: &str) -> Vec<ResourceUsage> {
+    let mut out: Vec<ResourceUsage> = Vec::new();
+    let number_before = |line: &str, word: &str| -> Option<u32> {
+        let pos = line.find(word)?;
+        line[..pos].split_whitespace().last()?.parse().ok()
+    };
+    for line in log.lines() {
+        if let Some(rest) = line.split("Function properties for ").nth(1) {
+            out.push(ResourceUsage {
+                function: rest.trim().to_string(),
+                ..Default::default()
+            });
+        } else if let Some(cur) = out.last_mut() {
+            if line.contains("bytes stack frame") {
+                cur.stack_frame = number_before(line, "bytes stack frame").unwrap_or(0);
+                cur.spill_stores = number_before(line, "bytes spill stores").unwrap_or(0);
+                cur.spill_loads = number_before(line, "bytes spill loads").unwrap_or(0);
+            } else if line.contains("Used") && line.contains("registers") {
+                let after = line.split("Used").nth(1).unwrap_or("");
+                cur.registers = after
+                    .split_whitespace()
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,394 @@
+//! Random well-typed expression trees for differential tests of the
+//! backends against the evaluator: every type, operator, cast, select and
+//! math call, with division by zero, huge shift amounts and NaN / inf /
+//! subnormal / MIN constants, over inputs `IN_<ty>[i]` of a map `i in 0..N`.
+//!
+//! ```ignore
+//! let k = random_kernel(seed, ScalarType::F64, &GenConfig::default());
+//! let ptx = codegen::ptx::generate(&k.sdfg);            // OUT[i] = k.expr
+//! let inputs = random_inputs(seed, ScalarType::F64, n); // per type
+//! // expected OUT[i]: eval::eval_expr(&k.expr, env with params[0] = i, ...)
+//! ```
+//! Expressions for which [`is_exact`] is true must agree bit for bit (NaNs:
+//! any NaN); others use transcendental functions (see `ULP_BOUNDS`).
+
+use super::builder::{e, map_param, s, SdfgBuilder};
+use crate::ir::*;
+use ScalarType::*;
+
+/// A small deterministic PRNG (splitmix64), so tests need no dependency.
+#[derive(Clone, Debug)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in 0..n (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next_u64() % 100 < percent
+    }
+    pub fn pick<T: std::marker::Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct GenConfig {
+    pub max_depth: u32,
+    /// Allow exp/ln/sin/cos/tanh/powf (results within ULP bounds, not exact).
+    pub approx_math: bool,
+}
+
+impl Default for GenConfig {
+    fn default() -> Self {
+        GenConfig {
+            max_depth: 5,
+            approx_math: true,
+        }
+    }
+}
+
+/// Interesting constants of each type.
+pub fn special_values(ty: ScalarType) -> Vec<Value> {
+    match ty {
+        I32 => [0, 1, -1, 2, 7, -7, 31, 32, 33, i32::MIN, i32::MAX]
+            .map(Value::I32)
+            .to_vec(),
+        I64 => [0, 1, -1, 3, 63, 64, 65, -100, i64::MIN, i64::MAX, 1 << 40]
+            .map(Value::I64)
+            .to_vec(),
+        U32 => [0, 1, 2, 5, 31, 32, 33, u32::MAX, 1 << 31]
+            .map(Value::U32)
+            .to_vec(),
+        U64 => [0, 1, 2, 9, 63, 64, u64::MAX, 1 << 63]
+            .map(Value::U64)
+            .to_vec(),
+        F32 => [
+            0.0,
+            -0.0,
+            1.0,
+            -1.5,
+            0.5,
+            3.75,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            1e-45,
+            f32::MIN_POSITIVE,
+            f32::MAX,
+            2147483648.0,
+            -2147483904.0,
+            1e10,
+        ]
+        .map(Value::F32)
+        .to_vec(),
+        F64 => [
+            0.0,
+            -0.0,
+            1.0,
+            -2.5,
+            0.1,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            5e-324,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            9.3e18,
+            -9.3e18,
+            1e300,
+            4294967296.0,
+        ]
+        .map(Value::F64)
+        .to_vec(),
+        Bool => vec![Value::Bool(false), Value::Bool(true)],
+    }
+}
+
+/// A random value of `ty` (specials a third of the time).
+pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
+    if rng.chance(33) {
+        return rng.pick(&special_values(ty));
+    }
+    let bits = rng.next_u64();
+    match ty {
+        F32 => {
+            Value::F32(((bits >> 40) as f32 / 16777216.0 - 0.5) * [1.0, 10.0, 1000.0][rng.below(3)])
+        }
+        F64 => Value::F64(
+            ((bits >> 11) as f64 / 9007199254740992.0 - 0.5) * [1.0, 10.0, 1e6][rng.below(3)],
+        ),
+        I32 | I64 if rng.chance(50) => {
+            crate::eval::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
+        }
+        U32 | U64 if rng.chance(50) => crate::eval::cast(Value::U64(bits % 1000), ty),
+        _ => Value::from_bits(ty, bits),
+    }
+}
+
+/// `n` random input values of `ty`.
+pub fn random_inputs(seed: u64, ty: ScalarType, n: usize) -> Vec<Value> {
+    let mut rng = Rng(seed ^ (ty as u64).wrapping_mul(0x5851_F42D_4C95_7F2D));
+    (0..n).map(|_| random_value(&mut rng, ty)).collect()
+}
+
+/// Generates expressions over `IN_<ty>[i]` loads and the map parameter `i` (i64).
+pub struct ExprGen {
+    pub rng: Rng,
+    pub config: GenConfig,
+    /// Input container per type (indexed like `ScalarType::ALL`).
+    pub inputs: Vec<(ScalarType, ContainerId)>,
+}
+
+const ALL: [ScalarType; 7] = ScalarType::ALL;
+
+impl ExprGen {
+    pub fn new(seed: u64, config: GenConfig, inputs: Vec<(ScalarType, ContainerId)>) -> ExprGen {
+        ExprGen {
+            rng: Rng(seed),
+            config,
+            inputs,
+        }
+    }
+
+    fn input(&mut self, ty: ScalarType) -> Expr {
+        let c = self
+            .inputs
+            .iter()
+            .find(|(t, _)| *t == ty)
+            .map(|(_, c)| *c)
+            .unwrap_or(0);
+        e::load(c, ty, vec![e::param(0, I64)])
+    }
+
+    fn leaf(&mut self, ty: ScalarType) -> Expr {
+        match self.rng.below(10) {
+            0..=3 => e::lit(random_value(&mut self.rng, ty)),
+            4 if ty.is_integer() => e::cast(e::param(0, I64), ty),
+            _ => self.input(ty),
+        }
+    }
+
+    /// A random expression of type `ty` with at most `depth` more levels.
+    pub fn expr(&mut self, ty: ScalarType, depth: u32) -> Expr {
+        if depth == 0 || self.rng.chance(15) {
+            return self.leaf(ty);
+        }
+        let d = depth - 1;
+        match ty {
+            Bool => match self.rng.below(8) {
+                0 => e::un(UnOp::Not, self.expr(Bool, d)),
+                1 => {
+                    let op = self.rng.pick(&[
+                        BinOp::And,
+                        BinOp::Or,
+                        BinOp::BitAnd,
+                        BinOp::BitOr,
+                        BinOp::BitXor,
+                    ]);
+                    e::bin(op, self.expr(Bool, d), self.expr(Bool, d))
+                }
+                2 => self.select(ty, d),
+                _ => {
+                    let t = self.rng.pick(&ALL);
+                    let op = self.rng.pick(&[
+                        BinOp::Eq,
+                        BinOp::Ne,
+                        BinOp::Lt,
+                        BinOp::Le,
+                        BinOp::Gt,
+                        BinOp::Ge,
+                    ]);
+                    e::bin(op, self.expr(t, d), self.expr(t, d))
+                }
+            },
+            t if t.is_integer() => match self.rng.below(10) {
+                0 => {
+                    let op = if t.is_signed_integer() && self.rng.chance(50) {
+                        UnOp::Neg
+                    } else {
+                        UnOp::Not
+                    };
+                    e::un(op, self.expr(t, d))
+                }
+                1..=3 => {
+                    let op = self.rng.pick(&[
+                        BinOp::Add,
+                        BinOp::Sub,
+                        BinOp::Mul,
+                        BinOp::Div,
+                        BinOp::Rem,
+                        BinOp::BitAnd,
+                        BinOp::BitOr,
+                        BinOp::BitXor,
+                    ]);
+                    e::bin(op, self.expr(t, d), self.expr(t, d))
+                }
+                4 => {
+                    let op = self.rng.pick(&[BinOp::Shl, BinOp::Shr]);
+                    let amount_ty = self.rng.pick(&[I32, I64, U32, U64]);
+                    e::bin(op, self.expr(t, d), self.expr(amount_ty, d))
+                }
+                5 | 6 => self.cast(t, d),
+                7 => self.select(t, d),
+                _ => {
+                    let f = if t.is_signed_integer() {
+                        self.rng.pick(&[MathFn::Abs, MathFn::Min, MathFn::Max])
+                    } else {
+                        self.rng.pick(&[MathFn::Min, MathFn::Max])
+                    };
+                    let args = (0..f.arity()).map(|_| self.expr(t, d)).collect();
+                    e::call(f, args)
+                }
+            },
+            t => match self.rng.below(10) {
+                0 => e::un(UnOp::Neg, self.expr(t, d)),
+                1..=3 => {
+                    let op = self.rng.pick(&[
+                        BinOp::Add,
+                        BinOp::Sub,
+                        BinOp::Mul,
+                        BinOp::Div,
+                        BinOp::Rem,
+                    ]);
+                    e::bin(op, self.expr(t, d), self.expr(t, d))
+                }
+                4 | 5 => self.cast(t, d),
+                6 => self.select(t, d),
+                _ => self.float_call(t, d),
+            },
+        }
+    }
+
+    fn cast(&mut self, to: ScalarType, d: u32) -> Expr {
+        // Nothing casts to bool; bool casts only to integers.
+        let from = if to.is_integer() {
+            self.rng.pick(&ALL)
+        } else {
+            self.rng.pick(&[I32, I64, U32, U64, F32, F64])
+        };
+        e::cast(self.expr(from, d), to)
+    }
+
+    fn select(&mut self, ty: ScalarType, d: u32) -> Expr {
+        let c = self.expr(Bool, d);
+        e::select(c, self.expr(ty, d), self.expr(ty, d))
+    }
+
+    fn float_call(&mut self, t: ScalarType, d: u32) -> Expr {
+        let exact = [
+            MathFn::Sqrt,
+            MathFn::Abs,
+            MathFn::Min,
+            MathFn::Max,
+            MathFn::Floor,
+            MathFn::Ceil,
+            MathFn::Powi,
+        ];
+        let f = if self.config.approx_math && self.rng.chance(50) {
+            self.rng.pick(&[
+                MathFn::Exp,
+                MathFn::Ln,
+                MathFn::Sin,
+                MathFn::Cos,
+                MathFn::Tanh,
+                MathFn::Powf,
+            ])
+        } else {
+            self.rng.pick(&exact)
+        };
+        let x = self.expr(t, d);
+        let args = match f {
+            MathFn::Powi => vec![x, self.expr(I32, d.min(1))],
+            MathFn::Sin | MathFn::Cos => {
+                // Keep the argument in the documented domain of the reduction.
+                let lim = if t == F32 { e::f32(1e5) } else { e::f64(1e5) };
+                let ok = e::bin(BinOp::Lt, e::call(MathFn::Abs, vec![x.clone()]), lim);
+                let half = if t == F32 { e::f32(0.5) } else { e::f64(0.5) };
+                vec![e::select(ok, x, half)]
+            }
+            _ if f.arity() == 2 => vec![x, self.expr(t, d)],
+            _ => vec![x],
+        };
+        e::call(f, args)
+    }
+}
+
+/// True when `e` uses no approximate (transcendental) function: backends
+/// must then agree with the evaluator bit for bit (NaN payloads aside).
+pub fn is_exact(e: &Expr) -> bool {
+    let mut exact = true;
+    e.walk(&mut |x| {
+        if let ExprKind::Call { func, .. } = &x.kind {
+            if matches!(
+                func,
+                MathFn::Exp | MathFn::Ln | MathFn::Sin | MathFn::Cos | MathFn::Tanh | MathFn::Powf
+            ) {
+                exact = false;
+            }
+        }
+        // Float % is exact only for |a / b| < 2^53 (f64) / 2^24 (f32); see docs/PTX.md.
+        if let ExprKind::Binary {
+            op: BinOp::Rem,
+            lhs,
+            ..
+        } = &x.kind
+        {
+            if lhs.ty.is_float() {
+                exact = false;
+            }
+        }
+    });
+    exact
+}
+
+/// An SDFG with one gpu map `OUT[i] = expr` for `i in 0..N`.
+pub struct RandomKernel {
+    pub sdfg: Sdfg,
+    /// The symbol `N` (i64).
+    pub n: SymbolId,
+    /// `IN_<ty>` per type (all seven, each of length N).
+    pub inputs: Vec<(ScalarType, ContainerId)>,
+    /// `OUT` of the result type, length N.
+    pub out: ContainerId,
+    pub expr: Expr,
+}
+
+pub fn random_kernel(seed: u64, result: ScalarType, config: &GenConfig) -> RandomKernel {
+    let mut b = SdfgBuilder::new(&format!("rand_{seed}"));
+    let n = b.symbol("N", I64);
+    let inputs: Vec<(ScalarType, ContainerId)> = ALL
+        .iter()
+        .map(|&t| (t, b.gpu(&format!("IN_{t}"), t, vec![e::sym(n, I64)])))
+        .collect();
+    let out = b.gpu("OUT", result, vec![e::sym(n, I64)]);
+    let mut gen = ExprGen::new(seed, config.clone(), inputs.clone());
+    let depth = config.max_depth;
+    let expr = gen.expr(result, depth);
+    let st = b.state("s");
+    let body = TaskletBody {
+        locals: vec![],
+        stmts: vec![s::store(out, vec![e::param(0, I64)], expr.clone())],
+    };
+    b.gpu_map(
+        st,
+        "f",
+        vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+        body,
+    );
+    RandomKernel {
+        sdfg: b.build(),
+        n,
+        inputs,
+        out,
+        expr,
+    }
+}

@@ -1,0 +1,715 @@
+//! The front end never panics: a property test over (a) token-level
+//! mutations of valid SDFGs, (b) random token streams from the grammar's
+//! vocabulary and (c) random SDFGs generated from the grammar. Every input runs through `frontend_str` under `catch_unwind`;
+//! a panic fails the test and prints the input.
+//!
+//! `SDFG_FUZZ_ITERS` sets the number of inputs per part (default small
+//! enough for about 20 s in a debug build); `SDFG_FUZZ_SEED` the seed.
+//! Example: `SDFG_FUZZ_ITERS=2000000 cargo test --release -p sdfg-compiler --test fuzz_frontend -- --nocapture`.
+
+use std::panic;
+use std::time::Instant;
+
+/// xorshift64*: small, deterministic, good enough to pick mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+const SEEDS: &[&str] = &[
+    r#"
+    /// Writes T on the GPU, reads it on the host, uses it as a map range.
+    #[streams(default)]
+    pub sdfg Repro {
+        symbol X_size: i32;
+        gpu T_GPU: i32;
+        host X: i32[X_size];
+        host U: i32[1];
+        transient host T: i32;
+        state first {
+            map write[i in 0..1] on gpu { T_GPU = 10; }
+            copy T_GPU -> T;
+            tasklet cpu_computation { U[0] = T + 1; }
+        }
+        state second {
+            map compute[i in 0..R] on cpu { X[i] = 1; }
+        }
+        first -> second { R = T; S = false; }
+    }"#,
+    r#"
+    pub sdfg Jacobi2d {
+        symbol N: i64; symbol TSTEPS: i64;
+        gpu A: f64[N, N];
+        gpu B: f64[N, N];
+        state init {}
+        state step {
+            map b[i in 1..N-1, j in 1..N-1] on gpu {
+                B[i, j] = 0.2 * (A[i, j] + A[i, j-1] + A[i, j+1] + A[i+1, j] + A[i-1, j]);
+            }
+            map a[i in 1..N-1, j in 1..N-1] on gpu {
+                A[i, j] = 0.2 * (B[i, j] + B[i, j-1] + B[i, j+1] + B[i+1, j] + B[i-1, j]);
+            }
+        }
+        state done {}
+        init -> step { t = 0 }
+        step -> step if t + 1 < TSTEPS { t = t + 1 }
+        step -> done if t + 1 >= TSTEPS;
+    }"#,
+    r#"
+    #[streams(max(2))] #[sync(manual)]
+    pub(crate) sdfg Everything {
+        symbol N: u64; symbol flag: bool;
+        gpu X: f32[N]; gpu Y: f32[N]; gpu Sum: f32; gpu Hist: u32[16];
+        pinned Out: f32[N]; host Total: f32; host Small: i64[4, 4];
+        transient gpu Tmp: f32[N];
+        #[start] state compute {
+            map axpy[i in 0..N] on gpu {
+                let a = 2.0f32;
+                Y[i] = a * X[i] + Y[i];
+                Sum += X[i];
+                Hist[(i % 16u64) as i64] += 1;
+            }
+            map clamp[i in (0..N).step_by(2)] on gpu {
+                let mut v = X[i];
+                if v > 1.0 { v = 1.0; } else if v < -1.0 { v = -1.0; }
+                Tmp[i] = if i > 0 { X[i - 1].max(v) } else { { let w = v * 0.5f32; w.sqrt() } };
+            }
+            copy Y -> Out;
+            copy Sum -> Total;
+            wait Total;
+            tasklet host_side {
+                let mut acc = 0i64;
+                for k in 0..=3 { for j in (0..4).step_by(2) { acc += Small[k, j] << 1; } }
+                Small[0, 0] = acc.min(100) % 7;
+                Small[1, 1] = acc.max(3);
+                Small[2, 2] = (Total as f64).floor() as i64;
+            }
+            map seqm[i in 0..4, j in 0..=3] on seq { Small[i, j] = ((i * j) ^ 3 | 1 & !0) as i64; }
+        }
+        state finish {}
+        compute -> compute if flag && Total < 10.0 { flag = !flag; N = N - 1; }
+        compute -> finish;
+    }"#,
+];
+
+/// Words and punctuation of the grammar, for replacements and random streams.
+const VOCAB: &[&str] = &[
+    "sdfg",
+    "symbol",
+    "transient",
+    "host",
+    "pinned",
+    "gpu",
+    "state",
+    "map",
+    "tasklet",
+    "copy",
+    "wait",
+    "on",
+    "cpu",
+    "seq",
+    "in",
+    "if",
+    "else",
+    "for",
+    "let",
+    "mut",
+    "as",
+    "true",
+    "false",
+    "i32",
+    "i64",
+    "u32",
+    "u64",
+    "f32",
+    "f64",
+    "bool",
+    "N",
+    "A",
+    "B",
+    "T",
+    "X",
+    "i",
+    "j",
+    "k",
+    "x",
+    "s",
+    "first",
+    "second",
+    "pub",
+    "#",
+    "[",
+    "]",
+    "(",
+    ")",
+    "{",
+    "}",
+    ";",
+    ":",
+    ",",
+    ".",
+    "..",
+    "..=",
+    "->",
+    "=",
+    "+=",
+    "-=",
+    "*=",
+    "/=",
+    "<<=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "&",
+    "|",
+    "^",
+    "!",
+    "<<",
+    ">>",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "&&",
+    "||",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "1.0",
+    "2.5",
+    "0.2",
+    "3u64",
+    "2.0f32",
+    "7i64",
+    "4294967296",
+    "18446744073709551615",
+    "340282366920938463463374607431768211455",
+    "-2147483648",
+    "1e309",
+    "sqrt",
+    "abs",
+    "powi",
+    "powf",
+    "min",
+    "max",
+    "step_by",
+    "streams",
+    "sync",
+    "start",
+    "manual",
+    "auto",
+    "default",
+    "single",
+    "doc",
+    "\"x\"",
+    "'c'",
+    "_",
+    "::",
+    "loop",
+    "while",
+    "return",
+    "break",
+    "fn",
+    "struct",
+    "1u8",
+    "0x10",
+    "0b1",
+    "1_000",
+    "yield",
+];
+
+/// Splits source text into tokens (words, numbers, punctuation) so that
+/// mutations act on tokens, not characters.
+fn lex(src: &str) -> Vec<String> {
+    const PUNCT: &[&str] = &[
+        "..=", "<<=", ">>=", "->", "..", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=",
+        "/=", "%=", "<<", ">>", "::",
+    ];
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && chars.get(i + 1) == Some(&'/') {
+            let start = i;
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            out.push(chars[start..i].iter().collect::<String>() + "\n");
+        } else if c.is_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_alphanumeric()
+                    || chars[i] == '_'
+                    || (chars[i] == '.'
+                        && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())
+                        && chars[start].is_ascii_digit()))
+            {
+                i += 1;
+            }
+            out.push(chars[start..i].iter().collect());
+        } else if c == '"' {
+            let start = i;
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                i += 1;
+            }
+            i = (i + 1).min(chars.len());
+            out.push(chars[start..i].iter().collect());
+        } else {
+            let rest: String = chars[i..chars.len().min(i + 3)].iter().collect();
+            let p = PUNCT
+                .iter()
+                .find(|p| rest.starts_with(**p))
+                .map_or(1, |p| p.len());
+            out.push(chars[i..i + p].iter().collect());
+            i += p;
+        }
+    }
+    out
+}
+
+fn mutate(rng: &mut Rng, tokens: &mut Vec<String>) {
+    let n = tokens.len();
+    match rng.below(7) {
+        0 if n > 0 => {
+            tokens.remove(rng.below(n));
+        }
+        1 if n > 0 => {
+            let i = rng.below(n);
+            let t = tokens[i].clone();
+            tokens.insert(i, t);
+        }
+        2 if n > 1 => {
+            let (a, b) = (rng.below(n), rng.below(n));
+            tokens.swap(a, b);
+        }
+        3 if n > 0 => {
+            let i = rng.below(n);
+            tokens[i] = rng.pick(VOCAB).to_string();
+        }
+        4 => {
+            let i = rng.below(n + 1);
+            tokens.insert(i, rng.pick(VOCAB).to_string());
+        }
+        5 if n > 0 => tokens.truncate(rng.below(n)),
+        _ if n > 0 => {
+            // Move a token somewhere else.
+            let t = tokens.remove(rng.below(n));
+            let i = rng.below(tokens.len() + 1);
+            tokens.insert(i, t);
+        }
+        _ => {}
+    }
+}
+
+/// A random token stream, brackets mostly balanced so the parser gets far.
+fn random_stream(rng: &mut Rng) -> String {
+    let len = 1 + rng.below(60);
+    let mut out = vec!["sdfg".to_string(), "R".to_string(), "{".to_string()];
+    let mut open: Vec<&str> = Vec::new();
+    for _ in 0..len {
+        let t = rng.pick(VOCAB);
+        match t {
+            "(" | "[" | "{" => {
+                open.push(match t {
+                    "(" => ")",
+                    "[" => "]",
+                    _ => "}",
+                });
+                out.push(t.to_string());
+            }
+            ")" | "]" | "}" => {
+                if let Some(close) = open.pop() {
+                    out.push(close.to_string());
+                }
+            }
+            _ => out.push(t.to_string()),
+        }
+    }
+    while let Some(close) = open.pop() {
+        out.push(close.to_string());
+    }
+    out.push("}".to_string());
+    out.join(" ")
+}
+
+/// Random SDFGs from the grammar itself (names mostly declared, types often
+/// right), so that inputs get through parsing and exercise lowering and
+/// validation.
+struct Gen<'r> {
+    rng: &'r mut Rng,
+    names: Vec<String>,
+}
+
+const TYPES: &[&str] = &["i32", "i64", "u32", "u64", "f32", "f64", "bool"];
+const BINOPS: &[&str] = &[
+    "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">=", "&&",
+    "||",
+];
+const METHODS: &[&str] = &[
+    "sqrt", "abs", "exp", "ln", "sin", "cos", "tanh", "powi", "powf", "min", "max", "floor", "ceil",
+];
+const LITERALS: &[&str] = &[
+    "0",
+    "1",
+    "2",
+    "7",
+    "-1",
+    "1.0",
+    "0.5",
+    "-2.5",
+    "true",
+    "false",
+    "3u64",
+    "4i64",
+    "1u32",
+    "2.0f32",
+    "1e3",
+    "4294967295",
+    "9223372036854775807",
+    "-9223372036854775808",
+];
+
+impl Gen<'_> {
+    fn name(&mut self) -> String {
+        if self.names.is_empty() || self.rng.below(10) == 0 {
+            return ["i", "j", "x", "N", "A", "T", "q"][self.rng.below(7)].to_string();
+        }
+        self.names[self.rng.below(self.names.len())].clone()
+    }
+
+    fn expr(&mut self, depth: usize) -> String {
+        let choice = if depth == 0 {
+            self.rng.below(3)
+        } else {
+            self.rng.below(11)
+        };
+        match choice {
+            0 => self.rng.pick(LITERALS).to_string(),
+            1 | 2 => self.name(),
+            3 => {
+                let n = 1 + self.rng.below(2);
+                let idx: Vec<String> = (0..n).map(|_| self.expr(depth - 1)).collect();
+                format!("{}[{}]", self.name(), idx.join(", "))
+            }
+            4 | 5 => format!(
+                "({} {} {})",
+                self.expr(depth - 1),
+                self.rng.pick(BINOPS),
+                self.expr(depth - 1)
+            ),
+            6 => format!("{}{}", ["-", "!"][self.rng.below(2)], self.expr(depth - 1)),
+            7 => format!("({} as {})", self.expr(depth - 1), self.rng.pick(TYPES)),
+            8 => format!(
+                "if {} {{ {} }} else {{ {} }}",
+                self.expr(depth - 1),
+                self.expr(depth - 1),
+                self.expr(depth - 1)
+            ),
+            9 => {
+                let m = self.rng.pick(METHODS);
+                let arg = if ["powi", "powf", "min", "max"].contains(&m) {
+                    self.expr(depth - 1)
+                } else {
+                    String::new()
+                };
+                format!("({}).{m}({arg})", self.expr(depth - 1))
+            }
+            _ => format!(
+                "{{ let {} = {}; {} }}",
+                self.name(),
+                self.expr(depth - 1),
+                self.expr(depth - 1)
+            ),
+        }
+    }
+
+    fn range(&mut self) -> String {
+        let (a, b) = (self.expr(1), self.expr(1));
+        match self.rng.below(3) {
+            0 => format!("{a}..{b}"),
+            1 => format!("{a}..={b}"),
+            _ => format!("({a}..{b}).step_by({})", self.expr(0)),
+        }
+    }
+
+    fn body(&mut self, depth: usize) -> String {
+        let mut out = String::new();
+        for _ in 0..1 + self.rng.below(3) {
+            let stmt = match self.rng.below(8) {
+                0 => {
+                    let n = self.name();
+                    let ty = if self.rng.below(2) == 0 {
+                        format!(": {}", self.rng.pick(TYPES))
+                    } else {
+                        String::new()
+                    };
+                    let s = format!("let mut {n}{ty} = {};", self.expr(2));
+                    self.names.push(n);
+                    s
+                }
+                1 | 2 => format!("{}[{}] = {};", self.name(), self.expr(1), self.expr(2)),
+                3 => format!(
+                    "{} {} {};",
+                    self.name(),
+                    ["=", "+=", "*=", "-=", "/="][self.rng.below(5)],
+                    self.expr(2)
+                ),
+                4 => {
+                    let t = format!("{}[{}]", self.name(), self.expr(1));
+                    format!(
+                        "{t} = {t}.{}({});",
+                        ["min", "max"][self.rng.below(2)],
+                        self.expr(1)
+                    )
+                }
+                5 if depth > 0 => format!(
+                    "if {} {{ {} }} else {{ {} }}",
+                    self.expr(2),
+                    self.body(depth - 1),
+                    self.body(depth - 1)
+                ),
+                6 if depth > 0 => {
+                    let k = self.name();
+                    format!("for {k} in {} {{ {} }}", self.range(), self.body(depth - 1))
+                }
+                _ => format!("{} = {};", self.name(), self.expr(2)),
+            };
+            out.push_str(&stmt);
+            out.push(' ');
+        }
+        out
+    }
+
+    fn sdfg(&mut self) -> String {
+        let mut items = Vec::new();
+        for s in ["N", "M"].iter().take(self.rng.below(3)) {
+            items.push(format!(
+                "symbol {s}: {};",
+                ["i64", "u64", "i32", "bool", "f64"][self.rng.below(5)]
+            ));
+            self.names.push(s.to_string());
+        }
+        for c in ["A", "B", "T", "U"].iter().take(1 + self.rng.below(4)) {
+            let dims = self.rng.below(3);
+            let shape: Vec<String> = (0..dims)
+                .map(|_| ["4", "N", "N + 1", "M", "2 * N", "1"][self.rng.below(6)].to_string())
+                .collect();
+            let shape = if shape.is_empty() {
+                String::new()
+            } else {
+                format!("[{}]", shape.join(", "))
+            };
+            items.push(format!(
+                "{}{} {c}: {}{shape};",
+                if self.rng.below(4) == 0 {
+                    "transient "
+                } else {
+                    ""
+                },
+                ["host", "pinned", "gpu"][self.rng.below(3)],
+                self.rng.pick(TYPES)
+            ));
+            self.names.push(c.to_string());
+        }
+        let states = 1 + self.rng.below(3);
+        for st in 0..states {
+            let mut stmts = Vec::new();
+            for k in 0..self.rng.below(4) {
+                let saved = self.names.len();
+                let stmt = match self.rng.below(4) {
+                    0 | 1 => {
+                        let dims = 1 + self.rng.below(2);
+                        let params: Vec<String> = (0..dims)
+                            .map(|d| {
+                                let p = ["i", "j"][d].to_string();
+                                self.names.push(p.clone());
+                                format!("{p} in {}", self.range())
+                            })
+                            .collect();
+                        format!(
+                            "map m{k}[{}] on {} {{ {} }}",
+                            params.join(", "),
+                            ["gpu", "cpu", "seq"][self.rng.below(3)],
+                            self.body(2)
+                        )
+                    }
+                    2 => format!("tasklet t{k} {{ {} }}", self.body(2)),
+                    _ => {
+                        let sub = |g: &mut Self| {
+                            if g.rng.below(2) == 0 {
+                                String::new()
+                            } else {
+                                format!("[{}]", g.range())
+                            }
+                        };
+                        let (a, sa, b, sb) = (self.name(), sub(self), self.name(), sub(self));
+                        if self.rng.below(4) == 0 {
+                            format!("wait {a};")
+                        } else {
+                            format!("copy {a}{sa} -> {b}{sb};")
+                        }
+                    }
+                };
+                self.names.truncate(saved);
+                stmts.push(stmt);
+            }
+            let start = if self.rng.below(5) == 0 {
+                "#[start] "
+            } else {
+                ""
+            };
+            items.push(format!("{start}state s{st} {{ {} }}", stmts.join(" ")));
+        }
+        for _ in 0..self.rng.below(4) {
+            let (a, b) = (self.rng.below(states + 1), self.rng.below(states + 1));
+            let cond = if self.rng.below(2) == 0 {
+                format!(" if {}", self.expr(2))
+            } else {
+                String::new()
+            };
+            let assigns = if self.rng.below(2) == 0 {
+                format!(
+                    " {{ {} = {}; }}",
+                    ["t", "N", "A", "k"][self.rng.below(4)],
+                    self.expr(2)
+                )
+            } else {
+                ";".to_string()
+            };
+            items.push(format!("s{a} -> s{b}{cond}{assigns}"));
+        }
+        // Shuffle a little: items may come in any order.
+        if items.len() > 1 && self.rng.below(3) == 0 {
+            let (a, b) = (self.rng.below(items.len()), self.rng.below(items.len()));
+            items.swap(a, b);
+        }
+        let attrs = [
+            "",
+            "#[sync(manual)] ",
+            "#[streams(max(2))] ",
+            "#[streams(auto)] #[sync(auto)] ",
+        ][self.rng.below(4)];
+        format!("{attrs}sdfg G {{ {} }}", items.join("\n"))
+    }
+}
+
+/// Runs the front end; Err(message) when it panicked.
+fn run(source: &str) -> Result<bool, String> {
+    panic::catch_unwind(|| sdfg_compiler::frontend_str(source).is_ok()).map_err(|e| {
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    })
+}
+
+fn iterations() -> usize {
+    std::env::var("SDFG_FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(if cfg!(debug_assertions) {
+            12000
+        } else {
+            100000
+        })
+}
+
+fn seed() -> u64 {
+    std::env::var("SDFG_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x5df9_0001_u64.wrapping_mul(0x9E37_79B9) | 1)
+}
+
+/// Runs `make_input` `n` times; fails on the first panic.
+fn fuzz(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
+    let mut rng = Rng(seed().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((name.len() as u64) << 40) | 1);
+    let started = Instant::now();
+    let hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let mut accepted = 0usize;
+    let mut failure = None;
+    for _ in 0..n {
+        let source = make_input(&mut rng);
+        match run(&source) {
+            Ok(ok) => accepted += usize::from(ok),
+            Err(message) => {
+                failure = Some((source, message));
+                break;
+            }
+        }
+    }
+    panic::set_hook(hook);
+    if let Some((source, message)) = failure {
+        panic!("the front end panicked ({message}) on:\n{source}");
+    }
+    println!(
+        "{name}: {n} inputs ({accepted} accepted) in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+fn seeds_are_valid() {
+    for s in SEEDS {
+        if let Err(d) = sdfg_compiler::frontend_str(s) {
+            panic!("seed does not lower:\n{d}\n{s}");
+        }
+    }
+}
+
+#[test]
+fn mutated_sdfgs_never_panic() {
+    let lexed: Vec<Vec<String>> = SEEDS.iter().map(|s| lex(s)).collect();
+    fuzz("mutations", iterations(), |rng| {
+        let mut tokens = lexed[rng.below(lexed.len())].clone();
+        for _ in 0..1 + rng.below(4) {
+            mutate(rng, &mut tokens);
+        }
+        tokens.join(" ")
+    });
+}
+
+#[test]
+fn generated_sdfgs_never_panic() {
+    // Generated inputs get far into the pipeline and cost more each.
+    fuzz("generated", iterations() / 8, |rng| {
+        Gen {
+            rng,
+            names: Vec::new(),
+        }
+        .sdfg()
+    });
+}
+
+#[test]
+fn random_token_streams_never_panic() {
+    fuzz("random streams", iterations(), random_stream);
+}

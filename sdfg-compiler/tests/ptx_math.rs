@@ -1,0 +1,312 @@
+//! The math programs of the PTX backend (their Rust mirrors, which execute
+//! the same instructions) against Rust std, over random and edge inputs.
+
+use sdfg_compiler::codegen::ptx::math::mirror as m;
+use sdfg_compiler::codegen::ptx::math::TRIG_DOMAIN;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+    /// A random finite double with a random exponent in [lo_exp, hi_exp].
+    fn log_uniform(&mut self, lo_exp: i32, hi_exp: i32) -> f64 {
+        let e = lo_exp + (self.next() % (hi_exp - lo_exp + 1) as u64) as i32;
+        let m = 1.0 + self.unit();
+        let s = if self.next() & 1 == 0 { 1.0 } else { -1.0 };
+        s * m * 2f64.powi(e)
+    }
+}
+
+fn ulp64(a: f64, b: f64) -> f64 {
+    if a.is_nan() && b.is_nan() {
+        return 0.0;
+    }
+    if a == b {
+        return 0.0;
+    }
+    if a.is_nan() || b.is_nan() || a.is_infinite() || b.is_infinite() {
+        return f64::INFINITY;
+    }
+    let key = |x: f64| {
+        let i = x.to_bits() as i64;
+        if i < 0 {
+            i64::MIN - i
+        } else {
+            i
+        }
+    };
+    (key(a) as i128 - key(b) as i128).unsigned_abs() as f64
+}
+
+fn ulp32(a: f32, b: f32) -> f64 {
+    if a.is_nan() && b.is_nan() {
+        return 0.0;
+    }
+    if a == b {
+        return 0.0;
+    }
+    if a.is_nan() || b.is_nan() || a.is_infinite() || b.is_infinite() {
+        return f64::INFINITY;
+    }
+    let key = |x: f32| {
+        let i = x.to_bits() as i32;
+        if i < 0 {
+            i32::MIN as i64 - i as i64
+        } else {
+            i as i64
+        }
+    };
+    (key(a) - key(b)).unsigned_abs() as f64
+}
+
+const EDGE: [f64; 22] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    2.0,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NAN,
+    f64::MIN_POSITIVE,
+    5e-324,
+    -5e-324,
+    1e-300,
+    709.78,
+    709.79,
+    -745.1,
+    -745.2,
+    22.0,
+    0.55,
+    1e-10,
+    1e300,
+    3.0,
+];
+
+fn check64(name: &str, f: fn(f64) -> f64, g: fn(f64) -> f64, inputs: &[f64], bound: f64) {
+    let mut worst = (0.0, 0.0);
+    let domain = if name.starts_with("sin") || name.starts_with("cos") {
+        TRIG_DOMAIN
+    } else {
+        f64::INFINITY
+    };
+    for &x in inputs
+        .iter()
+        .chain(EDGE.iter())
+        .filter(|x| !(x.abs() >= domain && x.is_finite()))
+    {
+        let (a, b) = (f(x), g(x));
+        let u = ulp64(a, b);
+        if u > worst.0 {
+            worst = (u, x);
+        }
+    }
+    println!("{name}: max {} ulp at x = {:e}", worst.0, worst.1);
+    assert!(
+        worst.0 <= bound,
+        "{name}: {} ulp at x = {:e} (bound {bound}): got {:e} want {:e}",
+        worst.0,
+        worst.1,
+        f(worst.1),
+        g(worst.1)
+    );
+}
+
+fn check32(name: &str, f: fn(f32) -> f32, g: fn(f32) -> f32, inputs: &[f64], bound: f64) {
+    let mut worst = (0.0, 0.0f32);
+    let domain = if name.starts_with("sin") || name.starts_with("cos") {
+        TRIG_DOMAIN
+    } else {
+        f64::INFINITY
+    };
+    for &x in inputs
+        .iter()
+        .chain(EDGE.iter())
+        .filter(|x| !(x.abs() >= domain && x.is_finite()))
+    {
+        let x = x as f32;
+        let (a, b) = (f(x), g(x));
+        let u = ulp32(a, b);
+        if u > worst.0 {
+            worst = (u, x);
+        }
+    }
+    println!("{name}: max {} ulp at x = {:e}", worst.0, worst.1);
+    assert!(
+        worst.0 <= bound,
+        "{name}: {} ulp at x = {:e} (bound {bound}): got {:e} want {:e}",
+        worst.0,
+        worst.1,
+        f(worst.1),
+        g(worst.1)
+    );
+}
+
+fn bound(name: &str) -> f64 {
+    sdfg_compiler::codegen::ptx::ULP_BOUNDS
+        .iter()
+        .find(|b| b.function == name)
+        .unwrap_or_else(|| panic!("no ULP bound for {name}"))
+        .ulp
+}
+
+const N: usize = 200_000;
+
+#[test]
+fn exp_within_bounds() {
+    let mut r = Rng(1);
+    let mut xs: Vec<f64> = (0..N).map(|_| r.range(-745.5, 709.9)).collect();
+    xs.extend((0..N).map(|_| r.range(-2.0, 2.0)));
+    xs.extend((0..N / 4).map(|_| r.log_uniform(-60, 9)));
+    check64("exp f64", m::exp_f64, f64::exp, &xs, bound("exp f64"));
+    check32("exp f32", m::exp_f32, f32::exp, &xs, bound("exp f32"));
+}
+
+#[test]
+fn ln_within_bounds() {
+    let mut r = Rng(2);
+    let mut xs: Vec<f64> = (0..N).map(|_| r.log_uniform(-1074, 1023).abs()).collect();
+    xs.extend((0..N).map(|_| r.range(0.5, 2.0)));
+    xs.extend((0..N / 4).map(|_| 1.0 + r.range(-1e-6, 1e-6)));
+    xs.extend((0..1000).map(|_| -r.unit()));
+    check64("ln f64", m::ln_f64, f64::ln, &xs, bound("ln f64"));
+    let xs32: Vec<f64> = xs.iter().map(|x| x.clamp(-3e38, 3e38)).collect();
+    check32("ln f32", m::ln_f32, f32::ln, &xs32, bound("ln f32"));
+}
+
+#[test]
+fn sin_cos_within_bounds() {
+    let mut r = Rng(3);
+    let mut xs: Vec<f64> = (0..N).map(|_| r.range(-10.0, 10.0)).collect();
+    xs.extend((0..N).map(|_| r.range(-1e6, 1e6)));
+    xs.extend((0..N / 4).map(|_| r.log_uniform(-80, 19)));
+    // Near multiples of pi/2, where the reduction cancels.
+    xs.extend((1..20000).map(|k| k as f64 * std::f64::consts::FRAC_PI_2));
+    xs.extend([355.0, 103993.0, 104348.0, 208341.0, 312689.0, 833719.0]);
+    check64("sin f64", m::sin_f64, f64::sin, &xs, bound("sin f64"));
+    check64("cos f64", m::cos_f64, f64::cos, &xs, bound("cos f64"));
+    check32("sin f32", m::sin_f32, f32::sin, &xs, bound("sin f32"));
+    check32("cos f32", m::cos_f32, f32::cos, &xs, bound("cos f32"));
+    // Outside the domain: absolute error about |x| 2^-52 (documented), never worse.
+    for _ in 0..N {
+        let x = r.log_uniform(20, 45);
+        let err = (m::sin_f64(x) - x.sin())
+            .abs()
+            .max((m::cos_f64(x) - x.cos()).abs());
+        assert!(
+            err <= x.abs() * 2f64.powi(-51),
+            "sin/cos({x:e}): error {err:e}"
+        );
+    }
+}
+
+#[test]
+fn tanh_within_bounds() {
+    let mut r = Rng(4);
+    let mut xs: Vec<f64> = (0..N).map(|_| r.range(-25.0, 25.0)).collect();
+    xs.extend((0..N).map(|_| r.range(-1.0, 1.0)));
+    xs.extend((0..N / 4).map(|_| r.log_uniform(-80, 5)));
+    check64("tanh f64", m::tanh_f64, f64::tanh, &xs, bound("tanh f64"));
+    check32("tanh f32", m::tanh_f32, f32::tanh, &xs, bound("tanh f32"));
+}
+
+#[test]
+fn powf_within_bounds() {
+    let mut r = Rng(5);
+    let mut worst64 = (0.0f64, 0.0, 0.0);
+    let mut worst32 = (0.0f64, 0.0f32, 0.0f32);
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.0,
+        -2.0,
+        0.5,
+        -0.5,
+        3.0,
+        -3.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-310,
+        1e300,
+    ];
+    let mut pairs: Vec<(f64, f64)> = Vec::new();
+    for &x in &specials {
+        for &y in &specials {
+            pairs.push((x, y));
+        }
+    }
+    for _ in 0..N {
+        let x = r.log_uniform(-60, 60).abs();
+        let y = r.range(-20.0, 20.0);
+        pairs.push((x, y));
+        pairs.push((-x, y.round()));
+    }
+    for &(x, y) in &pairs {
+        let want = x.powf(y);
+        let got = m::powf_f64(x, y);
+        // The bound grows with |y ln x| (documented): scale it.
+        let allowed = bound("powf f64") * (1.0 + (y * x.abs().ln()).abs());
+        let u = ulp64(got, want);
+        if u / allowed.max(1.0) > worst64.0 {
+            worst64 = (u / allowed.max(1.0), x, y);
+        }
+        let (x32, y32) = (x as f32, y as f32);
+        let u = ulp32(m::powf_f32(x32, y32), x32.powf(y32));
+        if u > worst32.0 {
+            worst32 = (u, x32, y32);
+        }
+    }
+    println!(
+        "powf f64: worst ulp/allowed {} at {:e}^{:e}",
+        worst64.0, worst64.1, worst64.2
+    );
+    println!(
+        "powf f32: worst {} ulp at {:e}^{:e}",
+        worst32.0, worst32.1, worst32.2
+    );
+    assert!(
+        worst64.0 <= 1.0,
+        "powf f64 {:?}: got {:e} want {:e}",
+        worst64,
+        m::powf_f64(worst64.1, worst64.2),
+        worst64.1.powf(worst64.2)
+    );
+    assert!(worst32.0 <= bound("powf f32"), "powf f32 {:?}", worst32);
+}
+
+#[test]
+fn powi_is_bit_exact() {
+    let mut r = Rng(6);
+    for _ in 0..N {
+        let x = r.log_uniform(-40, 40);
+        let n = (r.next() % 200) as i32 - 100;
+        let n = if r.next() % 50 == 0 {
+            [i32::MIN, i32::MAX, 0, -1][(r.next() % 4) as usize]
+        } else {
+            n
+        };
+        assert_eq!(m::powi_f64(x, n).to_bits(), x.powi(n).to_bits(), "{x}^{n}");
+        let x32 = x as f32;
+        let a = m::powi_f32(x32, n);
+        let b = x32.powi(n);
+        assert!(
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+            "{x32}^{n}: {a} vs {b}"
+        );
+    }
+}

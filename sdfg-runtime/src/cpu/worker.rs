@@ -1,0 +1,142 @@
+//! A CPU stream: one thread that runs jobs in FIFO order.
+//!
+//! The n-th job pushed is *position* n (1-based). The worker counts finished
+//! jobs, so "position p is complete" is `completed >= p`: events of the CPU
+//! device are just positions, and waiting for an event is waiting for that
+//! count.
+
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// A unit of work run by a worker.
+pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
+
+struct Queue {
+    jobs: VecDeque<Job>,
+    shutdown: bool,
+}
+
+/// The shared state of one worker thread.
+pub(crate) struct Worker {
+    queue: Mutex<Queue>,
+    has_work: Condvar,
+    completed: Mutex<u64>,
+    progress: Condvar,
+}
+
+/// Locks a mutex, ignoring poisoning: every critical section in this runtime
+/// leaves its data consistent, and jobs run outside the locks.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Worker {
+    /// Starts a worker thread. It runs until [`Worker::shutdown`] and an empty queue.
+    pub(crate) fn spawn(name: String) -> std::io::Result<Arc<Worker>> {
+        let worker = Arc::new(Worker {
+            queue: Mutex::new(Queue {
+                jobs: VecDeque::new(),
+                shutdown: false,
+            }),
+            has_work: Condvar::new(),
+            completed: Mutex::new(0),
+            progress: Condvar::new(),
+        });
+        let for_thread = Arc::clone(&worker);
+        std::thread::Builder::new()
+            .name(name)
+            .spawn(move || for_thread.run())?;
+        Ok(worker)
+    }
+
+    fn run(&self) {
+        loop {
+            let job = {
+                let mut queue = lock(&self.queue);
+                loop {
+                    if let Some(job) = queue.jobs.pop_front() {
+                        break job;
+                    }
+                    if queue.shutdown {
+                        return;
+                    }
+                    queue = self
+                        .has_work
+                        .wait(queue)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+            };
+            // Jobs catch the panics of user-visible code (kernels) themselves
+            // and report them; this is the last line of defence so that a bug
+            // in a runtime job cannot stall every waiter of this stream.
+            let _ = catch_unwind(AssertUnwindSafe(job));
+            *lock(&self.completed) += 1;
+            self.progress.notify_all();
+        }
+    }
+
+    /// Appends a job; it will run after every job pushed before it.
+    pub(crate) fn push(&self, job: Job) {
+        lock(&self.queue).jobs.push_back(job);
+        self.has_work.notify_one();
+    }
+
+    /// Blocks until the job at `position` (and so every earlier one) has run.
+    pub(crate) fn wait_for(&self, position: u64) {
+        let mut done = lock(&self.completed);
+        while *done < position {
+            done = self
+                .progress
+                .wait(done)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// How many jobs have finished (a racy snapshot, for tests and reclaiming).
+    #[allow(dead_code)]
+    pub(crate) fn completed(&self) -> u64 {
+        *lock(&self.completed)
+    }
+
+    /// Lets the thread exit once the queue is empty. Queued jobs still run:
+    /// other streams may be waiting for them.
+    pub(crate) fn shutdown(&self) {
+        lock(&self.queue).shutdown = true;
+        self.has_work.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    #[test]
+    fn runs_in_order_and_counts_positions() {
+        let w = Worker::spawn("test".into()).unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        for i in 0..100u64 {
+            let seen = Arc::clone(&seen);
+            w.push(Box::new(move || lock(&seen).push(i)));
+        }
+        w.wait_for(100);
+        assert_eq!(*lock(&seen), (0..100).collect::<Vec<_>>());
+        assert_eq!(w.completed(), 100);
+        w.shutdown();
+    }
+
+    #[test]
+    fn a_panicking_job_does_not_stall_the_queue() {
+        let w = Worker::spawn("test".into()).unwrap();
+        let n = Arc::new(AtomicU64::new(0));
+        w.push(Box::new(|| panic!("boom")));
+        let n2 = Arc::clone(&n);
+        w.push(Box::new(move || {
+            n2.fetch_add(1, Ordering::SeqCst);
+        }));
+        w.wait_for(2);
+        assert_eq!(n.load(Ordering::SeqCst), 1);
+        w.shutdown();
+    }
+}

@@ -1,0 +1,595 @@
+//! Thin, owned wrappers around the CUDA driver (through cudarc's `result` and
+//! `sys` layers). cudarc's safe layer is not used: it tracks events itself,
+//! and this runtime needs to decide (and count) every event and sync.
+//!
+//! Every object here exists only after [`CudaContext::new`] succeeded, so
+//! libcuda is loaded whenever one of their methods runs (cudarc panics on a
+//! call without libcuda).
+
+use crate::error::{Error, Result};
+use cudarc::driver::result::{self as cu, DriverError};
+use cudarc::driver::sys;
+use std::ffi::{c_void, CString};
+use std::sync::Arc;
+
+/// Turns a driver error into an [`Error::Driver`] naming the call.
+pub(crate) fn driver(call: &'static str) -> impl Fn(DriverError) -> Error {
+    move |e| Error::Driver {
+        call,
+        message: describe(e),
+    }
+}
+
+fn describe(e: DriverError) -> String {
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{:?}", e.0));
+    match e.error_string() {
+        Ok(s) => format!("{name}: {}", s.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
+/// Maps an allocation failure: out-of-memory becomes [`Error::OutOfMemory`].
+fn alloc_error(call: &'static str, bytes: usize) -> impl Fn(DriverError) -> Error {
+    move |e| {
+        if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+            Error::OutOfMemory {
+                bytes: bytes as u64,
+            }
+        } else {
+            driver(call)(e)
+        }
+    }
+}
+
+/// The primary context of one GPU, retained for as long as this lives.
+pub(crate) struct CudaContext {
+    ctx: sys::CUcontext,
+    dev: sys::CUdevice,
+    pub(crate) name: String,
+    pub(crate) sm_count: u32,
+}
+
+// SAFETY: a CUcontext handle may be used from any thread (the driver API is
+// thread-safe); we bind it to the calling thread before each use.
+unsafe impl Send for CudaContext {}
+// SAFETY: as above.
+unsafe impl Sync for CudaContext {}
+
+impl CudaContext {
+    /// Opens GPU `ordinal`; every failure (no libcuda, no GPU, bad ordinal,
+    /// even a panic inside cudarc) is an `Err`.
+    pub(crate) fn new(ordinal: usize) -> Result<Arc<Self>> {
+        // SAFETY: `is_culib_present` only tries to dlopen the library.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(Error::NoCuda {
+                reason: "the cuda driver library (libcuda.so) was not found".into(),
+            });
+        }
+        // cudarc panics when a symbol is missing (a driver older than the
+        // bindings); contain that as an error too.
+        match std::panic::catch_unwind(|| Self::open(ordinal)) {
+            Ok(result) => result,
+            Err(panic) => Err(Error::NoCuda {
+                reason: format!(
+                    "the cuda driver could not be used: {}",
+                    crate::kernel::panic_message(&*panic)
+                ),
+            }),
+        }
+    }
+
+    fn open(ordinal: usize) -> Result<Arc<Self>> {
+        cu::init().map_err(|e| Error::NoCuda {
+            reason: format!("cuInit failed: {}", describe(e)),
+        })?;
+        let count = cu::device::get_count().map_err(driver("cuDeviceGetCount"))?;
+        if count <= 0 {
+            return Err(Error::NoCuda {
+                reason: "the cuda driver reports no gpu".into(),
+            });
+        }
+        if ordinal >= count as usize {
+            return Err(Error::NoCuda {
+                reason: format!("there is no gpu {ordinal}: the driver reports {count} gpu(s)"),
+            });
+        }
+        let dev = cu::device::get(ordinal as i32).map_err(driver("cuDeviceGet"))?;
+        // SAFETY: `dev` was returned by cuDeviceGet.
+        let ctx =
+            unsafe { cu::primary_ctx::retain(dev) }.map_err(driver("cuDevicePrimaryCtxRetain"))?;
+        let mut this = CudaContext {
+            ctx,
+            dev,
+            name: String::new(),
+            sm_count: 1,
+        };
+        this.bind()?;
+        this.name = cu::device::get_name(dev).map_err(driver("cuDeviceGetName"))?;
+        // SAFETY: `dev` is a valid device.
+        let sms = unsafe {
+            cu::device::get_attribute(
+                dev,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            )
+        }
+        .map_err(driver("cuDeviceGetAttribute"))?;
+        this.sm_count = sms.max(1) as u32;
+        Ok(Arc::new(this))
+    }
+
+    /// Makes this context current on the calling thread (cheap when it is).
+    pub(crate) fn bind(&self) -> Result<()> {
+        let current = cu::ctx::get_current().map_err(driver("cuCtxGetCurrent"))?;
+        if current != Some(self.ctx) {
+            // SAFETY: `ctx` is a retained primary context, alive while `self` is.
+            unsafe { cu::ctx::set_current(self.ctx) }.map_err(driver("cuCtxSetCurrent"))?;
+        }
+        Ok(())
+    }
+
+    /// `(free, total)` bytes of device memory.
+    pub(crate) fn mem_info(&self) -> Result<(usize, usize)> {
+        self.bind()?;
+        cu::mem_get_info().map_err(driver("cuMemGetInfo"))
+    }
+}
+
+impl Drop for CudaContext {
+    fn drop(&mut self) {
+        // SAFETY: `dev` is the device whose primary context we retained once.
+        let _ = unsafe { cu::primary_ctx::release(self.dev) };
+    }
+}
+
+/// A CUDA stream: a created non-blocking stream, or the legacy default stream.
+pub(crate) struct CudaStream {
+    pub(crate) raw: sys::CUstream,
+    owned: bool,
+    pub(crate) ctx: Arc<CudaContext>,
+}
+
+// SAFETY: stream handles may be used from any thread.
+unsafe impl Send for CudaStream {}
+// SAFETY: as above.
+unsafe impl Sync for CudaStream {}
+
+impl CudaStream {
+    /// A new stream with `CU_STREAM_NON_BLOCKING`: it never synchronizes
+    /// implicitly with the legacy default stream; the runtime orders it
+    /// explicitly with events.
+    pub(crate) fn create(ctx: &Arc<CudaContext>) -> Result<Self> {
+        ctx.bind()?;
+        let raw = cu::stream::create(cu::stream::StreamKind::NonBlocking)
+            .map_err(driver("cuStreamCreate"))?;
+        Ok(CudaStream {
+            raw,
+            owned: true,
+            ctx: Arc::clone(ctx),
+        })
+    }
+
+    /// The legacy default stream (the NULL handle: cudarc calls the non-`_ptsz`
+    /// driver entry points, for which NULL means the legacy stream).
+    pub(crate) fn legacy_default(ctx: &Arc<CudaContext>) -> Self {
+        CudaStream {
+            raw: cu::stream::null(),
+            owned: false,
+            ctx: Arc::clone(ctx),
+        }
+    }
+
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the stream is alive (owned by self) or the legacy stream.
+        unsafe { cu::stream::synchronize(self.raw) }.map_err(driver("cuStreamSynchronize"))
+    }
+
+    pub(crate) fn wait_event(&self, event: &CudaEvent) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: both handles are alive.
+        unsafe {
+            cu::stream::wait_event(
+                self.raw,
+                event.raw,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .map_err(driver("cuStreamWaitEvent"))
+    }
+}
+
+impl Drop for CudaStream {
+    fn drop(&mut self) {
+        if self.owned && self.ctx.bind().is_ok() {
+            // Work still queued must finish before the runtime frees the
+            // staging memory that this stream's owner drops next.
+            // SAFETY: the stream is alive and destroyed only here.
+            unsafe {
+                let _ = cu::stream::synchronize(self.raw);
+                let _ = cu::stream::destroy(self.raw);
+            }
+        }
+    }
+}
+
+/// A CUDA event.
+pub(crate) struct CudaEvent {
+    pub(crate) raw: sys::CUevent,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: event handles may be used from any thread.
+unsafe impl Send for CudaEvent {}
+// SAFETY: as above.
+unsafe impl Sync for CudaEvent {}
+
+impl CudaEvent {
+    /// Records a new event on `stream`; `timing` keeps timing enabled.
+    pub(crate) fn record(stream: &CudaStream, timing: bool) -> Result<Self> {
+        stream.ctx.bind()?;
+        let flags = if timing {
+            sys::CUevent_flags::CU_EVENT_DEFAULT
+        } else {
+            sys::CUevent_flags::CU_EVENT_DISABLE_TIMING
+        };
+        let raw = cu::event::create(flags).map_err(driver("cuEventCreate"))?;
+        let event = CudaEvent {
+            raw,
+            ctx: Arc::clone(&stream.ctx),
+        };
+        // SAFETY: both handles are alive.
+        unsafe { cu::event::record(event.raw, stream.raw) }.map_err(driver("cuEventRecord"))?;
+        Ok(event)
+    }
+
+    pub(crate) fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the event is alive.
+        unsafe { cu::event::synchronize(self.raw) }.map_err(driver("cuEventSynchronize"))
+    }
+
+    /// Non-blocking: has the work before the event finished?
+    pub(crate) fn is_complete(&self) -> bool {
+        self.ctx.bind().is_ok()
+            // SAFETY: the event is alive.
+            && unsafe { cu::event::query(self.raw) }.is_ok()
+    }
+
+    pub(crate) fn elapsed_ms(start: &CudaEvent, end: &CudaEvent) -> Result<f32> {
+        start.ctx.bind()?;
+        // SAFETY: both events are alive and were created with timing enabled
+        // (the caller checked); the driver reports an error if they are not
+        // complete.
+        unsafe { cu::event::elapsed(start.raw, end.raw) }.map_err(driver("cuEventElapsedTime"))
+    }
+}
+
+impl Drop for CudaEvent {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: destroyed once; the driver releases it after completion.
+            let _ = unsafe { cu::event::destroy(self.raw) };
+        }
+    }
+}
+
+/// Device memory from `cuMemAlloc`.
+pub(crate) struct DeviceAlloc {
+    pub(crate) ptr: sys::CUdeviceptr,
+    ctx: Arc<CudaContext>,
+}
+
+impl DeviceAlloc {
+    /// Allocates and zero-fills `bytes` (at least 1, so the pointer is valid).
+    /// The fill runs on the legacy default stream and is waited for here.
+    pub(crate) fn zeroed(ctx: &Arc<CudaContext>, bytes: usize) -> Result<Self> {
+        ctx.bind()?;
+        let size = bytes.max(1);
+        // SAFETY: a plain allocation; the memory is initialized just below.
+        let ptr = unsafe { cu::malloc_sync(size) }.map_err(alloc_error("cuMemAlloc", bytes))?;
+        let alloc = DeviceAlloc {
+            ptr,
+            ctx: Arc::clone(ctx),
+        };
+        let legacy = cu::stream::null();
+        // SAFETY: `ptr` is a fresh allocation of `size` bytes, no one else
+        // uses it; the legacy stream exists in every context.
+        unsafe {
+            cu::memset_d8_async(ptr, 0, size, legacy).map_err(driver("cuMemsetD8Async"))?;
+            cu::stream::synchronize(legacy).map_err(driver("cuStreamSynchronize"))?;
+        }
+        Ok(alloc)
+    }
+}
+
+impl Drop for DeviceAlloc {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: the owner (DeviceBuffer) waited for every stream use of
+            // this memory before dropping it; freed once.
+            let _ = unsafe { cu::memory_free(self.ptr) };
+        }
+    }
+}
+
+/// Page-locked host memory from `cuMemHostAlloc` (never write-combined, so
+/// host reads of downloaded data are fast). Optionally mapped into the device
+/// address space (`device_ptr`).
+pub(crate) struct PinnedBlock {
+    pub(crate) ptr: *mut c_void,
+    pub(crate) bytes: usize,
+    pub(crate) device_ptr: u64,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the block owns its allocation; access is ordered by the trackers.
+unsafe impl Send for PinnedBlock {}
+// SAFETY: as above.
+unsafe impl Sync for PinnedBlock {}
+
+impl PinnedBlock {
+    /// Allocates `bytes` (at least 1) of zeroed pinned memory.
+    pub(crate) fn new(ctx: &Arc<CudaContext>, bytes: usize, mapped: bool) -> Result<Self> {
+        ctx.bind()?;
+        let size = bytes.max(1);
+        let flags = if mapped {
+            sys::CU_MEMHOSTALLOC_DEVICEMAP | sys::CU_MEMHOSTALLOC_PORTABLE
+        } else {
+            sys::CU_MEMHOSTALLOC_PORTABLE
+        };
+        // SAFETY: a plain allocation, zeroed right below.
+        let ptr = unsafe { cu::malloc_host(size, flags) }
+            .map_err(alloc_error("cuMemHostAlloc", bytes))?;
+        let mut block = PinnedBlock {
+            ptr,
+            bytes,
+            device_ptr: 0,
+            ctx: Arc::clone(ctx),
+        };
+        // SAFETY: `ptr` is valid for `size` bytes and not shared yet.
+        unsafe { std::ptr::write_bytes(ptr as *mut u8, 0, size) };
+        if mapped {
+            let mut dptr: sys::CUdeviceptr = 0;
+            // SAFETY: `ptr` was allocated with CU_MEMHOSTALLOC_DEVICEMAP.
+            unsafe { sys::cuMemHostGetDevicePointer_v2(&mut dptr, ptr, 0) }
+                .result()
+                .map_err(driver("cuMemHostGetDevicePointer"))?;
+            block.device_ptr = dptr;
+        }
+        Ok(block)
+    }
+}
+
+impl Drop for PinnedBlock {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: the owner ordered every stream use before dropping; freed once.
+            let _ = unsafe { cu::free_host(self.ptr) };
+        }
+    }
+}
+
+/// A loaded module and its kernels.
+pub(crate) struct CudaModule {
+    raw: sys::CUmodule,
+    pub(crate) functions: Vec<sys::CUfunction>,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: module and function handles may be used from any thread.
+unsafe impl Send for CudaModule {}
+// SAFETY: as above.
+unsafe impl Sync for CudaModule {}
+
+impl CudaModule {
+    /// JIT-compiles `ptx` with info and error logs; a failure carries the logs.
+    pub(crate) fn load(ctx: &Arc<CudaContext>, ptx: &str, names: &[&str]) -> Result<Self> {
+        ctx.bind()?;
+        let image = CString::new(ptx)
+            .map_err(|_| Error::InvalidArgument("the ptx text contains a nul byte".into()))?;
+        const LOG_BYTES: usize = 64 * 1024;
+        let mut info_log = vec![0u8; LOG_BYTES];
+        let mut error_log = vec![0u8; LOG_BYTES];
+        let mut options = [
+            sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ];
+        // Size options are passed by value in the pointer slot (the driver
+        // API's convention) and overwritten with the log lengths.
+        let mut values: [*mut c_void; 4] = [
+            info_log.as_mut_ptr() as *mut c_void,
+            LOG_BYTES as *mut c_void,
+            error_log.as_mut_ptr() as *mut c_void,
+            LOG_BYTES as *mut c_void,
+        ];
+        let mut raw: sys::CUmodule = std::ptr::null_mut();
+        // SAFETY: `image` is a nul-terminated PTX text; the option arrays have
+        // 4 entries each and the log buffers outlive the call.
+        let status = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut raw,
+                image.as_ptr() as *const c_void,
+                options.len() as u32,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
+        if let Err(e) = status.result() {
+            let text = |buf: &[u8], len: *mut c_void| {
+                let len = (len as usize).min(buf.len());
+                let end = buf[..len].iter().position(|&b| b == 0).unwrap_or(len);
+                String::from_utf8_lossy(&buf[..end]).trim().to_string()
+            };
+            let error_text = text(&error_log, values[3]);
+            let info_text = text(&info_log, values[1]);
+            let mut log = format!("{} ({})", error_text, describe(e));
+            if !info_text.is_empty() {
+                log.push_str("\ninfo: ");
+                log.push_str(&info_text);
+            }
+            return Err(Error::JitFailed { log });
+        }
+        let mut module = CudaModule {
+            raw,
+            functions: Vec::with_capacity(names.len()),
+            ctx: Arc::clone(ctx),
+        };
+        for name in names {
+            let c_name = CString::new(*name).map_err(|_| {
+                Error::InvalidArgument(format!("kernel name {name:?} contains a nul byte"))
+            })?;
+            // SAFETY: the module is loaded and alive.
+            let f = unsafe { cu::module::get_function(module.raw, c_name) }.map_err(|e| {
+                Error::InvalidArgument(format!(
+                    "the ptx module has no kernel `{name}` ({})",
+                    describe(e)
+                ))
+            })?;
+            module.functions.push(f);
+        }
+        Ok(module)
+    }
+}
+
+impl Drop for CudaModule {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: unloaded once; modules live in the device's cache, which
+            // is dropped only with the device (after its streams).
+            let _ = unsafe { cu::module::unload(self.raw) };
+        }
+    }
+}
+
+/// Launches `f` with the given parameter storage (one u64 slot per parameter,
+/// little-endian, so 1- and 4-byte parameters read their low bytes).
+pub(crate) fn launch(
+    stream: &CudaStream,
+    f: sys::CUfunction,
+    grid: [u32; 3],
+    block: [u32; 3],
+    shared_bytes: u32,
+    params: &mut [u64],
+) -> Result<()> {
+    stream.ctx.bind()?;
+    let mut pointers: Vec<*mut c_void> = params
+        .iter_mut()
+        .map(|slot| slot as *mut u64 as *mut c_void)
+        .collect();
+    // SAFETY: `f` comes from a loaded module of this context; every pointer
+    // points to a live u64 that the driver copies during the call; buffer
+    // parameters are device pointers whose memory outlives the kernel (the
+    // buffer tracker orders the free after this launch).
+    unsafe {
+        cu::launch_kernel(
+            f,
+            (grid[0], grid[1], grid[2]),
+            (block[0], block[1], block[2]),
+            shared_bytes,
+            stream.raw,
+            &mut pointers,
+        )
+    }
+    .map_err(driver("cuLaunchKernel"))
+}
+
+/// One side of a strided copy.
+#[derive(Clone, Copy)]
+pub(crate) enum Side {
+    Device(u64),
+    Host(*mut c_void),
+}
+
+/// Issues a 2-D copy (`height` rows of `width_bytes`, with pitches) on `stream`.
+pub(crate) fn copy_2d(
+    stream: &CudaStream,
+    src: Side,
+    src_pitch: usize,
+    dst: Side,
+    dst_pitch: usize,
+    width_bytes: usize,
+    height: usize,
+) -> Result<()> {
+    stream.ctx.bind()?;
+    if height == 1 {
+        // SAFETY (all arms): the caller validated both regions against their
+        // allocations and keeps the memory alive until the copy completes.
+        let status = unsafe {
+            match (src, dst) {
+                (Side::Host(s), Side::Device(d)) => {
+                    sys::cuMemcpyHtoDAsync_v2(d, s, width_bytes, stream.raw)
+                }
+                (Side::Device(s), Side::Host(d)) => {
+                    sys::cuMemcpyDtoHAsync_v2(d, s, width_bytes, stream.raw)
+                }
+                (Side::Device(s), Side::Device(d)) => {
+                    sys::cuMemcpyDtoDAsync_v2(d, s, width_bytes, stream.raw)
+                }
+                (Side::Host(_), Side::Host(_)) => {
+                    return Err(Error::InvalidArgument(
+                        "host-to-host copy on a stream".into(),
+                    ))
+                }
+            }
+        };
+        return status.result().map_err(driver("cuMemcpyAsync"));
+    }
+    let mut p: sys::CUDA_MEMCPY2D = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+        srcHost: std::ptr::null(),
+        srcDevice: 0,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: src_pitch,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: 0,
+        dstArray: std::ptr::null_mut(),
+        dstPitch: dst_pitch,
+        WidthInBytes: width_bytes,
+        Height: height,
+    };
+    match src {
+        Side::Host(h) => p.srcHost = h,
+        Side::Device(d) => {
+            p.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            p.srcDevice = d;
+        }
+    }
+    match dst {
+        Side::Host(h) => p.dstHost = h,
+        Side::Device(d) => {
+            p.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_DEVICE;
+            p.dstDevice = d;
+        }
+    }
+    // SAFETY: as above; `p` describes memory inside validated regions.
+    unsafe { sys::cuMemcpy2DAsync_v2(&p, stream.raw) }
+        .result()
+        .map_err(driver("cuMemcpy2DAsync"))
+}
+
+/// Uploads `data` into the start of `alloc` and waits for it (legacy default
+/// stream: the allocation is fresh, no stream of the runtime knows it yet).
+pub(crate) fn upload_sync<T: Copy>(alloc: &DeviceAlloc, data: &[T]) -> Result<()> {
+    if data.is_empty() {
+        return Ok(());
+    }
+    alloc.ctx.bind()?;
+    let legacy = cu::stream::null();
+    // SAFETY: `alloc` holds at least `size_of_val(data)` bytes (allocated for
+    // exactly this length); `data` stays borrowed until the synchronize
+    // below returns, so the (pageable) source outlives the copy.
+    unsafe {
+        cu::memcpy_htod_async(alloc.ptr, data, legacy).map_err(driver("cuMemcpyHtoDAsync"))?;
+        cu::stream::synchronize(legacy).map_err(driver("cuStreamSynchronize"))
+    }
+}

@@ -1,0 +1,667 @@
+//! Test kernels (PTX + CPU twins) and scenarios shared by the CPU and GPU
+//! runtime tests: each scenario runs unchanged on either device.
+#![allow(dead_code)]
+
+use sdfg_runtime::*;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+pub const PTX: &str = include_str!("ptx.ptx");
+
+pub const SLOW_FILL: usize = 0;
+pub const ADD_ONE: usize = 1;
+pub const SLOW_COPY: usize = 2;
+pub const CHECKED_STORE: usize = 3;
+pub const AXPY_IF: usize = 4;
+
+/// How long the "slow" kernels spin or sleep.
+pub const SLOW_NS: u64 = 100_000_000;
+
+fn spin(ns: u64) {
+    std::thread::sleep(Duration::from_nanos(ns));
+}
+
+fn slow_fill(args: &KernelArgs<'_>) {
+    let out = args.cells::<i32>(0);
+    let len: u64 = args.value(1);
+    let value: u32 = args.value(2);
+    spin(args.value(3));
+    for cell in &out[..len as usize] {
+        i32::store(cell, value as i32);
+    }
+}
+
+fn add_one(args: &KernelArgs<'_>) {
+    use sdfg_runtime::rayon::prelude::*;
+    let x = args.cells::<i32>(0);
+    let len: u64 = args.value(1);
+    x[..len as usize]
+        .par_iter()
+        .for_each(|c| i32::store(c, i32::load(c).wrapping_add(1)));
+}
+
+fn slow_copy(args: &KernelArgs<'_>) {
+    let src = args.cells::<i32>(0);
+    let dst = args.cells::<i32>(1);
+    let len: u64 = args.value(2);
+    spin(args.value(3));
+    for i in 0..len as usize {
+        i32::store(&dst[i], i32::load(&src[i]));
+    }
+}
+
+fn checked_store(args: &KernelArgs<'_>) {
+    let x = args.cells::<i32>(0);
+    let len: u64 = args.value(1);
+    let index: u64 = args.value(2);
+    let value: u32 = args.value(3);
+    if index < len && (index as usize) < x.len() {
+        i32::store(&x[index as usize], value as i32);
+    } else {
+        args.fault(7);
+    }
+}
+
+fn axpy_if(args: &KernelArgs<'_>) {
+    let y = args.cells::<f64>(0);
+    let x = args.cells::<f64>(1);
+    let len: u64 = args.value(2);
+    let a: f64 = args.value(3);
+    let flag: bool = args.value(4);
+    if !flag {
+        return;
+    }
+    for i in 0..len as usize {
+        f64::store(&y[i], a.mul_add(f64::load(&x[i]), f64::load(&y[i])));
+    }
+}
+
+pub static KERNELS: [KernelEntry; 5] = [
+    KernelEntry {
+        name: "slow_fill",
+        cpu: slow_fill,
+    },
+    KernelEntry {
+        name: "add_one",
+        cpu: add_one,
+    },
+    KernelEntry {
+        name: "slow_copy",
+        cpu: slow_copy,
+    },
+    KernelEntry {
+        name: "checked_store",
+        cpu: checked_store,
+    },
+    KernelEntry {
+        name: "axpy_if",
+        cpu: axpy_if,
+    },
+];
+
+pub static SPEC_TWO_STREAMS: ProgramSpec = ProgramSpec {
+    name: "two_streams",
+    ptx: PTX,
+    kernels: &KERNELS,
+    streams: StreamSpec::Created(2),
+};
+
+pub static SPEC_DEFAULT: ProgramSpec = ProgramSpec {
+    name: "default_stream",
+    ptx: PTX,
+    kernels: &KERNELS,
+    streams: StreamSpec::Default,
+};
+
+pub fn single_thread() -> LaunchConfig {
+    LaunchConfig {
+        grid: [1, 1, 1],
+        block: [1, 1, 1],
+        shared_bytes: 0,
+    }
+}
+
+pub fn module(dev: &Device) -> std::sync::Arc<Module> {
+    Module::load(dev, PTX, &KERNELS).expect("the test module loads")
+}
+
+/// Issues the slow fill of `buf` with `value` on `stream`.
+pub fn launch_slow_fill(
+    stream: &Stream,
+    m: &Module,
+    buf: &DeviceBuffer<i32>,
+    value: i32,
+) -> Result<()> {
+    stream.launch(
+        m,
+        SLOW_FILL,
+        &single_thread(),
+        &[
+            KernelArg::write(buf),
+            KernelArg::value(buf.len() as u64),
+            KernelArg::value(value as u32),
+            KernelArg::value(SLOW_NS),
+        ],
+    )
+}
+
+pub fn launch_add_one(stream: &Stream, m: &Module, buf: &DeviceBuffer<i32>) -> Result<()> {
+    let config = LaunchConfig::for_counts(stream.device(), &[buf.len() as u64], [128, 1, 1], 1);
+    stream.launch(
+        m,
+        ADD_ONE,
+        &config,
+        &[
+            KernelArg::read_write(buf),
+            KernelArg::value(buf.len() as u64),
+        ],
+    )
+}
+
+pub fn whole<T: Elem>(b: &DeviceBuffer<T>) -> Region {
+    Region::whole(b.len())
+}
+
+// ---------------------------------------------------------------- scenarios
+
+/// A slow kernel writes on stream A; a copy on stream B reads the same
+/// buffer: the tracker orders it with exactly one event wait.
+pub fn cross_stream_read_after_write(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let (a, b) = (dev.new_stream()?, dev.new_stream()?);
+    let buf = DeviceBuffer::<i32>::zeros(dev, 1000)?;
+    let before = dev.counters();
+    launch_slow_fill(&a, &m, &buf, 42)?;
+    let host = b
+        .copy_to_host(
+            &buf,
+            &whole(&buf),
+            HostBuffer::new(dev, 1000)?,
+            &whole(&buf),
+        )?
+        .wait()?;
+    assert!(
+        host.as_slice().iter().all(|&v| v == 42),
+        "the copy saw {:?}",
+        &host.as_slice()[..4]
+    );
+    let d = dev.counters() - before;
+    assert_eq!(d.event_waits, 1, "{d:?}");
+    assert_eq!(d.event_records, 1, "{d:?}");
+    assert_eq!(d.host_syncs, 1, "{d:?}");
+    assert_eq!((d.kernel_launches, d.copies), (1, 1), "{d:?}");
+    Ok(())
+}
+
+/// As above, but stream A is synchronized first: no event is needed.
+pub fn cross_stream_after_host_sync(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let (a, b) = (dev.new_stream()?, dev.new_stream()?);
+    let buf = DeviceBuffer::<i32>::zeros(dev, 1000)?;
+    let before = dev.counters();
+    launch_slow_fill(&a, &m, &buf, 5)?;
+    a.synchronize()?;
+    let mut out = vec![0; 1000];
+    b.copy_to_slice(&buf, &whole(&buf), &mut out, &Region::whole(1000))?
+        .wait()?;
+    assert!(out.iter().all(|&v| v == 5));
+    let d = dev.counters() - before;
+    assert_eq!(d.event_waits, 0, "{d:?}");
+    assert_eq!(d.event_records, 0, "{d:?}");
+    assert_eq!(d.host_syncs, 2, "{d:?}");
+    Ok(())
+}
+
+/// Write-after-read: a slow kernel on A reads `src`; B overwrites `src` at
+/// once. B must wait, so the kernel copies the old contents.
+pub fn cross_stream_write_after_read(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let (a, b) = (dev.new_stream()?, dev.new_stream()?);
+    let src = DeviceBuffer::from_slice(dev, &[1i32; 64])?;
+    let dst = DeviceBuffer::<i32>::zeros(dev, 64)?;
+    let before = dev.counters();
+    a.launch(
+        &m,
+        SLOW_COPY,
+        &single_thread(),
+        &[
+            KernelArg::read(&src),
+            KernelArg::write(&dst),
+            KernelArg::value(64u64),
+            KernelArg::value(SLOW_NS),
+        ],
+    )?;
+    b.copy_to_device(
+        &[2i32; 64][..],
+        &Region::whole(64),
+        &src,
+        &Region::whole(64),
+    )?;
+    assert_eq!(dst.to_vec()?, [1; 64]);
+    assert_eq!(src.to_vec()?, [2; 64]);
+    let d = dev.counters() - before;
+    // b waits for a (WAR); to_vec on the default stream waits for a (dst)
+    // and for b (src).
+    assert_eq!(d.event_waits, 3, "{d:?}");
+    Ok(())
+}
+
+/// The negative control: reading the destination of a copy before `wait`
+/// sees the stale value, `wait` sees the new one.
+pub fn unsynchronized_read_sees_stale_data(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let s = dev.new_stream()?;
+    let buf = DeviceBuffer::<i32>::zeros(dev, 16)?;
+    let host = HostBuffer::from_slice(dev, &[-1i32; 16])?;
+    launch_slow_fill(&s, &m, &buf, 99)?;
+    let pending = s.copy_to_host(&buf, &whole(&buf), host, &whole(&buf))?;
+    // SAFETY: a deliberate racy read for this negative control; on the CPU
+    // device it is atomic, on CUDA it is a volatile read of pinned memory.
+    let early = unsafe { pending.peek_unsynchronized() };
+    assert_eq!(early, [-1; 16], "the read before wait should be stale");
+    let host = pending.wait()?;
+    assert_eq!(host.as_slice(), [99; 16]);
+    Ok(())
+}
+
+/// A forgotten `Pending` of `copy_to_host_buffer`: the host buffer's tracker
+/// makes the next host access wait.
+pub fn forgotten_pending_host_buffer(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let s = dev.new_stream()?;
+    let buf = DeviceBuffer::<i32>::zeros(dev, 32)?;
+    let mut host = HostBuffer::<i32>::new(dev, 32)?;
+    launch_slow_fill(&s, &m, &buf, 7)?;
+    std::mem::forget(s.copy_to_host_buffer(&buf, &whole(&buf), &mut host, &whole(&buf))?);
+    let before = dev.counters();
+    assert_eq!(host.as_slice(), [7; 32]);
+    assert_eq!((dev.counters() - before).host_syncs, 1);
+    // Known finished now: a second read does not wait.
+    assert_eq!(host.as_mut_slice()[0], 7);
+    assert_eq!((dev.counters() - before).host_syncs, 1);
+    Ok(())
+}
+
+/// A forgotten `Pending` of `copy_to_slice` leaves the slice untouched.
+pub fn forgotten_pending_slice_untouched(dev: &Device) -> Result<()> {
+    let s = dev.new_stream()?;
+    let buf = DeviceBuffer::from_slice(dev, &[3i32; 8])?;
+    let mut out = vec![0i32; 8];
+    std::mem::forget(s.copy_to_slice(&buf, &whole(&buf), &mut out, &Region::whole(8))?);
+    s.synchronize()?;
+    assert_eq!(out, [0; 8]);
+    Ok(())
+}
+
+/// A forgotten `Running`: later uses of its buffers are still ordered.
+pub fn forgotten_running_then_reuse(dev: &Device) -> Result<()> {
+    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    let buf = DeviceBuffer::<i32>::zeros(dev, 100)?;
+    let other = dev.new_stream()?;
+    let before = dev.counters();
+    {
+        let ctx = program.context()?;
+        launch_slow_fill(ctx.stream(0), program.module(), &buf, 11)?;
+        std::mem::forget(ctx.finish(PhantomData));
+    }
+    launch_add_one(&other, program.module(), &buf)?;
+    let mut out = vec![0; 100];
+    other
+        .copy_to_slice(&buf, &whole(&buf), &mut out, &Region::whole(100))?
+        .wait()?;
+    assert_eq!(out, [12; 100]);
+    let d = dev.counters() - before;
+    assert_eq!(d.event_waits, 1, "{d:?}");
+    Ok(())
+}
+
+/// Dropping a buffer right after forgetting the `Running` that writes it.
+pub fn drop_buffer_after_forgotten_running(dev: &Device) -> Result<()> {
+    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    let baseline = dev.memory_in_use()?;
+    {
+        let buf = DeviceBuffer::<i32>::zeros(dev, 1 << 20)?;
+        let ctx = program.context()?;
+        launch_slow_fill(ctx.stream(1), program.module(), &buf, 1)?;
+        std::mem::forget(ctx.finish(PhantomData));
+        drop(buf); // must not free memory the kernel still writes
+    }
+    dev.synchronize()?;
+    if !dev.is_gpu() {
+        assert_eq!(dev.memory_in_use()?, baseline);
+    }
+    // The device keeps working.
+    let b = DeviceBuffer::from_slice(dev, &[1i32, 2])?;
+    assert_eq!(b.to_vec()?, [1, 2]);
+    Ok(())
+}
+
+/// Copies in every direction with 2-D sub-blocks.
+pub fn copies_with_regions(dev: &Device) -> Result<()> {
+    let s = dev.new_stream()?;
+    // A 4 x 6 host matrix, values r*10 + c.
+    let host: Vec<i64> = (0..24).map(|i| (i / 6) * 10 + i % 6).collect();
+    // H2D: rows 1..3, cols 2..5 (2 x 3) -> a 3 x 5 device matrix at (1, 1).
+    let d = DeviceBuffer::<i64>::zeros(dev, 15)?;
+    s.copy_to_device(
+        &host,
+        &Region::new(6 + 2, vec![(2, 6), (3, 1)]),
+        &d,
+        &Region::new(5 + 1, vec![(2, 5), (3, 1)]),
+    )?;
+    let mut expect = vec![0i64; 15];
+    for r in 0..2 {
+        for c in 0..3 {
+            expect[(r + 1) * 5 + (c + 1)] = host[(r + 1) * 6 + (c + 2)];
+        }
+    }
+    assert_eq!(d.to_vec()?, expect);
+    // D2D: column 1 of d (3 x 1, stride 5) -> contiguous e[2..5].
+    let e = DeviceBuffer::<i64>::zeros(dev, 6)?;
+    s.copy_device(
+        &d,
+        &Region::new(1, vec![(3, 5), (1, 1)]),
+        &e,
+        &Region::new(2, vec![(3, 1)]),
+    )?;
+    assert_eq!(e.to_vec()?, [0, 0, expect[1], expect[6], expect[11], 0]);
+    // D2H into a HostBuffer sub-block: d's 2 x 3 block -> 2 x 3 block of a 3 x 4 buffer at (1, 1).
+    let h = HostBuffer::<i64>::from_slice(dev, &[-1; 12])?;
+    let h = s
+        .copy_to_host(
+            &d,
+            &Region::new(6, vec![(2, 5), (3, 1)]),
+            h,
+            &Region::new(5, vec![(2, 4), (3, 1)]),
+        )?
+        .wait()?;
+    let mut expect_h = vec![-1i64; 12];
+    for r in 0..2 {
+        for c in 0..3 {
+            expect_h[(r + 1) * 4 + (c + 1)] = expect[(r + 1) * 5 + (c + 1)];
+        }
+    }
+    assert_eq!(h.as_slice(), expect_h);
+    // D2H into a slice sub-block (3-D: 2 x 2 x 2 of a 2 x 3 x 4 array).
+    let src: Vec<i64> = (0..24).collect();
+    let big = DeviceBuffer::from_slice(dev, &src)?;
+    let mut out = vec![0i64; 8];
+    s.copy_to_slice(
+        &big,
+        &Region::new(4 + 1, vec![(2, 12), (2, 4), (2, 1)]), // starts at (0, 1, 1)
+        &mut out,
+        &Region::whole(8),
+    )?
+    .wait()?;
+    assert_eq!(out, [5, 6, 9, 10, 17, 18, 21, 22]);
+    // And into a borrowed HostBuffer.
+    let mut hb = HostBuffer::<i64>::new(dev, 4)?;
+    s.copy_to_host_buffer(
+        &big,
+        &Region::new(20, vec![(4, 1)]),
+        &mut hb,
+        &Region::whole(4),
+    )?
+    .wait()?;
+    assert_eq!(hb.as_slice(), [20, 21, 22, 23]);
+    Ok(())
+}
+
+/// Bad regions, lengths and devices are errors, and nothing is issued.
+pub fn bad_copies_touch_nothing(dev: &Device) -> Result<()> {
+    let s = dev.new_stream()?;
+    let d = DeviceBuffer::from_slice(dev, &[1i32, 2, 3, 4])?;
+    let before = dev.counters();
+    let e = s.copy_to_device(
+        &[9i32; 4][..],
+        &Region::whole(4),
+        &d,
+        &Region::new(1, vec![(4, 1)]),
+    );
+    assert!(matches!(e, Err(Error::OutOfBounds { .. })), "{e:?}");
+    let e = s.copy_to_device(&[9i32; 3][..], &Region::whole(3), &d, &Region::whole(4));
+    assert!(matches!(e, Err(Error::LengthMismatch { .. })), "{e:?}");
+    let e = s.copy_to_device(&[9i32; 3][..], &Region::whole(4), &d, &Region::whole(4));
+    assert!(matches!(e, Err(Error::OutOfBounds { .. })), "{e:?}");
+    let e = s.copy_to_device(
+        &[9i32; 4][..],
+        &Region::new(0, vec![(2, 1), (2, 2)]),
+        &d,
+        &Region::whole(4),
+    );
+    assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
+    let e = s.copy_device(
+        &d,
+        &Region::new(0, vec![(2, 1)]),
+        &d,
+        &Region::new(1, vec![(2, 1)]),
+    );
+    assert!(matches!(e, Err(Error::InvalidArgument(_))), "{e:?}");
+    let mut small = [0i32; 2];
+    let e = s.copy_to_slice(&d, &Region::whole(4), &mut small, &Region::whole(4));
+    assert!(matches!(e, Err(Error::OutOfBounds { .. })), "{e:?}");
+    drop(e);
+    assert_eq!(small, [0, 0]);
+    let h = HostBuffer::<i32>::new(dev, 2)?;
+    let e = s.copy_to_host(&d, &Region::whole(4), h, &Region::whole(2));
+    assert!(matches!(e, Err(Error::LengthMismatch { .. })), "{e:?}");
+    // A buffer of another device.
+    let other = Device::cpu();
+    let foreign = DeviceBuffer::<i32>::zeros(&other, 4)?;
+    let e = s.copy_device(&foreign, &Region::whole(4), &d, &Region::whole(4));
+    assert!(matches!(e, Err(Error::WrongDevice { .. })), "{e:?}");
+    let d2 = dev.counters() - before;
+    assert_eq!(d2, Counters::default(), "nothing may be issued: {d2:?}");
+    assert_eq!(d.to_vec()?, [1, 2, 3, 4]);
+    // Within one buffer, disjoint regions are fine.
+    s.copy_device(
+        &d,
+        &Region::new(0, vec![(2, 1)]),
+        &d,
+        &Region::new(2, vec![(2, 1)]),
+    )?;
+    assert_eq!(d.to_vec()?, [1, 2, 1, 2]);
+    Ok(())
+}
+
+/// Kernel faults are reported once at the next sync; launch errors issue nothing.
+pub fn faults_and_launch_errors(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let s = dev.new_stream()?;
+    let x = DeviceBuffer::<i32>::zeros(dev, 4)?;
+    let store = |index: u64| {
+        s.launch(
+            &m,
+            CHECKED_STORE,
+            &single_thread(),
+            &[
+                KernelArg::write(&x),
+                KernelArg::value(4u64),
+                KernelArg::value(index),
+                KernelArg::value(5u32),
+                KernelArg::fault(),
+            ],
+        )
+    };
+    store(2)?;
+    s.synchronize()?;
+    store(9)?;
+    match s.synchronize() {
+        Err(Error::KernelFault { kernel, code }) => {
+            assert_eq!(code, 7);
+            assert!(kernel.contains("checked_store"), "{kernel}");
+        }
+        other => panic!("expected a kernel fault, got {other:?}"),
+    }
+    s.synchronize()?; // reported once
+    assert_eq!(x.to_vec()?, [0, 0, 5, 0]);
+
+    let before = dev.counters();
+    let bad_block = LaunchConfig {
+        grid: [1, 1, 1],
+        block: [2048, 1, 1],
+        shared_bytes: 0,
+    };
+    assert!(matches!(
+        s.launch(&m, ADD_ONE, &bad_block, &[]),
+        Err(Error::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        s.launch(&m, 99, &single_thread(), &[]),
+        Err(Error::InvalidArgument(_))
+    ));
+    let empty = LaunchConfig::for_counts(dev, &[0], [128, 1, 1], 1);
+    s.launch(
+        &m,
+        ADD_ONE,
+        &empty,
+        &[KernelArg::read_write(&x), KernelArg::value(0u64)],
+    )?;
+    assert_eq!(dev.counters() - before, Counters::default());
+    Ok(())
+}
+
+/// f64 and bool scalar parameters.
+pub fn scalar_parameters(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let s = dev.default_stream();
+    let x = DeviceBuffer::from_slice(dev, &[1.0f64, 2.0, 3.0])?;
+    let y = DeviceBuffer::from_slice(dev, &[10.0f64, 20.0, 30.0])?;
+    let config = LaunchConfig::for_counts(dev, &[3], [64, 1, 1], 1);
+    for flag in [false, true] {
+        s.launch(
+            &m,
+            AXPY_IF,
+            &config,
+            &[
+                KernelArg::read_write(&y),
+                KernelArg::read(&x),
+                KernelArg::value(3u64),
+                KernelArg::value(2.0f64),
+                KernelArg::value(flag),
+            ],
+        )?;
+    }
+    assert_eq!(y.to_vec()?, [12.0, 24.0, 36.0]);
+    Ok(())
+}
+
+/// One program, eight threads, each with its own arguments and context.
+pub fn program_from_eight_threads(dev: &Device) -> Result<()> {
+    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|t| {
+                let program = &program;
+                scope.spawn(move || -> Result<()> {
+                    for round in 0..5 {
+                        let data = DeviceBuffer::from_slice(
+                            program.device(),
+                            &vec![t * 100 + round; 1000],
+                        )?;
+                        let mut out = vec![0i32; 1000];
+                        let ctx = program.context()?;
+                        launch_add_one(ctx.stream(0), program.module(), &data)?;
+                        // stream 1 reads what stream 0 wrote: ordered by an event.
+                        let pending = ctx.stream(1).copy_to_slice(
+                            &data,
+                            &whole(&data),
+                            &mut out,
+                            &Region::whole(1000),
+                        )?;
+                        let running = ctx.finish(PhantomData);
+                        running.wait()?;
+                        pending.wait()?;
+                        assert!(out.iter().all(|&v| v == t * 100 + round + 1));
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join().expect("worker thread panicked"))
+    })?;
+    // Contexts are pooled: a sequential call reuses one.
+    let first = program.context()?.stream(0).clone();
+    let again = program.context()?.stream(0).clone();
+    assert_eq!(first, again);
+    Ok(())
+}
+
+/// Running::wait counts one host sync per stream with outstanding work.
+pub fn running_counts(dev: &Device) -> Result<()> {
+    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    let buf = DeviceBuffer::<i32>::zeros(dev, 10)?;
+    {
+        // Warm the pool so the counts below do not include setup.
+        program.context()?.finish(PhantomData).wait()?;
+    }
+    let before = dev.counters();
+    let ctx = program.context()?;
+    launch_add_one(ctx.stream(0), program.module(), &buf)?;
+    ctx.finish(PhantomData).wait()?;
+    let d = dev.counters() - before;
+    assert_eq!((d.host_syncs, d.kernel_launches), (1, 1), "{d:?}");
+    let before = dev.counters();
+    let ctx = program.context()?;
+    launch_add_one(ctx.stream(0), program.module(), &buf)?;
+    launch_add_one(ctx.stream(1), program.module(), &buf)?;
+    ctx.finish(PhantomData).wait()?;
+    let d = dev.counters() - before;
+    assert_eq!(
+        (d.host_syncs, d.event_waits, d.event_records),
+        (2, 1, 1),
+        "{d:?}"
+    );
+    assert_eq!(buf.to_vec()?, [3; 10]);
+    // On a caller's stream.
+    let mine = dev.new_stream()?;
+    let before = dev.counters();
+    let ctx = program.context_on(&mine)?;
+    launch_add_one(ctx.stream(0), program.module(), &buf)?;
+    launch_add_one(ctx.stream(1), program.module(), &buf)?;
+    ctx.finish(PhantomData).wait()?;
+    let d = dev.counters() - before;
+    // One stream: the buffer's last use was on the default stream (to_vec),
+    // which the host knows finished, so no event.
+    assert_eq!((d.host_syncs, d.event_waits), (1, 0), "{d:?}");
+    assert_eq!(buf.to_vec()?, [5; 10]);
+    Ok(())
+}
+
+/// Out of memory is an error and the device keeps working.
+pub fn out_of_memory_is_an_error(dev: &Device) -> Result<()> {
+    let huge = DeviceBuffer::<f64>::zeros(dev, 1 << 50);
+    assert!(matches!(huge, Err(Error::OutOfMemory { .. })), "{huge:?}");
+    let overflow = DeviceBuffer::<f64>::zeros(dev, usize::MAX);
+    assert!(
+        matches!(overflow, Err(Error::OutOfMemory { .. })),
+        "{overflow:?}"
+    );
+    let b = DeviceBuffer::from_slice(dev, &[1.0f64])?;
+    assert_eq!(b.to_vec()?, [1.0]);
+    Ok(())
+}
+
+/// Timing events measure the slow kernel.
+pub fn timing_events(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let s = dev.new_stream()?;
+    let buf = DeviceBuffer::<i32>::zeros(dev, 1)?;
+    let start = s.record_timing_event()?;
+    launch_slow_fill(&s, &m, &buf, 1)?;
+    let end = s.record_timing_event()?;
+    end.synchronize()?;
+    let ms = Event::elapsed_ms(&start, &end)?;
+    assert!(ms >= (SLOW_NS / 1_000_000) as f32 * 0.9, "{ms} ms");
+    Ok(())
+}
+
+/// The module cache: one load per device and PTX.
+pub fn module_cache(dev: &Device) -> Result<()> {
+    let a = Module::load(dev, PTX, &KERNELS)?;
+    let b = Program::load(dev, &SPEC_DEFAULT)?;
+    assert!(std::sync::Arc::ptr_eq(&a, b.module()));
+    Ok(())
+}

@@ -1,0 +1,8 @@
+sdfg::sdfg! {
+    sdfg S {
+        state s {}
+        state s {}
+    }
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+sdfg::sdfg! {
+    sdfg S {
+        symbol N: i64;
+        state a {}
+        state b {}
+        a -> b if N;
+    }
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+sdfg::sdfg! {
+    sdfg S {
+        host A: f64[4];
+        state s {
+            tasklet t { A[0] = 1; }
+        }
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+sdfg::sdfg! {
+    #[streams(many)]
+    #[stream(auto)]
+    sdfg S {
+        state s {}
+    }
+}
+
+fn main() {}

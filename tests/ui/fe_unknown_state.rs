@@ -1,0 +1,9 @@
+sdfg::sdfg! {
+    sdfg S {
+        state first {}
+        state second {}
+        first -> secnod;
+    }
+}
+
+fn main() {}

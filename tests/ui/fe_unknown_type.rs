@@ -1,0 +1,8 @@
+sdfg::sdfg! {
+    sdfg S {
+        host A: f46[4];
+        state s {}
+    }
+}
+
+fn main() {}

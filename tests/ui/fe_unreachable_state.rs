@@ -1,0 +1,10 @@
+sdfg::sdfg! {
+    sdfg S {
+        state first {}
+        state second {}
+        state orphan {}
+        first -> second;
+    }
+}
+
+fn main() {}
