@@ -231,7 +231,14 @@ impl<'a> Cx<'a> {
                         range_json(&i, &i)
                     }
                     SubsetDim::Range { start, end } => {
-                        range_json(&self.py_in(start, names), &self.inclusive_end(end))
+                        // Simplified when it is symbolic; with map parameters
+                        // in it, spelled out (the simplifier knows symbols only).
+                        let last = if crate::ir::bounds::reads_only_symbols(end) {
+                            self.inclusive_end(end)
+                        } else {
+                            format!("({}) - 1", self.py_in(end, names))
+                        };
+                        range_json(&self.py_in(start, names), &last)
                     }
                 })
                 .collect()
