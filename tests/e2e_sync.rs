@@ -7,6 +7,18 @@ mod common;
 use sdfg::prelude::*;
 use std::time::Instant;
 
+/// Spin iterations per element so that a map of `n` spinning elements takes
+/// about `ms` milliseconds: a GPU runs the elements in parallel, the CPU
+/// device has only its cores.
+fn spin_per_element(device: &Device, ms: f64, n: usize) -> i64 {
+    let total = spin_for(device, ms);
+    if device.is_gpu() {
+        total
+    } else {
+        (total * device.sm_count() as i64 / n as i64).max(1)
+    }
+}
+
 /// Spin iterations that take about `ms` milliseconds on `device`.
 fn spin_for(device: &Device, ms: f64) -> i64 {
     let program = Spin::load(device).unwrap();
@@ -26,7 +38,7 @@ fn spin_for(device: &Device, ms: f64) -> i64 {
         })
         .unwrap();
     let per_iter = t.elapsed().as_secs_f64() * 1e3 / probe as f64;
-    ((ms / per_iter) as i64).clamp(1_000, 200_000_000)
+    ((ms / per_iter) as i64).clamp(1, 200_000_000)
 }
 
 sdfg! {
@@ -140,7 +152,7 @@ sdfg! {
 #[test]
 fn gpu_only_results_are_complete_after_run_and_after_running_wait() {
     for device in common::devices("gpu_only") {
-        let spin = spin_for(&device, 50.0) / 64;
+        let spin = spin_per_element(&device, 50.0, 1024);
         let program = GpuOnly::load(&device).unwrap();
         let n = 1024usize;
         let expected: Vec<f64> = (0..n).map(|i| 2.0 * (i as f64 + 1.0)).collect();
@@ -320,11 +332,13 @@ sdfg! {
 fn a_diamond_forks_onto_two_streams_and_joins_through_events() {
     let schedule = Diamond::schedule().unwrap();
     let s = &schedule.states[0];
-    assert_eq!(s.stream_of, vec![Some(0), Some(0), Some(1), Some(0)]);
-    // right waits for src (stream 0 -> 1); join waits for right (1 -> 0).
+    // `left` continues `src`'s stream; `right` forks a second one; `join`
+    // continues its most recent predecessor (`right`).
+    assert_eq!(s.stream_of, vec![Some(0), Some(0), Some(1), Some(1)]);
+    // right waits for src (stream 0 -> 1); join waits for left (0 -> 1).
     assert_eq!(s.events.len(), 2, "{:?}", s.events);
     for device in common::devices("diamond") {
-        let spin = spin_for(&device, 50.0) / 256;
+        let spin = spin_per_element(&device, 50.0, 512);
         let program = Diamond::load(&device).unwrap();
         let n = 512usize;
         for run in 0..20 {
@@ -438,7 +452,7 @@ sdfg! {
 #[test]
 fn two_programs_share_a_buffer_without_a_wait_between_them() {
     for device in common::devices("shared_buffer") {
-        let spin = spin_for(&device, 50.0) / 16;
+        let spin = spin_per_element(&device, 50.0, 256);
         let producer = ProduceDefault::load(&device).unwrap();
         let consumer = ConsumeAuto::load(&device).unwrap();
         let n = 256usize;

@@ -170,10 +170,14 @@ fn schedule_state(sdfg: &Sdfg, state: &State) -> StateSchedule {
 /// complete when the state starts, to place the host sync points and predict
 /// the cross-stream events.
 ///
-/// Events follow the runtime's buffer tracking: an operation on stream `s`
-/// that conflicts with an earlier GPU use of a buffer on stream `t` waits on
-/// an event of `t`, unless `s` is already ordered after that use (an earlier
-/// wait on `t` covered it) or the host has seen it complete (a sync point).
+/// Events follow the runtime's buffer tracking: before an operation on
+/// stream `s`, the conflicting earlier GPU uses of its buffers (the last
+/// write; for a write also the reads since), merged to the latest one per
+/// other stream `t`, each need a wait on `t` unless `s` already waited for
+/// that far on `t` or the host saw it complete (a sync point). The glue
+/// marks every producer found here right after issuing it
+/// (`Stream::mark`), so the wait is on that exact position and independent
+/// work issued on `t` afterwards does not delay `s`.
 ///
 /// Sync points: a device-to-host copy leaves its destination in flight until
 /// the host needs it: a host statement touching it, a kernel taking it by
@@ -193,11 +197,11 @@ fn simulate(
         .map(|&s| s + 1)
         .max()
         .unwrap_or(0);
-    // Per stream: how many operations were issued, how far the host has seen
-    // it complete, and how far it is ordered after every other stream.
+    // Per stream: operations issued, how far the host has seen it complete,
+    // and per other stream how far it already waited.
     let mut issued = vec![0usize; nstreams];
     let mut completed = vec![0usize; nstreams];
-    let mut ordered_after = vec![vec![0usize; nstreams]; nstreams];
+    let mut waited = vec![vec![0usize; nstreams]; nstreams];
     // Per GPU container: last writer and readers since, as (stream, position, stmt).
     let mut writer: HashMap<ContainerId, (usize, usize, StmtId)> = HashMap::new();
     let mut readers: HashMap<ContainerId, Vec<(usize, usize, StmtId)>> = HashMap::new();
@@ -271,38 +275,47 @@ fn simulate(
         }
         // 2. Cross-stream dependencies of this GPU operation.
         let s = stream_of[id].unwrap_or(0);
+        let mut latest: Vec<Option<(usize, StmtId, ContainerId)>> = vec![None; nstreams];
         for m in &st.memlets {
             if sdfg.containers[m.container].storage != Storage::Gpu {
                 continue;
             }
-            let mut producers: Vec<(usize, usize, StmtId)> =
+            let mut uses: Vec<(usize, usize, StmtId)> =
                 writer.get(&m.container).copied().into_iter().collect();
             if m.access.is_write() {
-                producers.extend(readers.get(&m.container).into_iter().flatten().copied());
+                uses.extend(readers.get(&m.container).into_iter().flatten().copied());
             }
-            for (t, pos, p) in producers {
-                if t == s || completed[t] >= pos || ordered_after[s][t] >= pos {
-                    continue;
+            for (t, pos, p) in uses {
+                if t != s && completed[t] < pos && latest[t].is_none_or(|(q, _, _)| pos > q) {
+                    latest[t] = Some((pos, p, m.container));
                 }
-                // The runtime records the event at t's current end.
-                ordered_after[s][t] = issued[t];
-                let via = ordered_after[t].clone();
-                for (k, v) in via.into_iter().enumerate() {
-                    ordered_after[s][k] = ordered_after[s][k].max(v);
-                }
-                events.push(EventEdge {
-                    producer: p,
-                    consumer: id,
-                    container: m.container,
-                });
             }
+        }
+        for (t, need) in latest.into_iter().enumerate() {
+            let Some((pos, p, container)) = need else {
+                continue;
+            };
+            if waited[s][t] >= pos {
+                continue;
+            }
+            waited[s][t] = pos;
+            issued[s] += 1; // the runtime counts a wait as an operation of `s`
+            events.push(EventEdge {
+                producer: p,
+                consumer: id,
+                container,
+            });
         }
         issued[s] += 1;
         let pos = issued[s];
         for m in &st.memlets {
             match sdfg.containers[m.container].storage {
                 Storage::Gpu => match m.access {
-                    Access::Read => readers.entry(m.container).or_default().push((s, pos, id)),
+                    Access::Read => {
+                        let r = readers.entry(m.container).or_default();
+                        r.retain(|u| u.0 != s);
+                        r.push((s, pos, id));
+                    }
                     Access::Write | Access::Reduce(_) => {
                         writer.insert(m.container, (s, pos, id));
                         readers.remove(&m.container);

@@ -12,7 +12,7 @@ use crate::kernel::{panic_message, CpuArg, KernelArg, KernelArgs, LaunchConfig, 
 use crate::pending::{Completion, Pending};
 use crate::region::{CopyPlan, Region};
 use crate::tracker::{merge_by_stream, AccessKind, Tracker, Use};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -69,14 +69,43 @@ pub(crate) struct Marker {
 pub(crate) struct StreamState {
     /// Operations issued so far (the position of the latest one).
     pub(crate) issued: u64,
-    /// The latest event recorded for other streams (reused while it covers).
-    last_event: Option<Arc<Marker>>,
+    /// Recent events recorded for other streams, oldest first (at most
+    /// `RECENT_EVENTS`); a waiter takes the earliest that covers its need,
+    /// so it does not wait for later, unrelated work of this stream.
+    recent_events: VecDeque<Arc<Marker>>,
     /// Per other stream: the latest position this stream already waits for.
     waited: HashMap<u64, u64>,
     /// CUDA: kernels launched since the last fault check (for the message).
     kernels_since_check: Vec<String>,
     /// CUDA: upload staging blocks in flight, freed when their event fired.
     in_flight_staging: Vec<(CudaEvent, PinnedBlock)>,
+}
+
+/// How many recent events a stream keeps for reuse.
+const RECENT_EVENTS: usize = 16;
+
+impl StreamState {
+    /// The earliest remembered event at or after `position`.
+    fn covering_event(&self, position: u64) -> Option<Arc<Marker>> {
+        self.recent_events
+            .iter()
+            .find(|m| m.position >= position)
+            .cloned()
+    }
+
+    fn remember_event(&mut self, marker: Arc<Marker>) {
+        if self
+            .recent_events
+            .back()
+            .is_some_and(|m| m.position == marker.position)
+        {
+            return;
+        }
+        if self.recent_events.len() == RECENT_EVENTS {
+            self.recent_events.pop_front();
+        }
+        self.recent_events.push_back(marker);
+    }
 }
 
 pub(crate) struct StreamInner {
@@ -112,7 +141,7 @@ impl StreamInner {
             backend,
             state: Mutex::new(StreamState {
                 issued: 0,
-                last_event: None,
+                recent_events: VecDeque::new(),
                 waited: HashMap::new(),
                 kernels_since_check: Vec::new(),
                 in_flight_staging: Vec::new(),
@@ -177,10 +206,7 @@ impl StreamInner {
                 StreamBackend::Cuda(stream) => match marker {
                     Some(EventRaw::Cuda(event)) => event.synchronize()?,
                     _ => {
-                        let covering = lock(&self.state)
-                            .last_event
-                            .clone()
-                            .filter(|m| m.position >= position);
+                        let covering = lock(&self.state).covering_event(position);
                         match covering.as_deref() {
                             Some(Marker {
                                 raw: EventRaw::Cuda(event),
@@ -235,12 +261,12 @@ impl StreamInner {
     /// recorded one if it covers, else a new one (counted) at the current end.
     fn event_covering(&self, position: u64, device: &Device) -> Result<Arc<Marker>> {
         let mut state = lock(&self.state);
-        if let Some(m) = state.last_event.as_ref().filter(|m| m.position >= position) {
-            return Ok(Arc::clone(m));
+        if let Some(m) = state.covering_event(position) {
+            return Ok(m);
         }
         let marker = Arc::new(self.record_marker(state.issued, false)?);
         CounterCells::bump(&device.counters_cells().event_records);
-        state.last_event = Some(Arc::clone(&marker));
+        state.remember_event(Arc::clone(&marker));
         Ok(marker)
     }
 
@@ -353,6 +379,44 @@ impl Stream {
         self.inner.check_fault()
     }
 
+    /// Records an event after the work issued so far, for other streams that
+    /// will need this work: the runtime orders their later operations on it
+    /// instead of on the stream's end at that time, so independent work
+    /// issued here afterwards does not delay them. The generated glue calls
+    /// this after each operation the schedule found a cross-stream consumer
+    /// for. Counted in `event_records`; a second mark at the same position
+    /// records nothing.
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// let dev = Device::cpu();
+    /// let (a, b) = (dev.new_stream()?, dev.new_stream()?);
+    /// let x = DeviceBuffer::<i32>::zeros(&dev, 4)?;
+    /// a.copy_to_device(&[1, 2, 3, 4][..], &Region::whole(4), &x, &Region::whole(4))?;
+    /// a.mark()?;
+    /// let y = DeviceBuffer::<i32>::zeros(&dev, 4)?;
+    /// b.copy_device(&x, &Region::whole(4), &y, &Region::whole(4))?; // waits on the mark
+    /// assert_eq!((dev.counters().event_records, dev.counters().event_waits), (1, 1));
+    /// assert_eq!(y.to_vec()?, [1, 2, 3, 4]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn mark(&self) -> Result<()> {
+        let _issuing = lock(&self.device.inner.issue_lock);
+        let mut state = lock(&self.inner.state);
+        if state
+            .recent_events
+            .back()
+            .is_some_and(|m| m.position == state.issued)
+        {
+            return Ok(());
+        }
+        let marker = Arc::new(self.inner.record_marker(state.issued, false)?);
+        state.remember_event(marker);
+        drop(state);
+        CounterCells::bump(&self.device.counters_cells().event_records);
+        Ok(())
+    }
+
     /// Records an event after the work issued so far (counted in `event_records`).
     ///
     /// ```
@@ -367,7 +431,7 @@ impl Stream {
         let _issuing = lock(&self.device.inner.issue_lock);
         let mut state = lock(&self.inner.state);
         let marker = Arc::new(self.inner.record_marker(state.issued, false)?);
-        state.last_event = Some(Arc::clone(&marker));
+        state.remember_event(Arc::clone(&marker));
         drop(state);
         CounterCells::bump(&self.device.counters_cells().event_records);
         Ok(Event {

@@ -438,6 +438,11 @@ impl<'a> Glue<'a> {
                 body.extend(self.wait(sp.container, sp.span));
             }
             body.extend(self.statement(sid, k, st));
+            if sched.events.iter().any(|e| e.producer == k) {
+                // A later statement on another stream needs this one.
+                let stream = self.stream_of(sid, k);
+                body.extend(quote!(#stream.mark()?;));
+            }
         }
         for sp in sched.syncs.iter().filter(|p| p.site == SyncSite::StateEnd) {
             body.extend(self.wait(sp.container, sp.span));

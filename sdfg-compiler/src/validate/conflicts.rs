@@ -3,7 +3,8 @@
 //! - a statement may not read the container it reduces into;
 //! - two statements writing overlapping parts of one container, with no
 //!   statement reading it in between and neither reading it, would race in
-//!   DaCe (their order is not defined by the dataflow).
+//!   DaCe (their order is not defined by the dataflow). A reduction counts
+//!   as a read of the value it updates.
 
 use super::affine::Affine;
 use super::*;
@@ -65,11 +66,13 @@ fn reductions(sdfg: &Sdfg, stmt: &Statement, diags: &mut Diagnostics) {
 
 fn races(sdfg: &Sdfg, state: &State, diags: &mut Diagnostics) {
     for (c, container) in sdfg.containers.iter().enumerate() {
-        // The statements touching `c`, in order.
+        // The statements touching `c`, in order. A reduction reads the value
+        // it updates, so initializing a container and then reducing into it
+        // (`S = 0.0;` then `S += x;`) is an ordered pair, not a race.
         let reads = |s: &Statement| {
             s.memlets
                 .iter()
-                .any(|m| m.container == c && !m.access.is_write())
+                .any(|m| m.container == c && matches!(m.access, Access::Read | Access::Reduce(_)))
         };
         let writes: Vec<(StmtId, Vec<&Memlet>)> = state
             .stmts
