@@ -75,7 +75,7 @@ sdfg! {
     pub sdfg Semantics {
         host inp: i64[6];
         host fin: f64[2];
-        host out: i64[17];
+        host out: i64[19];
         host fout: f64[7];
         host f32out: f32[1];
         state s {
@@ -102,6 +102,12 @@ sdfg! {
                 out[14] = x;
                 if c < 0 { out[15] = 100; } else { out[15] = 200; }
                 out[16] = if a > 100 { inp[a] } else { 5 };
+                let mut n = 0i64;
+                for k in (9223372036854775802i64..9223372036854775807).step_by(4) { n += 1; }
+                out[17] = n;
+                let mut z = 0i64;
+                for k in (0i64..5).step_by(b) { z += 1; }
+                out[18] = z;
                 let nan = fin[0] / fin[0];
                 fout[0] = nan.min(1.5);
                 fout[1] = fin[1].sqrt();
@@ -305,7 +311,7 @@ fn dace_computes_what_we_compute() {
 
     let inp = [7i64, 0, -7, i64::MIN, -1, 65];
     let fin = [0.0f64, 2.0];
-    let (mut out, mut fout, mut f32out) = (vec![0i64; 17], vec![0.0f64; 7], vec![0.0f32]);
+    let (mut out, mut fout, mut f32out) = (vec![0i64; 19], vec![0.0f64; 7], vec![0.0f32]);
     Semantics::load(&device)
         .unwrap()
         .run(SemanticsArgs {
@@ -323,7 +329,7 @@ fn dace_computes_what_we_compute() {
         &[
             ("inp", ints(&inp)),
             ("fin", floats(&fin)),
-            ("out", ints(&[0; 17])),
+            ("out", ints(&[0; 19])),
             ("fout", floats(&[0.0; 7])),
             ("f32out", floats(&[0.0])),
         ],

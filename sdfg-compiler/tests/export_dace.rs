@@ -122,6 +122,8 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
         11,
         100,
         5,
+        (i64::MAX - 5..i64::MAX).step_by(4).count() as i64,
+        0, // step 0: no iteration (ir::expr; Rust's step_by would panic)
     ];
     let fout_sem = [
         floats([f64::NAN.min(1.5)]),
@@ -140,7 +142,7 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
             arrays: vec![
                 ("inp", ints([7, 0, -7, i64::MIN, -1, 65])),
                 ("fin", floats([0.0, 2.0])),
-                ("out", ints([0; 17])),
+                ("out", ints([0; 19])),
                 ("fout", floats([0.0; 7])),
                 ("f32out", floats([0.0])),
             ],

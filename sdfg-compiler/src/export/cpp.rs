@@ -75,15 +75,63 @@ pub fn tasklet_to_cpp(
     }
 }
 
+/// C++ keywords and standard names a Rust local may be called.
+const CPP_RESERVED: &[&str] = &[
+    "auto",
+    "bool",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "default",
+    "delete",
+    "double",
+    "float",
+    "friend",
+    "goto",
+    "inline",
+    "int",
+    "long",
+    "namespace",
+    "new",
+    "operator",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "switch",
+    "template",
+    "this",
+    "throw",
+    "try",
+    "typedef",
+    "typename",
+    "union",
+    "unsigned",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "NULL",
+    "errno",
+    "assert",
+];
+
 /// C++ forbids redeclaring a name in one scope, Rust allows shadowing: a
-/// local whose name is taken by another local gets its id appended.
+/// local whose name is taken by another local (or is reserved in C++) gets
+/// its id appended.
 fn unique_local_names(locals: &[Local]) -> Vec<String> {
     locals
         .iter()
         .enumerate()
         .map(|(id, l)| {
             let shared = locals.iter().filter(|o| o.name == l.name).count() > 1;
-            if shared {
+            if shared || CPP_RESERVED.contains(&l.name.as_str()) {
                 format!("{}_{id}", l.name)
             } else {
                 l.name.clone()
@@ -101,6 +149,15 @@ pub fn cpp_type(t: ScalarType) -> &'static str {
         ScalarType::F32 => "float",
         ScalarType::F64 => "double",
         ScalarType::Bool => "bool",
+    }
+}
+
+/// The unsigned type of the same width (itself for unsigned and non-integers).
+fn unsigned_of(t: ScalarType) -> ScalarType {
+    match t {
+        ScalarType::I32 => ScalarType::U32,
+        ScalarType::I64 => ScalarType::U64,
+        other => other,
     }
 }
 
@@ -464,24 +521,44 @@ impl CppPrinter<'_> {
                 body,
                 ..
             } => {
-                // Rust evaluates the bounds once; so does this.
+                // Rust's `(a..b).step_by(s)`: bounds evaluated once; a step
+                // <= 0 runs nothing (ir::expr); the loop ends before `v + s`
+                // would overflow, so the break tests the distance left,
+                // computed unsigned (it is positive and may not fit signed).
                 let name = self.var(VarRef::Local(*var));
                 let ty = cpp_type(start.ty);
+                let unsigned = cpp_type(unsigned_of(start.ty));
                 let (s, e) = (self.expr(start), self.expr(end));
-                let st = match step {
-                    Some(x) => self.expr(x),
-                    None => "1".to_string(),
-                };
                 out.push_str(&format!("{pad}{{\n"));
                 out.push_str(&format!("{pad}    const {ty} {name}_end = {e};\n"));
-                out.push_str(&format!("{pad}    const {ty} {name}_step = {st};\n"));
-                out.push_str(&format!(
-                    "{pad}    for ({ty} {name} = {s}; {name} < {name}_end; {name} += {name}_step) {{\n"
-                ));
-                for s in body {
-                    self.stmt(s, indent + 8, out);
-                }
-                out.push_str(&format!("{pad}    }}\n{pad}}}\n"));
+                let inner = match step {
+                    None => {
+                        // `v + 1` cannot overflow while `v < end`.
+                        out.push_str(&format!(
+                            "{pad}    for ({ty} {name} = {s}; {name} < {name}_end; ++{name}) {{\n"
+                        ));
+                        for s in body {
+                            self.stmt(s, indent + 8, out);
+                        }
+                        format!("{pad}    }}\n")
+                    }
+                    Some(x) => {
+                        let st = self.expr(x);
+                        out.push_str(&format!("{pad}    const {ty} {name}_step = {st};\n"));
+                        out.push_str(&format!(
+                            "{pad}    if ({name}_step > 0) for ({ty} {name} = {s}; {name} < {name}_end; {name} += {name}_step) {{\n"
+                        ));
+                        for s in body {
+                            self.stmt(s, indent + 8, out);
+                        }
+                        out.push_str(&format!(
+                            "{pad}        if (({unsigned}){name}_end - ({unsigned}){name} <= ({unsigned}){name}_step) break;\n"
+                        ));
+                        format!("{pad}    }}\n")
+                    }
+                };
+                out.push_str(&inner);
+                out.push_str(&format!("{pad}}}\n"));
             }
         }
     }

@@ -152,7 +152,7 @@ pub const SEMANTICS: &str = r#"
 pub sdfg Semantics {
     host inp: i64[6];
     host fin: f64[2];
-    host out: i64[17];
+    host out: i64[19];
     host fout: f64[7];
     host f32out: f32[1];
     state s {
@@ -179,6 +179,12 @@ pub sdfg Semantics {
             out[14] = x;
             if c < 0 { out[15] = 100; } else { out[15] = 200; }
             out[16] = if a > 100 { inp[a] } else { 5 };
+            let mut n = 0i64;
+            for k in (9223372036854775802i64..9223372036854775807).step_by(4) { n += 1; }
+            out[17] = n;
+            let mut z = 0i64;
+            for k in (0i64..5).step_by(b) { z += 1; }
+            out[18] = z;
             let nan = fin[0] / fin[0];
             fout[0] = nan.min(1.5);
             fout[1] = fin[1].sqrt();
