@@ -1104,6 +1104,13 @@ impl Bound {
     }
 }
 
+fn literal_int(e: &Expr) -> Option<i128> {
+    match &e.kind {
+        ExprKind::Lit(v) => v.as_i128(),
+        _ => None,
+    }
+}
+
 /// A symbol-only expression as a linear form (non-linear parts become atoms).
 fn linear(e: &Expr, cx: &Cx) -> Linear {
     match &e.kind {
@@ -1117,6 +1124,15 @@ fn linear(e: &Expr, cx: &Cx) -> Linear {
             lhs,
             rhs,
         } => linear(lhs, cx).add(&linear(rhs, cx), if *op == BinOp::Add { 1 } else { -1 }),
+        ExprKind::Binary {
+            op: BinOp::Mul,
+            lhs,
+            rhs,
+        } => match (literal_int(lhs), literal_int(rhs)) {
+            (Some(k), _) => linear(rhs, cx).scale(k),
+            (_, Some(k)) => linear(lhs, cx).scale(k),
+            _ => Linear::atom(format!("({})", cx.py(e))),
+        },
         ExprKind::Unary { op: UnOp::Neg, arg } => linear(arg, cx).scale(-1),
         ExprKind::Cast { arg } if e.ty.is_integer() && arg.ty.is_integer() => linear(arg, cx),
         _ => Linear::atom(format!("({})", cx.py(e))),
@@ -1208,7 +1224,35 @@ fn hull(inner: &[(&Memlet, &crate::ir::Map)], cx: &Cx) -> Option<Vec<Value>> {
             });
         }
         let (lo, hi) = acc?;
+        let extent = cx
+            .sdfg
+            .containers
+            .get(inner.first()?.0.container)
+            .and_then(|c| c.shape.get(d))
+            .map(|e| linear(e, cx));
+        let (lo, hi) = clamp_to_bounds(lo, hi, extent);
         out.push(range_json(&lo.text(), &hi.text()));
     }
     Some(out)
+}
+
+/// The hull cut to `0..extent` where it provably sticks out (a stencil that
+/// reads `A[j - 2]` from `j = 1`). Such an access fails our bounds check
+/// before anything runs, so no run touches the cut part; DaCe's validation
+/// rejects a memlet that provably leaves its container.
+fn clamp_to_bounds(lo: Bound, hi: Bound, extent: Option<Linear>) -> (Bound, Bound) {
+    let lo = match lo {
+        Bound::Linear(l) if l.terms.is_empty() && l.constant < 0 => {
+            Bound::Linear(Linear::constant(0))
+        }
+        other => other,
+    };
+    let last = extent.map(|e| e.add(&Linear::constant(1), -1));
+    let hi = match (hi, last) {
+        (Bound::Linear(h), Some(last)) if h.terms == last.terms && h.constant > last.constant => {
+            Bound::Linear(last)
+        }
+        (other, _) => other,
+    };
+    (lo, hi)
 }
