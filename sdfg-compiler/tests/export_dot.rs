@@ -36,7 +36,7 @@ fn repro_drawing_shows_streams_syncs_and_edges() {
     assert!(text.contains("R = T\\nS = false"), "{text}");
     // The map box, the copy, the host tasklet's body in Rust syntax.
     assert!(text.contains("map write[i in 0..1] on gpu"), "{text}");
-    assert!(text.contains("copy T_GPU -> T"), "{text}");
+    assert!(text.contains("copy T_GPU -&gt; T"), "{text}");
     assert!(text.contains("U[0] = T + 1;"), "{text}");
     // Memlets as edge labels.
     assert!(text.contains("label=\"X[i]\""), "{text}");
@@ -79,7 +79,7 @@ fn jacobi_drawing_shows_the_loop_and_wcr_is_marked() {
     assert!(dynamic.contains("Y[..] dynamic"), "{dynamic}");
     // Write after read: the ordering edge is dashed.
     let copies = to_dot(&copy_subsets(), None);
-    assert!(copies.contains("copy A[2..12] -> B[0..10]"), "{copies}");
+    assert!(copies.contains("copy A[2..12] -&gt; B[0..10]"), "{copies}");
 }
 
 #[test]

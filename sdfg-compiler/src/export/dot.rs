@@ -92,15 +92,45 @@ fn quote(s: &str) -> String {
     q
 }
 
-/// A DOT label whose lines are left-aligned (`\l` ends each line).
-fn left_label(lines: &[String]) -> String {
-    let mut q = String::from("\"");
-    for line in lines {
-        q.push_str(&quote(line).trim_matches('"').replace("\\n", "\\l"));
-        q.push_str("\\l");
+/// An HTML-like label: the first line (what the node is) bold, then the
+/// code lines, then the stream line in the stream's color.
+fn html_label(lines: &[String], stream: Option<(&str, &str)>, align: &str) -> String {
+    let mut label = String::from("<");
+    for (i, line) in lines.iter().enumerate() {
+        let text = html_text(line);
+        if i == 0 {
+            let _ = write!(label, "<B>{text}</B>");
+        } else {
+            label.push_str(&text);
+        }
+        let _ = write!(label, "<BR ALIGN=\"{align}\"/>");
     }
-    q.push('"');
-    q
+    if let Some((text, color)) = stream {
+        let _ = write!(
+            label,
+            "<FONT COLOR=\"{color}\"><B>{}</B></FONT><BR ALIGN=\"{align}\"/>",
+            html_text(text)
+        );
+    }
+    label.push('>');
+    label
+}
+
+/// Escaped for an HTML-like label; leading spaces (indentation) kept.
+fn html_text(s: &str) -> String {
+    let body = s.trim_start_matches(' ');
+    let indent = s.len() - body.len();
+    let mut out = "&#160;".repeat(indent);
+    for ch in body.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn state_in(id: usize) -> String {
@@ -374,7 +404,7 @@ impl StateDrawing<'_> {
             return;
         };
         let stream = self.stream_of(s);
-        let (mut lines, shape, style, fill) = match &stmt.kind {
+        let (lines, shape, style, fill) = match &stmt.kind {
             StatementKind::Map(map) => {
                 let names = BodyNames::for_map(map);
                 let ranges: Vec<String> = map
@@ -439,15 +469,16 @@ impl StateDrawing<'_> {
             // Room for the arrow tip of the `cds` shape.
             attrs.push_str(", margin=\"0.3,0.06\"");
         }
-        if let Some((text, color)) = &stream {
-            lines.push(text.clone());
+        if let Some((_, color)) = &stream {
             let _ = write!(attrs, ", color=\"{color}\", penwidth=2.5");
         }
-        let label = if matches!(stmt.kind, StatementKind::Copy(_) | StatementKind::Wait(_)) {
-            quote(&lines.join("\n"))
+        let align = if matches!(stmt.kind, StatementKind::Copy(_) | StatementKind::Wait(_)) {
+            "CENTER"
         } else {
-            left_label(&lines)
+            "LEFT"
         };
+        let stream = stream.as_ref().map(|(t, c)| (t.as_str(), *c));
+        let label = html_label(&lines, stream, align);
         let _ = writeln!(
             out,
             "    {} [label={label}, shape={shape}, style=\"{style}\", fillcolor=\"{fill}\"{attrs}];",
