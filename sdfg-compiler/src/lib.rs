@@ -10,6 +10,7 @@
 pub mod codegen;
 pub mod diag;
 pub mod eval;
+pub mod export;
 pub mod ir;
 pub mod lower;
 pub mod parse;

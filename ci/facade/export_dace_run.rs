@@ -1,0 +1,369 @@
+//! DaCe must compute what we compute: each host-only SDFG runs on our CPU
+//! device, then its DaCe export (`Name::ir()` -> `.sdfg`) plus the same
+//! inputs and *our* outputs go to ci/dace_check.py, which has DaCe compile
+//! and run it on the CPU and compare every output exactly.
+//!
+//! DaCe comes from `SDFG_DACE_PYTHON` (a python with dace==1.0.2); without
+//! it the comparison is skipped with a printed line, unless
+//! `SDFG_REQUIRE_DACE=1` (CI), which makes that a failure.
+
+use sdfg::compiler::export::dace::{dtype_name, to_sdfg_json_string};
+use sdfg::compiler::ir::Sdfg;
+use sdfg::prelude::*;
+use std::path::{Path, PathBuf};
+
+sdfg! {
+    pub sdfg WcrSum {
+        symbol N: i64;
+        host A: i64[N];
+        host S: i64[1];
+        state s {
+            map sum[i in 0..N] on cpu { S[0] += A[i]; }
+        }
+    }
+}
+
+sdfg! {
+    pub sdfg CopySubsets {
+        host A: i32[20];
+        host B: i32[10];
+        host M: i32[4, 5];
+        host V: i32[3];
+        state s {
+            copy A[2..12] -> B[0..10];
+            copy M[2, 1..4] -> V[0..3];
+        }
+    }
+}
+
+sdfg! {
+    pub sdfg CpuOnly {
+        symbol N: i64;
+        host X: i64[N];
+        host Y: i64[N];
+        host total: i64[1];
+        state s {
+            map scale[i in 0..N] on cpu {
+                let v = X[i] * 3;
+                Y[i] = if v > 10 { v - 10 } else { v };
+            }
+            tasklet summarize {
+                let mut acc = 0i64;
+                for k in 0..N { acc += Y[k]; }
+                total[0] = acc / 2;
+            }
+        }
+    }
+}
+
+sdfg! {
+    pub sdfg LoopCond {
+        symbol N: i64;
+        host A: i64[N];
+        state init {}
+        state body {
+            map inc[i in 0..N] on seq { A[i] = A[i] + k; }
+        }
+        state done {}
+        init -> body { k = 0 }
+        body -> body if k + 1 < 4 { k = k + 1 }
+        body -> done;
+    }
+}
+
+sdfg! {
+    pub sdfg Semantics {
+        host inp: i64[6];
+        host fin: f64[2];
+        host out: i64[19];
+        host fout: f64[7];
+        host f32out: f32[1];
+        state s {
+            tasklet sem {
+                let a = inp[0]; let b = inp[1]; let c = inp[2]; let m = inp[3]; let neg1 = inp[4]; let sh = inp[5];
+                out[0] = a / b;
+                out[1] = a % b;
+                out[2] = c / 2;
+                out[3] = c % 2;
+                out[4] = m / neg1;
+                out[5] = m % neg1;
+                out[6] = a << sh;
+                out[7] = c >> sh;
+                out[8] = if a > 0 { 1 } else { 2 };
+                out[9] = (a as f64 * 2.5) as i64;
+                out[10] = !a;
+                out[11] = c.abs();
+                out[12] = a.min(c);
+                let mut s = 0i64;
+                for k in (1i64..10).step_by(3) { s += k; }
+                out[13] = s;
+                let x = 1i64;
+                let x = x + 10;
+                out[14] = x;
+                if c < 0 { out[15] = 100; } else { out[15] = 200; }
+                out[16] = if a > 100 { inp[a] } else { 5 };
+                let mut n = 0i64;
+                for k in (9223372036854775802i64..9223372036854775807).step_by(4) { n += 1; }
+                out[17] = n;
+                let mut z = 0i64;
+                for k in (0i64..5).step_by(b) { z += 1; }
+                out[18] = z;
+                let nan = fin[0] / fin[0];
+                fout[0] = nan.min(1.5);
+                fout[1] = fin[1].sqrt();
+                fout[2] = (-0.5f64).max(nan);
+                fout[3] = 1.0 / fin[0];
+                fout[4] = nan;
+                fout[5] = fin[1].powi(3);
+                fout[6] = (fin[1] * -1.25).floor();
+                f32out[0] = fin[1] as f32 * 0.1;
+            }
+        }
+    }
+}
+
+sdfg! {
+    pub sdfg Reductions2 {
+        symbol N: i64;
+        host A: i64[N];
+        host R: i64[4];
+        state s {
+            map mn[i in 0..N] on cpu { R[0] = R[0].min(A[i]); }
+            map mx[i in 0..=N - 1] on cpu { R[1] = R[1].max(A[i]); }
+            map pr[i in (0..N).step_by(3)] on seq { R[2] *= A[i]; }
+            map two[i in 0..4i64, j in 0..3i64] on cpu { R[3] += i * j; }
+        }
+    }
+}
+
+/// Writes NAME.sdfg and NAME.run.json (format: ci/dace_check.py). Values
+/// are JSON text (see [`ints`], [`floats`]).
+fn record(
+    dir: &Path,
+    ir: &Sdfg,
+    symbols: &[(&str, i64)],
+    inputs: &[(&str, String)],
+    outputs: &[(&str, String)],
+) {
+    let name = &ir.name.text;
+    let symbols: Vec<String> = symbols
+        .iter()
+        .map(|(n, v)| format!("\"{n}\": {v}"))
+        .collect();
+    let arrays: Vec<String> = inputs
+        .iter()
+        .map(|(container, data)| {
+            let c = &ir.containers[ir.container_by_name(container).expect("a container")];
+            let len = data.matches(',').count() + 1;
+            let shape = if c.is_scalar() {
+                String::new()
+            } else {
+                len.to_string()
+            };
+            format!(
+                "\"{container}\": {{\"dtype\": \"{}\", \"shape\": [{shape}], \"data\": {data}}}",
+                dtype_name(c.elem)
+            )
+        })
+        .collect();
+    let expected: Vec<String> = outputs
+        .iter()
+        .map(|(n, v)| format!("\"{n}\": {v}"))
+        .collect();
+    let spec = format!(
+        "{{\"symbols\": {{{}}},\n \"arrays\": {{{}}},\n \"expected\": {{{}}}}}\n",
+        symbols.join(", "),
+        arrays.join(",\n  "),
+        expected.join(",\n  ")
+    );
+    std::fs::write(dir.join(format!("{name}.sdfg")), to_sdfg_json_string(ir)).unwrap();
+    std::fs::write(dir.join(format!("{name}.run.json")), spec).unwrap();
+}
+
+/// Integers as a JSON array.
+fn ints<T: std::fmt::Display>(v: &[T]) -> String {
+    let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// Floats as a JSON array: shortest round-trip decimals, and `"nan"`,
+/// `"inf"`, `"-inf"` (JSON has none).
+fn floats(v: &[f64]) -> String {
+    let items: Vec<String> = v
+        .iter()
+        .map(|x| match x {
+            x if x.is_nan() => "\"nan\"".to_string(),
+            x if x.is_infinite() => if *x > 0.0 { "\"inf\"" } else { "\"-inf\"" }.to_string(),
+            x => format!("{x:?}"),
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+fn out_dir() -> PathBuf {
+    let dir = match std::env::var_os("SDFG_EXPORT_DIR") {
+        Some(d) => PathBuf::from(d).join("dace_run"),
+        None => std::env::temp_dir().join(format!("sdfg_export_dace_run_{}", std::process::id())),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn dace_computes_what_we_compute() {
+    let device = Device::cpu();
+    let dir = out_dir();
+
+    let a: Vec<i64> = (0..100).map(|i| i * i - 50).collect();
+    let mut s = vec![7i64];
+    WcrSum::load(&device)
+        .unwrap()
+        .run(WcrSumArgs {
+            N: 100,
+            A: &a,
+            S: &mut s,
+        })
+        .unwrap();
+    record(
+        &dir,
+        &WcrSum::ir().unwrap(),
+        &[("N", 100)],
+        &[("A", ints(&a)), ("S", ints(&[7]))],
+        &[("S", ints(&s))],
+    );
+
+    let a: Vec<i32> = (0..20).map(|i| i * 3).collect();
+    let m: Vec<i32> = (0..20).map(|i| 10 * (i / 5) + i % 5).collect();
+    let (mut b, mut v) = (vec![-1i32; 10], vec![-1i32; 3]);
+    CopySubsets::load(&device)
+        .unwrap()
+        .run(CopySubsetsArgs {
+            A: &a,
+            B: &mut b,
+            M: &m,
+            V: &mut v,
+        })
+        .unwrap();
+    record(
+        &dir,
+        &CopySubsets::ir().unwrap(),
+        &[],
+        &[
+            ("A", ints(&a)),
+            ("B", ints(&[-1; 10])),
+            ("M", ints(&m)),
+            ("V", ints(&[-1; 3])),
+        ],
+        &[("B", ints(&b)), ("V", ints(&v))],
+    );
+
+    let x: Vec<i64> = (0..8).map(|i| i * 2 - 3).collect();
+    let (mut y, mut total) = (vec![0i64; 8], vec![0i64]);
+    CpuOnly::load(&device)
+        .unwrap()
+        .run(CpuOnlyArgs {
+            N: 8,
+            X: &x,
+            Y: &mut y,
+            total: &mut total,
+        })
+        .unwrap();
+    record(
+        &dir,
+        &CpuOnly::ir().unwrap(),
+        &[("N", 8)],
+        &[("X", ints(&x)), ("Y", ints(&[0; 8])), ("total", ints(&[0]))],
+        &[("Y", ints(&y)), ("total", ints(&total))],
+    );
+
+    let mut a: Vec<i64> = (0..5).collect();
+    LoopCond::load(&device)
+        .unwrap()
+        .run(LoopCondArgs { N: 5, A: &mut a })
+        .unwrap();
+    record(
+        &dir,
+        &LoopCond::ir().unwrap(),
+        &[("N", 5)],
+        &[("A", ints(&[0, 1, 2, 3, 4]))],
+        &[("A", ints(&a))],
+    );
+
+    let a: Vec<i64> = (0..10).map(|i| (i * 7) % 11 - 5).collect();
+    let init = [i64::MAX, i64::MIN, 1, 100];
+    let mut r = init.to_vec();
+    Reductions2::load(&device)
+        .unwrap()
+        .run(Reductions2Args {
+            N: 10,
+            A: &a,
+            R: &mut r,
+        })
+        .unwrap();
+    record(
+        &dir,
+        &Reductions2::ir().unwrap(),
+        &[("N", 10)],
+        &[("A", ints(&a)), ("R", ints(&init))],
+        &[("R", ints(&r))],
+    );
+
+    let inp = [7i64, 0, -7, i64::MIN, -1, 65];
+    let fin = [0.0f64, 2.0];
+    let (mut out, mut fout, mut f32out) = (vec![0i64; 19], vec![0.0f64; 7], vec![0.0f32]);
+    Semantics::load(&device)
+        .unwrap()
+        .run(SemanticsArgs {
+            inp: &inp,
+            fin: &fin,
+            out: &mut out,
+            fout: &mut fout,
+            f32out: &mut f32out,
+        })
+        .unwrap();
+    record(
+        &dir,
+        &Semantics::ir().unwrap(),
+        &[],
+        &[
+            ("inp", ints(&inp)),
+            ("fin", floats(&fin)),
+            ("out", ints(&[0; 19])),
+            ("fout", floats(&[0.0; 7])),
+            ("f32out", floats(&[0.0])),
+        ],
+        &[
+            ("out", ints(&out)),
+            ("fout", floats(&fout)),
+            ("f32out", floats(&[f32out[0] as f64])),
+        ],
+    );
+
+    let python = match std::env::var("SDFG_DACE_PYTHON") {
+        Ok(p) if !p.is_empty() => p,
+        _ => {
+            if std::env::var("SDFG_REQUIRE_DACE").as_deref() == Ok("1") {
+                panic!("SDFG_REQUIRE_DACE=1 but SDFG_DACE_PYTHON is not set");
+            }
+            println!("skipped: no DaCe (set SDFG_DACE_PYTHON to a python with dace==1.0.2)");
+            return;
+        }
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("ci/dace_check.py");
+    let run = std::process::Command::new(&python)
+        .arg(&script)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    println!("{text}");
+    assert!(
+        run.status.success(),
+        "DaCe disagrees with our CPU device:\n{text}"
+    );
+}

@@ -1,0 +1,455 @@
+//! Printers for the tasklet language: Rust syntax (pictures, messages) and
+//! Python/SymPy syntax (DaCe's symbolic expressions: ranges, subsets, shapes,
+//! interstate conditions and assignments).
+//!
+//! Both printers put parentheses only where the target language's precedence
+//! needs them, so `0.2 * (A[i, j] + B[i, j])` prints as written. They never
+//! panic: a reference to a missing local, parameter, symbol or container
+//! prints as `?name` placeholders instead.
+
+use crate::ir::{
+    BinOp, ContainerId, Expr, ExprKind, Local, Map, MapParam, Sdfg, Stmt, Tasklet, UnOp, Value,
+    VarRef, WcrOp,
+};
+
+/// The names of the variables an expression may refer to besides symbols:
+/// the locals of the enclosing tasklet body and the parameters of the
+/// enclosing map. Interstate edges, shapes and map ranges have neither.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BodyNames<'a> {
+    pub locals: &'a [Local],
+    pub params: &'a [MapParam],
+}
+
+impl<'a> BodyNames<'a> {
+    /// No locals, no parameters: for expressions outside tasklet bodies.
+    pub fn none() -> BodyNames<'static> {
+        BodyNames {
+            locals: &[],
+            params: &[],
+        }
+    }
+    pub fn for_map(map: &'a Map) -> BodyNames<'a> {
+        BodyNames {
+            locals: &map.body.locals,
+            params: &map.params,
+        }
+    }
+    pub fn for_tasklet(tasklet: &'a Tasklet) -> BodyNames<'a> {
+        BodyNames {
+            locals: &tasklet.body.locals,
+            params: &[],
+        }
+    }
+
+    /// The name of a local, a parameter or a symbol as the user wrote it.
+    pub fn var_name(&self, var: VarRef, sdfg: &Sdfg) -> String {
+        let found = match var {
+            VarRef::Local(l) => self.locals.get(l).map(|l| l.name.clone()),
+            VarRef::Param(p) => self.params.get(p).map(|p| p.name.text.clone()),
+            VarRef::Symbol(s) => sdfg.symbols.get(s).map(|s| s.name.text.clone()),
+        };
+        found.unwrap_or_else(|| match var {
+            VarRef::Local(l) => format!("?local{l}"),
+            VarRef::Param(p) => format!("?param{p}"),
+            VarRef::Symbol(s) => format!("?symbol{s}"),
+        })
+    }
+}
+
+/// A container's name (a placeholder for a dangling id).
+pub fn container_name(sdfg: &Sdfg, container: ContainerId) -> String {
+    sdfg.containers
+        .get(container)
+        .map(|c| c.name.text.clone())
+        .unwrap_or_else(|| format!("?container{container}"))
+}
+
+// ---------------------------------------------------------------- Rust
+
+/// Rust operator precedence, higher binds tighter (the Reference's table).
+fn rust_prec(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Lit(v) if is_negative(*v) => 13,
+        ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Load { .. } | ExprKind::Call { .. } => 15,
+        ExprKind::Unary { .. } => 13,
+        ExprKind::Cast { .. } => 12,
+        ExprKind::Binary { op, .. } => rust_binop_prec(*op),
+        // `if c { a } else { b }` needs parentheses inside any operator.
+        ExprKind::Select { .. } => 0,
+    }
+}
+
+fn rust_binop_prec(op: BinOp) -> u8 {
+    match op {
+        BinOp::Mul | BinOp::Div | BinOp::Rem => 11,
+        BinOp::Add | BinOp::Sub => 10,
+        BinOp::Shl | BinOp::Shr => 9,
+        BinOp::BitAnd => 8,
+        BinOp::BitXor => 7,
+        BinOp::BitOr => 6,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 5,
+        BinOp::And => 4,
+        BinOp::Or => 3,
+    }
+}
+
+fn is_negative(v: Value) -> bool {
+    match v {
+        Value::I32(x) => x < 0,
+        Value::I64(x) => x < 0,
+        Value::F32(x) => x.is_sign_negative(),
+        Value::F64(x) => x.is_sign_negative(),
+        _ => false,
+    }
+}
+
+/// A literal in Rust syntax; non-finite floats as their associated constants.
+pub fn value_to_rust(v: Value) -> String {
+    match v {
+        Value::F32(x) if !x.is_finite() => float_constant_name("f32", x as f64),
+        Value::F64(x) if !x.is_finite() => float_constant_name("f64", x),
+        other => other.to_string(),
+    }
+}
+
+fn float_constant_name(ty: &str, x: f64) -> String {
+    if x.is_nan() {
+        format!("{ty}::NAN")
+    } else if x > 0.0 {
+        format!("{ty}::INFINITY")
+    } else {
+        format!("{ty}::NEG_INFINITY")
+    }
+}
+
+/// `e` in Rust syntax, as the user would write it in a tasklet body.
+pub fn expr_to_rust(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
+    match &e.kind {
+        ExprKind::Lit(v) => value_to_rust(*v),
+        ExprKind::Var(v) => names.var_name(*v, sdfg),
+        ExprKind::Load { container, index } => access_to_rust(*container, index, sdfg, names),
+        ExprKind::Unary { op, arg } => {
+            let sym = match op {
+                UnOp::Neg => "-",
+                UnOp::Not => "!",
+            };
+            format!("{sym}{}", rust_operand(arg, 13, sdfg, names))
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            let p = rust_binop_prec(*op);
+            // Left-associative operators; comparisons do not chain at all.
+            let lhs_min = if op.is_comparison() { p + 1 } else { p };
+            format!(
+                "{} {} {}",
+                rust_operand(lhs, lhs_min, sdfg, names),
+                op.symbol(),
+                rust_operand(rhs, p + 1, sdfg, names)
+            )
+        }
+        ExprKind::Cast { arg } => format!("{} as {}", rust_operand(arg, 12, sdfg, names), e.ty),
+        ExprKind::Select { cond, then, else_ } => format!(
+            "if {} {{ {} }} else {{ {} }}",
+            expr_to_rust(cond, sdfg, names),
+            expr_to_rust(then, sdfg, names),
+            expr_to_rust(else_, sdfg, names)
+        ),
+        ExprKind::Call { func, args } => {
+            let receiver = match args.first() {
+                // A float literal receiver needs parentheses: `(2.0f64).sqrt()`.
+                Some(
+                    a @ Expr {
+                        kind: ExprKind::Lit(v),
+                        ..
+                    },
+                ) if v.ty().is_float() => format!("({}{})", value_to_rust(*v), a.ty),
+                Some(a) => rust_operand(a, 15, sdfg, names),
+                None => "?".to_string(),
+            };
+            let rest: Vec<String> = args
+                .iter()
+                .skip(1)
+                .map(|a| expr_to_rust(a, sdfg, names))
+                .collect();
+            format!("{receiver}.{}({})", func.method_name(), rest.join(", "))
+        }
+    }
+}
+
+fn rust_operand(e: &Expr, min_prec: u8, sdfg: &Sdfg, names: &BodyNames) -> String {
+    let s = expr_to_rust(e, sdfg, names);
+    if rust_prec(e) < min_prec {
+        format!("({s})")
+    } else {
+        s
+    }
+}
+
+/// `A[i, j]`, or `A` for a scalar container.
+pub fn access_to_rust(
+    container: ContainerId,
+    index: &[Expr],
+    sdfg: &Sdfg,
+    names: &BodyNames,
+) -> String {
+    let name = container_name(sdfg, container);
+    if index.is_empty() {
+        return name;
+    }
+    let idx: Vec<String> = index.iter().map(|i| expr_to_rust(i, sdfg, names)).collect();
+    format!("{name}[{}]", idx.join(", "))
+}
+
+/// A tasklet body in Rust syntax, one statement per line, indented by `indent` spaces.
+pub fn stmts_to_rust(stmts: &[Stmt], sdfg: &Sdfg, names: &BodyNames, indent: usize) -> String {
+    let mut out = String::new();
+    for s in stmts {
+        stmt_to_rust(s, sdfg, names, indent, &mut out);
+    }
+    out
+}
+
+fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    let local = |l: usize| names.var_name(VarRef::Local(l), sdfg);
+    match s {
+        Stmt::Let { local: l, init, .. } => {
+            let mutable = names.locals.get(*l).is_some_and(|l| l.mutable);
+            // `let s = 0;` would be an i32: a literal that alone fixes a
+            // local's type keeps its suffix when the type is not the default.
+            let value = match &init.kind {
+                ExprKind::Lit(v)
+                    if !matches!(v, Value::I32(_) | Value::F64(_) | Value::Bool(_))
+                        && value_to_rust(*v) == v.to_string() =>
+                {
+                    format!("{v}{}", v.ty())
+                }
+                _ => expr_to_rust(init, sdfg, names),
+            };
+            out.push_str(&format!(
+                "{pad}let {}{} = {value};\n",
+                if mutable { "mut " } else { "" },
+                local(*l),
+            ));
+        }
+        Stmt::AssignLocal {
+            local: l, value, ..
+        } => {
+            out.push_str(&format!(
+                "{pad}{} = {};\n",
+                local(*l),
+                expr_to_rust(value, sdfg, names)
+            ));
+        }
+        Stmt::Store {
+            container,
+            index,
+            value,
+            wcr,
+            ..
+        } => {
+            let target = access_to_rust(*container, index, sdfg, names);
+            let value = expr_to_rust(value, sdfg, names);
+            let line = match wcr {
+                None => format!("{target} = {value}"),
+                Some(WcrOp::Sum) => format!("{target} += {value}"),
+                Some(WcrOp::Product) => format!("{target} *= {value}"),
+                Some(WcrOp::Min) => format!("{target} = {target}.min({value})"),
+                Some(WcrOp::Max) => format!("{target} = {target}.max({value})"),
+            };
+            out.push_str(&format!("{pad}{line};\n"));
+        }
+        Stmt::If {
+            cond, then, else_, ..
+        } => {
+            out.push_str(&format!("{pad}if {} {{\n", expr_to_rust(cond, sdfg, names)));
+            out.push_str(&stmts_to_rust(then, sdfg, names, indent + 4));
+            if !else_.is_empty() {
+                out.push_str(&format!("{pad}}} else {{\n"));
+                out.push_str(&stmts_to_rust(else_, sdfg, names, indent + 4));
+            }
+            out.push_str(&format!("{pad}}}\n"));
+        }
+        Stmt::For {
+            var,
+            start,
+            end,
+            step,
+            body,
+            ..
+        } => {
+            let range = format!(
+                "{}..{}",
+                rust_operand(start, 10, sdfg, names),
+                rust_operand(end, 10, sdfg, names)
+            );
+            let range = match step {
+                Some(st) => format!("({range}).step_by({})", expr_to_rust(st, sdfg, names)),
+                None => range,
+            };
+            out.push_str(&format!("{pad}for {} in {range} {{\n", local(*var)));
+            out.push_str(&stmts_to_rust(body, sdfg, names, indent + 4));
+            out.push_str(&format!("{pad}}}\n"));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- Python / SymPy
+
+fn py_prec(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Lit(v) if is_negative(*v) => 12,
+        ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Load { .. } | ExprKind::Call { .. } => 15,
+        // Casts print as calls (`int(x)`) or vanish (integer widenings).
+        ExprKind::Cast { arg } => {
+            if e.ty.is_integer() && arg.ty.is_integer() {
+                py_prec(arg)
+            } else {
+                15
+            }
+        }
+        ExprKind::Unary { op: UnOp::Neg, .. } => 12,
+        ExprKind::Unary { op: UnOp::Not, arg } => {
+            if arg.ty == crate::ir::ScalarType::Bool {
+                3
+            } else {
+                12
+            }
+        }
+        ExprKind::Binary { op, .. } => py_binop_prec(*op),
+        ExprKind::Select { .. } => 0,
+    }
+}
+
+fn py_binop_prec(op: BinOp) -> u8 {
+    match op {
+        BinOp::Mul | BinOp::Div | BinOp::Rem => 11,
+        BinOp::Add | BinOp::Sub => 10,
+        BinOp::Shl | BinOp::Shr => 9,
+        BinOp::BitAnd => 8,
+        BinOp::BitXor => 7,
+        BinOp::BitOr => 6,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
+        BinOp::And => 2,
+        BinOp::Or => 1,
+    }
+}
+
+/// `e` in the Python syntax DaCe parses into SymPy (map ranges, memlet
+/// subsets, shapes, interstate conditions and assignments).
+///
+/// Integer `/` prints as `//` (DaCe's integer division); it rounds toward
+/// negative infinity where ours truncates, which differs only for negative
+/// operands. Integer casts vanish (DaCe symbols are unbounded integers).
+pub fn expr_to_python(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
+    expr_to_python_boxed(e, sdfg, names, &[])
+}
+
+/// [`expr_to_python`] where the scalar containers in `boxed` are exported
+/// as one-element arrays (so a read of one prints as `name[0]`).
+pub fn expr_to_python_boxed(
+    e: &Expr,
+    sdfg: &Sdfg,
+    names: &BodyNames,
+    boxed: &[ContainerId],
+) -> String {
+    match &e.kind {
+        ExprKind::Lit(Value::Bool(b)) => if *b { "True" } else { "False" }.to_string(),
+        ExprKind::Lit(v @ (Value::F32(_) | Value::F64(_))) => {
+            let x = match v {
+                Value::F32(x) => *x as f64,
+                Value::F64(x) => *x,
+                _ => 0.0,
+            };
+            if x.is_nan() {
+                "nan".to_string()
+            } else if x.is_infinite() {
+                if x > 0.0 { "oo" } else { "-oo" }.to_string()
+            } else {
+                v.to_string()
+            }
+        }
+        ExprKind::Lit(v) => v.to_string(),
+        ExprKind::Var(v) => names.var_name(*v, sdfg),
+        ExprKind::Load { container, index } => {
+            let name = container_name(sdfg, *container);
+            if index.is_empty() {
+                if boxed.contains(container) {
+                    format!("{name}[0]")
+                } else {
+                    name
+                }
+            } else {
+                let idx: Vec<String> = index
+                    .iter()
+                    .map(|i| expr_to_python_boxed(i, sdfg, names, boxed))
+                    .collect();
+                format!("{name}[{}]", idx.join(", "))
+            }
+        }
+        ExprKind::Unary { op, arg } => match op {
+            UnOp::Neg => format!("-{}", py_operand(arg, 12, sdfg, names, boxed)),
+            UnOp::Not if arg.ty == crate::ir::ScalarType::Bool => {
+                format!("not {}", py_operand(arg, 3, sdfg, names, boxed))
+            }
+            UnOp::Not => format!("~{}", py_operand(arg, 12, sdfg, names, boxed)),
+        },
+        ExprKind::Binary { op, lhs, rhs } => {
+            let p = py_binop_prec(*op);
+            let sym = match op {
+                BinOp::And => "and",
+                BinOp::Or => "or",
+                BinOp::Div if e.ty.is_integer() => "//",
+                other => other.symbol(),
+            };
+            let lhs_min = if op.is_comparison() { p + 1 } else { p };
+            format!(
+                "{} {sym} {}",
+                py_operand(lhs, lhs_min, sdfg, names, boxed),
+                py_operand(rhs, p + 1, sdfg, names, boxed)
+            )
+        }
+        ExprKind::Cast { arg } => {
+            if e.ty.is_integer() && arg.ty.is_integer() {
+                expr_to_python_boxed(arg, sdfg, names, boxed)
+            } else if e.ty.is_integer() {
+                format!("int({})", expr_to_python_boxed(arg, sdfg, names, boxed))
+            } else {
+                format!("float({})", expr_to_python_boxed(arg, sdfg, names, boxed))
+            }
+        }
+        ExprKind::Select { cond, then, else_ } => format!(
+            "{} if {} else {}",
+            py_operand(then, 1, sdfg, names, boxed),
+            py_operand(cond, 1, sdfg, names, boxed),
+            py_operand(else_, 1, sdfg, names, boxed)
+        ),
+        ExprKind::Call { func, args } => {
+            let a: Vec<String> = args
+                .iter()
+                .map(|x| expr_to_python_boxed(x, sdfg, names, boxed))
+                .collect();
+            let name = match func {
+                crate::ir::MathFn::Ln => "log",
+                crate::ir::MathFn::Powi | crate::ir::MathFn::Powf => "pow",
+                other => other.method_name(),
+            };
+            format!("{name}({})", a.join(", "))
+        }
+    }
+}
+
+fn py_operand(
+    e: &Expr,
+    min_prec: u8,
+    sdfg: &Sdfg,
+    names: &BodyNames,
+    boxed: &[ContainerId],
+) -> String {
+    let s = expr_to_python_boxed(e, sdfg, names, boxed);
+    if py_prec(e) < min_prec {
+        format!("({s})")
+    } else {
+        s
+    }
+}

@@ -1,0 +1,209 @@
+//! The exporters on many valid SDFGs: token-level mutations of the test
+//! SDFGs (other literals, operators, schedules, storages) that the front end
+//! accepts are drawn and exported; nothing may panic, and (with DaCe, see
+//! export_dace.rs) DaCe must load and validate a sample of the exports.
+//!
+//! `SDFG_FUZZ_ITERS` sets the number of mutants per seed, `SDFG_FUZZ_SEED`
+//! the seed.
+
+mod export_common;
+
+use sdfg_compiler::export::dace::to_sdfg_json_string;
+use sdfg_compiler::export::dot::to_dot;
+use sdfg_compiler::schedule::schedule;
+use std::panic;
+use std::path::Path;
+
+/// xorshift64*.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+}
+
+const MULTI_CHAR: [&str; 14] = [
+    "..=", "..", "->", "+=", "-=", "*=", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>",
+];
+
+/// Words, numbers (with suffixes and decimals) and operators; comments dropped.
+fn lex(src: &str) -> Vec<String> {
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && chars.get(i + 1) == Some(&'/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c.is_alphanumeric() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            // A decimal point inside a number, not a range `0..N`.
+            if c.is_ascii_digit()
+                && chars.get(i) == Some(&'.')
+                && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())
+            {
+                i += 1;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+            }
+            out.push(chars[start..i].iter().collect());
+        } else {
+            let rest: String = chars[i..chars.len().min(i + 3)].iter().collect();
+            let op = MULTI_CHAR
+                .iter()
+                .find(|m| rest.starts_with(*m))
+                .map(|m| m.to_string())
+                .unwrap_or_else(|| c.to_string());
+            i += op.chars().count();
+            out.push(op);
+        }
+    }
+    out
+}
+
+/// One mutation that keeps the program plausible.
+fn mutate(rng: &mut Rng, tokens: &mut [String]) {
+    const GROUPS: [&[&str]; 5] = [
+        &["+", "-", "*"],
+        &["<", "<=", ">", ">="],
+        &["gpu", "cpu", "seq"],
+        &["host", "pinned", "gpu"],
+        &["+=", "*="],
+    ];
+    for _ in 0..20 {
+        let k = rng.below(tokens.len());
+        let t = tokens[k].clone();
+        if let Some(digits) = t.strip_suffix("i64").or(Some(t.as_str())) {
+            if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) && digits.len() < 5
+            {
+                let suffix = &t[digits.len()..];
+                let choices = ["0", "1", "2", "3", "7"];
+                tokens[k] = format!("{}{suffix}", choices[rng.below(choices.len())]);
+                return;
+            }
+        }
+        if let Some(group) = GROUPS.iter().find(|g| g.contains(&t.as_str())) {
+            tokens[k] = group[rng.below(group.len())].to_string();
+            return;
+        }
+    }
+}
+
+fn iterations() -> usize {
+    std::env::var("SDFG_FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(150)
+}
+
+#[test]
+fn exporters_never_panic_and_dace_accepts_the_mutants() {
+    let seed: u64 = std::env::var("SDFG_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x5eed_e4b0);
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export_fuzz");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let seeds: Vec<Vec<String>> = [
+        export_common::REPRO,
+        export_common::JACOBI2D,
+        export_common::WCR_SUM,
+        export_common::COPY_SUBSETS,
+        export_common::CPU_ONLY,
+        export_common::LOOP_COND,
+        export_common::STREAMS,
+        export_common::SEMANTICS,
+        export_common::REDUCTIONS2,
+        export_common::MANUAL,
+    ]
+    .iter()
+    .map(|s| lex(s))
+    .collect();
+    let (mut accepted, mut written) = (0usize, 0usize);
+    let hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let mut failure = None;
+    'outer: for (n, seed_tokens) in seeds.iter().enumerate() {
+        for m in 0..iterations() {
+            let mut tokens = seed_tokens.clone();
+            for _ in 0..1 + rng.below(3) {
+                mutate(&mut rng, &mut tokens);
+            }
+            let source = tokens.join(" ");
+            let Ok(sdfg) = sdfg_compiler::frontend_str(&source) else {
+                continue;
+            };
+            accepted += 1;
+            let exported = panic::catch_unwind(|| {
+                let sched = schedule(&sdfg);
+                (to_dot(&sdfg, Some(&sched)), to_sdfg_json_string(&sdfg))
+            });
+            match exported {
+                Ok((_, json)) => {
+                    // A sample for DaCe: every 10th accepted mutant.
+                    if accepted % 10 == 0 {
+                        let name = format!("m{n}_{m}_{}", sdfg.name.text);
+                        std::fs::write(dir.join(format!("{name}.sdfg")), json).unwrap();
+                        std::fs::write(dir.join(format!("{name}.rs.txt")), &source).unwrap();
+                        written += 1;
+                    }
+                }
+                Err(_) => {
+                    failure = Some(source);
+                    break 'outer;
+                }
+            }
+        }
+    }
+    panic::set_hook(hook);
+    if let Some(source) = failure {
+        panic!("an exporter panicked on:\n{source}");
+    }
+    println!("{accepted} valid mutants exported, {written} kept for DaCe");
+    assert!(accepted > 50, "too few mutants were valid: {accepted}");
+
+    let Ok(python) = std::env::var("SDFG_DACE_PYTHON") else {
+        println!("skipped the DaCe part: no DaCe");
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/dace_check.py");
+    let out = std::process::Command::new(&python)
+        .arg(&script)
+        .arg("--validate-only")
+        .arg(&dir)
+        .output()
+        .expect("run python");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}");
+    assert!(
+        out.status.success(),
+        "DaCe rejected a mutant export:\n{text}"
+    );
+}
