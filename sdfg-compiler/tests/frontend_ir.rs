@@ -821,3 +821,15 @@ fn lets_without_a_type_take_the_type_their_uses_need() {
     let e = errors("sdfg L { host X: f32[4]; host Y: f64[4]; state s { tasklet t { let a = 2.0; X[0] = a; Y[0] = a; } } }");
     assert_eq!(e, vec!["mismatched types: expected `f64`, found `f32`"]);
 }
+
+#[test]
+fn map_indices_are_checked_over_constant_ranges() {
+    let e = errors("sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { U[i + 1] = 1; } } }");
+    assert_eq!(
+        e,
+        vec!["index out of bounds: for `i` in its range, the index goes over 1..=10 but `U` has length 10"]
+    );
+    // Guarded accesses and in-range indices are fine.
+    ok("sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { if i + 1 < 10 { U[i + 1] = 1; } U[i] = 2; } } }");
+    ok("sdfg B { host U: i32[10]; state s { map m[i in 1..=10] on cpu { U[i - 1] = 1; } } }");
+}
