@@ -824,7 +824,9 @@ fn lets_without_a_type_take_the_type_their_uses_need() {
 
 #[test]
 fn map_indices_are_checked_over_constant_ranges() {
-    let e = errors("sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { U[i + 1] = 1; } } }");
+    let e = errors(
+        "sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { U[i + 1] = 1; } } }",
+    );
     assert_eq!(
         e,
         vec!["index out of bounds: for `i` in its range, the index goes over 1..=10 but `U` has length 10"]
