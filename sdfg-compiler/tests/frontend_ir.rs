@@ -817,6 +817,12 @@ fn lets_without_a_type_take_the_type_their_uses_need() {
             ("e", F64)
         ]
     );
+    // Also inside a value block.
+    let (_, t) = one_tasklet(
+        "host X: f32[4];",
+        "X[0] = if X[1] > 0.0 { let a = 2.0; a * X[1] } else { 0.0 };",
+    );
+    assert_eq!(body(&t).locals[0].ty, ScalarType::F32);
     // A conflicting later use is still an error (the first use decides).
     let e = errors("sdfg L { host X: f32[4]; host Y: f64[4]; state s { tasklet t { let a = 2.0; X[0] = a; Y[0] = a; } } }");
     assert_eq!(e, vec!["mismatched types: expected `f64`, found `f32`"]);
