@@ -841,3 +841,25 @@ fn map_indices_are_checked_over_constant_ranges() {
     ok("sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { if i + 1 < 10 { U[i + 1] = 1; } U[i] = 2; } } }");
     ok("sdfg B { host U: i32[10]; state s { map m[i in 1..=10] on cpu { U[i - 1] = 1; } } }");
 }
+
+#[test]
+fn helps_quote_the_users_code() {
+    let helps = |src: &str| -> Vec<String> {
+        match frontend_str(src) {
+            Ok(_) => panic!("expected diagnostics"),
+            Err(d) => d
+                .list
+                .iter()
+                .map(|d| d.help.clone().unwrap_or_default())
+                .collect(),
+        }
+    };
+    assert_eq!(
+        helps("sdfg S { host A: f64[4]; state s { tasklet t { A[0] = sqrt(A[1] + 1.0); } } }"),
+        vec!["call it as a method: `(A[1] + 1.0).sqrt()`"]
+    );
+    assert_eq!(
+        helps("sdfg S { host A: f64[4]; host I: i32[2, 2]; state s { tasklet t { A[0] = I[0, 1]; A[1] = I[1, 1] + 2; } } }"),
+        vec!["convert it: `I[0, 1] as f64`", "convert it: `(I[1, 1] + 2) as f64`"]
+    );
+}

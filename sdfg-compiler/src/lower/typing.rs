@@ -303,7 +303,21 @@ pub(crate) fn source_text(e: &impl ToTokens) -> String {
     let mut text = e.to_token_stream().to_string();
     // `[(i, j)]` was `[i, j]` in the source (see parse::body).
     text = text.replace("[(", "[").replace(")]", "]");
+    // `f (x)` -> `f(x)` after a name (not after an operator).
+    let mut tight = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        let call = *c == ' '
+            && chars.get(i + 1) == Some(&'(')
+            && i > 0
+            && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if !call {
+            tight.push(*c);
+        }
+    }
+    text = tight;
     for (from, to) in [
+        (" :: ", "::"),
         (" [", "["),
         ("[ ", "["),
         (" ]", "]"),
@@ -593,10 +607,21 @@ impl<'a> Lowerer<'a> {
                     _ => None,
                 };
                 match name.as_deref().and_then(MathFn::from_method_name) {
-                    Some(f) => self.unsupported(
-                        e,
-                        &format!("call it as a method: `x.{}()`", f.method_name()),
-                    ),
+                    Some(f) => {
+                        let args: Vec<String> = c.args.iter().map(source_text).collect();
+                        let receiver = args.first().map_or("x".to_string(), |a| {
+                            if a.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                                a.clone()
+                            } else {
+                                format!("({a})")
+                            }
+                        });
+                        let rest = args.get(1..).unwrap_or_default().join(", ");
+                        self.unsupported(
+                            e,
+                            &format!("call it as a method: `{receiver}.{}({rest})`", f.method_name()),
+                        )
+                    }
                     None => self.unsupported(
                         e,
                         "functions cannot be called; the math methods are `x.sqrt()`, `x.abs()`, `x.exp()`, `x.ln()`, `x.sin()`, `x.cos()`, `x.tanh()`, `x.powi(n)`, `x.powf(y)`, `x.min(y)`, `x.max(y)`, `x.floor()`, `x.ceil()`",
@@ -991,7 +1016,8 @@ impl<'a> Lowerer<'a> {
                         return self.literal(&l.lit, true, expected, span);
                     }
                 }
-                let arg = self.expr(sc, &u.expr, expected)?;
+                let arg_expected = self.only_if_flexible(sc, &[&u.expr], expected);
+                let arg = self.expr(sc, &u.expr, arg_expected)?;
                 if !arg.ty.is_numeric() || (arg.ty.is_integer() && !arg.ty.is_signed_integer()) {
                     self.error(
                         Diagnostic::error(span, format!("cannot negate a `{}`", arg.ty))
@@ -1014,7 +1040,8 @@ impl<'a> Lowerer<'a> {
                 ))
             }
             syn::UnOp::Not(_) => {
-                let arg = self.expr(sc, &u.expr, expected)?;
+                let arg_expected = self.only_if_flexible(sc, &[&u.expr], expected);
+                let arg = self.expr(sc, &u.expr, arg_expected)?;
                 if arg.ty.is_float() {
                     self.error(
                         Diagnostic::error(span, format!("cannot apply `!` to `{}`", arg.ty))
@@ -1037,6 +1064,18 @@ impl<'a> Lowerer<'a> {
                 "there are no references or pointers in the tasklet language",
             ),
         }
+    }
+
+    /// `expected` when every one of `exprs` is flexible (it then decides
+    /// their type), else None (they have a type of their own, and the
+    /// caller's check reports a mismatch once, for the whole expression).
+    fn only_if_flexible(
+        &self,
+        sc: &Scope,
+        exprs: &[&syn::Expr],
+        expected: Option<ScalarType>,
+    ) -> Option<ScalarType> {
+        expected.filter(|_| exprs.iter().all(|e| is_flexible(self, sc, e)))
     }
 
     /// Lowers two operands to one type: the side with a type of its own
@@ -1141,7 +1180,8 @@ impl<'a> Lowerer<'a> {
                 (lhs?, rhs?, ScalarType::Bool)
             }
             BinOp::Shl | BinOp::Shr => {
-                let lhs = self.expr(sc, &b.left, expected);
+                let lhs_expected = self.only_if_flexible(sc, &[&b.left], expected);
+                let lhs = self.expr(sc, &b.left, lhs_expected);
                 let rhs = self.expr(sc, &b.right, None);
                 let (lhs, rhs) = (lhs?, rhs?);
                 if !self.check_operands(op, lhs.ty, op_span)
@@ -1161,7 +1201,11 @@ impl<'a> Lowerer<'a> {
                 (lhs, rhs, ScalarType::Bool)
             }
             _ => {
-                let (lhs, rhs) = match expected {
+                // The context's type reaches the operands only when they have
+                // none of their own (`2 * 3` in an `f64` context is an
+                // error; `I[0] + 2` in an `f64` context is one error for the
+                // whole sum, whose help casts the sum).
+                let (lhs, rhs) = match self.only_if_flexible(sc, &[&b.left, &b.right], expected) {
                     Some(t) => (
                         self.expr(sc, &b.left, Some(t)),
                         self.expr(sc, &b.right, Some(t)),
@@ -1460,23 +1504,28 @@ impl<'a> Lowerer<'a> {
         let mut args = Vec::new();
         match func {
             MathFn::Powi => {
-                let recv = self.expr(sc, &m.receiver, expected);
+                let recv_expected = self.only_if_flexible(sc, &[&m.receiver], expected);
+                let recv = self.expr(sc, &m.receiver, recv_expected);
                 let n = self.expr(sc, &m.args[0], Some(ScalarType::I32));
                 args.push(recv?);
                 args.push(n?);
             }
             MathFn::Min | MathFn::Max | MathFn::Powf => {
-                let (recv, arg) = match expected {
-                    Some(t) => (
-                        self.expr(sc, &m.receiver, Some(t)),
-                        self.expr(sc, &m.args[0], Some(t)),
-                    ),
-                    None => self.unify(sc, &m.receiver, &m.args[0]),
-                };
+                let (recv, arg) =
+                    match self.only_if_flexible(sc, &[&m.receiver, &m.args[0]], expected) {
+                        Some(t) => (
+                            self.expr(sc, &m.receiver, Some(t)),
+                            self.expr(sc, &m.args[0], Some(t)),
+                        ),
+                        None => self.unify(sc, &m.receiver, &m.args[0]),
+                    };
                 args.push(recv?);
                 args.push(arg?);
             }
-            _ => args.push(self.expr(sc, &m.receiver, expected)?),
+            _ => {
+                let recv_expected = self.only_if_flexible(sc, &[&m.receiver], expected);
+                args.push(self.expr(sc, &m.receiver, recv_expected)?)
+            }
         }
         let ty = args[0].ty;
         let ok = match func {
