@@ -112,8 +112,9 @@ impl<'a> Lowerer<'a> {
         // takes the type its later uses need (found by the probe pass of
         // `body`), as in Rust: `let a = 2.0; Y[i] = a * X[i];` with `X: f32`.
         let open = annotated.is_none() && is_flexible(self, sc, &init.expr);
+        let key: typing::LetKey = l as *const syn::Local as usize;
         let hint = if open {
-            sc.hints.get(sc.locals.len()).copied().flatten()
+            sc.hints.get(&key).copied()
         } else {
             None
         };
@@ -140,7 +141,7 @@ impl<'a> Lowerer<'a> {
         };
         // A local whose value had an error stays known (no "cannot find"
         // later) but silent (no follow-up type errors).
-        let still_open = sc.probing && open && hint.is_none();
+        let still_open = (sc.probing && open && hint.is_none()).then_some(key);
         let id = sc.declare_local(local, false, value.is_none(), still_open);
         if let Some(init) = value {
             out.append(&mut sc.prelude);
@@ -265,7 +266,7 @@ impl<'a> Lowerer<'a> {
                 mutable: false,
                 span: n.span(),
             };
-            sc.declare_local(local, true, range.is_none(), false)
+            sc.declare_local(local, true, range.is_none(), None)
         });
         let body = self.block(sc, &f.body.stmts);
         sc.visible.truncate(mark);
@@ -388,7 +389,7 @@ impl<'a> Lowerer<'a> {
             );
             return;
         }
-        if sc.open[id] {
+        if sc.is_open(id) {
             // Probe pass: an assigned value with a type of its own fixes the local's type.
             let rhs_flexible = is_flexible(self, sc, right);
             if let Some(v) = self.expr(sc, right, None).filter(|_| !rhs_flexible) {

@@ -246,13 +246,10 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
     let Some(kw) = keyword(input) else {
         return Err(input.error(format!("expected an item; {ITEM_KINDS}")));
     };
-    if start.is_some() && kw != "state" {
+    if let Some(span) = start.filter(|_| kw != "state") {
         diags.push(
-            Diagnostic::error(
-                start.unwrap_or_else(Span::call_site),
-                "`#[start]` belongs on a state",
-            )
-            .help("write `#[start] state NAME { ... }`"),
+            Diagnostic::error(span, "`#[start]` belongs on a state")
+                .help("write `#[start] state NAME { ... }`"),
         );
     }
     let item = match kw.as_str() {
