@@ -260,15 +260,18 @@ fn powf_within_bounds() {
         let y = r.range(-20.0, 20.0);
         pairs.push((x, y));
         pairs.push((-x, y.round()));
+        // Large |y ln x|: results near overflow / underflow.
+        let b = r.range(0.5, 3.0);
+        let t = r.range(-740.0, 709.0);
+        pairs.push((b, t / b.ln()));
     }
     for &(x, y) in &pairs {
         let want = x.powf(y);
         let got = m::powf_f64(x, y);
         // The bound grows with |y ln x| (documented): scale it.
-        let allowed = bound("powf f64") * (1.0 + (y * x.abs().ln()).abs());
         let u = ulp64(got, want);
-        if u / allowed.max(1.0) > worst64.0 {
-            worst64 = (u / allowed.max(1.0), x, y);
+        if u > worst64.0 {
+            worst64 = (u, x, y);
         }
         let (x32, y32) = (x as f32, y as f32);
         let u = ulp32(m::powf_f32(x32, y32), x32.powf(y32));

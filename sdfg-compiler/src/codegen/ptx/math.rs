@@ -103,6 +103,9 @@ const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 const PIO2_1: f64 = f64::from_bits(0x3ff9_21fb_5440_0000);
 const PIO2_2: f64 = f64::from_bits(0x3dd0_b461_1a62_6331);
 const PIO2_3: f64 = f64::from_bits(0x3a71_701b_839a_2520);
+/// 2/3 = TWO_THIRDS_HI + TWO_THIRDS_LO (double-double).
+const TWO_THIRDS_HI: f64 = 2.0 / 3.0;
+const TWO_THIRDS_LO: f64 = 3.700743415417188e-17;
 const TWO_OVER_PI: f64 = f64::from_bits(0x3fe4_5f30_6dc9_c883);
 /// The documented domain of sin/cos: |x| below this is reduced accurately.
 pub const TRIG_DOMAIN: f64 = 1.0e6;
@@ -111,6 +114,12 @@ pub const TRIG_DOMAIN: f64 = 1.0e6;
 /// ln2), degree-13 Taylor polynomial for e^r (truncation < 2^-57), scaling
 /// by 2^k in two steps so subnormal results round once.
 pub fn exp_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    exp_core(o, x, None)
+}
+
+/// e^(x + lo) for a double-double argument (|lo| <= ulp(x)): the low part
+/// joins the reduced argument.
+fn exp_core<O: Ops>(o: &mut O, x: O::F, x_lo: Option<O::F>) -> O::F {
     // Clamp so k stays in [-1077, 1025]; out there the result is 0 or inf anyway.
     let lo = o.fconst(-746.0);
     let hi = o.fconst(710.0);
@@ -126,6 +135,10 @@ pub fn exp_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ln2lo = o.fconst(LN2_LO);
     let r = o.fma(nkf, ln2hi, xc);
     let r = o.fma(nkf, ln2lo, r);
+    let r = match x_lo {
+        Some(l) => o.add(r, l),
+        None => r,
+    };
     let coeffs: Vec<f64> = (0..=13).rev().map(|n| 1.0 / factorial(n)).collect();
     let p = horner(o, r, &coeffs);
     let k = o.f2i(kf);
@@ -204,6 +217,123 @@ pub fn ln_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let y = o.sel(is_inf, pinf, y);
     let nan = o.isnan(x);
     o.sel(nan, x, y)
+}
+
+/// ln(x) as a double-double (hi + lo, relative error about 2^-60) for
+/// finite x > 0; for 0, inf, NaN and x < 0 the `hi` of [`ln_prog`]'s special
+/// cases (lo = 0). Same decomposition as `ln_prog`; then s = f / (2 + f) is
+/// carried as s_hi + s_lo, and ln(1 + f) = 2 s_hi + (2 s_lo + s_hi R(s_hi^2)).
+fn ln_dd<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
+    let min_normal = o.fconst(f64::MIN_POSITIVE);
+    let sub = o.flt(x, min_normal);
+    let two54 = o.fconst(18014398509481984.0);
+    let xs_scaled = o.mul(x, two54);
+    let xs = o.sel(sub, xs_scaled, x);
+    let b = o.bits(xs);
+    let biased = o.isar(b, 52);
+    let expmask = o.iconst(0x7ff);
+    let biased = o.iand(biased, expmask);
+    let minus1077 = o.iconst(-1023 - 54);
+    let minus1023 = o.iconst(-1023);
+    let adj = o.seli(sub, minus1077, minus1023);
+    let e = o.iadd(biased, adj);
+    let mant_mask = o.iconst(0x000f_ffff_ffff_ffff);
+    let one_bits = o.iconst(0x3ff0_0000_0000_0000);
+    let mbits = o.iand(b, mant_mask);
+    let mbits = o.ior(mbits, one_bits);
+    let sqrt2_bits = o.iconst(0x3ff6_a09e_667f_3bcd);
+    let big = o.ilt(sqrt2_bits, mbits);
+    let one_exp = o.iconst(1 << 52);
+    let halved = o.isub(mbits, one_exp);
+    let mbits = o.seli(big, halved, mbits);
+    let one_i = o.iconst(1);
+    let e_plus = o.iadd(e, one_i);
+    let e = o.seli(big, e_plus, e);
+    let m = o.from_bits(mbits);
+    let one = o.fconst(1.0);
+    let two = o.fconst(2.0);
+    let f = o.sub(m, one); // exact
+                           // d = 2 + f exactly as d_hi + d_lo (Fast2Sum, |2| > |f|).
+    let d_hi = o.add(two, f);
+    let d_minus_2 = o.sub(d_hi, two);
+    let d_lo = o.sub(f, d_minus_2);
+    // s = f / d: s_hi + s_lo.
+    let s_hi = o.div(f, d_hi);
+    let ns_hi = o.neg(s_hi);
+    let resid = o.fma(ns_hi, d_hi, f); // exact
+    let resid = o.fma(ns_hi, d_lo, resid);
+    let s_lo = o.div(resid, d_hi);
+    // ln(1+f) = 2 atanh(s) = 2 s + (2/3) s^3 + s^5 Q(s^2). The cubic term
+    // is up to ~3% of the result, so it is formed in double-double too; the
+    // rest is below 2^-12 of the result and a plain double suffices.
+    // z = s^2 = z_hi + z_lo.
+    let z_hi = o.mul(s_hi, s_hi);
+    let nz_hi = o.neg(z_hi);
+    let z_lo = o.fma(s_hi, s_hi, nz_hi);
+    let two_s_hi = o.mul(two, s_hi); // exact
+    let z_lo = o.fma(two_s_hi, s_lo, z_lo);
+    // c = s^3 = c_hi + c_lo.
+    let c_hi = o.mul(s_hi, z_hi);
+    let nc_hi = o.neg(c_hi);
+    let c_lo = o.fma(s_hi, z_hi, nc_hi);
+    let c_lo = o.fma(s_hi, z_lo, c_lo);
+    let c_lo = o.fma(s_lo, z_hi, c_lo);
+    // t = (2/3) c = t_hi + t_lo.
+    let c23_hi = o.fconst(TWO_THIRDS_HI);
+    let c23_lo = o.fconst(TWO_THIRDS_LO);
+    let t_hi = o.mul(c_hi, c23_hi);
+    let nt_hi = o.neg(t_hi);
+    let t_lo = o.fma(c_hi, c23_hi, nt_hi);
+    let t_lo = o.fma(c_hi, c23_lo, t_lo);
+    let t_lo = o.fma(c_lo, c23_hi, t_lo);
+    // tail = s^5 Q(z), Q(z) = sum_{k>=2} 2 z^(k-2) / (2k+1).
+    let coeffs: Vec<f64> = (2..=11).rev().map(|k| 2.0 / (2 * k + 1) as f64).collect();
+    let q = horner(o, z_hi, &coeffs);
+    let c_z = o.mul(c_hi, z_hi);
+    let tail = o.mul(c_z, q);
+    // l1 = 2 s_hi + t_hi (Fast2Sum: |2 s_hi| > |t_hi|) + (2 s_lo + t_lo + tail).
+    let l1_hi = o.add(two_s_hi, t_hi);
+    let back = o.sub(l1_hi, two_s_hi);
+    let l1_err = o.sub(t_hi, back);
+    let two_s_lo = o.mul(two, s_lo);
+    let small = o.add(tail, t_lo);
+    let small = o.add(small, two_s_lo);
+    let l1_lo = o.add(small, l1_err);
+    // + e ln2: e * LN2_HI is exact.
+    let ef = o.i2f(e);
+    let ln2hi = o.fconst(LN2_HI);
+    let ln2lo = o.fconst(LN2_LO);
+    let t1 = o.mul(ef, ln2hi);
+    // TwoSum(t1, l1_hi).
+    let sum = o.add(t1, l1_hi);
+    let bv = o.sub(sum, t1);
+    let av = o.sub(sum, bv);
+    let db = o.sub(l1_hi, bv);
+    let da = o.sub(t1, av);
+    let err = o.add(da, db);
+    let lo = o.fma(ef, ln2lo, l1_lo);
+    let lo = o.add(lo, err);
+    let hi = o.add(sum, lo);
+    let hi_minus_sum = o.sub(hi, sum);
+    let lo = o.sub(lo, hi_minus_sum);
+    // Special values (as ln_prog), lo = 0 there.
+    let zero = o.fconst(0.0);
+    let ninf = o.fconst(f64::NEG_INFINITY);
+    let pinf = o.fconst(f64::INFINITY);
+    let nan_c = o.fconst(f64::NAN);
+    let is_zero = o.feq(x, zero);
+    let is_neg = o.flt(x, zero);
+    let is_inf = o.feq(x, pinf);
+    let nan = o.isnan(x);
+    let special = o.por(is_zero, is_neg);
+    let special = o.por(special, is_inf);
+    let special = o.por(special, nan);
+    let hi = o.sel(is_zero, ninf, hi);
+    let hi = o.sel(is_neg, nan_c, hi);
+    let hi = o.sel(is_inf, pinf, hi);
+    let hi = o.sel(nan, x, hi);
+    let lo = o.sel(special, zero, lo);
+    (hi, lo)
 }
 
 /// Reduction for sin/cos: x = k pi/2 + (r + t), t a tail below ulp(r).
@@ -338,9 +468,21 @@ pub fn tanh_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
 /// Accuracy degrades with |y ln x| (ln is not carried in extra precision).
 pub fn powf_prog<O: Ops>(o: &mut O, x: O::F, y: O::F) -> O::F {
     let ax = o.abs(x);
-    let l = ln_prog(o, ax);
-    let yl = o.mul(y, l);
-    let r = exp_prog(o, yl);
+    // y ln|x| in double-double: the exponent's absolute error must stay
+    // near 2^-53 even when |y ln x| is ~700.
+    let (l_hi, l_lo) = ln_dd(o, ax);
+    let p_hi = o.mul(y, l_hi);
+    let np_hi = o.neg(p_hi);
+    let p_err = o.fma(y, l_hi, np_hi);
+    let p_lo = o.fma(y, l_lo, p_err);
+    // Beyond the clamp of exp (or inf / NaN): no low part (it would be
+    // huge, or inf - inf); the result is 0 or inf anyway.
+    let abs_p = o.abs(p_hi);
+    let limit = o.fconst(800.0);
+    let finite_p = o.flt(abs_p, limit);
+    let zero_c = o.fconst(0.0);
+    let p_lo = o.sel(finite_p, p_lo, zero_c);
+    let r = exp_core(o, p_hi, Some(p_lo));
     let one = o.fconst(1.0);
     let zero = o.fconst(0.0);
     let half = o.fconst(0.5);
