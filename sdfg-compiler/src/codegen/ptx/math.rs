@@ -79,6 +79,25 @@ pub trait Ops {
     fn sel(&mut self, p: Self::P, a: Self::F, b: Self::F) -> Self::F;
     /// `selp.b64`
     fn seli(&mut self, p: Self::P, a: Self::I, b: Self::I) -> Self::I;
+    /// `mul.lo.u64` (wrapping)
+    fn imul_lo(&mut self, a: Self::I, b: Self::I) -> Self::I;
+    /// `mul.hi.u64`: the high 64 bits of the unsigned 128-bit product
+    fn imul_hi(&mut self, a: Self::I, b: Self::I) -> Self::I;
+    /// `shr.u64` (logical) by a constant
+    fn ishr(&mut self, a: Self::I, n: u32) -> Self::I;
+    /// `shl.b64` by a register amount (amounts >= 64 give 0)
+    fn ishl_var(&mut self, a: Self::I, n: Self::I) -> Self::I;
+    /// `shr.u64` by a register amount (amounts >= 64 give 0)
+    fn ishr_var(&mut self, a: Self::I, n: Self::I) -> Self::I;
+    /// `setp.lt.u64`
+    fn iult(&mut self, a: Self::I, b: Self::I) -> Self::P;
+    /// `cvt.rn.f64.u64`
+    fn u2f(&mut self, a: Self::I) -> Self::F;
+    /// Starts a block the PTX skips (a branch) when `p` is false. Values
+    /// computed inside must only be used through a `sel` on `p`; the Rust
+    /// executor computes them anyway, which cannot change a selected result.
+    fn skip_unless(&mut self, p: Self::P) -> u32;
+    fn end_skip(&mut self, label: u32);
 }
 
 /// Horner evaluation `((c[0] * x + c[1]) * x + ...) + c[n-1]` with `fma.rn`.
@@ -107,8 +126,8 @@ const PIO2_3: f64 = f64::from_bits(0x3a71_701b_839a_2520);
 const TWO_THIRDS_HI: f64 = 2.0 / 3.0;
 const TWO_THIRDS_LO: f64 = 3.700743415417188e-17;
 const TWO_OVER_PI: f64 = f64::from_bits(0x3fe4_5f30_6dc9_c883);
-/// The documented domain of sin/cos: |x| below this is reduced accurately.
-pub const TRIG_DOMAIN: f64 = 1.0e6;
+/// Below this |x|, sin/cos use the Cody-Waite reduction (above: Payne-Hanek).
+pub const TRIG_DOMAIN: f64 = PAYNE_HANEK_FROM;
 
 /// e^x. Reduction x = k ln2 + r (|r| <= ln2/2, Cody-Waite with a two-part
 /// ln2), degree-13 Taylor polynomial for e^r (truncation < 2^-57), scaling
@@ -407,9 +426,168 @@ fn quadrant_select<O: Ops>(o: &mut O, q: O::I, sin: O::F, cos: O::F) -> O::F {
     o.sel(negate, nv, v)
 }
 
-/// sin(x); accurate for |x| < [`TRIG_DOMAIN`].
-pub fn sin_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
+/// The bits of 2/pi after the binary point, 64 per word, behind one word
+/// of zeros (bit i of 2/pi, weight 2^-i, is bit i + 63 of this string).
+const TWO_OVER_PI_BITS: [u64; 20] = [
+    0,
+    0xA2F9836E4E441529,
+    0xFC2757D1F534DDC0,
+    0xDB6295993C439041,
+    0xFE5163ABDEBBC561,
+    0xB7246E3A424DD2E0,
+    0x06492EEA09D1921C,
+    0xFE1DEB1CB129A73E,
+    0xE88235F52EBB4484,
+    0xE99C7026B45F7E41,
+    0x3991D639835339F4,
+    0x9C845F8BBDF9283B,
+    0x1FF897FFDE05980F,
+    0xEF2F118B5A0A6D1F,
+    0x6D367ECF27CB09B7,
+    0x4F463F669E5FEA2D,
+    0x7527BAC7EBE5F17B,
+    0x3D0739F78A5292EA,
+    0x6BFB5FB11F8D5D08,
+    0x56033046FC7B6BAB,
+];
+/// pi/2 as a double-double.
+const PIO2_HI: f64 = std::f64::consts::FRAC_PI_2;
+const PIO2_LO: f64 = 6.123233995736766e-17;
+/// From here on the Cody-Waite reduction is replaced by Payne-Hanek.
+const PAYNE_HANEK_FROM: f64 = 1048576.0;
+
+/// `TWO_OVER_PI_BITS[q]` by a chain of selects (no memory access).
+fn table_word<O: Ops>(o: &mut O, q: O::I) -> O::I {
+    let mut acc = o.iconst(TWO_OVER_PI_BITS[0] as i64);
+    for (k, &w) in TWO_OVER_PI_BITS.iter().enumerate().skip(1) {
+        let kk = o.iconst(k as i64);
+        let hit = o.ieq(q, kk);
+        let wv = o.iconst(w as i64);
+        acc = o.seli(hit, wv, acc);
+    }
+    acc
+}
+
+/// Payne-Hanek reduction of |x| >= 2^20 (finite): |x| = q pi/2 + (r + t).
+/// |x| = m 2^(e-52); only the 192 bits of 2/pi that can reach the last two
+/// integer bits or the fraction of m * 2/pi matter: the window starting at
+/// bit e + 10 of [`TWO_OVER_PI_BITS`]. m * window is a 245-bit product; its
+/// bits 190..191 are q mod 4, the 126 bits below the fraction.
+fn payne_hanek<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F, O::I) {
+    let b = o.bits(ax);
+    let biased = o.isar(b, 52);
+    let bias = o.iconst(1023);
+    let e = o.isub(biased, bias);
+    let mant_mask = o.iconst(0x000f_ffff_ffff_ffff);
+    let implicit = o.iconst(1 << 52);
+    let m = o.iand(b, mant_mask);
+    let m = o.ior(m, implicit);
+    let ten = o.iconst(10);
+    let off = o.iadd(e, ten);
+    let q = o.ishr(off, 6);
+    let sixty_three = o.iconst(63);
+    let r = o.iand(off, sixty_three);
+    let sixty_four = o.iconst(64);
+    let rr = o.isub(sixty_four, r);
+    let one = o.iconst(1);
+    let mut words = Vec::new();
+    let mut qj = q;
+    for _ in 0..4 {
+        words.push(table_word(o, qj));
+        qj = o.iadd(qj, one);
+    }
+    // Window words, most significant first: w[j] = T[q+j] << r | T[q+j+1] >> (64 - r).
+    let mut w = Vec::new();
+    for j in 0..3 {
+        let a = o.ishl_var(words[j], r);
+        let c = o.ishr_var(words[j + 1], rr);
+        w.push(o.ior(a, c));
+    }
+    // m * (w0 2^128 + w1 2^64 + w2): limbs L0..L2 (L3 is a multiple of 4).
+    let l0 = o.imul_lo(m, w[2]);
+    let h0 = o.imul_hi(m, w[2]);
+    let lo1 = o.imul_lo(m, w[1]);
+    let h1 = o.imul_hi(m, w[1]);
+    let lo2 = o.imul_lo(m, w[0]);
+    let l1 = o.iadd(h0, lo1);
+    let carry = o.iult(l1, h0);
+    let zero = o.iconst(0);
+    let c1 = o.seli(carry, one, zero);
+    let l2 = o.iadd(h1, lo2);
+    let l2 = o.iadd(l2, c1);
+    // Fraction bits: f_hi = L2 << 2 | L1 >> 62, f_lo = L1 << 2 | L0 >> 62.
+    let a = o.ishl(l2, 2);
+    let c = o.ishr(l1, 62);
+    let f_hi = o.ior(a, c);
+    let a = o.ishl(l1, 2);
+    let c = o.ishr(l0, 62);
+    let f_lo = o.ior(a, c);
+    // q = bits 190..191, +1 when the fraction is >= 1/2 (then f_hi, read as
+    // signed, makes the fraction negative: r in [-pi/4, pi/4)).
+    let quad = o.ishr(l2, 62);
+    let round_up = o.ishr(f_hi, 63);
+    let quad = o.iadd(quad, round_up);
+    // fraction = (f_hi (signed) + f_lo 2^-64) 2^-64 as a double-double.
+    let a_hi = o.i2f(f_hi);
+    let back = o.f2i(a_hi);
+    let err = o.isub(f_hi, back);
+    let err_f = o.i2f(err);
+    let lo_f = o.u2f(f_lo);
+    let two_m64 = o.fconst(5.421010862427522e-20); // 2^-64
+    let a_lo = o.fma(lo_f, two_m64, err_f);
+    let a_hi = o.mul(a_hi, two_m64);
+    let a_lo = o.mul(a_lo, two_m64);
+    // (a_hi + a_lo) * pi/2.
+    let p_hi = o.fconst(PIO2_HI);
+    let p_lo = o.fconst(PIO2_LO);
+    let r_hi = o.mul(a_hi, p_hi);
+    let nr_hi = o.neg(r_hi);
+    let r_lo = o.fma(a_hi, p_hi, nr_hi);
+    let r_lo = o.fma(a_hi, p_lo, r_lo);
+    let r_lo = o.fma(a_lo, p_hi, r_lo);
+    let rs = o.add(r_hi, r_lo);
+    let d = o.sub(r_hi, rs);
+    let ts = o.add(d, r_lo);
+    (rs, ts, quad)
+}
+
+/// x = k pi/2 + (r + t) for every x: Cody-Waite below 2^20, Payne-Hanek
+/// (skipped by a branch when not needed) above; inf/NaN give NaN.
+fn trig_reduce_any<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F, O::I) {
     let (r, t, k) = trig_reduce(o, x);
+    let ax = o.abs(x);
+    let limit = o.fconst(PAYNE_HANEK_FROM);
+    let inf = o.fconst(f64::INFINITY);
+    let ge = o.flt(ax, limit);
+    let large = o.pnot(ge); // also true for NaN
+    let finite = o.flt(ax, inf);
+    let large = o.pand(large, finite);
+    let label = o.skip_unless(large);
+    let (rl, tl, kl) = payne_hanek(o, ax);
+    // Negative x: -x = -q pi/2 - (r + t).
+    let zero = o.fconst(0.0);
+    let neg = o.flt(x, zero);
+    let nrl = o.neg(rl);
+    let ntl = o.neg(tl);
+    let rl = o.sel(neg, nrl, rl);
+    let tl = o.sel(neg, ntl, tl);
+    let zi = o.iconst(0);
+    let nkl = o.isub(zi, kl);
+    let kl = o.seli(neg, nkl, kl);
+    o.end_skip(label);
+    let r = o.sel(large, rl, r);
+    let t = o.sel(large, tl, t);
+    let k = o.seli(large, kl, k);
+    // sin/cos(+-inf) = NaN (the Cody-Waite path gives it for NaN already).
+    let is_inf = o.feq(ax, inf);
+    let nan = o.fconst(f64::NAN);
+    let r = o.sel(is_inf, nan, r);
+    (r, t, k)
+}
+
+/// sin(x) for every x (see [`trig_reduce_any`]).
+pub fn sin_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let (r, t, k) = trig_reduce_any(o, x);
     let (s, c) = sincos_kernels(o, r, t);
     let y = quadrant_select(o, k, s, c);
     // sin(+-0) = +-0.
@@ -418,9 +596,9 @@ pub fn sin_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     o.sel(is_zero, x, y)
 }
 
-/// cos(x); accurate for |x| < [`TRIG_DOMAIN`].
+/// cos(x) for every x (see [`trig_reduce_any`]).
 pub fn cos_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
-    let (r, t, k) = trig_reduce(o, x);
+    let (r, t, k) = trig_reduce_any(o, x);
     let (s, c) = sincos_kernels(o, r, t);
     let one = o.iconst(1);
     let k1 = o.iadd(k, one);
@@ -628,6 +806,42 @@ impl Ops for Interp {
             b
         }
     }
+    fn imul_lo(&mut self, a: i64, b: i64) -> i64 {
+        a.wrapping_mul(b)
+    }
+    fn imul_hi(&mut self, a: i64, b: i64) -> i64 {
+        ((a as u64 as u128 * b as u64 as u128) >> 64) as u64 as i64
+    }
+    fn ishr(&mut self, a: i64, n: u32) -> i64 {
+        ((a as u64) >> n) as i64
+    }
+    fn ishl_var(&mut self, a: i64, n: i64) -> i64 {
+        // PTX takes the amount as u32 (low bits) and clamps it to 64.
+        let n = n as u64 as u32;
+        if n >= 64 {
+            0
+        } else {
+            ((a as u64) << n) as i64
+        }
+    }
+    fn ishr_var(&mut self, a: i64, n: i64) -> i64 {
+        let n = n as u64 as u32;
+        if n >= 64 {
+            0
+        } else {
+            ((a as u64) >> n) as i64
+        }
+    }
+    fn iult(&mut self, a: i64, b: i64) -> bool {
+        (a as u64) < (b as u64)
+    }
+    fn u2f(&mut self, a: i64) -> f64 {
+        a as u64 as f64
+    }
+    fn skip_unless(&mut self, _p: bool) -> u32 {
+        0
+    }
+    fn end_skip(&mut self, _label: u32) {}
 }
 
 /// Emits a math program as PTX instructions into `body`, with virtual
@@ -638,6 +852,9 @@ pub struct PtxOps {
     pub n_f: u32,
     pub n_i: u32,
     pub n_p: u32,
+    /// 32-bit registers (shift amounts).
+    pub n_r: u32,
+    pub n_labels: u32,
 }
 
 impl PtxOps {
@@ -652,6 +869,13 @@ impl PtxOps {
     fn p(&mut self) -> u32 {
         self.n_p += 1;
         self.n_p - 1
+    }
+    /// A 64-bit shift amount as the u32 register PTX shifts take.
+    fn shift_amount(&mut self, n: u32) -> u32 {
+        self.n_r += 1;
+        let r = self.n_r - 1;
+        self.line(format!("cvt.u32.u64 %r{r}, %rd{n}"));
+        r
     }
     fn line(&mut self, s: String) {
         self.body.push_str("\t");
@@ -701,6 +925,9 @@ impl PtxOps {
         let _ = writeln!(s, "\t.reg .f64 %fd<{}>;", o.n_f.max(1));
         let _ = writeln!(s, "\t.reg .b64 %rd<{}>;", o.n_i.max(1));
         let _ = writeln!(s, "\t.reg .pred %p<{}>;", o.n_p.max(1));
+        if o.n_r > 0 {
+            let _ = writeln!(s, "\t.reg .b32 %r<{}>;", o.n_r);
+        }
         if f32_wrapper {
             let _ = writeln!(s, "\t.reg .f32 %f<{}>;", arity + 1);
         }
@@ -852,6 +1079,46 @@ impl Ops for PtxOps {
         let d = self.i();
         self.line(format!("selp.b64 %rd{d}, %rd{a}, %rd{b}, %p{p}"));
         d
+    }
+    fn imul_lo(&mut self, a: u32, b: u32) -> u32 {
+        self.iop2("mul.lo.u64", a, b)
+    }
+    fn imul_hi(&mut self, a: u32, b: u32) -> u32 {
+        self.iop2("mul.hi.u64", a, b)
+    }
+    fn ishr(&mut self, a: u32, n: u32) -> u32 {
+        let d = self.i();
+        self.line(format!("shr.u64 %rd{d}, %rd{a}, {n}"));
+        d
+    }
+    fn ishl_var(&mut self, a: u32, n: u32) -> u32 {
+        let amount = self.shift_amount(n);
+        let d = self.i();
+        self.line(format!("shl.b64 %rd{d}, %rd{a}, %r{amount}"));
+        d
+    }
+    fn ishr_var(&mut self, a: u32, n: u32) -> u32 {
+        let amount = self.shift_amount(n);
+        let d = self.i();
+        self.line(format!("shr.u64 %rd{d}, %rd{a}, %r{amount}"));
+        d
+    }
+    fn iult(&mut self, a: u32, b: u32) -> u32 {
+        self.setp("setp.lt.u64", format!("%rd{a}"), format!("%rd{b}"))
+    }
+    fn u2f(&mut self, a: u32) -> u32 {
+        let d = self.f();
+        self.line(format!("cvt.rn.f64.u64 %fd{d}, %rd{a}"));
+        d
+    }
+    fn skip_unless(&mut self, p: u32) -> u32 {
+        self.n_labels += 1;
+        let l = self.n_labels;
+        self.line(format!("@!%p{p} bra $Lskip{l}"));
+        l
+    }
+    fn end_skip(&mut self, label: u32) {
+        self.body.push_str(&format!("$Lskip{label}:\n"));
     }
 }
 

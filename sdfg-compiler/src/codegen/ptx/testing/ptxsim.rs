@@ -734,6 +734,13 @@ fn int_op(base: &str, parts: &[&str], ty: &str, x: u64, y: u64, z: u64) -> u64 {
             mask(x, w) * mask(y, w)
         };
     }
+    if base == "mul" && parts.get(1) == Some(&"hi") {
+        return if signed {
+            mask(((sext(x, w) as i128 * sext(y, w) as i128) >> w) as u64, w)
+        } else {
+            mask(((mask(x, w) as u128 * mask(y, w) as u128) >> w) as u64, w)
+        };
+    }
     let (xs, ys) = (sext(x, w), sext(y, w));
     let (xu, yu) = (mask(x, w), mask(y, w));
     let r = match base {

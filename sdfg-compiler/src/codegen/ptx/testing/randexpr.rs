@@ -308,13 +308,6 @@ impl ExprGen {
         let x = self.expr(t, d);
         let args = match f {
             MathFn::Powi => vec![x, self.expr(I32, d.min(1))],
-            MathFn::Sin | MathFn::Cos => {
-                // Keep the argument in the documented domain of the reduction.
-                let lim = if t == F32 { e::f32(1e5) } else { e::f64(1e5) };
-                let ok = e::bin(BinOp::Lt, e::call(MathFn::Abs, vec![x.clone()]), lim);
-                let half = if t == F32 { e::f32(0.5) } else { e::f64(0.5) };
-                vec![e::select(ok, x, half)]
-            }
             _ if f.arity() == 2 => vec![x, self.expr(t, d)],
             _ => vec![x],
         };
