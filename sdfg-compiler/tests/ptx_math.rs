@@ -305,3 +305,45 @@ fn powi_is_bit_exact() {
         );
     }
 }
+
+#[test]
+fn fmod_is_exact() {
+    use sdfg_compiler::codegen::ptx::math::fmod_mirror;
+    let mut r = Rng(7);
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        1.5,
+        3.0,
+        1e300,
+        -1e-300,
+        5e-324,
+        f64::MIN_POSITIVE,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        0.1,
+    ];
+    let mut pairs = Vec::new();
+    for &x in &specials {
+        for &y in &specials {
+            pairs.push((x, y));
+        }
+    }
+    for _ in 0..N {
+        pairs.push((r.log_uniform(-1074, 1023), r.log_uniform(-1074, 1023)));
+        pairs.push((r.log_uniform(-30, 60), r.log_uniform(-30, 30)));
+        let x32 = r.log_uniform(-149, 127) as f32 as f64;
+        pairs.push((x32, r.log_uniform(-149, 127) as f32 as f64));
+    }
+    for (x, y) in pairs {
+        let (a, b) = (fmod_mirror(x, y), x % y);
+        assert!(
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+            "{x:e} % {y:e}: {a:e} vs {b:e}"
+        );
+    }
+}

@@ -592,6 +592,10 @@ fn exec(
                 };
                 set(&mut regs, r as u64);
             }
+            "clz" => {
+                let v = mask(a(1), w);
+                set(&mut regs, (v.leading_zeros() - (64 - w)) as u64);
+            }
             "add" | "sub" | "mul" | "mad" | "div" | "rem" | "neg" | "not" | "and" | "or"
             | "xor" | "shl" | "shr" | "min" | "max" | "abs" => {
                 let r = int_op(base, &parts, ty, a(1), a(2), a(3));

@@ -328,17 +328,6 @@ pub fn is_exact(e: &Expr) -> bool {
                 exact = false;
             }
         }
-        // Float % is exact only for |a / b| < 2^53 (f64) / 2^24 (f32); see docs/PTX.md.
-        if let ExprKind::Binary {
-            op: BinOp::Rem,
-            lhs,
-            ..
-        } = &x.kind
-        {
-            if lhs.ty.is_float() {
-                exact = false;
-            }
-        }
     });
     exact
 }
