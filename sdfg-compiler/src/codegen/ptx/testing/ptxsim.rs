@@ -592,6 +592,10 @@ fn exec(
                 };
                 set(&mut regs, r as u64);
             }
+            "clz" => {
+                let v = mask(a(1), w);
+                set(&mut regs, (v.leading_zeros() - (64 - w)) as u64);
+            }
             "add" | "sub" | "mul" | "mad" | "div" | "rem" | "neg" | "not" | "and" | "or"
             | "xor" | "shl" | "shr" | "min" | "max" | "abs" => {
                 let r = int_op(base, &parts, ty, a(1), a(2), a(3));
@@ -732,6 +736,13 @@ fn int_op(base: &str, parts: &[&str], ty: &str, x: u64, y: u64, z: u64) -> u64 {
             (sext(x, w) * sext(y, w)) as u64
         } else {
             mask(x, w) * mask(y, w)
+        };
+    }
+    if base == "mul" && parts.get(1) == Some(&"hi") {
+        return if signed {
+            mask(((sext(x, w) as i128 * sext(y, w) as i128) >> w) as u64, w)
+        } else {
+            mask(((mask(x, w) as u128 * mask(y, w) as u128) >> w) as u64, w)
         };
     }
     let (xs, ys) = (sext(x, w), sext(y, w));

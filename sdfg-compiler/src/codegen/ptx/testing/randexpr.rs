@@ -308,13 +308,6 @@ impl ExprGen {
         let x = self.expr(t, d);
         let args = match f {
             MathFn::Powi => vec![x, self.expr(I32, d.min(1))],
-            MathFn::Sin | MathFn::Cos => {
-                // Keep the argument in the documented domain of the reduction.
-                let lim = if t == F32 { e::f32(1e5) } else { e::f64(1e5) };
-                let ok = e::bin(BinOp::Lt, e::call(MathFn::Abs, vec![x.clone()]), lim);
-                let half = if t == F32 { e::f32(0.5) } else { e::f64(0.5) };
-                vec![e::select(ok, x, half)]
-            }
             _ if f.arity() == 2 => vec![x, self.expr(t, d)],
             _ => vec![x],
         };
@@ -332,17 +325,6 @@ pub fn is_exact(e: &Expr) -> bool {
                 func,
                 MathFn::Exp | MathFn::Ln | MathFn::Sin | MathFn::Cos | MathFn::Tanh | MathFn::Powf
             ) {
-                exact = false;
-            }
-        }
-        // Float % is exact only for |a / b| < 2^53 (f64) / 2^24 (f32); see docs/PTX.md.
-        if let ExprKind::Binary {
-            op: BinOp::Rem,
-            lhs,
-            ..
-        } = &x.kind
-        {
-            if lhs.ty.is_float() {
                 exact = false;
             }
         }
