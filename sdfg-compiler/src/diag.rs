@@ -116,3 +116,5 @@ impl std::fmt::Display for Diagnostics {
         Ok(())
     }
 }
+
+impl std::error::Error for Diagnostics {}

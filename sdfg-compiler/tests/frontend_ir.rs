@@ -792,3 +792,74 @@ fn inferred_symbols_follow_their_uses_and_must_agree() {
         vec!["mismatched types: expected `bool`, found integer literal `1`"]
     );
 }
+
+#[test]
+fn lets_without_a_type_take_the_type_their_uses_need() {
+    let (_, t) = one_tasklet(
+        "host X: f32[4]; host C: u64[1];",
+        "let a = 2.0; X[0] = a * X[1]; let mut acc = 0.0; for k in 0..4 { acc += X[k]; } X[2] = acc; \
+         let mut n = 0; n += C[0]; C[0] = n; let d = 1.5; let e = d * 2.0;",
+    );
+    let tys: Vec<(&str, ScalarType)> = body(&t)
+        .locals
+        .iter()
+        .map(|l| (l.name.as_str(), l.ty))
+        .collect();
+    use ScalarType::*;
+    assert_eq!(
+        tys,
+        vec![
+            ("a", F32),
+            ("acc", F32),
+            ("k", I32),
+            ("n", U64),
+            ("d", F64),
+            ("e", F64)
+        ]
+    );
+    // Also inside a value block.
+    let (_, t) = one_tasklet(
+        "host X: f32[4];",
+        "X[0] = if X[1] > 0.0 { let a = 2.0; a * X[1] } else { 0.0 };",
+    );
+    assert_eq!(body(&t).locals[0].ty, ScalarType::F32);
+    // A conflicting later use is still an error (the first use decides).
+    let e = errors("sdfg L { host X: f32[4]; host Y: f64[4]; state s { tasklet t { let a = 2.0; X[0] = a; Y[0] = a; } } }");
+    assert_eq!(e, vec!["mismatched types: expected `f64`, found `f32`"]);
+}
+
+#[test]
+fn map_indices_are_checked_over_constant_ranges() {
+    let e = errors(
+        "sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { U[i + 1] = 1; } } }",
+    );
+    assert_eq!(
+        e,
+        vec!["index out of bounds: for `i` in its range, the index goes over 1..=10 but `U` has length 10"]
+    );
+    // Guarded accesses and in-range indices are fine.
+    ok("sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { if i + 1 < 10 { U[i + 1] = 1; } U[i] = 2; } } }");
+    ok("sdfg B { host U: i32[10]; state s { map m[i in 1..=10] on cpu { U[i - 1] = 1; } } }");
+}
+
+#[test]
+fn helps_quote_the_users_code() {
+    let helps = |src: &str| -> Vec<String> {
+        match frontend_str(src) {
+            Ok(_) => panic!("expected diagnostics"),
+            Err(d) => d
+                .list
+                .iter()
+                .map(|d| d.help.clone().unwrap_or_default())
+                .collect(),
+        }
+    };
+    assert_eq!(
+        helps("sdfg S { host A: f64[4]; state s { tasklet t { A[0] = sqrt(A[1] + 1.0); } } }"),
+        vec!["call it as a method: `(A[1] + 1.0).sqrt()`"]
+    );
+    assert_eq!(
+        helps("sdfg S { host A: f64[4]; host I: i32[2, 2]; state s { tasklet t { A[0] = I[0, 1]; A[1] = I[1, 1] + 2; } } }"),
+        vec!["convert it: `I[0, 1] as f64`", "convert it: `(I[1, 1] + 2) as f64`"]
+    );
+}

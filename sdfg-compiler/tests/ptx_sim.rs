@@ -78,7 +78,12 @@ fn axpy_matches_evaluator() {
 #[test]
 fn stencil_matches_evaluator() {
     let sdfg = stencil();
-    for n in [2usize, 3, 37, 300] {
+    for n in [
+        2usize,
+        3,
+        37,
+        if cfg!(debug_assertions) { 100 } else { 300 },
+    ] {
         let d = fill(&sdfg, &[(0, vec![n, n]), (1, vec![n, n])], n as u64);
         check(
             "stencil",
@@ -126,7 +131,7 @@ fn n_dimensional_maps_with_steps() {
             };
             b.gpu_map(st, "m", params, body);
             let sdfg = b.build();
-            let size = 7usize;
+            let size = if cfg!(debug_assertions) { 5usize } else { 7 };
             let d = fill(
                 &sdfg,
                 &[(a, vec![size; dims]), (out, vec![size; dims])],
@@ -396,7 +401,8 @@ fn random_expressions_match_evaluator() {
     };
     let n = 11usize;
     let (mut exact, mut approx, mut approx_off) = (0, 0, 0);
-    for seed in 0..400u64 {
+    let seeds = if cfg!(debug_assertions) { 100 } else { 600 };
+    for seed in 0..seeds {
         let ty = ScalarType::ALL[(seed % 7) as usize];
         let k = random_kernel(seed, ty, &config);
         let mut d = Data::new();
@@ -563,6 +569,66 @@ fn misaligned_or_strided_1d_maps_take_the_scalar_path() {
             &[Value::I64(nn as i64)],
             &d,
             &[[1, 1, 1], [3, 1, 1]],
+        );
+    }
+}
+
+#[test]
+fn float_remainder_is_exact() {
+    for ty in [F32, F64] {
+        let mut b = SdfgBuilder::new("rem");
+        let n = b.symbol("N", I64);
+        let x = b.gpu("X", ty, vec![e::sym(n, I64)]);
+        let y = b.gpu("Y", ty, vec![e::sym(n, I64)]);
+        let out = b.gpu("O", ty, vec![e::sym(n, I64)]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(
+                out,
+                vec![i.clone()],
+                e::bin(
+                    BinOp::Rem,
+                    e::load(x, ty, vec![i.clone()]),
+                    e::load(y, ty, vec![i]),
+                ),
+            )],
+        };
+        b.gpu_map(
+            st,
+            "r",
+            vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+            body,
+        );
+        let sdfg = b.build();
+        let nn = 400usize;
+        let mut d = fill(
+            &sdfg,
+            &[(x, vec![nn]), (y, vec![nn]), (out, vec![nn])],
+            5 + ty as u64,
+        );
+        // Huge quotients (the exact slow path) in every other element.
+        let mut rng = Rng(11);
+        for k in (0..nn).step_by(2) {
+            let (big, small) = (
+                rng.next_u64() as f64 * 1e200,
+                (rng.next_u64() % 1000) as f64 + 0.3,
+            );
+            let (bx, sy) = if ty == F32 {
+                (Value::F32((big * 1e-182) as f32), Value::F32(small as f32))
+            } else {
+                (Value::F64(big), Value::F64(small))
+            };
+            d.get_mut(&x).unwrap().1[k] = bx;
+            d.get_mut(&y).unwrap().1[k] = sy;
+        }
+        check(
+            &format!("rem {ty}"),
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1]],
         );
     }
 }

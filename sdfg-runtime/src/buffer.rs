@@ -106,7 +106,9 @@ impl<T: Elem> DeviceBuffer<T> {
             }
             DeviceMemory::Cuda(alloc) => crate::cuda::upload_sync(alloc, data)?,
         }
-        crate::device::CounterCells::bump(&device.counters_cells().copies);
+        if !data.is_empty() {
+            crate::device::CounterCells::bump(&device.counters_cells().copies);
+        }
         Ok(buffer)
     }
 
@@ -291,7 +293,16 @@ impl<T: Elem> HostBuffer<T> {
     /// ```
     pub fn new(device: &Device, len: usize) -> Result<Self> {
         let memory = match device.cuda() {
-            None => HostMemory::Heap(Arc::new(HeapBlock::new(len)?)),
+            None => {
+                // Refuse what cannot fit in RAM instead of overcommitting.
+                let bytes = (len as u128) * (std::mem::size_of::<T>() as u128);
+                if bytes > device.cpu_capacity() as u128 {
+                    return Err(Error::OutOfMemory {
+                        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+                    });
+                }
+                HostMemory::Heap(Arc::new(HeapBlock::new(len)?))
+            }
             Some(ctx) => {
                 let bytes = len
                     .checked_mul(std::mem::size_of::<T>())
@@ -438,12 +449,6 @@ impl<T: Elem> HostBuffer<T> {
 
     pub(crate) fn memory(&self) -> &HostMemory<T> {
         &self.memory
-    }
-
-    /// Does a device copy still (possibly) use this buffer?
-    #[allow(dead_code)]
-    pub(crate) fn in_flight(&self) -> bool {
-        self.tracker.has_unfinished()
     }
 }
 

@@ -29,9 +29,9 @@ use std::sync::{Arc, Mutex, Weak};
 ///   recorded at a position that covers the dependency is reused). Internal
 ///   completion markers of `Pending`s are not counted.
 /// - `kernel_launches`: kernels issued (launches with an empty grid issue nothing).
-/// - `copies`: copy operations issued (each `copy_*` call with at least one
-///   element, one per `from_slice`, `copy_from_slice` and `to_vec`),
-///   whatever the number of driver calls.
+/// - `copies`: copy operations issued, whatever the number of driver calls:
+///   each `copy_*` call, `from_slice`, `copy_from_slice` and `to_vec` with
+///   at least one element (empty copies issue nothing).
 ///
 /// ```
 /// use sdfg_runtime::{Device, DeviceBuffer};

@@ -24,7 +24,20 @@ pub trait HostRead {
     /// The element type.
     type Elem: Elem;
     /// The data as a slice.
+    ///
+    /// ```
+    /// use sdfg_runtime::HostRead;
+    /// assert_eq!(vec![1u64, 2].host_slice(), [1, 2]);
+    /// ```
     fn host_slice(&self) -> &[Self::Elem];
+
+    /// The data as a `HostBuffer`, if it is one: uploads from it are then
+    /// direct (DMA from pinned memory, ordered by its tracker) instead of
+    /// staged. Not meant to be overridden elsewhere.
+    #[doc(hidden)]
+    fn as_host_buffer(&self) -> Option<&HostBuffer<Self::Elem>> {
+        None
+    }
 }
 
 /// Data that is writable on the host now.
@@ -42,6 +55,13 @@ pub trait HostRead {
 )]
 pub trait HostWrite: HostRead {
     /// The data as a mutable slice.
+    ///
+    /// ```
+    /// use sdfg_runtime::HostWrite;
+    /// let mut v = vec![1i32];
+    /// v.host_slice_mut()[0] = 2;
+    /// assert_eq!(v, [2]);
+    /// ```
     fn host_slice_mut(&mut self) -> &mut [Self::Elem];
 }
 
@@ -76,6 +96,9 @@ impl<T: Elem> HostRead for HostBuffer<T> {
     fn host_slice(&self) -> &[T] {
         self.as_slice()
     }
+    fn as_host_buffer(&self) -> Option<&HostBuffer<T>> {
+        Some(self)
+    }
 }
 
 impl<T: Elem> HostWrite for HostBuffer<T> {
@@ -89,12 +112,18 @@ impl<H: HostRead + ?Sized> HostRead for &H {
     fn host_slice(&self) -> &[H::Elem] {
         (**self).host_slice()
     }
+    fn as_host_buffer(&self) -> Option<&HostBuffer<H::Elem>> {
+        (**self).as_host_buffer()
+    }
 }
 
 impl<H: HostRead + ?Sized> HostRead for &mut H {
     type Elem = H::Elem;
     fn host_slice(&self) -> &[H::Elem] {
         (**self).host_slice()
+    }
+    fn as_host_buffer(&self) -> Option<&HostBuffer<H::Elem>> {
+        (**self).as_host_buffer()
     }
 }
 

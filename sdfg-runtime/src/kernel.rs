@@ -414,6 +414,22 @@ impl KernelArgs<'_> {
     ///
     /// # Panics
     /// If argument `i` is not a buffer of `T` (a code-generator bug).
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// fn kernel(args: &KernelArgs<'_>) {
+    ///     let x = args.cells::<i32>(0);
+    ///     i32::store(&x[1], 3);
+    /// }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "kernel", cpu: kernel }];
+    /// let dev = Device::cpu();
+    /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
+    /// let s = dev.default_stream();
+    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// s.synchronize()?;
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn cells<T: Elem>(&self, i: usize) -> &[T::Cell] {
         match self.args.get(i) {
             Some(CpuArg::Buffer {
@@ -440,6 +456,21 @@ impl KernelArgs<'_> {
     ///
     /// # Panics
     /// If argument `i` is not a scalar of type `T` (a code-generator bug).
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// fn kernel(args: &KernelArgs<'_>) {
+    ///     assert_eq!(args.value::<i32>(1), 5);
+    /// }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "kernel", cpu: kernel }];
+    /// let dev = Device::cpu();
+    /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
+    /// let s = dev.default_stream();
+    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// s.synchronize()?;
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn value<T: Elem>(&self, i: usize) -> T {
         match self.args.get(i) {
             Some(CpuArg::Value { ty, bits }) if *ty == T::TYPE => T::from_bits(*bits),
@@ -455,26 +486,97 @@ impl KernelArgs<'_> {
     /// Reports a fault (e.g. an out-of-bounds access the kernel skipped); the
     /// first code is kept until the stream's next host synchronization
     /// returns it as `Err(KernelFault)`. A zero code counts as 1.
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// fn oob(args: &KernelArgs<'_>) { args.fault(3); }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "oob", cpu: oob }];
+    /// let dev = Device::cpu();
+    /// let s = dev.default_stream();
+    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[1], [1, 1, 1], 1), &[])?;
+    /// assert_eq!(s.synchronize(), Err(Error::KernelFault { kernel: "oob".into(), code: 3 }));
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn fault(&self, code: u32) {
         self.fault.raise(self.kernel, code);
     }
 
     /// The number of arguments.
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// fn kernel(args: &KernelArgs<'_>) {
+    ///     assert_eq!((args.len(), args.is_empty()), (2, false));
+    /// }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "kernel", cpu: kernel }];
+    /// let dev = Device::cpu();
+    /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
+    /// let s = dev.default_stream();
+    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// s.synchronize()?;
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.args.len()
     }
 
     /// No arguments?
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// fn kernel(args: &KernelArgs<'_>) {
+    ///     assert!(!args.is_empty());
+    /// }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "kernel", cpu: kernel }];
+    /// let dev = Device::cpu();
+    /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
+    /// let s = dev.default_stream();
+    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// s.synchronize()?;
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.args.is_empty()
     }
 
     /// The kernel's entry name.
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// fn kernel(args: &KernelArgs<'_>) {
+    ///     assert_eq!(args.kernel_name(), "kernel");
+    /// }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "kernel", cpu: kernel }];
+    /// let dev = Device::cpu();
+    /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
+    /// let s = dev.default_stream();
+    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// s.synchronize()?;
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn kernel_name(&self) -> &str {
         self.kernel
     }
 
     /// The launch configuration (the CPU twin usually ignores it).
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// fn kernel(args: &KernelArgs<'_>) {
+    ///     assert_eq!(args.launch_config().block, [32, 1, 1]);
+    /// }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "kernel", cpu: kernel }];
+    /// let dev = Device::cpu();
+    /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
+    /// let s = dev.default_stream();
+    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// s.synchronize()?;
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn launch_config(&self) -> &LaunchConfig {
         &self.config
     }

@@ -12,6 +12,28 @@
 //! event) for conflicting work on another. Soundness never depends on a
 //! destructor running.
 //!
+//! # How it stays sound
+//!
+//! - Memory a stream writes asynchronously is owned by the runtime while the
+//!   stream may touch it: moved into the `Pending` (`copy_to_host`), or a
+//!   runtime-owned staging buffer whose contents reach a borrowed `&mut [T]`
+//!   only inside `wait()` (`copy_to_slice`). A forgotten `Pending` leaks.
+//! - Borrowed `HostBuffer`s and all `DeviceBuffer`s carry a tracker: host
+//!   access to a `HostBuffer` waits for device work still using it; dropping
+//!   a CUDA buffer waits for its users first; CPU-device memory is reference
+//!   counted by the queued jobs.
+//! - The CPU device writes device and host memory through atomic cells, so
+//!   even the deliberately racy `Pending::peek_unsynchronized` is not UB there.
+//!
+//! # Positions, events, counts
+//!
+//! Each stream numbers its operations (kernel launches, copies, event waits,
+//! timing events). The host knows a position finished only after a host wait
+//! covered it; that knowledge, not timing, decides whether an event or a
+//! wait is needed, so the counts in [`Counters`] are deterministic and equal
+//! on the CPU and the CUDA device for the same sequence of calls. The exact
+//! rules are documented on [`Counters`].
+//!
 //! ```
 //! use sdfg_runtime::{Device, DeviceBuffer, HostBuffer, Region};
 //! let dev = Device::auto();
@@ -25,19 +47,19 @@
 
 #![warn(missing_docs)]
 
-mod buffer;
+pub mod buffer;
 pub mod check;
 mod cpu;
 mod cuda;
-mod device;
-mod elem;
-mod error;
-mod host;
-mod kernel;
-mod pending;
-mod program;
-mod region;
-mod stream;
+pub mod device;
+pub mod elem;
+pub mod error;
+pub mod host;
+pub mod kernel;
+pub mod pending;
+pub mod program;
+pub mod region;
+pub mod stream;
 mod tracker;
 
 pub use buffer::{DeviceBuffer, HostBuffer};

@@ -266,6 +266,15 @@ impl Context {
     }
 
     /// The device.
+    ///
+    /// ```
+    /// # use sdfg_runtime::*;
+    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// let dev = Device::cpu();
+    /// let program = Program::load(&dev, &SPEC)?;
+    /// assert_eq!(program.context()?.device(), &dev);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn device(&self) -> &Device {
         &self.device
     }
@@ -274,6 +283,18 @@ impl Context {
     ///
     /// # Panics
     /// If the program has no stream `i` (a code-generator bug).
+    ///
+    /// ```
+    /// # use sdfg_runtime::*;
+    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// let dev = Device::cpu();
+    /// let program = Program::load(&dev, &SPEC)?;
+    /// let ctx = program.context()?;
+    /// // StreamSpec::Default: every index is the device's default stream.
+    /// assert_eq!(ctx.stream(0), &dev.default_stream());
+    /// assert_eq!(ctx.stream(5), &dev.default_stream());
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn stream(&self, i: usize) -> &Stream {
         if self.uniform {
             return &self.active[0];
@@ -346,6 +367,16 @@ impl Context {
     ///
     /// # Panics
     /// If the slot was not prepared with element type `T` (a code-generator bug).
+    ///
+    /// ```
+    /// # use sdfg_runtime::*;
+    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// let mut ctx = program.context()?;
+    /// ctx.prepare_device_transient::<u32>(3, 8)?;
+    /// assert_eq!(ctx.device_transient_ref::<u32>(3).to_vec()?, [0; 8]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn device_transient_ref<T: Elem>(&self, slot: usize) -> &DeviceBuffer<T> {
         match self
             .device_transients
@@ -394,6 +425,18 @@ impl Context {
     }
 
     /// Puts a host transient back (see [`Context::take_host_transient`]).
+    ///
+    /// ```
+    /// # use sdfg_runtime::*;
+    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// let mut ctx = program.context()?;
+    /// let mut h = ctx.take_host_transient::<i32>(0, 2)?;
+    /// h.as_mut_slice()[0] = 7;
+    /// ctx.put_host_transient(0, h);
+    /// assert_eq!(ctx.take_host_transient::<i32>(0, 2)?.as_slice(), [7, 0]); // the same buffer
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
     pub fn put_host_transient<T: Elem>(&mut self, slot: usize, buffer: HostBuffer<T>) {
         if self.host_transients.len() <= slot {
             self.host_transients.resize_with(slot + 1, || None);

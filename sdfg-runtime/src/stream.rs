@@ -555,15 +555,27 @@ impl Stream {
             self.enqueue_wait(&dep.stream, &marker)?;
         }
         let position = self.inner.issued() + 1;
-        let value = op(&IssueCtx {
+        let result = op(&IssueCtx {
             stream: &self.inner,
             position,
-        })?;
-        lock(&self.inner.state).issued = position;
-        for (tracker, kind) in accesses {
-            tracker.record(*kind, &self.inner, position);
+        });
+        let issued = match (&result, &self.inner.backend) {
+            (Ok(_), _) => true,
+            // A failing driver call may follow accepted ones (a loop of 2-D
+            // copies, a copy then its event): track the operation as issued,
+            // so later host accesses and frees wait for whatever did start
+            // (a CUDA wait covers everything issued so far, so it cannot hang).
+            (Err(_), StreamBackend::Cuda(_)) => true,
+            // CPU operations fail only before their job is pushed.
+            (Err(_), StreamBackend::Cpu(_)) => false,
+        };
+        if issued {
+            lock(&self.inner.state).issued = position;
+            for (tracker, kind) in accesses {
+                tracker.record(*kind, &self.inner, position);
+            }
         }
-        Ok((value, position))
+        result.map(|value| (value, position))
     }
 
     /// Launches kernel number `kernel` of `module` (CUDA: `cuLaunchKernel`;
@@ -668,9 +680,11 @@ impl Stream {
     }
 
     /// Host to device: copies `src_region` of a host container into
-    /// `dst_region` of `dst`. The source is packed into runtime-owned
-    /// (pinned, on CUDA) staging memory first, so the copy is truly
-    /// asynchronous and the source is free again when this returns.
+    /// `dst_region` of `dst`. A pageable source (slice, `Vec`) is packed into
+    /// runtime-owned (pinned, on CUDA) staging memory first, so the copy is
+    /// truly asynchronous and the source is free again when this returns. A
+    /// `HostBuffer` of this device is copied directly (DMA from pinned
+    /// memory); its tracker records the read, so host writes to it wait.
     ///
     /// ```
     /// use sdfg_runtime::{Device, DeviceBuffer, Region};
@@ -690,6 +704,11 @@ impl Stream {
     ) -> Result<()> {
         self.device
             .check_same(dst.device().id(), || "the destination buffer".to_string())?;
+        if let Some(pinned) = src.as_host_buffer() {
+            if pinned.device().id() == self.device.id() {
+                return self.upload_from_host_buffer(pinned, src_region, dst, dst_region);
+            }
+        }
         let src = src.host_slice();
         let plan = CopyPlan::new(
             src_region,
@@ -758,6 +777,67 @@ impl Stream {
                             Err(e)
                         }
                     }
+                })?;
+            }
+            _ => return Err(mixed_backends()),
+        }
+        CounterCells::bump(&self.device.counters_cells().copies);
+        Ok(())
+    }
+
+    /// Host to device from a `HostBuffer` of this device: direct (DMA from
+    /// pinned memory on CUDA), no staging. Its tracker records the read, so a
+    /// later host write waits, and a pending device write into it is ordered
+    /// before (with an event, not a host wait).
+    fn upload_from_host_buffer<T: Elem>(
+        &self,
+        src: &HostBuffer<T>,
+        src_region: &Region,
+        dst: &DeviceBuffer<T>,
+        dst_region: &Region,
+    ) -> Result<()> {
+        let plan = CopyPlan::new(
+            src_region,
+            src.len(),
+            "source",
+            dst_region,
+            dst.len(),
+            "destination",
+        )?;
+        if plan.count == 0 {
+            return Ok(());
+        }
+        let accesses = [
+            (src.tracker(), AccessKind::Read),
+            (dst.tracker(), AccessKind::Write),
+        ];
+        match (&self.inner.backend, src.memory(), dst.memory()) {
+            (StreamBackend::Cpu(_), HostMemory::Heap(block), DeviceMemory::Cpu(cells)) => {
+                let (block, cells) = (Arc::clone(block), Arc::clone(cells));
+                self.issue(&accesses, move |op| {
+                    push_cpu(op, move || {
+                        // SAFETY: host code reaches the block through the
+                        // tracker-guarded accessors: writers wait for this job,
+                        // readers only read, like this job.
+                        let s = unsafe { block.cells() };
+                        copy_cells::<T>(s, &cells.cells, &plan)
+                    });
+                    Ok(())
+                })?;
+            }
+            (StreamBackend::Cuda(_), HostMemory::Pinned(block, _), DeviceMemory::Cuda(alloc)) => {
+                let (sp, dp) = (block.ptr, alloc.ptr);
+                self.issue(&accesses, |op| {
+                    let StreamBackend::Cuda(stream) = &op.stream.backend else {
+                        unreachable!()
+                    };
+                    cuda_copy(
+                        stream,
+                        &plan,
+                        Side::Host(sp),
+                        Side::Device(dp),
+                        std::mem::size_of::<T>(),
+                    )
                 })?;
             }
             _ => return Err(mixed_backends()),

@@ -109,11 +109,6 @@ impl Tracker {
         }
         first_error.map_or(Ok(()), Err)
     }
-
-    /// Is any device use not known to be finished?
-    pub(crate) fn has_unfinished(&self) -> bool {
-        !self.unfinished_conflicts(AccessKind::Write).is_empty()
-    }
 }
 
 /// One use per stream: the latest position (earlier ones are implied, FIFO).

@@ -93,6 +93,40 @@ fn module_cache() -> Result<()> {
     common::module_cache(&cpu())
 }
 
+#[test]
+fn two_programs_share_a_buffer() -> Result<()> {
+    common::two_programs_share_a_buffer(&cpu())
+}
+
+#[test]
+fn explicit_events() -> Result<()> {
+    common::explicit_events(&cpu())
+}
+
+#[test]
+fn device_synchronize() -> Result<()> {
+    common::device_synchronize(&cpu())
+}
+
+#[test]
+fn host_buffer_source_waits() -> Result<()> {
+    common::host_buffer_source_waits(&cpu())
+}
+
+#[test]
+fn default_stream_program() -> Result<()> {
+    common::default_stream_program(&cpu())
+}
+
+#[test]
+fn random_ops_match_sequential_model() -> Result<()> {
+    let dev = cpu();
+    for seed in 0..6 {
+        common::random_ops_match_sequential_model(&dev, seed)?;
+    }
+    Ok(())
+}
+
 /// Without libcuda (or without a GPU), `Device::gpu` is an error, not a
 /// panic. With a GPU present the test skips with a printed line (the GPU
 /// tests in gpu_runtime.rs then run); with SDFG_REQUIRE_GPU=1 a missing GPU

@@ -49,7 +49,21 @@ gpu_tests!(
     out_of_memory_is_an_error,
     timing_events,
     module_cache,
+    two_programs_share_a_buffer,
+    explicit_events,
+    device_synchronize,
+    host_buffer_source_waits,
+    default_stream_program,
 );
+
+#[test]
+fn random_ops_match_sequential_model() -> Result<()> {
+    let Some(dev) = gpu() else { return Ok(()) };
+    for seed in 0..6 {
+        common::random_ops_match_sequential_model(&dev, seed)?;
+    }
+    Ok(())
+}
 
 /// An invalid module is `Err(JitFailed)` carrying the driver's log.
 #[test]

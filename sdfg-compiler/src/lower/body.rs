@@ -3,12 +3,31 @@
 //! Expressions may hoist statements (value blocks, see `typing`) into
 //! `Scope::prelude`; each statement emits that prelude right before itself.
 
-use super::typing::{source_text, strip_parens, Resolved, Scope};
+use super::typing::{is_flexible, source_text, strip_parens, Resolved, Scope};
 use super::*;
 use crate::ir::Stmt;
 use syn::spanned::Spanned;
 
 impl<'a> Lowerer<'a> {
+    /// A tasklet or map body, lowered twice: a probe pass (diagnostics
+    /// dropped) learns the types of `let`s left open by unsuffixed literals
+    /// from their later uses; the second pass lowers with those types.
+    pub(crate) fn body(
+        &mut self,
+        scope: impl Fn() -> Scope,
+        stmts: &[syn::Stmt],
+    ) -> (Vec<Stmt>, Scope) {
+        let was_inferring = std::mem::replace(&mut self.inferring, true);
+        let mut probe = scope();
+        probe.probing = true;
+        let _ = self.block(&mut probe, stmts);
+        self.inferring = was_inferring;
+        let mut sc = scope();
+        sc.hints = probe.hints;
+        let out = self.block(&mut sc, stmts);
+        (out, sc)
+    }
+
     /// A `{ ... }` body or nested block; its locals go out of scope at the end.
     pub(crate) fn block(&mut self, sc: &mut Scope, stmts: &[syn::Stmt]) -> Vec<Stmt> {
         let mark = sc.visible.len();
@@ -89,7 +108,17 @@ impl<'a> Lowerer<'a> {
                     .help("remove the `else` branch"),
             );
         }
-        let value = self.expr(sc, &init.expr, annotated);
+        // A `let` without a type whose value is only unsuffixed literals
+        // takes the type its later uses need (found by the probe pass of
+        // `body`), as in Rust: `let a = 2.0; Y[i] = a * X[i];` with `X: f32`.
+        let open = annotated.is_none() && is_flexible(self, sc, &init.expr);
+        let key: typing::LetKey = l as *const syn::Local as usize;
+        let hint = if open {
+            sc.hints.get(&key).copied()
+        } else {
+            None
+        };
+        let value = self.expr(sc, &init.expr, annotated.or(hint));
         if self.containers.iter().any(|c| c.name.text == name) {
             self.error(
                 Diagnostic::error(
@@ -112,7 +141,8 @@ impl<'a> Lowerer<'a> {
         };
         // A local whose value had an error stays known (no "cannot find"
         // later) but silent (no follow-up type errors).
-        let id = sc.declare_local(local, false, value.is_none());
+        let still_open = (sc.probing && open && hint.is_none()).then_some(key);
+        let id = sc.declare_local(local, false, value.is_none(), still_open);
         if let Some(init) = value {
             out.append(&mut sc.prelude);
             out.push(Stmt::Let {
@@ -236,7 +266,7 @@ impl<'a> Lowerer<'a> {
                 mutable: false,
                 span: n.span(),
             };
-            sc.declare_local(local, true, range.is_none())
+            sc.declare_local(local, true, range.is_none(), None)
         });
         let body = self.block(sc, &f.body.stmts);
         sc.visible.truncate(mark);
@@ -357,6 +387,15 @@ impl<'a> Lowerer<'a> {
                 )
                 .help(format!("make it mutable: `let mut {name} = ...;`")),
             );
+            return;
+        }
+        if sc.is_open(id) {
+            // Probe pass: an assigned value with a type of its own fixes the local's type.
+            let rhs_flexible = is_flexible(self, sc, right);
+            if let Some(v) = self.expr(sc, right, None).filter(|_| !rhs_flexible) {
+                sc.hint(id, v.ty);
+            }
+            sc.prelude.clear();
             return;
         }
         let poisoned = sc.poisoned[id];

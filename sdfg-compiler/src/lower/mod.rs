@@ -40,7 +40,7 @@ pub fn lower(ast: &SdfgAst) -> Result<Sdfg, Diagnostics> {
     cx.diags.finish(sdfg)
 }
 
-/// Integer width used for symbols: the types a symbol may have.
+/// The types a symbol may have.
 const SYMBOL_TYPES: [ScalarType; 5] = [
     ScalarType::I32,
     ScalarType::I64,
@@ -358,8 +358,8 @@ impl<'a> Lowerer<'a> {
         match st {
             StmtAst::Map(m) => self.lower_map(m),
             StmtAst::Tasklet(t) => {
-                let mut scope = Scope::new(ScopeKind::Body { gpu: false });
-                let stmts = self.block(&mut scope, &t.body);
+                let (stmts, scope) =
+                    self.body(|| Scope::new(ScopeKind::Body { gpu: false }), &t.body);
                 let body = TaskletBody {
                     stmts,
                     locals: scope.locals,
@@ -398,9 +398,9 @@ impl<'a> Lowerer<'a> {
     fn lower_map(&mut self, m: &parse::MapAst) -> Option<Statement> {
         let mut params = Vec::new();
         let mut ok = true;
-        let mut scope = Scope::new(ScopeKind::Body {
+        let kind = ScopeKind::Body {
             gpu: m.schedule == MapSchedule::Gpu,
-        });
+        };
         for p in &m.params {
             let text = p.name.to_string();
             if params.iter().any(|q: &MapParam| q.name.text == text) {
@@ -438,8 +438,16 @@ impl<'a> Lowerer<'a> {
                 None => ok = false,
             }
         }
-        scope.params = params.iter().map(|p| (p.name.text.clone(), p.ty)).collect();
-        let stmts = self.block(&mut scope, &m.body);
+        let param_types: Vec<(String, ScalarType)> =
+            params.iter().map(|p| (p.name.text.clone(), p.ty)).collect();
+        let (stmts, scope) = self.body(
+            || {
+                let mut scope = Scope::new(kind);
+                scope.params = param_types.clone();
+                scope
+            },
+            &m.body,
+        );
         if !ok {
             return None;
         }

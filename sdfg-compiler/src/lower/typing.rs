@@ -12,6 +12,7 @@
 use super::*;
 use crate::ir::Stmt;
 use quote::ToTokens;
+use std::collections::HashMap;
 use syn::spanned::Spanned;
 
 /// Where an expression appears; decides which names it may use.
@@ -64,6 +65,14 @@ pub(crate) struct Scope {
     pub guards: Vec<Expr>,
     /// Statements to emit before the current statement.
     pub prelude: Vec<Stmt>,
+    /// Per local: its type is still open (a `let` without a type whose value
+    /// has only unsuffixed literals, during the probe pass of `body`), with
+    /// the key of its `let` in `hints`.
+    pub open: Vec<Option<LetKey>>,
+    /// The type the uses of each open `let` asked for in the probe pass.
+    pub hints: HashMap<LetKey, ScalarType>,
+    /// This is the probe pass: open locals take the type their uses expect.
+    pub probing: bool,
 }
 
 impl Scope {
@@ -77,11 +86,21 @@ impl Scope {
             visible: Vec::new(),
             guards: Vec::new(),
             prelude: Vec::new(),
+            open: Vec::new(),
+            hints: HashMap::new(),
+            probing: false,
         }
     }
 
-    pub fn declare_local(&mut self, local: Local, loop_var: bool, poisoned: bool) -> LocalId {
+    pub fn declare_local(
+        &mut self,
+        local: Local,
+        loop_var: bool,
+        poisoned: bool,
+        open: Option<LetKey>,
+    ) -> LocalId {
         let id = self.locals.len();
+        self.open.push(open);
         self.visible.push((local.name.clone(), id));
         self.locals.push(local);
         self.loop_vars.push(loop_var);
@@ -89,6 +108,10 @@ impl Scope {
         id
     }
 }
+
+/// Identifies a `let` statement across the two passes of `Lowerer::body`,
+/// which walk the same syn tree: its address.
+pub(crate) type LetKey = usize;
 
 /// What a name refers to.
 pub(crate) enum Resolved {
@@ -180,6 +203,7 @@ pub(crate) fn is_flexible(cx: &Lowerer, sc: &Scope, e: &syn::Expr) -> bool {
         syn::Expr::Path(p) => match p.path.get_ident() {
             Some(ident) => match cx.resolve(sc, &ident.to_string()) {
                 Resolved::Symbol(s) => cx.symbol_types[s].is_none(),
+                Resolved::Local(l) => sc.is_open(l),
                 _ => false,
             },
             None => false,
@@ -279,7 +303,21 @@ pub(crate) fn source_text(e: &impl ToTokens) -> String {
     let mut text = e.to_token_stream().to_string();
     // `[(i, j)]` was `[i, j]` in the source (see parse::body).
     text = text.replace("[(", "[").replace(")]", "]");
+    // `f (x)` -> `f(x)` after a name (not after an operator).
+    let mut tight = String::with_capacity(text.len());
+    let chars: Vec<char> = text.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        let call = *c == ' '
+            && chars.get(i + 1) == Some(&'(')
+            && i > 0
+            && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+        if !call {
+            tight.push(*c);
+        }
+    }
+    text = tight;
     for (from, to) in [
+        (" :: ", "::"),
         (" [", "["),
         ("[ ", "["),
         (" ]", "]"),
@@ -348,12 +386,28 @@ fn not(e: Expr) -> Expr {
     )
 }
 
+impl Scope {
+    /// Records the type a use of the open local `id` asks for (first wins).
+    pub fn hint(&mut self, id: LocalId, ty: ScalarType) {
+        if let Some(Some(key)) = self.open.get(id) {
+            self.hints.entry(*key).or_insert(ty);
+        }
+    }
+
+    /// Whether `id` is a local whose type is still open.
+    pub fn is_open(&self, id: LocalId) -> bool {
+        matches!(self.open.get(id), Some(Some(_)))
+    }
+}
+
 impl<'a> Lowerer<'a> {
     /// The default type of a flexible group. While inferring, a group that
     /// mentions a symbol of unknown type has none yet: defaulting it would
     /// fix the symbol's type before its real uses are seen.
     fn default_for(&self, sc: &Scope, exprs: &[&syn::Expr]) -> Option<ScalarType> {
-        if self.inferring && exprs.iter().any(|e| self.mentions_unknown_symbol(sc, e)) {
+        if (self.inferring || sc.probing)
+            && exprs.iter().any(|e| self.mentions_unknown_symbol(sc, e))
+        {
             return None;
         }
         default_type_of(exprs)
@@ -368,8 +422,10 @@ impl<'a> Lowerer<'a> {
         impl<'ast> syn::visit::Visit<'ast> for Finder<'_, '_> {
             fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
                 if let Some(ident) = p.path.get_ident() {
-                    if let Resolved::Symbol(s) = self.cx.resolve(self.sc, &ident.to_string()) {
-                        self.found |= self.cx.symbol_types[s].is_none();
+                    match self.cx.resolve(self.sc, &ident.to_string()) {
+                        Resolved::Symbol(s) => self.found |= self.cx.symbol_types[s].is_none(),
+                        Resolved::Local(l) => self.found |= self.sc.is_open(l),
+                        _ => {}
                     }
                 }
             }
@@ -551,10 +607,21 @@ impl<'a> Lowerer<'a> {
                     _ => None,
                 };
                 match name.as_deref().and_then(MathFn::from_method_name) {
-                    Some(f) => self.unsupported(
-                        e,
-                        &format!("call it as a method: `x.{}()`", f.method_name()),
-                    ),
+                    Some(f) => {
+                        let args: Vec<String> = c.args.iter().map(source_text).collect();
+                        let receiver = args.first().map_or("x".to_string(), |a| {
+                            if a.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                                a.clone()
+                            } else {
+                                format!("({a})")
+                            }
+                        });
+                        let rest = args.get(1..).unwrap_or_default().join(", ");
+                        self.unsupported(
+                            e,
+                            &format!("call it as a method: `{receiver}.{}({rest})`", f.method_name()),
+                        )
+                    }
                     None => self.unsupported(
                         e,
                         "functions cannot be called; the math methods are `x.sqrt()`, `x.abs()`, `x.exp()`, `x.ln()`, `x.sin()`, `x.cos()`, `x.tanh()`, `x.powi(n)`, `x.powf(y)`, `x.min(y)`, `x.max(y)`, `x.floor()`, `x.ceil()`",
@@ -753,7 +820,12 @@ impl<'a> Lowerer<'a> {
                 if sc.poisoned.get(id).copied().unwrap_or(false) {
                     return None;
                 }
-                let ty = sc.locals[id].ty;
+                let mut ty = sc.locals[id].ty;
+                if sc.is_open(id) {
+                    // Probe pass: the use decides the local's type.
+                    ty = expected?;
+                    sc.hint(id, ty);
+                }
                 Some(Expr::new(ExprKind::Var(VarRef::Local(id)), ty, span))
             }
             Resolved::Param(n) => {
@@ -944,7 +1016,8 @@ impl<'a> Lowerer<'a> {
                         return self.literal(&l.lit, true, expected, span);
                     }
                 }
-                let arg = self.expr(sc, &u.expr, expected)?;
+                let arg_expected = self.only_if_flexible(sc, &[&u.expr], expected);
+                let arg = self.expr(sc, &u.expr, arg_expected)?;
                 if !arg.ty.is_numeric() || (arg.ty.is_integer() && !arg.ty.is_signed_integer()) {
                     self.error(
                         Diagnostic::error(span, format!("cannot negate a `{}`", arg.ty))
@@ -967,7 +1040,8 @@ impl<'a> Lowerer<'a> {
                 ))
             }
             syn::UnOp::Not(_) => {
-                let arg = self.expr(sc, &u.expr, expected)?;
+                let arg_expected = self.only_if_flexible(sc, &[&u.expr], expected);
+                let arg = self.expr(sc, &u.expr, arg_expected)?;
                 if arg.ty.is_float() {
                     self.error(
                         Diagnostic::error(span, format!("cannot apply `!` to `{}`", arg.ty))
@@ -990,6 +1064,18 @@ impl<'a> Lowerer<'a> {
                 "there are no references or pointers in the tasklet language",
             ),
         }
+    }
+
+    /// `expected` when every one of `exprs` is flexible (it then decides
+    /// their type), else None (they have a type of their own, and the
+    /// caller's check reports a mismatch once, for the whole expression).
+    fn only_if_flexible(
+        &self,
+        sc: &Scope,
+        exprs: &[&syn::Expr],
+        expected: Option<ScalarType>,
+    ) -> Option<ScalarType> {
+        expected.filter(|_| exprs.iter().all(|e| is_flexible(self, sc, e)))
     }
 
     /// Lowers two operands to one type: the side with a type of its own
@@ -1094,7 +1180,8 @@ impl<'a> Lowerer<'a> {
                 (lhs?, rhs?, ScalarType::Bool)
             }
             BinOp::Shl | BinOp::Shr => {
-                let lhs = self.expr(sc, &b.left, expected);
+                let lhs_expected = self.only_if_flexible(sc, &[&b.left], expected);
+                let lhs = self.expr(sc, &b.left, lhs_expected);
                 let rhs = self.expr(sc, &b.right, None);
                 let (lhs, rhs) = (lhs?, rhs?);
                 if !self.check_operands(op, lhs.ty, op_span)
@@ -1114,7 +1201,11 @@ impl<'a> Lowerer<'a> {
                 (lhs, rhs, ScalarType::Bool)
             }
             _ => {
-                let (lhs, rhs) = match expected {
+                // The context's type reaches the operands only when they have
+                // none of their own (`2 * 3` in an `f64` context is an
+                // error; `I[0] + 2` in an `f64` context is one error for the
+                // whole sum, whose help casts the sum).
+                let (lhs, rhs) = match self.only_if_flexible(sc, &[&b.left, &b.right], expected) {
                     Some(t) => (
                         self.expr(sc, &b.left, Some(t)),
                         self.expr(sc, &b.right, Some(t)),
@@ -1201,30 +1292,26 @@ impl<'a> Lowerer<'a> {
             return None;
         };
         let cond = self.expr(sc, &i.cond, Some(ScalarType::Bool));
-        let then_expr = syn::Expr::Block(syn::ExprBlock {
-            attrs: Vec::new(),
-            label: None,
-            block: i.then_branch.clone(),
-        });
+        // The then branch is lowered from the AST itself (not a copy): the
+        // probe pass of `body` identifies `let`s by their address.
+        let then_block = &i.then_branch;
+        let then_tail = block_tail(then_block);
+        let then_flexible = then_tail.is_some_and(|t| is_flexible(self, sc, t));
         // The branch with a type of its own is lowered first; each branch
         // runs under its condition (for hoisted blocks).
-        let else_first = expected.is_none()
-            && is_flexible(self, sc, &then_expr)
-            && !is_flexible(self, sc, else_branch);
+        let else_first = expected.is_none() && then_flexible && !is_flexible(self, sc, else_branch);
         let (then, else_) = if else_first {
             let else_ = self.guarded(sc, cond.clone().map(not), else_branch, None);
             let ty = else_.as_ref().map(|e| e.ty);
-            let then = self.guarded(sc, cond.clone(), &then_expr, ty);
+            let then = self.guarded_block(sc, cond.clone(), then_block, ty);
             (then, else_)
         } else {
-            let ty = match expected {
-                Some(t) => Some(t),
-                None if is_flexible(self, sc, &then_expr) => {
-                    self.default_for(sc, &[&then_expr, else_branch])
-                }
-                None => None,
+            let ty = match (expected, then_tail) {
+                (Some(t), _) => Some(t),
+                (None, Some(tail)) if then_flexible => self.default_for(sc, &[tail, else_branch]),
+                _ => None,
             };
-            let then = self.guarded(sc, cond.clone(), &then_expr, ty);
+            let then = self.guarded_block(sc, cond.clone(), then_block, ty);
             let ty = ty.or(then.as_ref().map(|t| t.ty));
             let else_ = self.guarded(sc, cond.clone().map(not), else_branch, ty);
             (then, else_)
@@ -1240,6 +1327,22 @@ impl<'a> Lowerer<'a> {
             ty,
             span,
         ))
+    }
+
+    /// The value of `block` (see `value_block`), evaluated only when `guard` holds.
+    fn guarded_block(
+        &mut self,
+        sc: &mut Scope,
+        guard: Option<Expr>,
+        block: &syn::Block,
+        expected: Option<ScalarType>,
+    ) -> Option<Expr> {
+        let pushed = guard.map(|g| sc.guards.push(g)).is_some();
+        let out = self.value_block(sc, block, expected);
+        if pushed {
+            sc.guards.pop();
+        }
+        out
     }
 
     /// `expr(e, expected)` evaluated only when `guard` holds.
@@ -1314,6 +1417,7 @@ impl<'a> Lowerer<'a> {
         });
         sc.loop_vars.push(false);
         sc.poisoned.push(false);
+        sc.open.push(None);
         list.push(Stmt::AssignLocal {
             local: tmp,
             value,
@@ -1400,23 +1504,28 @@ impl<'a> Lowerer<'a> {
         let mut args = Vec::new();
         match func {
             MathFn::Powi => {
-                let recv = self.expr(sc, &m.receiver, expected);
+                let recv_expected = self.only_if_flexible(sc, &[&m.receiver], expected);
+                let recv = self.expr(sc, &m.receiver, recv_expected);
                 let n = self.expr(sc, &m.args[0], Some(ScalarType::I32));
                 args.push(recv?);
                 args.push(n?);
             }
             MathFn::Min | MathFn::Max | MathFn::Powf => {
-                let (recv, arg) = match expected {
-                    Some(t) => (
-                        self.expr(sc, &m.receiver, Some(t)),
-                        self.expr(sc, &m.args[0], Some(t)),
-                    ),
-                    None => self.unify(sc, &m.receiver, &m.args[0]),
-                };
+                let (recv, arg) =
+                    match self.only_if_flexible(sc, &[&m.receiver, &m.args[0]], expected) {
+                        Some(t) => (
+                            self.expr(sc, &m.receiver, Some(t)),
+                            self.expr(sc, &m.args[0], Some(t)),
+                        ),
+                        None => self.unify(sc, &m.receiver, &m.args[0]),
+                    };
                 args.push(recv?);
                 args.push(arg?);
             }
-            _ => args.push(self.expr(sc, &m.receiver, expected)?),
+            _ => {
+                let recv_expected = self.only_if_flexible(sc, &[&m.receiver], expected);
+                args.push(self.expr(sc, &m.receiver, recv_expected)?)
+            }
         }
         let ty = args[0].ty;
         let ok = match func {
@@ -1478,17 +1587,19 @@ impl<'a> Lowerer<'a> {
         parts.extend(step);
         // The first part with a type of its own sets the type.
         let mut lowered: Vec<Option<Expr>> = vec![None; parts.len()];
+        let mut ok = true;
         let fixed = parts.iter().position(|p| !is_flexible(self, sc, p));
         let ty = match fixed {
             Some(k) => {
-                lowered[k] = Some(self.expr(sc, parts[k], None)?);
+                lowered[k] = self.expr(sc, parts[k], None);
+                // On an error, the other parts are still lowered (for their errors).
+                ok &= lowered[k].is_some();
                 lowered[k].as_ref().map(|e| e.ty)
             }
             None => self.default_for(sc, &parts),
         };
-        let mut ok = true;
         for (k, part) in parts.iter().enumerate() {
-            if lowered[k].is_none() {
+            if lowered[k].is_none() && Some(k) != fixed {
                 lowered[k] = self.expr(sc, part, ty);
                 ok &= lowered[k].is_some();
             }

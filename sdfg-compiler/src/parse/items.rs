@@ -107,10 +107,20 @@ fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnosti
         }
         "start" => Err(Diagnostic::error(span, "`#[start]` belongs on a state")
             .help("write it before `state NAME { ... }` inside the sdfg")),
-        _ => Err(
-            Diagnostic::error(span, format!("unknown attribute `#[{name}]`"))
-                .help("an sdfg takes `#[streams(...)]`, `#[sync(...)]` and `///` doc comments"),
-        ),
+        _ => {
+            let d = Diagnostic::error(span, format!("unknown attribute `#[{name}]`"));
+            Err(
+                match crate::lower::closest_name(&name, ["streams", "sync", "start"]) {
+                    Some("start") => {
+                        d.help("`#[start]` belongs on a state: `#[start] state NAME { ... }`")
+                    }
+                    Some(close) => d.help(format!("did you mean `#[{close}(...)]`?")),
+                    None => d.help(
+                        "an sdfg takes `#[streams(...)]`, `#[sync(...)]` and `///` doc comments",
+                    ),
+                },
+            )
+        }
     }
 }
 
@@ -236,13 +246,10 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
     let Some(kw) = keyword(input) else {
         return Err(input.error(format!("expected an item; {ITEM_KINDS}")));
     };
-    if start.is_some() && kw != "state" {
+    if let Some(span) = start.filter(|_| kw != "state") {
         diags.push(
-            Diagnostic::error(
-                start.unwrap_or_else(Span::call_site),
-                "`#[start]` belongs on a state",
-            )
-            .help("write `#[start] state NAME { ... }`"),
+            Diagnostic::error(span, "`#[start]` belongs on a state")
+                .help("write `#[start] state NAME { ... }`"),
         );
     }
     let item = match kw.as_str() {

@@ -10,7 +10,10 @@ pub(super) fn check(sdfg: &Sdfg, diags: &mut Diagnostics) {
     for state in &sdfg.states {
         for stmt in &state.stmts {
             match &stmt.kind {
-                StatementKind::Map(m) => body(sdfg, &m.body, diags),
+                StatementKind::Map(m) => {
+                    body(sdfg, &m.body, diags);
+                    map_ranges(sdfg, stmt, m, diags);
+                }
                 StatementKind::Tasklet(t) => body(sdfg, &t.body, diags),
                 StatementKind::Copy(c) => copy(sdfg, stmt, c, diags),
                 StatementKind::Wait(_) => {}
@@ -36,6 +39,67 @@ fn body(sdfg: &Sdfg, body: &TaskletBody, diags: &mut Diagnostics) {
     for (container, index, _) in body_accesses(body) {
         indices(sdfg, container, index, diags);
     }
+}
+
+/// Indices of a map's unconditional accesses (`A[i + 1]`) over the whole
+/// range of their parameter, when the range and the dimension are constant
+/// (`i in 0..10` reads `A[10]` of a 10-element `A`). Conditional accesses
+/// are skipped: `if i + 1 < 10 { A[i + 1] }` is the way to guard one.
+fn map_ranges(sdfg: &Sdfg, stmt: &Statement, map: &Map, diags: &mut Diagnostics) {
+    let mut reported = Vec::new();
+    for m in stmt.memlets.iter().filter(|m| !m.dynamic) {
+        let c = &sdfg.containers[m.container];
+        for (dim, (d, extent)) in m.subset.iter().zip(&c.shape).enumerate() {
+            let SubsetDim::Index(index) = d else { continue };
+            let Some(len) = constant(extent) else {
+                continue;
+            };
+            let Some((p, lo, hi)) = param_range(index, map) else {
+                continue;
+            };
+            if lo < 0 || hi > len {
+                if reported.contains(&(m.container, dim)) {
+                    continue;
+                }
+                reported.push((m.container, dim));
+                let param = &map.params[p].name.text;
+                diags.push(
+                    Diagnostic::error(
+                        index.span,
+                        format!(
+                            "index out of bounds: for `{param}` in its range, the index goes over {lo}..={} but {} has length {len}",
+                            hi - 1,
+                            dim_name(c, dim)
+                        ),
+                    )
+                    .help(format!(
+                        "narrow the range of `{param}`, or guard the access: `if {} < {len} {{ ... }}`",
+                        expr_text(sdfg, &map.params, index)
+                    )),
+                );
+            }
+        }
+    }
+}
+
+/// For an index `p + c` over a map parameter `p` with a constant range
+/// (step 1): the parameter and the index's values `lo..hi`.
+fn param_range(index: &Expr, map: &Map) -> Option<(usize, i128, i128)> {
+    let form = Affine::of(index)?;
+    let mut terms = form.terms.iter();
+    let (&(kind, p), &coef) = terms.next()?;
+    if kind != 1 || coef != 1 || terms.next().is_some() {
+        return None;
+    }
+    let param = map.params.get(p)?;
+    if param.step.as_ref().is_some_and(|s| constant(s) != Some(1)) {
+        return None;
+    }
+    let (start, end) = (constant(&param.start)?, constant(&param.end)?);
+    if start >= end {
+        return None; // the map runs no iteration
+    }
+    Some((p, start + form.constant, end + form.constant))
 }
 
 fn dim_name(c: &Container, dim: usize) -> String {

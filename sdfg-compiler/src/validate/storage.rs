@@ -62,6 +62,18 @@ pub(super) fn check(sdfg: &Sdfg, diags: &mut Diagnostics) {
     }
 }
 
+/// The declaration as written: `transient gpu A: f64[N, M];`.
+pub(crate) fn declaration(sdfg: &Sdfg, c: &Container) -> String {
+    format!(
+        "{}{} {}: {}{};",
+        if c.transient { "transient " } else { "" },
+        c.storage.keyword(),
+        c.name.text,
+        c.elem,
+        shape_text(sdfg, c)
+    )
+}
+
 /// `[N, M]` or empty for a scalar.
 pub(crate) fn shape_text(sdfg: &Sdfg, c: &Container) -> String {
     if c.shape.is_empty() {
@@ -112,7 +124,12 @@ fn host_statement(sdfg: &Sdfg, stmt: &Statement, what: &str, diags: &mut Diagnos
                     verb(m.access)
                 ),
             )
-            .help(help),
+            .help(help)
+            .note(format!(
+                "`{}` is declared `{}`",
+                c.name.text,
+                declaration(sdfg, c)
+            )),
         );
     }
 }

@@ -31,10 +31,14 @@ fn describe(e: DriverError) -> String {
     }
 }
 
-/// Maps an allocation failure: out-of-memory becomes [`Error::OutOfMemory`].
+/// Maps an allocation failure: out-of-memory becomes [`Error::OutOfMemory`],
+/// and so does "invalid value" (the only invalid argument of these calls is a
+/// size beyond what the driver can map).
 fn alloc_error(call: &'static str, bytes: usize) -> impl Fn(DriverError) -> Error {
     move |e| {
-        if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY
+            || e.0 == sys::CUresult::CUDA_ERROR_INVALID_VALUE
+        {
             Error::OutOfMemory {
                 bytes: bytes as u64,
             }

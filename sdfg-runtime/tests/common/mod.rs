@@ -639,6 +639,8 @@ pub fn out_of_memory_is_an_error(dev: &Device) -> Result<()> {
         matches!(overflow, Err(Error::OutOfMemory { .. })),
         "{overflow:?}"
     );
+    let host = HostBuffer::<f64>::new(dev, 1 << 50);
+    assert!(matches!(host, Err(Error::OutOfMemory { .. })), "{host:?}");
     let b = DeviceBuffer::from_slice(dev, &[1.0f64])?;
     assert_eq!(b.to_vec()?, [1.0]);
     Ok(())
@@ -663,5 +665,213 @@ pub fn module_cache(dev: &Device) -> Result<()> {
     let a = Module::load(dev, PTX, &KERNELS)?;
     let b = Program::load(dev, &SPEC_DEFAULT)?;
     assert!(std::sync::Arc::ptr_eq(&a, b.module()));
+    Ok(())
+}
+
+pub static SPEC_OTHER: ProgramSpec = ProgramSpec {
+    name: "other_program",
+    ptx: PTX,
+    kernels: &KERNELS,
+    streams: StreamSpec::Created(1),
+};
+
+/// Two different programs share a buffer: the second one's use is ordered
+/// after the first one's (still running) write by one event.
+pub fn two_programs_share_a_buffer(dev: &Device) -> Result<()> {
+    let first = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    let second = Program::load(dev, &SPEC_OTHER)?;
+    let shared = DeviceBuffer::<i32>::zeros(dev, 256)?;
+    let before = dev.counters();
+    let ctx = first.context()?;
+    launch_slow_fill(ctx.stream(1), first.module(), &shared, 20)?;
+    let running_first = ctx.finish(PhantomData);
+    let ctx = second.context()?;
+    launch_add_one(ctx.stream(0), second.module(), &shared)?;
+    let running_second = ctx.finish(PhantomData);
+    running_second.wait()?;
+    running_first.wait()?;
+    let d = dev.counters() - before;
+    assert_eq!((d.event_waits, d.event_records), (1, 1), "{d:?}");
+    assert_eq!(shared.to_vec()?, [21; 256]);
+    Ok(())
+}
+
+/// Explicit events order two streams without the host.
+pub fn explicit_events(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let (a, b) = (dev.new_stream()?, dev.new_stream()?);
+    let buf = DeviceBuffer::<i32>::zeros(dev, 8)?;
+    let out = DeviceBuffer::<i32>::zeros(dev, 8)?;
+    launch_slow_fill(&a, &m, &buf, 3)?;
+    let done = a.record_event()?;
+    b.wait_event(&done)?;
+    // Same-stream waits are free.
+    a.wait_event(&done)?;
+    let before = dev.counters();
+    // The tracker sees that b already waits for a's work: no second event.
+    b.copy_device(&buf, &whole(&buf), &out, &whole(&out))?;
+    let d = dev.counters() - before;
+    assert_eq!((d.event_waits, d.event_records), (0, 0), "{d:?}");
+    assert_eq!(out.to_vec()?, [3; 8]);
+    // An event of another device is rejected.
+    let other = Device::cpu();
+    let foreign = other.default_stream().record_event()?;
+    assert!(matches!(
+        b.wait_event(&foreign),
+        Err(Error::WrongDevice { .. })
+    ));
+    Ok(())
+}
+
+/// `Device::synchronize` waits for every stream with outstanding work.
+pub fn device_synchronize(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let (a, b) = (dev.new_stream()?, dev.new_stream()?);
+    let x = DeviceBuffer::<i32>::zeros(dev, 4)?;
+    let y = DeviceBuffer::<i32>::zeros(dev, 4)?;
+    launch_slow_fill(&a, &m, &x, 1)?;
+    launch_slow_fill(&b, &m, &y, 2)?;
+    let before = dev.counters();
+    dev.synchronize()?;
+    assert_eq!((dev.counters() - before).host_syncs, 2);
+    dev.synchronize()?;
+    assert_eq!((dev.counters() - before).host_syncs, 2);
+    Ok(())
+}
+
+/// A host buffer still written by a forgotten copy is waited for before it
+/// is read as the source of an upload.
+pub fn host_buffer_source_waits(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let s = dev.new_stream()?;
+    let src = DeviceBuffer::<i32>::zeros(dev, 16)?;
+    let dst = DeviceBuffer::<i32>::zeros(dev, 16)?;
+    let mut host = HostBuffer::<i32>::new(dev, 16)?;
+    launch_slow_fill(&s, &m, &src, 8)?;
+    std::mem::forget(s.copy_to_host_buffer(&src, &whole(&src), &mut host, &Region::whole(16))?);
+    let t = dev.new_stream()?;
+    let before = dev.counters();
+    // Direct upload from the host buffer: ordered after the pending copy into
+    // it by an event, not by a host wait.
+    t.copy_to_device(&host, &Region::whole(16), &dst, &whole(&dst))?;
+    assert_eq!(dst.to_vec()?, [8; 16]);
+    let d = dev.counters() - before;
+    assert_eq!((d.host_syncs, d.event_waits), (1, 2), "{d:?}");
+    // The host may write the buffer again only after the upload read it.
+    host.as_mut_slice()[0] = -1;
+    assert_eq!(host.as_slice()[..2], [-1, 8]);
+    Ok(())
+}
+
+/// A program on the default stream and on a caller's stream.
+pub fn default_stream_program(dev: &Device) -> Result<()> {
+    let program = Program::load(dev, &SPEC_DEFAULT)?;
+    let buf = DeviceBuffer::<i32>::zeros(dev, 32)?;
+    let ctx = program.context()?;
+    assert_eq!(ctx.stream(0), &dev.default_stream());
+    launch_add_one(ctx.stream(0), program.module(), &buf)?;
+    launch_add_one(ctx.stream(1), program.module(), &buf)?;
+    let before = dev.counters();
+    ctx.finish(PhantomData).wait()?;
+    let d = dev.counters() - before;
+    assert_eq!((d.host_syncs, d.event_waits), (1, 0), "{d:?}");
+    // to_vec runs on the default stream too: no event needed.
+    assert_eq!(buf.to_vec()?, [2; 32]);
+    assert_eq!((dev.counters() - before).event_waits, 0);
+    Ok(())
+}
+
+/// Random operations on random streams give the same results as running
+/// them one after another: the trackers order every conflict.
+pub fn random_ops_match_sequential_model(dev: &Device, seed: u64) -> Result<()> {
+    const N: usize = 64;
+    const BUFFERS: usize = 3;
+    let m = module(dev);
+    let streams: Vec<Stream> = (0..4).map(|_| dev.new_stream()).collect::<Result<_>>()?;
+    let buffers: Vec<DeviceBuffer<i32>> = (0..BUFFERS)
+        .map(|_| DeviceBuffer::zeros(dev, N))
+        .collect::<Result<_>>()?;
+    let mut model = vec![vec![0i32; N]; BUFFERS];
+    let mut downloads: Vec<(Pending<HostBuffer<i32>>, Vec<i32>)> = Vec::new();
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for step in 0..150 {
+        let s = &streams[next(4) as usize];
+        let b = next(BUFFERS as u64) as usize;
+        match next(6) {
+            0 => {
+                launch_add_one(s, &m, &buffers[b])?;
+                model[b].iter_mut().for_each(|v| *v += 1);
+            }
+            1 => {
+                let value = step as i32;
+                s.launch(
+                    &m,
+                    SLOW_FILL,
+                    &single_thread(),
+                    &[
+                        KernelArg::write(&buffers[b]),
+                        KernelArg::value(N as u64),
+                        KernelArg::value(value as u32),
+                        KernelArg::value(1_000_000u64 + next(3) * 1_000_000),
+                    ],
+                )?;
+                model[b] = vec![value; N];
+            }
+            2 => {
+                let from = (b + 1 + next(BUFFERS as u64 - 1) as usize) % BUFFERS;
+                s.copy_device(
+                    &buffers[from],
+                    &Region::whole(N),
+                    &buffers[b],
+                    &Region::whole(N),
+                )?;
+                model[b] = model[from].clone();
+            }
+            3 => {
+                let data: Vec<i32> = (0..N as i32).map(|i| i * step as i32).collect();
+                s.copy_to_device(&data, &Region::whole(N), &buffers[b], &Region::whole(N))?;
+                model[b] = data;
+            }
+            4 => {
+                let pending = s.copy_to_host(
+                    &buffers[b],
+                    &Region::whole(N),
+                    HostBuffer::new(dev, N)?,
+                    &Region::whole(N),
+                )?;
+                downloads.push((pending, model[b].clone()));
+            }
+            _ => {
+                // Half-row shuffle inside one buffer: copy the first half onto the second.
+                let half = N / 2;
+                s.copy_device(
+                    &buffers[b],
+                    &Region::new(0, vec![(half, 1)]),
+                    &buffers[b],
+                    &Region::new(half, vec![(half, 1)]),
+                )?;
+                let first: Vec<i32> = model[b][..half].to_vec();
+                model[b][half..].copy_from_slice(&first);
+            }
+        }
+    }
+    for (i, (pending, expected)) in downloads.into_iter().enumerate() {
+        assert_eq!(
+            pending.wait()?.as_slice(),
+            expected,
+            "download {i} (seed {seed})"
+        );
+    }
+    for (b, expected) in model.iter().enumerate() {
+        assert_eq!(&buffers[b].to_vec()?, expected, "buffer {b} (seed {seed})");
+    }
     Ok(())
 }

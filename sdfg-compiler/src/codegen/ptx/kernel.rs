@@ -1538,32 +1538,66 @@ impl<'a> KernelEmitter<'a> {
         r
     }
 
-    /// Float `%` (fmod): q = trunc(a / b) with the division rounded toward
-    /// zero, r = fma(-q, b, a) (exact when |a / b| < 2^53 for f64, 2^24 for
-    /// f32; see docs/PTX.md), sign of `a`; `b` infinite and `a` finite: `a`.
+    /// Float `%` (fmod), computed in f64 (exact for f32 operands too, the
+    /// remainder being representable): fast path q = trunc(a / b) with the
+    /// division rounded toward zero, r = fma(-q, b, a), exact while
+    /// |q| < 2^53; otherwise (huge quotients, and every special case the
+    /// fast path may get wrong) a call to the exact bitwise `__sdfg_fmod_f64`.
     fn float_rem(&mut self, a: Reg, b: Reg, ty: ScalarType) -> Reg {
-        let t = arith(ty);
-        let q = self.reg(a.class);
-        self.ins(format!("div.rz.{t} {q}, {a}, {b}"));
-        self.ins(format!("cvt.rzi.{t}.{t} {q}, {q}"));
-        self.ins(format!("neg.{t} {q}, {q}"));
-        let r = self.reg(a.class);
-        self.ins(format!("fma.rn.{t} {r}, {q}, {b}, {a}"));
-        // A zero remainder takes the sign of a (an exact remainder has a's sign anyway).
-        let abs_r = self.reg(a.class);
-        self.ins(format!("abs.{t} {abs_r}, {r}"));
-        let sr = self.reg(a.class);
-        self.ins(format!("copysign.{t} {sr}, {a}, {abs_r}"));
-        let nan_r = self.reg(Class::Pred);
-        self.ins(format!("testp.notanumber.{t} {nan_r}, {r}"));
-        self.ins(format!("selp.{t} {sr}, {r}, {sr}, {nan_r}"));
-        let b_inf = self.reg(Class::Pred);
-        let a_fin = self.reg(Class::Pred);
-        self.ins(format!("testp.infinite.{t} {b_inf}, {b}"));
-        self.ins(format!("testp.finite.{t} {a_fin}, {a}"));
-        self.ins(format!("and.pred {b_inf}, {b_inf}, {a_fin}"));
-        self.ins(format!("selp.{t} {sr}, {a}, {sr}, {b_inf}"));
-        sr
+        let (a, b) = if ty == ScalarType::F32 {
+            let a64 = self.convert(a, ty, ScalarType::F64);
+            let b64 = self.convert(b, ty, ScalarType::F64);
+            (a64, b64)
+        } else {
+            (a, b)
+        };
+        let q = self.reg(Class::F64);
+        self.ins(format!("div.rz.f64 {q}, {a}, {b}"));
+        self.ins(format!("cvt.rzi.f64.f64 {q}, {q}"));
+        let nq = self.reg(Class::F64);
+        self.ins(format!("neg.f64 {nq}, {q}"));
+        let r = self.reg(Class::F64);
+        self.ins(format!("fma.rn.f64 {r}, {nq}, {b}, {a}"));
+        // The remainder has the sign of a (matters for a zero remainder).
+        let abs_r = self.reg(Class::F64);
+        self.ins(format!("abs.f64 {abs_r}, {r}"));
+        let result = self.reg(Class::F64);
+        self.ins(format!("copysign.f64 {result}, {a}, {abs_r}"));
+        // Fast path only for finite a, nonzero finite b and |q| < 2^53.
+        let fast = self.reg(Class::Pred);
+        let p = self.reg(Class::Pred);
+        let abs_q = self.reg(Class::F64);
+        self.ins(format!("abs.f64 {abs_q}, {q}"));
+        self.ins(format!("setp.lt.f64 {fast}, {abs_q}, 0d4340000000000000"));
+        self.ins(format!("testp.finite.f64 {p}, {a}"));
+        self.ins(format!("and.pred {fast}, {fast}, {p}"));
+        let p2 = self.reg(Class::Pred);
+        self.ins(format!("testp.finite.f64 {p2}, {b}"));
+        self.ins(format!("and.pred {fast}, {fast}, {p2}"));
+        let p3 = self.reg(Class::Pred);
+        self.ins(format!("setp.ne.f64 {p3}, {b}, 0d0000000000000000"));
+        self.ins(format!("and.pred {fast}, {fast}, {p3}"));
+        let done = self.label();
+        self.ins(format!("@{fast} bra {done}"));
+        self.funcs.insert(MathFunc::Fmod);
+        let mut s =
+            String::from("\t{\n\t.param .f64 retval;\n\t.param .f64 arg0;\n\t.param .f64 arg1;\n");
+        let _ = writeln!(s, "\tst.param.f64 [arg0], {a};");
+        let _ = writeln!(s, "\tst.param.f64 [arg1], {b};");
+        let _ = writeln!(
+            s,
+            "\tcall (retval), {}, (arg0, arg1);",
+            MathFunc::Fmod.name()
+        );
+        let _ = writeln!(s, "\tld.param.f64 {result}, [retval];");
+        s.push_str("\t}\n");
+        self.code.push_str(&s);
+        self.place(&done);
+        if ty == ScalarType::F32 {
+            self.convert(result, ScalarType::F64, ScalarType::F32)
+        } else {
+            result
+        }
     }
 
     /// Shifts: the amount (any integer type) is masked to the width of `a`.
@@ -1718,7 +1752,7 @@ impl<'a> KernelEmitter<'a> {
             | MathFn::Tanh
             | MathFn::Powf
             | MathFn::Powi => {
-                let mf = MathFunc {
+                let mf = MathFunc::Call {
                     func,
                     f32: ty == ScalarType::F32,
                 };

@@ -79,6 +79,25 @@ pub trait Ops {
     fn sel(&mut self, p: Self::P, a: Self::F, b: Self::F) -> Self::F;
     /// `selp.b64`
     fn seli(&mut self, p: Self::P, a: Self::I, b: Self::I) -> Self::I;
+    /// `mul.lo.u64` (wrapping)
+    fn imul_lo(&mut self, a: Self::I, b: Self::I) -> Self::I;
+    /// `mul.hi.u64`: the high 64 bits of the unsigned 128-bit product
+    fn imul_hi(&mut self, a: Self::I, b: Self::I) -> Self::I;
+    /// `shr.u64` (logical) by a constant
+    fn ishr(&mut self, a: Self::I, n: u32) -> Self::I;
+    /// `shl.b64` by a register amount (amounts >= 64 give 0)
+    fn ishl_var(&mut self, a: Self::I, n: Self::I) -> Self::I;
+    /// `shr.u64` by a register amount (amounts >= 64 give 0)
+    fn ishr_var(&mut self, a: Self::I, n: Self::I) -> Self::I;
+    /// `setp.lt.u64`
+    fn iult(&mut self, a: Self::I, b: Self::I) -> Self::P;
+    /// `cvt.rn.f64.u64`
+    fn u2f(&mut self, a: Self::I) -> Self::F;
+    /// Starts a block the PTX skips (a branch) when `p` is false. Values
+    /// computed inside must only be used through a `sel` on `p`; the Rust
+    /// executor computes them anyway, which cannot change a selected result.
+    fn skip_unless(&mut self, p: Self::P) -> u32;
+    fn end_skip(&mut self, label: u32);
 }
 
 /// Horner evaluation `((c[0] * x + c[1]) * x + ...) + c[n-1]` with `fma.rn`.
@@ -103,14 +122,23 @@ const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
 const PIO2_1: f64 = f64::from_bits(0x3ff9_21fb_5440_0000);
 const PIO2_2: f64 = f64::from_bits(0x3dd0_b461_1a62_6331);
 const PIO2_3: f64 = f64::from_bits(0x3a71_701b_839a_2520);
+/// 2/3 = TWO_THIRDS_HI + TWO_THIRDS_LO (double-double).
+const TWO_THIRDS_HI: f64 = 2.0 / 3.0;
+const TWO_THIRDS_LO: f64 = 3.700743415417188e-17;
 const TWO_OVER_PI: f64 = f64::from_bits(0x3fe4_5f30_6dc9_c883);
-/// The documented domain of sin/cos: |x| below this is reduced accurately.
-pub const TRIG_DOMAIN: f64 = 1.0e6;
+/// Below this |x|, sin/cos use the Cody-Waite reduction (above: Payne-Hanek).
+pub const TRIG_DOMAIN: f64 = PAYNE_HANEK_FROM;
 
 /// e^x. Reduction x = k ln2 + r (|r| <= ln2/2, Cody-Waite with a two-part
 /// ln2), degree-13 Taylor polynomial for e^r (truncation < 2^-57), scaling
 /// by 2^k in two steps so subnormal results round once.
 pub fn exp_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    exp_core(o, x, None)
+}
+
+/// e^(x + lo) for a double-double argument (|lo| <= ulp(x)): the low part
+/// joins the reduced argument.
+fn exp_core<O: Ops>(o: &mut O, x: O::F, x_lo: Option<O::F>) -> O::F {
     // Clamp so k stays in [-1077, 1025]; out there the result is 0 or inf anyway.
     let lo = o.fconst(-746.0);
     let hi = o.fconst(710.0);
@@ -126,6 +154,10 @@ pub fn exp_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let ln2lo = o.fconst(LN2_LO);
     let r = o.fma(nkf, ln2hi, xc);
     let r = o.fma(nkf, ln2lo, r);
+    let r = match x_lo {
+        Some(l) => o.add(r, l),
+        None => r,
+    };
     let coeffs: Vec<f64> = (0..=13).rev().map(|n| 1.0 / factorial(n)).collect();
     let p = horner(o, r, &coeffs);
     let k = o.f2i(kf);
@@ -206,6 +238,123 @@ pub fn ln_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     o.sel(nan, x, y)
 }
 
+/// ln(x) as a double-double (hi + lo, relative error about 2^-60) for
+/// finite x > 0; for 0, inf, NaN and x < 0 the `hi` of [`ln_prog`]'s special
+/// cases (lo = 0). Same decomposition as `ln_prog`; then s = f / (2 + f) is
+/// carried as s_hi + s_lo, and ln(1 + f) = 2 s_hi + (2 s_lo + s_hi R(s_hi^2)).
+fn ln_dd<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
+    let min_normal = o.fconst(f64::MIN_POSITIVE);
+    let sub = o.flt(x, min_normal);
+    let two54 = o.fconst(18014398509481984.0);
+    let xs_scaled = o.mul(x, two54);
+    let xs = o.sel(sub, xs_scaled, x);
+    let b = o.bits(xs);
+    let biased = o.isar(b, 52);
+    let expmask = o.iconst(0x7ff);
+    let biased = o.iand(biased, expmask);
+    let minus1077 = o.iconst(-1023 - 54);
+    let minus1023 = o.iconst(-1023);
+    let adj = o.seli(sub, minus1077, minus1023);
+    let e = o.iadd(biased, adj);
+    let mant_mask = o.iconst(0x000f_ffff_ffff_ffff);
+    let one_bits = o.iconst(0x3ff0_0000_0000_0000);
+    let mbits = o.iand(b, mant_mask);
+    let mbits = o.ior(mbits, one_bits);
+    let sqrt2_bits = o.iconst(0x3ff6_a09e_667f_3bcd);
+    let big = o.ilt(sqrt2_bits, mbits);
+    let one_exp = o.iconst(1 << 52);
+    let halved = o.isub(mbits, one_exp);
+    let mbits = o.seli(big, halved, mbits);
+    let one_i = o.iconst(1);
+    let e_plus = o.iadd(e, one_i);
+    let e = o.seli(big, e_plus, e);
+    let m = o.from_bits(mbits);
+    let one = o.fconst(1.0);
+    let two = o.fconst(2.0);
+    let f = o.sub(m, one); // exact
+                           // d = 2 + f exactly as d_hi + d_lo (Fast2Sum, |2| > |f|).
+    let d_hi = o.add(two, f);
+    let d_minus_2 = o.sub(d_hi, two);
+    let d_lo = o.sub(f, d_minus_2);
+    // s = f / d: s_hi + s_lo.
+    let s_hi = o.div(f, d_hi);
+    let ns_hi = o.neg(s_hi);
+    let resid = o.fma(ns_hi, d_hi, f); // exact
+    let resid = o.fma(ns_hi, d_lo, resid);
+    let s_lo = o.div(resid, d_hi);
+    // ln(1+f) = 2 atanh(s) = 2 s + (2/3) s^3 + s^5 Q(s^2). The cubic term
+    // is up to ~3% of the result, so it is formed in double-double too; the
+    // rest is below 2^-12 of the result and a plain double suffices.
+    // z = s^2 = z_hi + z_lo.
+    let z_hi = o.mul(s_hi, s_hi);
+    let nz_hi = o.neg(z_hi);
+    let z_lo = o.fma(s_hi, s_hi, nz_hi);
+    let two_s_hi = o.mul(two, s_hi); // exact
+    let z_lo = o.fma(two_s_hi, s_lo, z_lo);
+    // c = s^3 = c_hi + c_lo.
+    let c_hi = o.mul(s_hi, z_hi);
+    let nc_hi = o.neg(c_hi);
+    let c_lo = o.fma(s_hi, z_hi, nc_hi);
+    let c_lo = o.fma(s_hi, z_lo, c_lo);
+    let c_lo = o.fma(s_lo, z_hi, c_lo);
+    // t = (2/3) c = t_hi + t_lo.
+    let c23_hi = o.fconst(TWO_THIRDS_HI);
+    let c23_lo = o.fconst(TWO_THIRDS_LO);
+    let t_hi = o.mul(c_hi, c23_hi);
+    let nt_hi = o.neg(t_hi);
+    let t_lo = o.fma(c_hi, c23_hi, nt_hi);
+    let t_lo = o.fma(c_hi, c23_lo, t_lo);
+    let t_lo = o.fma(c_lo, c23_hi, t_lo);
+    // tail = s^5 Q(z), Q(z) = sum_{k>=2} 2 z^(k-2) / (2k+1).
+    let coeffs: Vec<f64> = (2..=11).rev().map(|k| 2.0 / (2 * k + 1) as f64).collect();
+    let q = horner(o, z_hi, &coeffs);
+    let c_z = o.mul(c_hi, z_hi);
+    let tail = o.mul(c_z, q);
+    // l1 = 2 s_hi + t_hi (Fast2Sum: |2 s_hi| > |t_hi|) + (2 s_lo + t_lo + tail).
+    let l1_hi = o.add(two_s_hi, t_hi);
+    let back = o.sub(l1_hi, two_s_hi);
+    let l1_err = o.sub(t_hi, back);
+    let two_s_lo = o.mul(two, s_lo);
+    let small = o.add(tail, t_lo);
+    let small = o.add(small, two_s_lo);
+    let l1_lo = o.add(small, l1_err);
+    // + e ln2: e * LN2_HI is exact.
+    let ef = o.i2f(e);
+    let ln2hi = o.fconst(LN2_HI);
+    let ln2lo = o.fconst(LN2_LO);
+    let t1 = o.mul(ef, ln2hi);
+    // TwoSum(t1, l1_hi).
+    let sum = o.add(t1, l1_hi);
+    let bv = o.sub(sum, t1);
+    let av = o.sub(sum, bv);
+    let db = o.sub(l1_hi, bv);
+    let da = o.sub(t1, av);
+    let err = o.add(da, db);
+    let lo = o.fma(ef, ln2lo, l1_lo);
+    let lo = o.add(lo, err);
+    let hi = o.add(sum, lo);
+    let hi_minus_sum = o.sub(hi, sum);
+    let lo = o.sub(lo, hi_minus_sum);
+    // Special values (as ln_prog), lo = 0 there.
+    let zero = o.fconst(0.0);
+    let ninf = o.fconst(f64::NEG_INFINITY);
+    let pinf = o.fconst(f64::INFINITY);
+    let nan_c = o.fconst(f64::NAN);
+    let is_zero = o.feq(x, zero);
+    let is_neg = o.flt(x, zero);
+    let is_inf = o.feq(x, pinf);
+    let nan = o.isnan(x);
+    let special = o.por(is_zero, is_neg);
+    let special = o.por(special, is_inf);
+    let special = o.por(special, nan);
+    let hi = o.sel(is_zero, ninf, hi);
+    let hi = o.sel(is_neg, nan_c, hi);
+    let hi = o.sel(is_inf, pinf, hi);
+    let hi = o.sel(nan, x, hi);
+    let lo = o.sel(special, zero, lo);
+    (hi, lo)
+}
+
 /// Reduction for sin/cos: x = k pi/2 + (r + t), t a tail below ulp(r).
 /// Accurate for |x| < [`TRIG_DOMAIN`] (k < 2^20): `k * PIO2_1` is exact and
 /// so is `x - k * PIO2_1`; the PIO2_2 product is taken exactly with an fma.
@@ -277,9 +426,168 @@ fn quadrant_select<O: Ops>(o: &mut O, q: O::I, sin: O::F, cos: O::F) -> O::F {
     o.sel(negate, nv, v)
 }
 
-/// sin(x); accurate for |x| < [`TRIG_DOMAIN`].
-pub fn sin_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
+/// The bits of 2/pi after the binary point, 64 per word, behind one word
+/// of zeros (bit i of 2/pi, weight 2^-i, is bit i + 63 of this string).
+const TWO_OVER_PI_BITS: [u64; 20] = [
+    0,
+    0xA2F9836E4E441529,
+    0xFC2757D1F534DDC0,
+    0xDB6295993C439041,
+    0xFE5163ABDEBBC561,
+    0xB7246E3A424DD2E0,
+    0x06492EEA09D1921C,
+    0xFE1DEB1CB129A73E,
+    0xE88235F52EBB4484,
+    0xE99C7026B45F7E41,
+    0x3991D639835339F4,
+    0x9C845F8BBDF9283B,
+    0x1FF897FFDE05980F,
+    0xEF2F118B5A0A6D1F,
+    0x6D367ECF27CB09B7,
+    0x4F463F669E5FEA2D,
+    0x7527BAC7EBE5F17B,
+    0x3D0739F78A5292EA,
+    0x6BFB5FB11F8D5D08,
+    0x56033046FC7B6BAB,
+];
+/// pi/2 as a double-double.
+const PIO2_HI: f64 = std::f64::consts::FRAC_PI_2;
+const PIO2_LO: f64 = 6.123233995736766e-17;
+/// From here on the Cody-Waite reduction is replaced by Payne-Hanek.
+const PAYNE_HANEK_FROM: f64 = 1048576.0;
+
+/// `TWO_OVER_PI_BITS[q]` by a chain of selects (no memory access).
+fn table_word<O: Ops>(o: &mut O, q: O::I) -> O::I {
+    let mut acc = o.iconst(TWO_OVER_PI_BITS[0] as i64);
+    for (k, &w) in TWO_OVER_PI_BITS.iter().enumerate().skip(1) {
+        let kk = o.iconst(k as i64);
+        let hit = o.ieq(q, kk);
+        let wv = o.iconst(w as i64);
+        acc = o.seli(hit, wv, acc);
+    }
+    acc
+}
+
+/// Payne-Hanek reduction of |x| >= 2^20 (finite): |x| = q pi/2 + (r + t).
+/// |x| = m 2^(e-52); only the 192 bits of 2/pi that can reach the last two
+/// integer bits or the fraction of m * 2/pi matter: the window starting at
+/// bit e + 10 of [`TWO_OVER_PI_BITS`]. m * window is a 245-bit product; its
+/// bits 190..191 are q mod 4, the 126 bits below the fraction.
+fn payne_hanek<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F, O::I) {
+    let b = o.bits(ax);
+    let biased = o.isar(b, 52);
+    let bias = o.iconst(1023);
+    let e = o.isub(biased, bias);
+    let mant_mask = o.iconst(0x000f_ffff_ffff_ffff);
+    let implicit = o.iconst(1 << 52);
+    let m = o.iand(b, mant_mask);
+    let m = o.ior(m, implicit);
+    let ten = o.iconst(10);
+    let off = o.iadd(e, ten);
+    let q = o.ishr(off, 6);
+    let sixty_three = o.iconst(63);
+    let r = o.iand(off, sixty_three);
+    let sixty_four = o.iconst(64);
+    let rr = o.isub(sixty_four, r);
+    let one = o.iconst(1);
+    let mut words = Vec::new();
+    let mut qj = q;
+    for _ in 0..4 {
+        words.push(table_word(o, qj));
+        qj = o.iadd(qj, one);
+    }
+    // Window words, most significant first: w[j] = T[q+j] << r | T[q+j+1] >> (64 - r).
+    let mut w = Vec::new();
+    for j in 0..3 {
+        let a = o.ishl_var(words[j], r);
+        let c = o.ishr_var(words[j + 1], rr);
+        w.push(o.ior(a, c));
+    }
+    // m * (w0 2^128 + w1 2^64 + w2): limbs L0..L2 (L3 is a multiple of 4).
+    let l0 = o.imul_lo(m, w[2]);
+    let h0 = o.imul_hi(m, w[2]);
+    let lo1 = o.imul_lo(m, w[1]);
+    let h1 = o.imul_hi(m, w[1]);
+    let lo2 = o.imul_lo(m, w[0]);
+    let l1 = o.iadd(h0, lo1);
+    let carry = o.iult(l1, h0);
+    let zero = o.iconst(0);
+    let c1 = o.seli(carry, one, zero);
+    let l2 = o.iadd(h1, lo2);
+    let l2 = o.iadd(l2, c1);
+    // Fraction bits: f_hi = L2 << 2 | L1 >> 62, f_lo = L1 << 2 | L0 >> 62.
+    let a = o.ishl(l2, 2);
+    let c = o.ishr(l1, 62);
+    let f_hi = o.ior(a, c);
+    let a = o.ishl(l1, 2);
+    let c = o.ishr(l0, 62);
+    let f_lo = o.ior(a, c);
+    // q = bits 190..191, +1 when the fraction is >= 1/2 (then f_hi, read as
+    // signed, makes the fraction negative: r in [-pi/4, pi/4)).
+    let quad = o.ishr(l2, 62);
+    let round_up = o.ishr(f_hi, 63);
+    let quad = o.iadd(quad, round_up);
+    // fraction = (f_hi (signed) + f_lo 2^-64) 2^-64 as a double-double.
+    let a_hi = o.i2f(f_hi);
+    let back = o.f2i(a_hi);
+    let err = o.isub(f_hi, back);
+    let err_f = o.i2f(err);
+    let lo_f = o.u2f(f_lo);
+    let two_m64 = o.fconst(5.421010862427522e-20); // 2^-64
+    let a_lo = o.fma(lo_f, two_m64, err_f);
+    let a_hi = o.mul(a_hi, two_m64);
+    let a_lo = o.mul(a_lo, two_m64);
+    // (a_hi + a_lo) * pi/2.
+    let p_hi = o.fconst(PIO2_HI);
+    let p_lo = o.fconst(PIO2_LO);
+    let r_hi = o.mul(a_hi, p_hi);
+    let nr_hi = o.neg(r_hi);
+    let r_lo = o.fma(a_hi, p_hi, nr_hi);
+    let r_lo = o.fma(a_hi, p_lo, r_lo);
+    let r_lo = o.fma(a_lo, p_hi, r_lo);
+    let rs = o.add(r_hi, r_lo);
+    let d = o.sub(r_hi, rs);
+    let ts = o.add(d, r_lo);
+    (rs, ts, quad)
+}
+
+/// x = k pi/2 + (r + t) for every x: Cody-Waite below 2^20, Payne-Hanek
+/// (skipped by a branch when not needed) above; inf/NaN give NaN.
+fn trig_reduce_any<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F, O::I) {
     let (r, t, k) = trig_reduce(o, x);
+    let ax = o.abs(x);
+    let limit = o.fconst(PAYNE_HANEK_FROM);
+    let inf = o.fconst(f64::INFINITY);
+    let ge = o.flt(ax, limit);
+    let large = o.pnot(ge); // also true for NaN
+    let finite = o.flt(ax, inf);
+    let large = o.pand(large, finite);
+    let label = o.skip_unless(large);
+    let (rl, tl, kl) = payne_hanek(o, ax);
+    // Negative x: -x = -q pi/2 - (r + t).
+    let zero = o.fconst(0.0);
+    let neg = o.flt(x, zero);
+    let nrl = o.neg(rl);
+    let ntl = o.neg(tl);
+    let rl = o.sel(neg, nrl, rl);
+    let tl = o.sel(neg, ntl, tl);
+    let zi = o.iconst(0);
+    let nkl = o.isub(zi, kl);
+    let kl = o.seli(neg, nkl, kl);
+    o.end_skip(label);
+    let r = o.sel(large, rl, r);
+    let t = o.sel(large, tl, t);
+    let k = o.seli(large, kl, k);
+    // sin/cos(+-inf) = NaN (the Cody-Waite path gives it for NaN already).
+    let is_inf = o.feq(ax, inf);
+    let nan = o.fconst(f64::NAN);
+    let r = o.sel(is_inf, nan, r);
+    (r, t, k)
+}
+
+/// sin(x) for every x (see [`trig_reduce_any`]).
+pub fn sin_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
+    let (r, t, k) = trig_reduce_any(o, x);
     let (s, c) = sincos_kernels(o, r, t);
     let y = quadrant_select(o, k, s, c);
     // sin(+-0) = +-0.
@@ -288,9 +596,9 @@ pub fn sin_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     o.sel(is_zero, x, y)
 }
 
-/// cos(x); accurate for |x| < [`TRIG_DOMAIN`].
+/// cos(x) for every x (see [`trig_reduce_any`]).
 pub fn cos_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
-    let (r, t, k) = trig_reduce(o, x);
+    let (r, t, k) = trig_reduce_any(o, x);
     let (s, c) = sincos_kernels(o, r, t);
     let one = o.iconst(1);
     let k1 = o.iadd(k, one);
@@ -338,9 +646,21 @@ pub fn tanh_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
 /// Accuracy degrades with |y ln x| (ln is not carried in extra precision).
 pub fn powf_prog<O: Ops>(o: &mut O, x: O::F, y: O::F) -> O::F {
     let ax = o.abs(x);
-    let l = ln_prog(o, ax);
-    let yl = o.mul(y, l);
-    let r = exp_prog(o, yl);
+    // y ln|x| in double-double: the exponent's absolute error must stay
+    // near 2^-53 even when |y ln x| is ~700.
+    let (l_hi, l_lo) = ln_dd(o, ax);
+    let p_hi = o.mul(y, l_hi);
+    let np_hi = o.neg(p_hi);
+    let p_err = o.fma(y, l_hi, np_hi);
+    let p_lo = o.fma(y, l_lo, p_err);
+    // Beyond the clamp of exp (or inf / NaN): no low part (it would be
+    // huge, or inf - inf); the result is 0 or inf anyway.
+    let abs_p = o.abs(p_hi);
+    let limit = o.fconst(800.0);
+    let finite_p = o.flt(abs_p, limit);
+    let zero_c = o.fconst(0.0);
+    let p_lo = o.sel(finite_p, p_lo, zero_c);
+    let r = exp_core(o, p_hi, Some(p_lo));
     let one = o.fconst(1.0);
     let zero = o.fconst(0.0);
     let half = o.fconst(0.5);
@@ -486,6 +806,42 @@ impl Ops for Interp {
             b
         }
     }
+    fn imul_lo(&mut self, a: i64, b: i64) -> i64 {
+        a.wrapping_mul(b)
+    }
+    fn imul_hi(&mut self, a: i64, b: i64) -> i64 {
+        ((a as u64 as u128 * b as u64 as u128) >> 64) as u64 as i64
+    }
+    fn ishr(&mut self, a: i64, n: u32) -> i64 {
+        ((a as u64) >> n) as i64
+    }
+    fn ishl_var(&mut self, a: i64, n: i64) -> i64 {
+        // PTX takes the amount as u32 (low bits) and clamps it to 64.
+        let n = n as u64 as u32;
+        if n >= 64 {
+            0
+        } else {
+            ((a as u64) << n) as i64
+        }
+    }
+    fn ishr_var(&mut self, a: i64, n: i64) -> i64 {
+        let n = n as u64 as u32;
+        if n >= 64 {
+            0
+        } else {
+            ((a as u64) >> n) as i64
+        }
+    }
+    fn iult(&mut self, a: i64, b: i64) -> bool {
+        (a as u64) < (b as u64)
+    }
+    fn u2f(&mut self, a: i64) -> f64 {
+        a as u64 as f64
+    }
+    fn skip_unless(&mut self, _p: bool) -> u32 {
+        0
+    }
+    fn end_skip(&mut self, _label: u32) {}
 }
 
 /// Emits a math program as PTX instructions into `body`, with virtual
@@ -496,6 +852,9 @@ pub struct PtxOps {
     pub n_f: u32,
     pub n_i: u32,
     pub n_p: u32,
+    /// 32-bit registers (shift amounts).
+    pub n_r: u32,
+    pub n_labels: u32,
 }
 
 impl PtxOps {
@@ -510,6 +869,13 @@ impl PtxOps {
     fn p(&mut self) -> u32 {
         self.n_p += 1;
         self.n_p - 1
+    }
+    /// A 64-bit shift amount as the u32 register PTX shifts take.
+    fn shift_amount(&mut self, n: u32) -> u32 {
+        self.n_r += 1;
+        let r = self.n_r - 1;
+        self.line(format!("cvt.u32.u64 %r{r}, %rd{n}"));
+        r
     }
     fn line(&mut self, s: String) {
         self.body.push_str("\t");
@@ -559,6 +925,9 @@ impl PtxOps {
         let _ = writeln!(s, "\t.reg .f64 %fd<{}>;", o.n_f.max(1));
         let _ = writeln!(s, "\t.reg .b64 %rd<{}>;", o.n_i.max(1));
         let _ = writeln!(s, "\t.reg .pred %p<{}>;", o.n_p.max(1));
+        if o.n_r > 0 {
+            let _ = writeln!(s, "\t.reg .b32 %r<{}>;", o.n_r);
+        }
         if f32_wrapper {
             let _ = writeln!(s, "\t.reg .f32 %f<{}>;", arity + 1);
         }
@@ -711,6 +1080,46 @@ impl Ops for PtxOps {
         self.line(format!("selp.b64 %rd{d}, %rd{a}, %rd{b}, %p{p}"));
         d
     }
+    fn imul_lo(&mut self, a: u32, b: u32) -> u32 {
+        self.iop2("mul.lo.u64", a, b)
+    }
+    fn imul_hi(&mut self, a: u32, b: u32) -> u32 {
+        self.iop2("mul.hi.u64", a, b)
+    }
+    fn ishr(&mut self, a: u32, n: u32) -> u32 {
+        let d = self.i();
+        self.line(format!("shr.u64 %rd{d}, %rd{a}, {n}"));
+        d
+    }
+    fn ishl_var(&mut self, a: u32, n: u32) -> u32 {
+        let amount = self.shift_amount(n);
+        let d = self.i();
+        self.line(format!("shl.b64 %rd{d}, %rd{a}, %r{amount}"));
+        d
+    }
+    fn ishr_var(&mut self, a: u32, n: u32) -> u32 {
+        let amount = self.shift_amount(n);
+        let d = self.i();
+        self.line(format!("shr.u64 %rd{d}, %rd{a}, %r{amount}"));
+        d
+    }
+    fn iult(&mut self, a: u32, b: u32) -> u32 {
+        self.setp("setp.lt.u64", format!("%rd{a}"), format!("%rd{b}"))
+    }
+    fn u2f(&mut self, a: u32) -> u32 {
+        let d = self.f();
+        self.line(format!("cvt.rn.f64.u64 %fd{d}, %rd{a}"));
+        d
+    }
+    fn skip_unless(&mut self, p: u32) -> u32 {
+        self.n_labels += 1;
+        let l = self.n_labels;
+        self.line(format!("@!%p{p} bra $Lskip{l}"));
+        l
+    }
+    fn end_skip(&mut self, label: u32) {
+        self.body.push_str(&format!("$Lskip{label}:\n"));
+    }
 }
 
 /// The Rust mirrors (what the PTX `.func`s compute).
@@ -796,6 +1205,178 @@ pub mod mirror {
             r
         }
     }
+}
+
+/// The exact `fmod` of f64 (musl's bitwise long division, subnormals
+/// normalized with `clz`): the PTX `.func` below, operation for operation.
+pub fn fmod_mirror(x: f64, y: f64) -> f64 {
+    let (ux, uy) = (x.to_bits(), y.to_bits());
+    let mut ex = ((ux >> 52) & 0x7ff) as i64;
+    let mut ey = ((uy >> 52) & 0x7ff) as i64;
+    let sx = ux >> 63;
+    if uy << 1 == 0 || y.is_nan() || ex == 0x7ff {
+        return (x * y) / (x * y);
+    }
+    if ux << 1 <= uy << 1 {
+        if ux << 1 == uy << 1 {
+            return 0.0 * x;
+        }
+        return x;
+    }
+    let frac = (1u64 << 52) - 1;
+    let mut mx = ux & frac;
+    let mut my = uy & frac;
+    if ex == 0 {
+        let lz = mx.leading_zeros() as i64;
+        mx <<= lz - 11;
+        ex = 12 - lz;
+    } else {
+        mx |= 1 << 52;
+    }
+    if ey == 0 {
+        let lz = my.leading_zeros() as i64;
+        my <<= lz - 11;
+        ey = 12 - lz;
+    } else {
+        my |= 1 << 52;
+    }
+    loop {
+        let i = mx.wrapping_sub(my);
+        if i >> 63 == 0 {
+            if i == 0 {
+                return 0.0 * x;
+            }
+            mx = i;
+        }
+        if ex <= ey {
+            break;
+        }
+        mx <<= 1;
+        ex -= 1;
+    }
+    let sh = mx.leading_zeros() as i64 - 11;
+    mx <<= sh;
+    ex -= sh;
+    if ex > 0 {
+        mx -= 1 << 52;
+        mx |= (ex as u64) << 52;
+    } else {
+        mx >>= 1 - ex;
+    }
+    f64::from_bits(mx | (sx << 63))
+}
+
+/// The PTX `.func` of [`fmod_mirror`].
+pub fn fmod_function(name: &str) -> String {
+    format!(
+        ".func (.param .f64 ret) {name}(.param .f64 a0, .param .f64 a1)
+{{
+\t.reg .f64 %fd<4>;
+\t.reg .b64 %rd<16>;
+\t.reg .b32 %r<4>;
+\t.reg .pred %p<8>;
+\tld.param.f64 %fd0, [a0];
+\tld.param.f64 %fd1, [a1];
+\tmov.b64 %rd0, %fd0; // ux
+\tmov.b64 %rd1, %fd1; // uy
+\tshr.u64 %rd2, %rd0, 52;
+\tand.b64 %rd2, %rd2, 2047; // ex
+\tshr.u64 %rd3, %rd1, 52;
+\tand.b64 %rd3, %rd3, 2047; // ey
+\tshr.u64 %rd4, %rd0, 63; // sx
+\tshl.b64 %rd5, %rd0, 1;
+\tshl.b64 %rd6, %rd1, 1;
+\t// y == 0, y NaN or x inf/NaN: NaN
+\tsetp.eq.u64 %p0, %rd6, 0;
+\tsetp.nan.f64 %p1, %fd1, %fd1;
+\tor.pred %p0, %p0, %p1;
+\tsetp.eq.u64 %p1, %rd2, 2047;
+\tor.pred %p0, %p0, %p1;
+\t@!%p0 bra $F_finite;
+\tmul.rn.f64 %fd2, %fd0, %fd1;
+\tdiv.rn.f64 %fd2, %fd2, %fd2;
+\tbra.uni $F_ret;
+$F_finite:
+\t// |x| <= |y|: x, or a signed zero when equal
+\tsetp.gt.u64 %p1, %rd5, %rd6;
+\t@%p1 bra $F_work;
+\tmov.f64 %fd2, %fd0;
+\tsetp.eq.u64 %p2, %rd5, %rd6;
+\t@%p2 mul.rn.f64 %fd2, %fd0, 0d0000000000000000;
+\tbra.uni $F_ret;
+$F_work:
+\tand.b64 %rd7, %rd0, 4503599627370495; // mx
+\tand.b64 %rd8, %rd1, 4503599627370495; // my
+\t// normalize x
+\tsetp.eq.u64 %p3, %rd2, 0;
+\t@%p3 bra $F_subx;
+\tor.b64 %rd7, %rd7, 4503599627370496;
+\tbra.uni $F_doney;
+$F_subx:
+\tclz.b64 %r0, %rd7;
+\tcvt.u64.u32 %rd9, %r0;
+\tsub.s64 %rd10, %rd9, 11;
+\tcvt.u32.u64 %r1, %rd10;
+\tshl.b64 %rd7, %rd7, %r1;
+\tmov.b64 %rd11, 12;
+\tsub.s64 %rd2, %rd11, %rd9;
+$F_doney:
+\tsetp.eq.u64 %p3, %rd3, 0;
+\t@%p3 bra $F_suby;
+\tor.b64 %rd8, %rd8, 4503599627370496;
+\tbra.uni $F_loop;
+$F_suby:
+\tclz.b64 %r0, %rd8;
+\tcvt.u64.u32 %rd9, %r0;
+\tsub.s64 %rd10, %rd9, 11;
+\tcvt.u32.u64 %r1, %rd10;
+\tshl.b64 %rd8, %rd8, %r1;
+\tmov.b64 %rd11, 12;
+\tsub.s64 %rd3, %rd11, %rd9;
+$F_loop:
+\tsub.s64 %rd12, %rd7, %rd8;
+\tsetp.lt.s64 %p4, %rd12, 0;
+\t@%p4 bra $F_keep;
+\tsetp.eq.u64 %p5, %rd12, 0;
+\t@%p5 bra $F_zero;
+\tmov.b64 %rd7, %rd12;
+$F_keep:
+\tsetp.le.s64 %p6, %rd2, %rd3;
+\t@%p6 bra $F_norm;
+\tshl.b64 %rd7, %rd7, 1;
+\tsub.s64 %rd2, %rd2, 1;
+\tbra.uni $F_loop;
+$F_zero:
+\tmul.rn.f64 %fd2, %fd0, 0d0000000000000000;
+\tbra.uni $F_ret;
+$F_norm:
+\tclz.b64 %r0, %rd7;
+\tcvt.u64.u32 %rd9, %r0;
+\tsub.s64 %rd10, %rd9, 11;
+\tcvt.u32.u64 %r1, %rd10;
+\tshl.b64 %rd7, %rd7, %r1;
+\tsub.s64 %rd2, %rd2, %rd10;
+\tsetp.gt.s64 %p6, %rd2, 0;
+\t@!%p6 bra $F_subres;
+\tsub.s64 %rd7, %rd7, 4503599627370496;
+\tshl.b64 %rd13, %rd2, 52;
+\tor.b64 %rd7, %rd7, %rd13;
+\tbra.uni $F_sign;
+$F_subres:
+\tmov.b64 %rd11, 1;
+\tsub.s64 %rd13, %rd11, %rd2;
+\tcvt.u32.u64 %r1, %rd13;
+\tshr.u64 %rd7, %rd7, %r1;
+$F_sign:
+\tshl.b64 %rd14, %rd4, 63;
+\tor.b64 %rd7, %rd7, %rd14;
+\tmov.b64 %fd2, %rd7;
+$F_ret:
+\tst.param.f64 [ret], %fd2;
+\tret;
+}}
+"
+    )
 }
 
 /// The PTX `.func` for `powi` on f32 or f64 (mirror: [`mirror::powi_f64`]).

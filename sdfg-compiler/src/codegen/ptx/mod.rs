@@ -52,17 +52,18 @@ impl PtxModule {
     }
 }
 
-/// A math subroutine of the module: function and float type.
+/// A subroutine of the module: a math function of one float type, or the
+/// exact f64 `fmod` (the slow path of float `%`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct MathFunc {
-    pub func: MathFn,
-    pub f32: bool,
+pub(crate) enum MathFunc {
+    Call { func: MathFn, f32: bool },
+    Fmod,
 }
 
-// MathFn is not Ord: order by (function name, type) for a stable module text.
+// MathFn is not Ord: order by name for a stable module text.
 impl Ord for MathFunc {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.func.method_name(), self.f32).cmp(&(other.func.method_name(), other.f32))
+        self.name().cmp(&other.name())
     }
 }
 impl PartialOrd for MathFunc {
@@ -73,20 +74,27 @@ impl PartialOrd for MathFunc {
 
 impl MathFunc {
     pub fn name(self) -> String {
-        format!(
-            "__sdfg_{}_{}",
-            self.func.method_name(),
-            if self.f32 { "f32" } else { "f64" }
-        )
+        match self {
+            MathFunc::Call { func, f32 } => format!(
+                "__sdfg_{}_{}",
+                func.method_name(),
+                if f32 { "f32" } else { "f64" }
+            ),
+            MathFunc::Fmod => "__sdfg_fmod_f64".to_string(),
+        }
     }
 
     fn definition(self) -> String {
         use math::*;
         let name = self.name();
-        match self.func {
-            MathFn::Powi => powi_function(&name, self.f32),
-            MathFn::Powf => PtxOps::function(&name, self.f32, 2, |o, a| powf_prog(o, a[0], a[1])),
-            f => PtxOps::function(&name, self.f32, 1, |o, a| match f {
+        let (func, f32) = match self {
+            MathFunc::Call { func, f32 } => (func, f32),
+            MathFunc::Fmod => return fmod_function(&name),
+        };
+        match func {
+            MathFn::Powi => powi_function(&name, f32),
+            MathFn::Powf => PtxOps::function(&name, f32, 2, |o, a| powf_prog(o, a[0], a[1])),
+            f => PtxOps::function(&name, f32, 1, |o, a| match f {
                 MathFn::Exp => exp_prog(o, a[0]),
                 MathFn::Ln => ln_prog(o, a[0]),
                 MathFn::Sin => sin_prog(o, a[0]),

@@ -29,6 +29,8 @@ enum Operand {
 struct Inst {
     guard: Option<(bool, usize)>,
     op: String,
+    /// `op` split at '.', precomputed.
+    parts: Vec<String>,
     args: Vec<Operand>,
 }
 
@@ -244,6 +246,7 @@ impl Module {
                 }
                 f.code.push(Inst {
                     guard,
+                    parts: op.split('.').map(str::to_string).collect(),
                     op: op.to_string(),
                     args: operands,
                 });
@@ -434,9 +437,12 @@ fn exec(
             Some(Operand::Reg(r)) => Some(*r),
             _ => None,
         };
-        let vals: Vec<u64> = inst.args.iter().map(|o| val(&regs, o)).collect();
+        let mut vals = [0u64; 4];
+        for (k, o) in inst.args.iter().take(4).enumerate() {
+            vals[k] = val(&regs, o);
+        }
         let a = |k: usize| vals.get(k).copied().unwrap_or(0);
-        let parts: Vec<&str> = inst.op.split('.').collect();
+        let parts: Vec<&str> = inst.parts.iter().map(String::as_str).collect();
         let base = parts[0];
         let ty = ty_of(&inst.op);
         let w = width(ty);
@@ -586,6 +592,10 @@ fn exec(
                 };
                 set(&mut regs, r as u64);
             }
+            "clz" => {
+                let v = mask(a(1), w);
+                set(&mut regs, (v.leading_zeros() - (64 - w)) as u64);
+            }
             "add" | "sub" | "mul" | "mad" | "div" | "rem" | "neg" | "not" | "and" | "or"
             | "xor" | "shl" | "shr" | "min" | "max" | "abs" => {
                 let r = int_op(base, &parts, ty, a(1), a(2), a(3));
@@ -726,6 +736,13 @@ fn int_op(base: &str, parts: &[&str], ty: &str, x: u64, y: u64, z: u64) -> u64 {
             (sext(x, w) * sext(y, w)) as u64
         } else {
             mask(x, w) * mask(y, w)
+        };
+    }
+    if base == "mul" && parts.get(1) == Some(&"hi") {
+        return if signed {
+            mask(((sext(x, w) as i128 * sext(y, w) as i128) >> w) as u64, w)
+        } else {
+            mask(((mask(x, w) as u128 * mask(y, w) as u128) >> w) as u64, w)
         };
     }
     let (xs, ys) = (sext(x, w), sext(y, w));

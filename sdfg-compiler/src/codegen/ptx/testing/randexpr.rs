@@ -308,13 +308,6 @@ impl ExprGen {
         let x = self.expr(t, d);
         let args = match f {
             MathFn::Powi => vec![x, self.expr(I32, d.min(1))],
-            MathFn::Sin | MathFn::Cos => {
-                // Keep the argument in the documented domain of the reduction.
-                let lim = if t == F32 { e::f32(1e5) } else { e::f64(1e5) };
-                let ok = e::bin(BinOp::Lt, e::call(MathFn::Abs, vec![x.clone()]), lim);
-                let half = if t == F32 { e::f32(0.5) } else { e::f64(0.5) };
-                vec![e::select(ok, x, half)]
-            }
             _ if f.arity() == 2 => vec![x, self.expr(t, d)],
             _ => vec![x],
         };
@@ -332,17 +325,6 @@ pub fn is_exact(e: &Expr) -> bool {
                 func,
                 MathFn::Exp | MathFn::Ln | MathFn::Sin | MathFn::Cos | MathFn::Tanh | MathFn::Powf
             ) {
-                exact = false;
-            }
-        }
-        // Float % is exact only for |a / b| < 2^53 (f64) / 2^24 (f32); see docs/PTX.md.
-        if let ExprKind::Binary {
-            op: BinOp::Rem,
-            lhs,
-            ..
-        } = &x.kind
-        {
-            if lhs.ty.is_float() {
                 exact = false;
             }
         }
@@ -390,5 +372,47 @@ pub fn random_kernel(seed: u64, result: ScalarType, config: &GenConfig) -> Rando
         inputs,
         out,
         expr,
+    }
+}
+
+/// Several random maps in one SDFG (one module, one `ptxas` run): map `k`
+/// is statement `k` of state 0 and computes `OUT[i] = exprs[k]`.
+pub struct RandomModule {
+    pub sdfg: Sdfg,
+    pub n: SymbolId,
+    pub inputs: Vec<(ScalarType, ContainerId)>,
+    pub out: ContainerId,
+    pub exprs: Vec<Expr>,
+}
+
+pub fn random_module(
+    seed: u64,
+    result: ScalarType,
+    maps: usize,
+    config: &GenConfig,
+) -> RandomModule {
+    let first = random_kernel(seed, result, config);
+    let mut sdfg = first.sdfg;
+    let mut exprs = vec![first.expr];
+    for k in 1..maps {
+        let other = random_kernel(
+            seed.wrapping_mul(1_000_003).wrapping_add(k as u64),
+            result,
+            config,
+        );
+        // Same containers and symbols by construction: move the map over, renamed.
+        let mut stmt = other.sdfg.states[0].stmts[0].clone();
+        if let StatementKind::Map(m) = &mut stmt.kind {
+            m.name.text = format!("f{k}");
+        }
+        sdfg.states[0].stmts.push(stmt);
+        exprs.push(other.expr);
+    }
+    RandomModule {
+        sdfg,
+        n: first.n,
+        inputs: first.inputs,
+        out: first.out,
+        exprs,
     }
 }
