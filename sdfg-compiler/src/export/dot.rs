@@ -189,9 +189,11 @@ fn interstate_edges(sdfg: &Sdfg, out: &mut String) {
                 quote(&label)
             );
         } else {
+            // `xlabel`: the edge is clipped at the clusters, and a plain
+            // label ends up under the clipped line.
             let _ = writeln!(
                 out,
-                "  {} -> {} [ltail=cluster_s{}, lhead=cluster_s{}, label={}, color=\"{INTERSTATE_COLOR}\", \
+                "  {} -> {} [ltail=cluster_s{}, lhead=cluster_s{}, xlabel={}, color=\"{INTERSTATE_COLOR}\", \
                  fontcolor=\"{INTERSTATE_COLOR}\", penwidth=2, minlen=2];",
                 state_out(e.from),
                 state_in(e.to),
