@@ -493,8 +493,8 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
                 MathFn::Tanh => x.tanh(),
                 MathFn::Powi => x.powi(index_value(b) as i32),
                 MathFn::Powf => x.powf(y),
-                MathFn::Min => x.min(y),
-                MathFn::Max => x.max(y),
+                MathFn::Min => min_number(x as f64, y as f64) as _,
+                MathFn::Max => max_number(x as f64, y as f64) as _,
                 MathFn::Floor => x.floor(),
                 MathFn::Ceil => x.ceil(),
             })
@@ -517,8 +517,8 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
                 MathFn::Tanh => x.tanh(),
                 MathFn::Powi => x.powi(index_value(b) as i32),
                 MathFn::Powf => x.powf(y),
-                MathFn::Min => x.min(y),
-                MathFn::Max => x.max(y),
+                MathFn::Min => min_number(x as f64, y as f64) as _,
+                MathFn::Max => max_number(x as f64, y as f64) as _,
                 MathFn::Floor => x.floor(),
                 MathFn::Ceil => x.ceil(),
             })
@@ -605,5 +605,46 @@ impl Env for MemEnv {
             None => v,
         };
         true
+    }
+}
+
+/// IEEE 754-2019 minimumNumber: a NaN operand is ignored and -0.0 < +0.0
+/// (PTX `min`; Rust's `f64::min` leaves the sign of a zero unspecified).
+/// Works on f32 values too: widening to f64 is exact. The runtime's
+/// `MinMaxNumber` is the same function for the CPU device.
+pub fn min_number(x: f64, y: f64) -> f64 {
+    if x.is_nan() {
+        y
+    } else if y.is_nan() {
+        x
+    } else if x == y {
+        if x.is_sign_negative() {
+            x
+        } else {
+            y
+        }
+    } else if x < y {
+        x
+    } else {
+        y
+    }
+}
+
+/// IEEE 754-2019 maximumNumber (see [`min_number`]).
+pub fn max_number(x: f64, y: f64) -> f64 {
+    if x.is_nan() {
+        y
+    } else if y.is_nan() {
+        x
+    } else if x == y {
+        if x.is_sign_negative() {
+            y
+        } else {
+            x
+        }
+    } else if x > y {
+        x
+    } else {
+        y
     }
 }

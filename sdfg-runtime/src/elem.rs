@@ -112,7 +112,7 @@ pub trait Elem:
 
 /// Numeric element types (all but `bool`): atomic write-conflict resolution.
 ///
-/// Integers wrap on overflow; float `min`/`max` ignore NaN like [`f64::min`].
+/// Integers wrap on overflow; float `min`/`max` are [`MinMaxNumber`]'s.
 ///
 /// ```
 /// use sdfg_runtime::{Elem, NumElem};
@@ -216,11 +216,11 @@ macro_rules! float_elem {
             }
             #[inline]
             fn reduce_min(cell: &$cell, v: $t) {
-                update_float(cell, |old: $t| old.min(v));
+                update_float(cell, |old: $t| MinMaxNumber::min_number(old, v));
             }
             #[inline]
             fn reduce_max(cell: &$cell, v: $t) {
-                update_float(cell, |old: $t| old.max(v));
+                update_float(cell, |old: $t| MinMaxNumber::max_number(old, v));
             }
         }
     };
@@ -417,5 +417,91 @@ mod tests {
         let mut b = vec![false; 3];
         bool::store(&cells(&mut b)[1], true);
         assert_eq!(b, [false, true, false]);
+    }
+}
+
+/// The language's `min` and `max`: for floats IEEE 754-2019 minimumNumber /
+/// maximumNumber (a NaN operand is ignored, and -0.0 < +0.0), which is what
+/// PTX `min`/`max` compute. Rust's `f64::min` leaves the sign of a zero
+/// result unspecified, so the CPU side must not use it. For integers the
+/// usual order.
+///
+/// ```
+/// use sdfg_runtime::MinMaxNumber;
+/// assert!(MinMaxNumber::max_number(-0.0f64, 0.0).is_sign_positive());
+/// assert!(MinMaxNumber::min_number(0.0f32, -0.0).is_sign_negative());
+/// assert_eq!(MinMaxNumber::min_number(f64::NAN, 2.0), 2.0);
+/// assert_eq!(MinMaxNumber::max_number(3i64, -4), 3);
+/// ```
+pub trait MinMaxNumber: Copy {
+    /// The smaller operand (see the trait).
+    fn min_number(self, other: Self) -> Self;
+    /// The larger operand (see the trait).
+    fn max_number(self, other: Self) -> Self;
+}
+
+macro_rules! min_max_float {
+    ($($t:ty),*) => {$(
+        impl MinMaxNumber for $t {
+            #[inline]
+            fn min_number(self, other: $t) -> $t {
+                if self.is_nan() || (self == other && self.is_sign_positive()) {
+                    other
+                } else if other.is_nan() || self < other {
+                    self
+                } else if self == other {
+                    self
+                } else {
+                    other
+                }
+            }
+            #[inline]
+            fn max_number(self, other: $t) -> $t {
+                if self.is_nan() || (self == other && self.is_sign_negative()) {
+                    other
+                } else if other.is_nan() || self > other {
+                    self
+                } else if self == other {
+                    self
+                } else {
+                    other
+                }
+            }
+        }
+    )*};
+}
+min_max_float!(f32, f64);
+
+macro_rules! min_max_int {
+    ($($t:ty),*) => {$(
+        impl MinMaxNumber for $t {
+            #[inline]
+            fn min_number(self, other: $t) -> $t {
+                Ord::min(self, other)
+            }
+            #[inline]
+            fn max_number(self, other: $t) -> $t {
+                Ord::max(self, other)
+            }
+        }
+    )*};
+}
+min_max_int!(i32, i64, u32, u64);
+
+#[cfg(test)]
+mod min_max_tests {
+    use super::MinMaxNumber;
+
+    #[test]
+    fn signed_zeros_and_nans_follow_ieee_2019() {
+        for (a, b) in [(-0.0f64, 0.0), (0.0, -0.0)] {
+            assert!(a.min_number(b).is_sign_negative());
+            assert!(a.max_number(b).is_sign_positive());
+        }
+        assert_eq!(f64::NAN.max_number(1.0), 1.0);
+        assert_eq!(1.0f64.min_number(f64::NAN), 1.0);
+        assert!(f64::NAN.min_number(f64::NAN).is_nan());
+        assert_eq!((-3.0f32).max_number(2.0), 2.0);
+        assert_eq!(f64::NEG_INFINITY.min_number(0.0), f64::NEG_INFINITY);
     }
 }

@@ -64,7 +64,7 @@ mod tracker;
 
 pub use buffer::{DeviceBuffer, HostBuffer};
 pub use device::{Counters, Device};
-pub use elem::{cells, Elem, ElemType, NumElem};
+pub use elem::{cells, Elem, ElemType, MinMaxNumber, NumElem};
 pub use error::{Error, Result};
 pub use host::{host_read, host_write, HostRead, HostWrite};
 pub use kernel::{CpuKernel, KernelArg, KernelArgs, KernelEntry, LaunchConfig, Module};

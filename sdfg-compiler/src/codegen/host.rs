@@ -1355,7 +1355,7 @@ fn combine(op: WcrOp, ty: ScalarType, old: TokenStream, new: TokenStream) -> Tok
         WcrOp::Sum => quote!((#old + #new)),
         WcrOp::Product if int => quote!((#old).wrapping_mul(#new)),
         WcrOp::Product => quote!((#old * #new)),
-        WcrOp::Min => quote!((#old).min(#new)),
-        WcrOp::Max => quote!((#old).max(#new)),
+        WcrOp::Min => quote!(::sdfg::runtime::MinMaxNumber::min_number(#old, #new)),
+        WcrOp::Max => quote!(::sdfg::runtime::MinMaxNumber::max_number(#old, #new)),
     }
 }

@@ -342,8 +342,9 @@ impl<'a> BodyEmitter<'a> {
             MathFn::Tanh => quote!((#a).tanh()),
             MathFn::Powi => quote!((#a).powi(#b)),
             MathFn::Powf => quote!((#a).powf(#b)),
-            MathFn::Min => quote!((#a).min(#b)),
-            MathFn::Max => quote!((#a).max(#b)),
+            // Not `f64::min`: the sign of a zero result must match PTX.
+            MathFn::Min => quote!(::sdfg::runtime::MinMaxNumber::min_number(#a, #b)),
+            MathFn::Max => quote!(::sdfg::runtime::MinMaxNumber::max_number(#a, #b)),
             MathFn::Floor => quote!((#a).floor()),
             MathFn::Ceil => quote!((#a).ceil()),
         }

@@ -549,10 +549,17 @@ fn exec(
                 }
             }
             "min" if is_f32 || is_f64 => {
-                fbin!(|x: f32, y: f32| x.min(y), |x: f64, y: f64| x.min(y))
+                // PTX orders -0.0 below +0.0 and ignores a NaN operand.
+                fbin!(
+                    |x: f32, y: f32| crate::eval::min_number(x as f64, y as f64) as f32,
+                    crate::eval::min_number
+                )
             }
             "max" if is_f32 || is_f64 => {
-                fbin!(|x: f32, y: f32| x.max(y), |x: f64, y: f64| x.max(y))
+                fbin!(
+                    |x: f32, y: f32| crate::eval::max_number(x as f64, y as f64) as f32,
+                    crate::eval::max_number
+                )
             }
             "copysign" => fbin!(|x: f32, y: f32| y.copysign(x), |x: f64, y: f64| y
                 .copysign(x)),
