@@ -238,21 +238,23 @@ pub sdfg Manual {
 }
 "#;
 
+/// Every test SDFG's source.
+pub const SOURCES: [&str; 10] = [
+    REPRO,
+    JACOBI2D,
+    WCR_SUM,
+    COPY_SUBSETS,
+    CPU_ONLY,
+    LOOP_COND,
+    STREAMS,
+    SEMANTICS,
+    REDUCTIONS2,
+    MANUAL,
+];
+
 /// Every test SDFG, lowered.
 pub fn all() -> Vec<Sdfg> {
-    [
-        REPRO,
-        JACOBI2D,
-        WCR_SUM,
-        COPY_SUBSETS,
-        CPU_ONLY,
-        LOOP_COND,
-        STREAMS,
-        SEMANTICS,
-    ]
-    .into_iter()
-    .map(lower)
-    .collect()
+    SOURCES.into_iter().map(lower).collect()
 }
 
 pub fn repro() -> Sdfg {
