@@ -69,6 +69,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         after.host_syncs - before.host_syncs,
         after.event_waits - before.event_waits
     );
+    // The drawing (with streams and sync points) and DaCe's format.
+    let out = std::path::Path::new("target/sdfg");
+    std::fs::create_dir_all(out)?;
+    std::fs::write(out.join("repro.dot"), Repro::to_dot())?;
+    std::fs::write(out.join("repro.sdfg"), Repro::to_sdfg_json())?;
+    let rendered = std::process::Command::new("dot")
+        .args([
+            "-Tsvg",
+            "-o",
+            "target/sdfg/repro.svg",
+            "target/sdfg/repro.dot",
+        ])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if rendered {
+        println!("wrote target/sdfg/repro.svg (and .dot, .sdfg)");
+    } else {
+        println!("wrote target/sdfg/repro.dot and repro.sdfg (install Graphviz for the SVG)");
+    }
     if u[0] != 11 || set != 10 {
         return Err("wrong result".into());
     }

@@ -571,3 +571,68 @@ fn a_loaded_program_runs_from_eight_threads() {
         });
     }
 }
+
+#[test]
+fn ten_thousand_runs_leak_no_device_memory() {
+    for device in common::devices("no_leak") {
+        let program = ConsumeAuto::load(&device).unwrap();
+        let mut a = DeviceBuffer::from_slice(&device, &[1.5f64; 32]).unwrap();
+        let mut b = DeviceBuffer::<f64>::zeros(&device, 32).unwrap();
+        // Warm up: the context pool, the module cache, staging buffers.
+        for _ in 0..10 {
+            program
+                .run(ConsumeAutoArgs {
+                    N: 32,
+                    A: &mut a,
+                    B: &mut b,
+                })
+                .unwrap();
+        }
+        let before = device.memory_in_use().unwrap();
+        for _ in 0..10_000 {
+            program
+                .run(ConsumeAutoArgs {
+                    N: 32,
+                    A: &mut a,
+                    B: &mut b,
+                })
+                .unwrap();
+        }
+        let after = device.memory_in_use().unwrap();
+        assert_eq!(
+            after,
+            before,
+            "device memory in use changed over 10,000 runs on {}",
+            device.name()
+        );
+        assert_eq!(b.to_vec().unwrap(), vec![2.5; 32]);
+    }
+}
+
+#[test]
+fn the_device_keeps_working_after_a_recoverable_error() {
+    for device in common::devices("recoverable") {
+        let program = ConsumeAuto::load(&device).unwrap();
+        // A bad argument, then an impossible allocation: both are errors...
+        let mut short = DeviceBuffer::from_slice(&device, &[1.0f64; 3]).unwrap();
+        let mut b = DeviceBuffer::<f64>::zeros(&device, 4).unwrap();
+        assert!(program
+            .run(ConsumeAutoArgs {
+                N: 4,
+                A: &mut short,
+                B: &mut b
+            })
+            .is_err());
+        assert!(DeviceBuffer::<f64>::zeros(&device, usize::MAX / 16).is_err());
+        // ...and the device still runs programs correctly afterwards.
+        let mut a = DeviceBuffer::from_slice(&device, &[2.0f64; 4]).unwrap();
+        program
+            .run(ConsumeAutoArgs {
+                N: 4,
+                A: &mut a,
+                B: &mut b,
+            })
+            .unwrap();
+        assert_eq!(b.to_vec().unwrap(), vec![3.0; 4]);
+    }
+}

@@ -50,7 +50,12 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
     };
     let schedule = schedule::schedule(&sdfg);
     let ptx = codegen::ptx::generate(&sdfg);
-    match codegen::host::generate(&sdfg, &schedule, &ptx, &source) {
+    let texts = codegen::host::Texts {
+        source,
+        dot: export::dot::to_dot(&sdfg, Some(&schedule)),
+        sdfg_json: export::dace::to_sdfg_json_string(&sdfg),
+    };
+    match codegen::host::generate(&sdfg, &schedule, &ptx, &texts) {
         Ok(tokens) => tokens,
         Err(diags) => diags.to_compile_errors(),
     }

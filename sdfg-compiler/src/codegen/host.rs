@@ -32,7 +32,7 @@ pub fn generate(
     sdfg: &Sdfg,
     schedule: &Schedule,
     ptx: &PtxModule,
-    source: &str,
+    texts: &Texts,
 ) -> Result<TokenStream, Diagnostics> {
     check_supported(sdfg)?;
     let g = Glue {
@@ -41,7 +41,17 @@ pub fn generate(
         schedule,
         ptx,
     };
-    Ok(g.items(source))
+    Ok(g.items(texts))
+}
+
+/// Text constants the generated type carries besides its PTX.
+pub struct Texts {
+    /// The `sdfg!` input, for `Name::ir()`.
+    pub source: String,
+    /// Graphviz drawing with the schedule (`Name::to_dot()`).
+    pub dot: String,
+    /// DaCe `.sdfg` JSON (`Name::to_sdfg_json()`).
+    pub sdfg_json: String,
 }
 
 /// What the glue cannot express yet, as compile errors at the user's tokens.
@@ -125,7 +135,10 @@ impl<'a> Glue<'a> {
         self.sdfg.containers.iter().any(|c| !c.transient)
     }
 
-    fn items(&self, source: &str) -> TokenStream {
+    fn items(&self, texts: &Texts) -> TokenStream {
+        let source = &texts.source;
+        let dot = &texts.dot;
+        let sdfg_json = &texts.sdfg_json;
         let sdfg = self.sdfg;
         let name = format_ident!("{}", sdfg.name.text, span = sdfg.name.span);
         let args_name = format_ident!("{}Args", sdfg.name.text, span = sdfg.name.span);
@@ -239,6 +252,17 @@ impl<'a> Glue<'a> {
                 /// The stream assignment, events and sync points the glue uses.
                 pub fn schedule() -> ::core::result::Result<::sdfg::compiler::schedule::Schedule, ::sdfg::compiler::Diagnostics> {
                     Self::ir().map(|ir| ::sdfg::compiler::schedule::schedule(&ir))
+                }
+
+                /// A Graphviz drawing of the SDFG with its streams, events and sync
+                /// points (`dot -Tsvg` renders it).
+                pub fn to_dot() -> &'static str {
+                    #dot
+                }
+
+                /// The SDFG in DaCe's `.sdfg` JSON format (`dace.SDFG.from_file` loads it).
+                pub fn to_sdfg_json() -> &'static str {
+                    #sdfg_json
                 }
 
                 #execute

@@ -1045,10 +1045,21 @@ impl<'a> KernelEmitter<'a> {
             self.ins(format!("add.s64 {addr}, {base}, {off}"));
             return Some((addr, None));
         }
+        // Host-checked indices `e + c` are split: the offset of `e` is shared
+        // by neighbouring accesses (A[i, j - 1], A[i + 1, j], ... in a
+        // stencil: ptxas reuses one product), `c` adds a constant stride.
+        // Exact: the host proved every index in range, so no wrap happens.
         let mut wide = Vec::new();
+        let mut consts = Vec::new();
         for e in index {
-            let r = self.expr(e);
-            wide.push(self.widen_index(r, e.ty));
+            let (core, c) = if prechecked {
+                split_constant(e)
+            } else {
+                (e, 0)
+            };
+            let r = self.expr(core);
+            wide.push(self.widen_index(r, core.ty));
+            consts.push(c);
         }
         let oob = if prechecked {
             None
@@ -1074,6 +1085,18 @@ impl<'a> KernelEmitter<'a> {
                 "mad.lo.u64 {lin}, {lin}, {}, {}",
                 extents[d], wide[d]
             ));
+        }
+        if consts.iter().any(|&c| c != 0) {
+            // The same Horner scheme over the constants.
+            let k = self.reg(Class::B64);
+            self.ins(format!("mov.b64 {k}, 0x{:016X}", consts[0] as u64));
+            for d in 1..consts.len() {
+                self.ins(format!(
+                    "mad.lo.u64 {k}, {k}, {}, 0x{:016X}",
+                    extents[d], consts[d] as u64
+                ));
+            }
+            self.ins(format!("add.u64 {lin}, {lin}, {k}"));
         }
         let addr = self.reg(Class::B64);
         self.ins(format!("mad.lo.u64 {addr}, {lin}, {size}, {base}"));
@@ -1881,5 +1904,34 @@ fn is_param_itself(e: &Expr) -> bool {
             crate::ir::bounds::is_widening(arg.ty, e.ty) && is_param_itself(arg)
         }
         _ => false,
+    }
+}
+
+/// `e + c`, `c + e` or `e - c` with an integer literal `c`: (e, c) (the
+/// constant as an i64, wrapping); otherwise (e, 0).
+fn split_constant(e: &Expr) -> (&Expr, i64) {
+    let lit = |x: &Expr| match &x.kind {
+        ExprKind::Lit(v) if v.ty().is_integer() => v.as_i128().map(|c| c as i64),
+        _ => None,
+    };
+    match &e.kind {
+        ExprKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } => match (lit(lhs), lit(rhs)) {
+            (_, Some(c)) => (lhs, c),
+            (Some(c), None) => (rhs, c),
+            _ => (e, 0),
+        },
+        ExprKind::Binary {
+            op: BinOp::Sub,
+            lhs,
+            rhs,
+        } => match lit(rhs) {
+            Some(c) => (lhs, c.wrapping_neg()),
+            None => (e, 0),
+        },
+        _ => (e, 0),
     }
 }

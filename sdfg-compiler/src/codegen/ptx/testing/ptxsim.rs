@@ -93,7 +93,10 @@ fn parse_imm(t: &str) -> Option<u64> {
     if let Some(h) = t.strip_prefix("0x") {
         return u64::from_str_radix(h, 16).ok();
     }
-    t.parse::<i64>().ok().map(|v| v as u64)
+    t.parse::<i64>()
+        .map(|v| v as u64)
+        .or_else(|_| t.parse::<u64>())
+        .ok()
 }
 
 fn split_args(s: &str) -> Vec<String> {
@@ -433,6 +436,9 @@ fn exec(
                 _ => 0,
             }
         };
+        if base_of(&inst.op) != "call" && inst.args.iter().any(|o| matches!(o, Operand::Name(_))) {
+            return Err(format!("unparsed operand in `{}` {:?}", inst.op, inst.args));
+        }
         let dst = match inst.args.first() {
             Some(Operand::Reg(r)) => Some(*r),
             _ => None,
@@ -870,4 +876,8 @@ fn cvt(parts: &[&str], v: u64) -> u64 {
         mask(v, ws)
     };
     mask(ext, wd)
+}
+
+fn base_of(op: &str) -> &str {
+    op.split('.').next().unwrap_or(op)
 }

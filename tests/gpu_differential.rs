@@ -1,0 +1,347 @@
+//! The PTX backend against the reference evaluator, on the GPU: random
+//! well-typed expressions over every type and operator (division by zero,
+//! huge shifts, NaN/inf/subnormal constants included) are compiled through
+//! `sdfg-compiler` as a library, run as PTX kernels, and compared element by
+//! element with `sdfg_compiler::eval`:
+//! - expressions without transcendental functions bit for bit (any NaN
+//!   equals any NaN);
+//! - one transcendental call (exp, ln, sin, cos, tanh, powf) over exact
+//!   arguments within that function's documented ulp bound
+//!   (`codegen::ptx::ULP_BOUNDS`).
+//!
+//! Needs a GPU (modules without CPU twins cannot run on the CPU device):
+//! skipped without one, a failure when `SDFG_REQUIRE_GPU=1`.
+
+mod common;
+
+use sdfg::compiler::codegen::kernel_abi::KernelParam;
+use sdfg::compiler::codegen::ptx::testing::builder::e;
+use sdfg::compiler::codegen::ptx::testing::harness::{eval_map, same_value, Data};
+use sdfg::compiler::codegen::ptx::testing::randexpr::{
+    random_inputs, random_kernel, random_module, GenConfig,
+};
+use sdfg::compiler::codegen::ptx::{self, ULP_BOUNDS};
+use sdfg::compiler::ir::{ContainerId, Expr, MathFn, ScalarType, Sdfg, StatementKind, Stmt, Value};
+use sdfg::runtime::{Device, DeviceBuffer, KernelArg, LaunchConfig, Module};
+use std::collections::BTreeMap;
+
+/// A device buffer of any element type.
+enum AnyBuffer {
+    I32(DeviceBuffer<i32>),
+    I64(DeviceBuffer<i64>),
+    U32(DeviceBuffer<u32>),
+    U64(DeviceBuffer<u64>),
+    F32(DeviceBuffer<f32>),
+    F64(DeviceBuffer<f64>),
+    Bool(DeviceBuffer<bool>),
+}
+
+impl AnyBuffer {
+    fn upload(device: &Device, ty: ScalarType, values: &[Value]) -> AnyBuffer {
+        macro_rules! up {
+            ($variant:ident, $t:ty) => {{
+                let v: Vec<$t> = values
+                    .iter()
+                    .map(|x| match *x {
+                        Value::$variant(y) => y,
+                        other => panic!("expected {} input, got {other:?}", stringify!($t)),
+                    })
+                    .collect();
+                AnyBuffer::$variant(DeviceBuffer::from_slice(device, &v).unwrap())
+            }};
+        }
+        match ty {
+            ScalarType::I32 => up!(I32, i32),
+            ScalarType::I64 => up!(I64, i64),
+            ScalarType::U32 => up!(U32, u32),
+            ScalarType::U64 => up!(U64, u64),
+            ScalarType::F32 => up!(F32, f32),
+            ScalarType::F64 => up!(F64, f64),
+            ScalarType::Bool => up!(Bool, bool),
+        }
+    }
+
+    fn download(&self) -> Vec<Value> {
+        match self {
+            AnyBuffer::I32(b) => b.to_vec().unwrap().into_iter().map(Value::I32).collect(),
+            AnyBuffer::I64(b) => b.to_vec().unwrap().into_iter().map(Value::I64).collect(),
+            AnyBuffer::U32(b) => b.to_vec().unwrap().into_iter().map(Value::U32).collect(),
+            AnyBuffer::U64(b) => b.to_vec().unwrap().into_iter().map(Value::U64).collect(),
+            AnyBuffer::F32(b) => b.to_vec().unwrap().into_iter().map(Value::F32).collect(),
+            AnyBuffer::F64(b) => b.to_vec().unwrap().into_iter().map(Value::F64).collect(),
+            AnyBuffer::Bool(b) => b.to_vec().unwrap().into_iter().map(Value::Bool).collect(),
+        }
+    }
+
+    fn arg(&self, writes: bool) -> KernelArg<'_> {
+        macro_rules! a {
+            ($b:expr) => {
+                if writes {
+                    KernelArg::write($b)
+                } else {
+                    KernelArg::read($b)
+                }
+            };
+        }
+        match self {
+            AnyBuffer::I32(b) => a!(b),
+            AnyBuffer::I64(b) => a!(b),
+            AnyBuffer::U32(b) => a!(b),
+            AnyBuffer::U64(b) => a!(b),
+            AnyBuffer::F32(b) => a!(b),
+            AnyBuffer::F64(b) => a!(b),
+            AnyBuffer::Bool(b) => a!(b),
+        }
+    }
+}
+
+/// One SDFG whose maps are `OUT[i] = expr_k` over `i in 0..n`, with inputs.
+struct Case {
+    sdfg: Sdfg,
+    inputs: Vec<(ScalarType, ContainerId)>,
+    out: ContainerId,
+    out_ty: ScalarType,
+    exprs: Vec<Expr>,
+}
+
+/// Runs every map of `case` on the GPU and through the evaluator; returns,
+/// per map, (gpu values, evaluator values).
+fn run_case(device: &Device, case: &Case, seed: u64, n: usize) -> Vec<(Vec<Value>, Vec<Value>)> {
+    let module_ptx = ptx::generate(&case.sdfg);
+    let names: Vec<String> = module_ptx
+        .kernels
+        .iter()
+        .map(|k| k.abi.name.clone())
+        .collect();
+    let module = Module::load_dynamic(device, module_ptx.text.clone(), names)
+        .expect("the module JIT-compiles");
+    let mut data = Data::new();
+    let mut buffers: BTreeMap<ContainerId, AnyBuffer> = BTreeMap::new();
+    for &(t, c) in &case.inputs {
+        let values = random_inputs(seed ^ c as u64, t, n);
+        buffers.insert(c, AnyBuffer::upload(device, t, &values));
+        data.insert(c, (vec![n], values));
+    }
+    let poison = vec![Value::from_bits(case.out_ty, 0x5a5a_5a5a_5a5a_5a5a); n];
+    data.insert(case.out, (vec![n], poison.clone()));
+    let stream = device.default_stream();
+    let mut results = Vec::new();
+    for (k, kernel) in module_ptx.kernels.iter().enumerate() {
+        buffers.insert(case.out, AnyBuffer::upload(device, case.out_ty, &poison));
+        let args: Vec<KernelArg<'_>> = kernel
+            .abi
+            .params
+            .iter()
+            .map(|p| match p {
+                KernelParam::Buffer {
+                    container, writes, ..
+                } => buffers[container].arg(*writes),
+                KernelParam::Extent { .. } | KernelParam::RangeCount(_) => {
+                    KernelArg::value(n as u64)
+                }
+                KernelParam::Symbol(_) => KernelArg::value(n as i64),
+                KernelParam::RangeStart(_) => KernelArg::value(0i64),
+                KernelParam::RangeStep(_) => KernelArg::value(1i64),
+                KernelParam::HostScalar(_) => panic!("random kernels read no host scalars"),
+                KernelParam::Fault => KernelArg::fault(),
+            })
+            .collect();
+        let config =
+            LaunchConfig::for_counts(device, &[n as u64], kernel.block, kernel.items_per_thread);
+        stream.launch(&module, k, &config, &args).expect("launch");
+        stream
+            .synchronize()
+            .expect("no fault: every access of a random kernel is in bounds");
+        let gpu = buffers[&case.out].download();
+        let (want, fault) = eval_map(
+            &case.sdfg,
+            kernel.state,
+            kernel.stmt,
+            &[Value::I64(n as i64)],
+            &data,
+        );
+        assert!(fault.is_none(), "the evaluator faulted on map {k}");
+        results.push((gpu, want[&case.out].1.clone()));
+    }
+    results
+}
+
+/// The expression in Rust syntax, for failure messages.
+fn describe(case: &Case, k: usize) -> String {
+    use sdfg::compiler::export::print::{expr_to_rust, BodyNames};
+    let map = case.sdfg.states[0]
+        .stmts
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StatementKind::Map(m) => Some(m),
+            _ => None,
+        });
+    match map.clone().nth(k) {
+        Some(m) => format!(
+            "OUT[i] = {}",
+            expr_to_rust(&case.exprs[k], &case.sdfg, &BodyNames::for_map(m))
+        ),
+        None => format!("{:?}", case.exprs[k]),
+    }
+}
+
+#[test]
+fn ten_thousand_exact_random_expressions_are_bit_identical() {
+    let Some(device) = common::gpu_or_skip("gpu_differential") else {
+        return;
+    };
+    let config = GenConfig {
+        max_depth: 5,
+        approx_math: false,
+    };
+    let (n, maps_per_module, modules) = (64usize, 50usize, 210u64);
+    let mut compared = 0usize;
+    for m in 0..modules {
+        let ty = ScalarType::ALL[(m % 7) as usize];
+        let seed = 0xD1FF_0000 + m;
+        let module = random_module(seed, ty, maps_per_module, &config);
+        let case = Case {
+            sdfg: module.sdfg,
+            inputs: module.inputs,
+            out: module.out,
+            out_ty: ty,
+            exprs: module.exprs,
+        };
+        for (k, (gpu, want)) in run_case(&device, &case, seed, n).into_iter().enumerate() {
+            for i in 0..n {
+                assert!(
+                    same_value(gpu[i], want[i]),
+                    "module {m} map {k} element {i} ({ty}): gpu {} vs evaluator {}\n{}",
+                    gpu[i],
+                    want[i],
+                    describe(&case, k)
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 10_000, "{compared}");
+    println!("{compared} random expressions x {n} elements: bit-identical on the GPU");
+}
+
+/// Distance in units in the last place (NaN == NaN, equal infinities 0).
+fn ulps(a: Value, b: Value) -> f64 {
+    fn ordered64(x: f64) -> i128 {
+        let b = x.to_bits() as i64;
+        (if b < 0 { i64::MIN - b } else { b }) as i128
+    }
+    fn ordered32(x: f32) -> i128 {
+        let b = x.to_bits() as i32;
+        (if b < 0 { i32::MIN - b } else { b }) as i128
+    }
+    match (a, b) {
+        (Value::F64(x), Value::F64(y)) if x.is_nan() && y.is_nan() => 0.0,
+        (Value::F32(x), Value::F32(y)) if x.is_nan() && y.is_nan() => 0.0,
+        (Value::F64(x), Value::F64(y)) if x.is_nan() || y.is_nan() => f64::INFINITY,
+        (Value::F32(x), Value::F32(y)) if x.is_nan() || y.is_nan() => f64::INFINITY,
+        (Value::F64(x), Value::F64(y)) => (ordered64(x) - ordered64(y)).unsigned_abs() as f64,
+        (Value::F32(x), Value::F32(y)) => (ordered32(x) - ordered32(y)).unsigned_abs() as f64,
+        _ => {
+            if a == b {
+                0.0
+            } else {
+                f64::INFINITY
+            }
+        }
+    }
+}
+
+fn bound(f: MathFn, ty: ScalarType) -> f64 {
+    let name = format!("{} {ty}", f.method_name());
+    ULP_BOUNDS
+        .iter()
+        .find(|b| b.function == name)
+        .unwrap_or_else(|| panic!("no ulp bound documented for {name}"))
+        .ulp
+}
+
+#[test]
+fn transcendental_calls_stay_within_their_documented_ulp_bounds() {
+    let Some(device) = common::gpu_or_skip("gpu_differential_math") else {
+        return;
+    };
+    let exact = GenConfig {
+        max_depth: 3,
+        approx_math: false,
+    };
+    let funcs = [
+        MathFn::Exp,
+        MathFn::Ln,
+        MathFn::Sin,
+        MathFn::Cos,
+        MathFn::Tanh,
+        MathFn::Powf,
+    ];
+    let n = 256usize;
+    let mut worst: BTreeMap<String, f64> = BTreeMap::new();
+    let mut compared = 0usize;
+    for (round, ty) in [ScalarType::F32, ScalarType::F64]
+        .into_iter()
+        .cycle()
+        .take(40)
+        .enumerate()
+    {
+        // One module: map k applies funcs[k % 6] to exact random arguments.
+        let seed = 0x7A7A_0000 + round as u64;
+        let mut base = random_kernel(seed, ty, &exact);
+        let mut exprs = Vec::new();
+        let template = base.sdfg.states[0].stmts[0].clone();
+        base.sdfg.states[0].stmts.clear();
+        for k in 0..30 {
+            let f = funcs[k % funcs.len()];
+            let arg = random_kernel(seed * 31 + k as u64, ty, &exact).expr;
+            let call = if f == MathFn::Powf {
+                let y = random_kernel(seed * 37 + k as u64, ty, &exact).expr;
+                e::call(f, vec![arg, y])
+            } else {
+                e::call(f, vec![arg])
+            };
+            let mut stmt = template.clone();
+            if let StatementKind::Map(map) = &mut stmt.kind {
+                map.name.text = format!("m{k}");
+                if let Some(Stmt::Store { value, .. }) = map.body.stmts.first_mut() {
+                    *value = call.clone();
+                }
+            }
+            stmt.memlets =
+                sdfg::compiler::codegen::ptx::testing::builder::memlets_of(match &stmt.kind {
+                    StatementKind::Map(map) => &map.body.stmts,
+                    _ => unreachable!(),
+                });
+            base.sdfg.states[0].stmts.push(stmt);
+            exprs.push(call);
+        }
+        let case = Case {
+            sdfg: base.sdfg,
+            inputs: base.inputs,
+            out: base.out,
+            out_ty: ty,
+            exprs,
+        };
+        for (k, (gpu, want)) in run_case(&device, &case, seed, n).into_iter().enumerate() {
+            let f = funcs[k % funcs.len()];
+            let limit = bound(f, ty);
+            for i in 0..n {
+                let d = ulps(gpu[i], want[i]);
+                let key = format!("{} {ty}", f.method_name());
+                let w = worst.entry(key).or_insert(0.0);
+                *w = w.max(d);
+                assert!(
+                    d <= limit,
+                    "{} {ty}: {d} ulp > {limit} at element {i}: gpu {} vs std {}\n{}",
+                    f.method_name(),
+                    gpu[i],
+                    want[i],
+                    describe(&case, k)
+                );
+            }
+            compared += 1;
+        }
+    }
+    println!("{compared} transcendental calls x {n} elements; worst ulp per function: {worst:?}");
+}
