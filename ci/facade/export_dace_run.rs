@@ -75,7 +75,7 @@ sdfg! {
     pub sdfg Semantics {
         host inp: i64[6];
         host fin: f64[2];
-        host out: i64[19];
+        host out: i64[22];
         host fout: f64[7];
         host f32out: f32[1];
         state s {
@@ -108,6 +108,9 @@ sdfg! {
                 let mut z = 0i64;
                 for k in (0i64..5).step_by(b) { z += 1; }
                 out[18] = z;
+                out[19] = (fin[0] / fin[0]) as i64;
+                out[20] = (fin[1] * 1e300) as i64;
+                out[21] = (fin[1] * -1e300) as i32 as i64;
                 let nan = fin[0] / fin[0];
                 fout[0] = nan.min(1.5);
                 fout[1] = fin[1].sqrt();
@@ -311,7 +314,7 @@ fn dace_computes_what_we_compute() {
 
     let inp = [7i64, 0, -7, i64::MIN, -1, 65];
     let fin = [0.0f64, 2.0];
-    let (mut out, mut fout, mut f32out) = (vec![0i64; 19], vec![0.0f64; 7], vec![0.0f32]);
+    let (mut out, mut fout, mut f32out) = (vec![0i64; 22], vec![0.0f64; 7], vec![0.0f32]);
     Semantics::load(&device)
         .unwrap()
         .run(SemanticsArgs {
@@ -329,7 +332,7 @@ fn dace_computes_what_we_compute() {
         &[
             ("inp", ints(&inp)),
             ("fin", floats(&fin)),
-            ("out", ints(&[0; 19])),
+            ("out", ints(&[0; 22])),
             ("fout", floats(&[0.0; 7])),
             ("f32out", floats(&[0.0])),
         ],

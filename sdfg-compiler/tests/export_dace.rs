@@ -124,6 +124,9 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
         5,
         (i64::MAX - 5..i64::MAX).step_by(4).count() as i64,
         0, // step 0: no iteration (ir::expr; Rust's step_by would panic)
+        f64::NAN as i64,
+        (2.0f64 * 1e300) as i64,
+        (2.0f64 * -1e300) as i32 as i64,
     ];
     let fout_sem = [
         floats([f64::NAN.min(1.5)]),
@@ -142,7 +145,7 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
             arrays: vec![
                 ("inp", ints([7, 0, -7, i64::MIN, -1, 65])),
                 ("fin", floats([0.0, 2.0])),
-                ("out", ints([0; 19])),
+                ("out", ints([0; 22])),
                 ("fout", floats([0.0; 7])),
                 ("f32out", floats([0.0])),
             ],

@@ -127,21 +127,7 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export_fuzz");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let seeds: Vec<Vec<String>> = [
-        export_common::REPRO,
-        export_common::JACOBI2D,
-        export_common::WCR_SUM,
-        export_common::COPY_SUBSETS,
-        export_common::CPU_ONLY,
-        export_common::LOOP_COND,
-        export_common::STREAMS,
-        export_common::SEMANTICS,
-        export_common::REDUCTIONS2,
-        export_common::MANUAL,
-    ]
-    .iter()
-    .map(|s| lex(s))
-    .collect();
+    let seeds: Vec<Vec<String>> = export_common::SOURCES.iter().map(|s| lex(s)).collect();
     let (mut accepted, mut written) = (0usize, 0usize);
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));

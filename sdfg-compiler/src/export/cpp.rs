@@ -10,12 +10,13 @@
 //! flattened index.
 //!
 //! Semantics that differ between Rust and C++ and are cheap to keep are
-//! kept: integer division and remainder by zero (and `MIN / -1`) use the
-//! helpers in [`HELPERS`] (installed through the tasklet's `code_global`);
-//! shift amounts are masked to the operand width; float `min`/`max` ignore
-//! NaN (`fmin`/`fmax`, as Rust). Not kept (undefined in C++, wrapping or
-//! saturating in Rust): signed overflow of `+ - *`, float-to-int casts out of
-//! range.
+//! kept: integer division and remainder by zero (and `MIN / -1`) and
+//! saturating float-to-int casts use the helpers in [`HELPERS`] (installed
+//! through the tasklet's `code_global`); shift amounts are masked to the
+//! operand width; float `min`/`max` ignore NaN (`fmin`/`fmax`, as Rust);
+//! `for` loops follow `step_by`. Not kept (undefined in C++, wrapping in
+//! Rust): signed overflow of `+ - *`, `<<` of negative values; nor the
+//! bounds checks (an out-of-bounds access is skipped and reported by us).
 
 use super::print::{container_name, BodyNames};
 use crate::ir::{
@@ -28,6 +29,7 @@ use crate::ir::{
 pub const HELPERS: &str = "\
 #ifndef SDFG_RS_TASKLET_HELPERS
 #define SDFG_RS_TASKLET_HELPERS
+#include <limits>
 #include <type_traits>
 // Rust-defined integer division: x / 0 == 0, MIN / -1 == MIN (no trap).
 template <typename T> static inline T sdfg_rs_div(T a, T b) {
@@ -40,6 +42,13 @@ template <typename T> static inline T sdfg_rs_rem(T a, T b) {
     if (b == 0) return a;
     if (std::is_signed<T>::value && b == T(-1)) return 0;
     return a % b;
+}
+// Rust's float -> int `as`: saturating, NaN -> 0.
+template <typename T, typename F> static inline T sdfg_rs_f2i(F x) {
+    if (x != x) return 0;
+    if (x <= (F)std::numeric_limits<T>::min()) return std::numeric_limits<T>::min();
+    if (x >= (F)std::numeric_limits<T>::max()) return std::numeric_limits<T>::max();
+    return (T)x;
 }
 #endif
 ";
@@ -401,6 +410,11 @@ impl CppPrinter<'_> {
                     // narrower integers to int; ours are at least 32 bits).
                     _ => format!("({l} {} {r})", op.symbol()),
                 }
+            }
+            ExprKind::Cast { arg } if arg.ty.is_float() && e.ty.is_integer() => {
+                self.needs_helpers = true;
+                let a = self.expr(arg);
+                format!("sdfg_rs_f2i<{}, {}>({a})", cpp_type(e.ty), cpp_type(arg.ty))
             }
             ExprKind::Cast { arg } => {
                 format!("static_cast<{}>({})", cpp_type(e.ty), self.expr(arg))

@@ -40,7 +40,13 @@ const INTERSTATE_COLOR: &str = "#1a4f8a";
 /// and sync points.
 pub fn to_dot(sdfg: &Sdfg, schedule: Option<&Schedule>) -> String {
     let mut out = String::new();
-    let title = match schedule {
+    // Streams matter only when something runs on the GPU.
+    let schedule_for_title = schedule.filter(|s| {
+        s.states
+            .iter()
+            .any(|st| st.stream_of.iter().any(Option::is_some))
+    });
+    let title = match schedule_for_title {
         Some(s) if s.num_streams == 0 => format!("{} (legacy default stream)", sdfg.name.text),
         Some(s) => format!(
             "{} ({} stream{})",

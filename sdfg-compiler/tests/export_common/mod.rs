@@ -152,7 +152,7 @@ pub const SEMANTICS: &str = r#"
 pub sdfg Semantics {
     host inp: i64[6];
     host fin: f64[2];
-    host out: i64[19];
+    host out: i64[22];
     host fout: f64[7];
     host f32out: f32[1];
     state s {
@@ -185,6 +185,9 @@ pub sdfg Semantics {
             let mut z = 0i64;
             for k in (0i64..5).step_by(b) { z += 1; }
             out[18] = z;
+            out[19] = (fin[0] / fin[0]) as i64;
+            out[20] = (fin[1] * 1e300) as i64;
+            out[21] = (fin[1] * -1e300) as i32 as i64;
             let nan = fin[0] / fin[0];
             fout[0] = nan.min(1.5);
             fout[1] = fin[1].sqrt();
@@ -238,21 +241,23 @@ pub sdfg Manual {
 }
 "#;
 
+/// Every test SDFG's source.
+pub const SOURCES: [&str; 10] = [
+    REPRO,
+    JACOBI2D,
+    WCR_SUM,
+    COPY_SUBSETS,
+    CPU_ONLY,
+    LOOP_COND,
+    STREAMS,
+    SEMANTICS,
+    REDUCTIONS2,
+    MANUAL,
+];
+
 /// Every test SDFG, lowered.
 pub fn all() -> Vec<Sdfg> {
-    [
-        REPRO,
-        JACOBI2D,
-        WCR_SUM,
-        COPY_SUBSETS,
-        CPU_ONLY,
-        LOOP_COND,
-        STREAMS,
-        SEMANTICS,
-    ]
-    .into_iter()
-    .map(lower)
-    .collect()
+    SOURCES.into_iter().map(lower).collect()
 }
 
 pub fn repro() -> Sdfg {
