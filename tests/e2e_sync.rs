@@ -159,6 +159,7 @@ fn gpu_only_results_are_complete_after_run_and_after_running_wait() {
         for run in 0..20 {
             let mut a = DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap();
             let mut b = DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap();
+            let before = device.counters();
             if run % 2 == 0 {
                 program
                     .run(GpuOnlyArgs {
@@ -177,8 +178,13 @@ fn gpu_only_results_are_complete_after_run_and_after_running_wait() {
                         B: &mut b,
                     })
                     .unwrap();
+                // `launch` returned without waiting for the slow kernel.
+                assert_eq!(device.counters().host_syncs, before.host_syncs, "run {run}");
                 running.wait().unwrap();
             }
+            let counts = device.counters() - before;
+            // Both kernels on one stream: no event, one wait at the end.
+            assert_eq!((counts.host_syncs, counts.event_waits), (1, 0), "run {run}");
             assert_eq!(
                 b.to_vec().unwrap(),
                 expected,
@@ -222,22 +228,25 @@ fn a_loop_condition_computed_on_the_gpu() {
             let x0: Vec<f64> = (0..256).map(|i| 1.0 + (i % 7) as f64).collect();
             let mut x = DeviceBuffer::from_slice(&device, &x0).unwrap();
             let mut res = DeviceBuffer::<f64>::zeros(&device, 1).unwrap();
-            program
-                .run(ConvergeArgs {
-                    N: 256,
-                    X: &mut x,
-                    RES: &mut res,
-                })
-                .unwrap();
+            let before = device.counters();
+            program.run(ConvergeArgs { N: 256, X: &mut x, RES: &mut res }).unwrap();
+            let counts = device.counters() - before;
             // Plain Rust: halve until the squared norm is <= 1e-6.
             let mut y = x0.clone();
+            let mut steps = 0u64;
             loop {
                 y.iter_mut().for_each(|v| *v *= 0.5);
+                steps += 1;
                 if y.iter().map(|v| v * v).sum::<f64>() <= 1.0e-6 {
                     break;
                 }
             }
             assert_eq!(x.to_vec().unwrap(), y, "run {run} on {}", device.name());
+            // Each step waits once for the residual R (its edge reads it), and
+            // `norm` waits for `halve` on the other stream; the first `clear`
+            // also waits for `init`'s write of RES.
+            assert_eq!(counts.host_syncs, steps, "run {run}");
+            assert_eq!(counts.event_waits, steps + 1, "run {run}");
         }
     }
 }
@@ -406,6 +415,7 @@ fn a_map_range_that_comes_from_gpu_computed_data() {
         for run in 0..20 {
             let mut count = DeviceBuffer::from_slice(&device, &[-1i64]).unwrap();
             let mut out = DeviceBuffer::from_slice(&device, &[-1i64; 64]).unwrap();
+            let before = device.counters();
             program
                 .run(GpuRangeArgs {
                     N: 64,
@@ -414,6 +424,9 @@ fn a_map_range_that_comes_from_gpu_computed_data() {
                     OUT: &mut out,
                 })
                 .unwrap();
+            let counts = device.counters() - before;
+            // The copy of COUNT before the edge reads it, then the end of the run.
+            assert_eq!((counts.host_syncs, counts.event_waits), (2, 0), "run {run}");
             let got = out.to_vec().unwrap();
             let expected: Vec<i64> = (0..64).map(|i| if i < 32 { i } else { -1 }).collect();
             assert_eq!(got, expected, "run {run} on {}", device.name());
@@ -634,5 +647,39 @@ fn the_device_keeps_working_after_a_recoverable_error() {
             })
             .unwrap();
         assert_eq!(b.to_vec().unwrap(), vec![3.0; 4]);
+    }
+}
+
+#[test]
+fn run_on_puts_all_gpu_work_on_the_callers_stream() {
+    for device in common::devices("run_on") {
+        let program = Diamond::load(&device).unwrap();
+        let stream = device.new_stream().unwrap();
+        let n = 64usize;
+        let mut bufs: Vec<DeviceBuffer<f64>> =
+            (0..4).map(|_| DeviceBuffer::from_slice(&device, &vec![-1.0; n]).unwrap()).collect();
+        let (s_, rest) = bufs.split_at_mut(1);
+        let (l, rest) = rest.split_at_mut(1);
+        let (r, j) = rest.split_at_mut(1);
+        let before = device.counters();
+        program
+            .run_on(&stream, DiamondArgs { N: n as i64, SPIN: 10, S: &mut s_[0], L: &mut l[0], R: &mut r[0], J: &mut j[0] })
+            .unwrap();
+        let counts = device.counters() - before;
+        // One stream: the fork and the join need no event.
+        assert_eq!((counts.host_syncs, counts.event_waits), (1, 0));
+        let expected: Vec<f64> = (0..n).map(|i| 5.0 * (i as f64 + 1.0)).collect();
+        assert_eq!(j[0].to_vec().unwrap(), expected);
+        // launch_on: later work on the caller's stream is ordered after the
+        // program by the stream itself, even with the handle forgotten.
+        j[0].copy_from_slice(&vec![-1.0; n]).unwrap();
+        let out = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        let running = program
+            .launch_on(&stream, DiamondArgs { N: n as i64, SPIN: 10, S: &mut s_[0], L: &mut l[0], R: &mut r[0], J: &mut j[0] })
+            .unwrap();
+        std::mem::forget(running);
+        let whole = sdfg::runtime::Region::whole(n);
+        stream.copy_device(&j[0], &whole, &out, &whole).unwrap();
+        assert_eq!(out.to_vec().unwrap(), expected);
     }
 }
