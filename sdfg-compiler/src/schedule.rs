@@ -200,7 +200,10 @@ fn simulate(
     // Per stream: operations issued, how far the host has seen it complete,
     // and per other stream how far it already waited.
     let mut issued = vec![0usize; nstreams];
-    let mut completed = vec![0usize; nstreams];
+    let mut completion = Completion {
+        done: vec![0; nstreams],
+        wait_log: vec![Vec::new(); nstreams],
+    };
     let mut waited = vec![vec![0usize; nstreams]; nstreams];
     // Per GPU container: last writer and readers since, as (stream, position, stmt).
     let mut writer: HashMap<ContainerId, (usize, usize, StmtId)> = HashMap::new();
@@ -215,10 +218,10 @@ fn simulate(
                     reason: SyncReason,
                     span: Span,
                     in_flight: &mut Vec<(ContainerId, usize, usize)>,
-                    completed: &mut Vec<usize>| {
+                    completion: &mut Completion| {
         if let Some(k) = in_flight.iter().position(|f| f.0 == c) {
             let (_, s, pos) = in_flight.remove(k);
-            completed[s] = completed[s].max(pos);
+            completion.finish(s, pos);
             syncs.push(SyncPoint {
                 site,
                 container: c,
@@ -256,7 +259,7 @@ fn simulate(
                     reason,
                     m.span,
                     &mut in_flight,
-                    &mut completed,
+                    &mut completion,
                 );
             }
         }
@@ -267,7 +270,7 @@ fn simulate(
                 SyncReason::Manual,
                 st.span,
                 &mut in_flight,
-                &mut completed,
+                &mut completion,
             );
         }
         if !gpu {
@@ -286,7 +289,7 @@ fn simulate(
                 uses.extend(readers.get(&m.container).into_iter().flatten().copied());
             }
             for (t, pos, p) in uses {
-                if t != s && completed[t] < pos && latest[t].is_none_or(|(q, _, _)| pos > q) {
+                if t != s && completion.done[t] < pos && latest[t].is_none_or(|(q, _, _)| pos > q) {
                     latest[t] = Some((pos, p, m.container));
                 }
             }
@@ -300,6 +303,7 @@ fn simulate(
             }
             waited[s][t] = pos;
             issued[s] += 1; // the runtime counts a wait as an operation of `s`
+            completion.wait_log[s].push((issued[s], t, pos));
             events.push(EventEdge {
                 producer: p,
                 consumer: id,
@@ -335,8 +339,32 @@ fn simulate(
             SyncReason::StateEnd,
             end_span,
             &mut in_flight,
-            &mut completed,
+            &mut completion,
         );
     }
     (events, syncs)
+}
+
+/// What the host knows finished, per stream, as the runtime tracks it: a
+/// host wait finishes a stream up to a position, and with it every producer
+/// position that stream had waited for on the GPU before that point.
+struct Completion {
+    done: Vec<usize>,
+    /// Per stream: (position of the wait, producer stream, producer position).
+    wait_log: Vec<Vec<(usize, usize, usize)>>,
+}
+
+impl Completion {
+    fn finish(&mut self, stream: usize, position: usize) {
+        self.done[stream] = self.done[stream].max(position);
+        let (now, later): (Vec<_>, Vec<_>) = std::mem::take(&mut self.wait_log[stream])
+            .into_iter()
+            .partition(|w| w.0 <= position);
+        self.wait_log[stream] = later;
+        for (_, producer, at) in now {
+            if self.done[producer] < at {
+                self.finish(producer, at);
+            }
+        }
+    }
 }

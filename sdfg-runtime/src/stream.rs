@@ -15,7 +15,7 @@ use crate::tracker::{merge_by_stream, AccessKind, Tracker, Use};
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
 
 pub(crate) enum StreamBackend {
@@ -75,6 +75,12 @@ pub(crate) struct StreamState {
     recent_events: VecDeque<Arc<Marker>>,
     /// Per other stream: the latest position this stream already waits for.
     waited: HashMap<u64, u64>,
+    /// Event waits this stream issued and the host has not yet seen finish:
+    /// (position of the wait here, producer stream, producer position). When
+    /// the host learns this stream finished past the wait, the producer's
+    /// work is finished too (`StreamInner::mark_complete`). Weak: streams
+    /// that wait on each other must not keep each other alive.
+    wait_log: Vec<(u64, Weak<StreamInner>, u64)>,
     /// CUDA: kernels launched since the last fault check (for the message).
     kernels_since_check: Vec<String>,
     /// CUDA: upload staging blocks in flight, freed when their event fired.
@@ -144,6 +150,7 @@ impl StreamInner {
                 recent_events: VecDeque::new(),
                 waited: HashMap::new(),
                 kernels_since_check: Vec::new(),
+                wait_log: Vec::new(),
                 in_flight_staging: Vec::new(),
             }),
             completed: AtomicU64::new(0),
@@ -184,8 +191,28 @@ impl StreamInner {
         self.completed.load(Ordering::SeqCst) >= position
     }
 
+    /// Records that the host knows this stream finished up to `position`,
+    /// and so every producer position it waited on before that.
     fn mark_complete(&self, position: u64) {
         self.completed.fetch_max(position, Ordering::SeqCst);
+        let finished: Vec<(Weak<StreamInner>, u64)> = {
+            let mut state = lock(&self.state);
+            let (done, pending): (Vec<_>, Vec<_>) = std::mem::take(&mut state.wait_log)
+                .into_iter()
+                .partition(|w| w.0 <= position);
+            state.wait_log = pending;
+            done.into_iter()
+                .map(|(_, producer, at)| (producer, at))
+                .collect()
+        };
+        // Our lock is released: a producer may in turn propagate further.
+        for (producer, at) in finished {
+            if let Some(p) = producer.upgrade() {
+                if !p.known_complete(at) {
+                    p.mark_complete(at);
+                }
+            }
+        }
     }
 
     pub(crate) fn issued(&self) -> u64 {
@@ -520,6 +547,10 @@ impl Stream {
             }
         }
         state.issued += 1;
+        let here = state.issued;
+        state
+            .wait_log
+            .push((here, Arc::downgrade(producer), marker.position));
         let seen = state.waited.entry(producer.id).or_insert(0);
         *seen = (*seen).max(marker.position);
         drop(state);
