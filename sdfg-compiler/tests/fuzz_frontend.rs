@@ -808,7 +808,7 @@ fn iterations() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(if cfg!(debug_assertions) {
-            12000
+            6000
         } else {
             100000
         })
