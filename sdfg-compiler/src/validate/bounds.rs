@@ -283,18 +283,18 @@ fn subset_in_bounds(sdfg: &Sdfg, m: &Memlet, diags: &mut Diagnostics) -> bool {
                 "the subset of {} starts at {s}, below 0",
                 dim_name(c, dim)
             ))
-        } else if let Some(len) = len
-            .as_ref()
-            .filter(|len| end.minus(len).is_some_and(|d| d > 0))
-        {
-            Some(format!(
-                "subset out of bounds: {} has length {} but the subset ends at {}",
-                dim_name(c, dim),
-                text(len),
-                text(&end)
-            ))
         } else {
-            None
+            let past_end = len
+                .as_ref()
+                .filter(|len| end.minus(len).is_some_and(|d| d > 0));
+            past_end.map(|len| {
+                format!(
+                    "subset out of bounds: {} has length {} but the subset ends at {}",
+                    dim_name(c, dim),
+                    text(len),
+                    text(&end)
+                )
+            })
         };
         if let Some(message) = bad {
             ok = false;
