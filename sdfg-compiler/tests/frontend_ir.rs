@@ -829,15 +829,32 @@ fn lets_without_a_type_take_the_type_their_uses_need() {
 }
 
 #[test]
-fn map_indices_are_checked_over_constant_ranges() {
+fn map_indices_are_checked_over_their_ranges() {
     let e = errors(
         "sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { U[i + 1] = 1; } } }",
     );
     assert_eq!(
         e,
-        vec!["index out of bounds: for `i` in its range, the index goes over 1..=10 but `U` has length 10"]
+        vec!["index out of bounds: `i + 1` reaches 10 for `i` in `0..10`, but `U` has length 10"]
+    );
+    // Symbolic: one past the end in the last iteration, whatever `N` is.
+    let e = errors("sdfg B { symbol N: i64; gpu A: f64[N, N]; state s { map m[i in 1..N, j in 0..N] on gpu { A[i + 1, j] = 1.0; } } }");
+    assert_eq!(
+        e,
+        vec!["index out of bounds: `i + 1` reaches N for `i` in `1..N`, but dimension 0 of `A` has length N"]
+    );
+    let e = errors("sdfg B { symbol N: i64; gpu A: f64[N]; state s { map m[i in 0..N] on gpu { A[i - 1] = 1.0; } } }");
+    assert_eq!(
+        e,
+        vec!["index out of bounds: `i - 1` reaches -1 for `i` in `0..N`, but `A` has length N"]
+    );
+    let e = errors("sdfg B { symbol N: i64; gpu A: f64[N]; host H: f64[N + 1]; state s { copy A[0..N + 1] -> H; } }");
+    assert_eq!(
+        e,
+        vec!["subset out of bounds: `A` has length N but the subset ends at N + 1"]
     );
     // Guarded accesses and in-range indices are fine.
+    ok("sdfg B { symbol N: i64; gpu A: f64[N]; state s { map m[i in 1..N - 1] on gpu { A[i + 1] = A[i - 1]; } } }");
     ok("sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { if i + 1 < 10 { U[i + 1] = 1; } U[i] = 2; } } }");
     ok("sdfg B { host U: i32[10]; state s { map m[i in 1..=10] on cpu { U[i - 1] = 1; } } }");
 }

@@ -807,11 +807,7 @@ fn iterations() -> usize {
     std::env::var("SDFG_FUZZ_ITERS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(if cfg!(debug_assertions) {
-            12000
-        } else {
-            100000
-        })
+        .unwrap_or(if cfg!(debug_assertions) { 6000 } else { 100000 })
 }
 
 fn seed() -> u64 {

@@ -358,8 +358,7 @@ impl<'a> Lowerer<'a> {
         match st {
             StmtAst::Map(m) => self.lower_map(m),
             StmtAst::Tasklet(t) => {
-                let (stmts, scope) =
-                    self.body(|| Scope::new(ScopeKind::Body { gpu: false }), &t.body);
+                let (stmts, scope) = self.body(|| Scope::new(ScopeKind::Body), &t.body);
                 let body = TaskletBody {
                     stmts,
                     locals: scope.locals,
@@ -398,9 +397,6 @@ impl<'a> Lowerer<'a> {
     fn lower_map(&mut self, m: &parse::MapAst) -> Option<Statement> {
         let mut params = Vec::new();
         let mut ok = true;
-        let kind = ScopeKind::Body {
-            gpu: m.schedule == MapSchedule::Gpu,
-        };
         for p in &m.params {
             let text = p.name.to_string();
             if params.iter().any(|q: &MapParam| q.name.text == text) {
@@ -442,7 +438,7 @@ impl<'a> Lowerer<'a> {
             params.iter().map(|p| (p.name.text.clone(), p.ty)).collect();
         let (stmts, scope) = self.body(
             || {
-                let mut scope = Scope::new(kind);
+                let mut scope = Scope::new(ScopeKind::Body);
                 scope.params = param_types.clone();
                 scope
             },

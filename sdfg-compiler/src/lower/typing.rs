@@ -19,8 +19,7 @@ use syn::spanned::Spanned;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ScopeKind {
     /// A tasklet or map body: locals, map parameters, symbols, containers.
-    /// `gpu`: the body of a `gpu` map.
-    Body { gpu: bool },
+    Body,
     /// An interstate edge: symbols and host containers.
     Edge,
     /// A map range: symbols and literals.
@@ -33,11 +32,11 @@ pub(crate) enum ScopeKind {
 
 impl ScopeKind {
     fn allows_containers(self) -> bool {
-        matches!(self, ScopeKind::Body { .. } | ScopeKind::Edge)
+        matches!(self, ScopeKind::Body | ScopeKind::Edge)
     }
     fn describe(self) -> &'static str {
         match self {
-            ScopeKind::Body { .. } => "a tasklet",
+            ScopeKind::Body => "a tasklet",
             ScopeKind::Edge => "an interstate edge",
             ScopeKind::MapRange => "a map range",
             ScopeKind::Shape => "a container's shape",
@@ -475,7 +474,7 @@ impl<'a> Lowerer<'a> {
         d = match closest_name(&text, names.iter().map(String::as_str)) {
             Some(c) => d.help(format!("did you mean `{c}`?")),
             None => match sc.kind {
-                ScopeKind::Body { .. } => d.help(format!(
+                ScopeKind::Body => d.help(format!(
                     "declare it: `let {text} = ...;` in the body, or `symbol {text}: i64;` / a container in the sdfg"
                 )),
                 _ => d.help(format!("declare it: `symbol {text}: i64;`")),
@@ -1381,7 +1380,7 @@ impl<'a> Lowerer<'a> {
         if stmts.is_empty() {
             return self.expr(sc, tail, expected);
         }
-        if !matches!(sc.kind, ScopeKind::Body { .. }) {
+        if !matches!(sc.kind, ScopeKind::Body) {
             self.error(
                 Diagnostic::error(
                     span,

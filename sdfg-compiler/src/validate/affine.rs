@@ -82,6 +82,47 @@ impl Affine {
         self.terms.is_empty().then_some(self.constant)
     }
 
+    /// The form as DSL text (`N - 1`, `2 * M + 3`), for messages.
+    pub fn text(&self, sdfg: &Sdfg, params: &[MapParam]) -> String {
+        let mut out = String::new();
+        for (&(kind, id), &k) in &self.terms {
+            let name = if kind == 0 {
+                sdfg.symbols.get(id).map_or("?", |s| s.name.text.as_str())
+            } else {
+                params.get(id).map_or("?", |p| p.name.text.as_str())
+            };
+            let magnitude = k.unsigned_abs();
+            let term = if magnitude == 1 {
+                name.to_string()
+            } else {
+                format!("{magnitude} * {name}")
+            };
+            match (out.is_empty(), k < 0) {
+                (true, false) => out.push_str(&term),
+                (true, true) => out.push_str(&format!("-{term}")),
+                (false, false) => out.push_str(&format!(" + {term}")),
+                (false, true) => out.push_str(&format!(" - {term}")),
+            }
+        }
+        match (out.is_empty(), self.constant) {
+            (true, c) => c.to_string(),
+            (false, 0) => out,
+            (false, c) if c > 0 => format!("{out} + {c}"),
+            (false, c) => format!("{out} - {}", c.unsigned_abs()),
+        }
+    }
+
+    /// `self + k`.
+    pub fn offset(mut self, k: i128) -> Option<Affine> {
+        self.constant = self.constant.checked_add(k)?;
+        Some(self)
+    }
+
+    /// `self - other` when it is a constant.
+    pub fn minus(&self, other: &Affine) -> Option<i128> {
+        self.clone().add(other, -1)?.as_constant()
+    }
+
     /// Whether the form mentions a map parameter (its value differs per statement).
     pub fn has_params(&self) -> bool {
         self.terms.keys().any(|(kind, _)| *kind == 1)

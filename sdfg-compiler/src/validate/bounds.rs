@@ -41,65 +41,89 @@ fn body(sdfg: &Sdfg, body: &TaskletBody, diags: &mut Diagnostics) {
     }
 }
 
-/// Indices of a map's unconditional accesses (`A[i + 1]`) over the whole
-/// range of their parameter, when the range and the dimension are constant
-/// (`i in 0..10` reads `A[10]` of a 10-element `A`). Conditional accesses
-/// are skipped: `if i + 1 < 10 { A[i + 1] }` is the way to guard one.
+/// Indices of a map's unconditional accesses over the whole range of their
+/// parameter: `A[i + 1]` with `i in 0..N` reaches `A[N]`, one past the end
+/// of an `N`-element `A`, in the last iteration. Reported when the distance
+/// is a constant (so for every value of the symbols where the map runs at
+/// all). Conditional accesses are skipped: `if i + 1 < N { A[i + 1] }` is
+/// how to guard one.
 fn map_ranges(sdfg: &Sdfg, stmt: &Statement, map: &Map, diags: &mut Diagnostics) {
     let mut reported = Vec::new();
     for m in stmt.memlets.iter().filter(|m| !m.dynamic) {
         let c = &sdfg.containers[m.container];
         for (dim, (d, extent)) in m.subset.iter().zip(&c.shape).enumerate() {
             let SubsetDim::Index(index) = d else { continue };
-            let Some(len) = constant(extent) else {
+            let Some(len) = Affine::of(extent) else {
                 continue;
             };
-            let Some((p, lo, hi)) = param_range(index, map) else {
+            let Some((p, lo, hi)) = param_interval(index, map) else {
                 continue;
             };
-            if lo < 0 || hi > len {
-                if reported.contains(&(m.container, dim)) {
-                    continue;
-                }
-                reported.push((m.container, dim));
-                let param = &map.params[p].name.text;
-                diags.push(
-                    Diagnostic::error(
-                        index.span,
-                        format!(
-                            "index out of bounds: for `{param}` in its range, the index goes over {lo}..={} but {} has length {len}",
-                            hi - 1,
-                            dim_name(c, dim)
-                        ),
-                    )
-                    .help(format!(
-                        "narrow the range of `{param}`, or guard the access: `if {} < {len} {{ ... }}`",
-                        expr_text(sdfg, &map.params, index)
-                    )),
-                );
+            let below = lo.as_constant().filter(|v| *v < 0);
+            let past = hi.minus(&len).is_some_and(|d| d > 0);
+            if (below.is_none() && !past) || reported.contains(&(m.container, dim)) {
+                continue;
             }
+            reported.push((m.container, dim));
+            let param = &map.params[p];
+            let range = format!(
+                "{}..{}",
+                expr_text(sdfg, &[], &param.start),
+                expr_text(sdfg, &[], &param.end)
+            );
+            let index_text = expr_text(sdfg, &map.params, index);
+            let reaches = match below {
+                Some(v) => v.to_string(),
+                None => hi
+                    .clone()
+                    .offset(-1)
+                    .map_or_else(|| "?".to_string(), |last| last.text(sdfg, &[])),
+            };
+            let guard = if past {
+                format!("if {index_text} < {} {{ ... }}", len.text(sdfg, &[]))
+            } else {
+                format!("if {index_text} >= 0 {{ ... }}")
+            };
+            diags.push(
+                Diagnostic::error(
+                    index.span,
+                    format!(
+                        "index out of bounds: `{index_text}` reaches {reaches} for `{}` in `{range}`, but {} has length {}",
+                        param.name.text,
+                        dim_name(c, dim),
+                        len.text(sdfg, &[])
+                    ),
+                )
+                .help(format!(
+                    "narrow the range of `{}`, or guard the access: `{guard}`",
+                    param.name.text
+                )),
+            );
         }
     }
 }
 
-/// For an index `p + c` over a map parameter `p` with a constant range
-/// (step 1): the parameter and the index's values `lo..hi`.
-fn param_range(index: &Expr, map: &Map) -> Option<(usize, i128, i128)> {
+/// For an index `p + rest` over a map parameter `p` (coefficient 1, step 1,
+/// `rest` over symbols): the parameter and the index's values `lo..hi`.
+/// None when the map provably runs no iteration.
+fn param_interval(index: &Expr, map: &Map) -> Option<(usize, Affine, Affine)> {
     let form = Affine::of(index)?;
-    let mut terms = form.terms.iter();
-    let (&(kind, p), &coef) = terms.next()?;
-    if kind != 1 || coef != 1 || terms.next().is_some() {
+    let mut params = form.terms.iter().filter(|((kind, _), _)| *kind == 1);
+    let (&(_, p), &coef) = params.next()?;
+    if coef != 1 || params.next().is_some() {
         return None;
     }
     let param = map.params.get(p)?;
     if param.step.as_ref().is_some_and(|s| constant(s) != Some(1)) {
         return None;
     }
-    let (start, end) = (constant(&param.start)?, constant(&param.end)?);
-    if start >= end {
-        return None; // the map runs no iteration
+    let (start, end) = (Affine::of(&param.start)?, Affine::of(&param.end)?);
+    if start.has_params() || end.has_params() || end.minus(&start).is_some_and(|n| n <= 0) {
+        return None;
     }
-    Some((p, start + form.constant, end + form.constant))
+    let mut rest = form;
+    rest.terms.remove(&(1, p));
+    Some((p, start.add(&rest, 1)?, end.add(&rest, 1)?))
 }
 
 fn dim_name(c: &Container, dim: usize) -> String {
@@ -141,9 +165,7 @@ fn bounds_of(dim: &SubsetDim) -> (Option<Affine>, Option<Affine>) {
     match dim {
         SubsetDim::Index(i) => {
             let a = Affine::of(i);
-            let b = a
-                .clone()
-                .and_then(|a| a.add(&Affine::of(&Expr::lit(Value::I64(1), i.span))?, 1));
+            let b = a.clone().and_then(|a| a.offset(1));
             (a, b)
         }
         SubsetDim::Range { start, end } => (Affine::of(start), Affine::of(end)),
@@ -234,40 +256,50 @@ fn subset_text(sdfg: &Sdfg, m: &Memlet, c: &Container) -> String {
     }
 }
 
-/// Constant subset bounds against constant dimensions; false when reported.
+/// Subset bounds against the dimensions, where the difference is a
+/// constant (`0..N + 1` of an `N`-element dimension); false when reported.
 fn subset_in_bounds(sdfg: &Sdfg, m: &Memlet, diags: &mut Diagnostics) -> bool {
     let c = &sdfg.containers[m.container];
     let mut ok = true;
     for (dim, (d, extent)) in m.subset.iter().zip(&c.shape).enumerate() {
-        let (start, end) = bounds_of(d);
-        let (start, end) = (
-            start.and_then(|a| a.as_constant()),
-            end.and_then(|a| a.as_constant()),
-        );
-        let len = constant(extent);
+        let (Some(start), Some(end)) = bounds_of(d) else {
+            continue;
+        };
+        let len = Affine::of(extent);
         let span = match d {
             SubsetDim::Index(i) => i.span,
             SubsetDim::Range { start, .. } => start.span,
         };
-        let bad = match (start, end, len) {
-            (Some(s), Some(e), _) if s > e => Some(format!(
-                "the range {s}..{e} of {} is reversed",
+        let text = |a: &Affine| a.text(sdfg, &[]);
+        let bad = if start.minus(&end).is_some_and(|d| d > 0) {
+            Some(format!(
+                "the range {}..{} of {} is reversed",
+                text(&start),
+                text(&end),
                 dim_name(c, dim)
-            )),
-            (Some(s), _, _) if s < 0 => Some(format!(
+            ))
+        } else if let Some(s) = start.as_constant().filter(|s| *s < 0) {
+            Some(format!(
                 "the subset of {} starts at {s}, below 0",
                 dim_name(c, dim)
-            )),
-            (_, Some(e), Some(len)) if e > len => Some(format!(
-                "subset out of bounds: {} has length {len} but the subset ends at {e}",
-                dim_name(c, dim)
-            )),
-            _ => None,
+            ))
+        } else {
+            let past_end = len
+                .as_ref()
+                .filter(|len| end.minus(len).is_some_and(|d| d > 0));
+            past_end.map(|len| {
+                format!(
+                    "subset out of bounds: {} has length {} but the subset ends at {}",
+                    dim_name(c, dim),
+                    text(len),
+                    text(&end)
+                )
+            })
         };
         if let Some(message) = bad {
             ok = false;
-            diags.push(Diagnostic::error(span, message).help(match len {
-                Some(len) => format!("stay within 0..{len}"),
+            diags.push(Diagnostic::error(span, message).help(match &len {
+                Some(len) => format!("stay within 0..{}", text(len)),
                 None => "stay within the container's shape".to_string(),
             }));
         }

@@ -157,9 +157,7 @@ fn interval(d: &SubsetDim, params: &[MapParam]) -> Option<(Affine, Affine)> {
     let (lo, hi) = match d {
         SubsetDim::Index(i) => {
             let lo = Affine::of(i)?;
-            let hi = lo
-                .clone()
-                .add(&Affine::of(&Expr::lit(Value::I64(1), i.span))?, 1)?;
+            let hi = lo.clone().offset(1)?;
             (lo, hi)
         }
         SubsetDim::Range { start, end } => (Affine::of(start)?, Affine::of(end)?),
