@@ -547,7 +547,7 @@ impl<'a> KernelEmitter<'a> {
         header.push_str("\n)\n{\n");
 
         let ranges = self.load_params();
-        self.grid_loops(&ranges, block, ipt);
+        self.grid_loops(&ranges, ipt);
         self.ins("ret");
 
         let mut decls = String::new();
@@ -711,7 +711,7 @@ impl<'a> KernelEmitter<'a> {
 
     /// The grid-stride loops: x = innermost dimension, y = the next, z = the
     /// product of all outer ones (decomposed with div/rem).
-    fn grid_loops(&mut self, ranges: &[(Reg, Reg, Reg)], block: [u32; 3], ipt: u32) {
+    fn grid_loops(&mut self, ranges: &[(Reg, Reg, Reg)], ipt: u32) {
         let dims = ranges.len();
         self.params = vec![
             Reg {
@@ -720,7 +720,6 @@ impl<'a> KernelEmitter<'a> {
             };
             dims
         ];
-        let _ = block;
         // z: the product of the outer dimensions.
         let mut z_end = None;
         if dims >= 3 {
@@ -1117,10 +1116,7 @@ impl<'a> KernelEmitter<'a> {
                 w
             }
             ScalarType::I64 | ScalarType::U64 => r,
-            other => {
-                let v = self.convert(r, other, ScalarType::I64);
-                v
-            }
+            other => self.convert(r, other, ScalarType::I64),
         }
     }
 
@@ -1155,9 +1151,8 @@ impl<'a> KernelEmitter<'a> {
         let guard = oob.map(|p| format!("@!{p} ")).unwrap_or_default();
         let result = if ty == ScalarType::Bool {
             let byte = self.reg(Class::B16);
-            if let Some(p) = oob {
+            if oob.is_some() {
                 self.ins(format!("mov.b16 {byte}, 0"));
-                let _ = p;
             }
             self.ins(format!("{guard}ld.{space}.u8 {byte}, [{addr}]"));
             let r = self.reg(Class::Pred);
@@ -1367,7 +1362,7 @@ impl<'a> KernelEmitter<'a> {
                 } else {
                     self.convert(b, rhs.ty, lhs.ty)
                 };
-                self.binary(*op, a, b, lhs.ty, rhs.ty)
+                self.binary(*op, a, b, lhs.ty)
             }
             ExprKind::Cast { arg } => {
                 let a = self.expr(arg);
@@ -1479,7 +1474,7 @@ impl<'a> KernelEmitter<'a> {
         r
     }
 
-    fn binary(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType, rhs_ty: ScalarType) -> Reg {
+    fn binary(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType) -> Reg {
         if op.is_comparison() {
             return self.compare(op, a, b, ty);
         }
@@ -1518,7 +1513,7 @@ impl<'a> KernelEmitter<'a> {
                 };
                 self.ins(format!("{f}.{} {r}, {a}, {b}", bits_suffix(ty)));
             }
-            BinOp::Shl | BinOp::Shr => return self.shift(op, a, b, ty, rhs_ty),
+            BinOp::Shl | BinOp::Shr => return self.shift(op, a, b, ty),
             _ => self.mov(r, a),
         }
         r
@@ -1624,7 +1619,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// Shifts: the amount (any integer type) is masked to the width of `a`.
-    fn shift(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType, amount_ty: ScalarType) -> Reg {
+    fn shift(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType) -> Reg {
         if !ty.is_integer() {
             return a;
         }
@@ -1632,10 +1627,7 @@ impl<'a> KernelEmitter<'a> {
         match b.class {
             Class::B64 => self.ins(format!("cvt.u32.u64 {amount}, {b}")),
             Class::B32 => self.mov(amount, b),
-            _ => {
-                let _ = amount_ty;
-                self.ins(format!("mov.b32 {amount}, 0"));
-            }
+            _ => self.ins(format!("mov.b32 {amount}, 0")),
         }
         self.ins(format!("and.b32 {amount}, {amount}, {}", ty.bits() - 1));
         let r = self.reg(a.class);

@@ -416,13 +416,11 @@ fn quadrant_select<O: Ops>(o: &mut O, q: O::I, sin: O::F, cos: O::F) -> O::F {
     let one = o.iconst(1);
     let two = o.iconst(2);
     let q_odd_bit = o.iand(q, one);
-    let zero = o.iconst(0);
     let use_cos = o.ieq(q_odd_bit, one);
     let v = o.sel(use_cos, cos, sin);
     let q_two_bit = o.iand(q, two);
     let negate = o.ieq(q_two_bit, two);
     let nv = o.neg(v);
-    let _ = zero;
     o.sel(negate, nv, v)
 }
 
@@ -878,7 +876,7 @@ impl PtxOps {
         r
     }
     fn line(&mut self, s: String) {
-        self.body.push_str("\t");
+        self.body.push('\t');
         self.body.push_str(&s);
         self.body.push_str(";\n");
     }
