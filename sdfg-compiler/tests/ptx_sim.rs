@@ -632,3 +632,58 @@ fn float_remainder_is_exact() {
         );
     }
 }
+
+#[test]
+fn zero_dimensional_empty_and_negative_start_maps() {
+    // A map without parameters: one iteration.
+    let mut b = SdfgBuilder::new("zero_d");
+    let t = b.gpu("T", I32, vec![]);
+    let st = b.state("s");
+    b.gpu_map(
+        st,
+        "w",
+        vec![],
+        TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(t, vec![], e::i32(10))],
+        },
+    );
+    let sdfg = b.build();
+    let mut d = Data::new();
+    d.insert(t, (vec![], vec![Value::I32(0)]));
+    check("zero_d", &sdfg, &[], &d, &[[1, 1, 1], [2, 1, 1]]);
+
+    // i in -5..N-5 writing O[i + 5], and an empty range (N..0).
+    for (lo, hi_off) in [(-5i64, -5i64), (40, -40)] {
+        let mut b = SdfgBuilder::new("neg");
+        let n = b.symbol("N", I64);
+        let o = b.gpu("O", I64, vec![e::sym(n, I64)]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(
+                o,
+                vec![e::add(i.clone(), e::i64(-lo))],
+                e::mul(i, e::i64(3)),
+            )],
+        };
+        let end = e::add(e::sym(n, I64), e::i64(hi_off));
+        b.gpu_map(
+            st,
+            "m",
+            vec![map_param("i", I64, e::i64(lo), end, None)],
+            body,
+        );
+        let sdfg = b.build();
+        let nn = 40usize;
+        let d = fill(&sdfg, &[(o, vec![nn])], 1);
+        check(
+            "neg-start",
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1], [2, 1, 1]],
+        );
+    }
+}
