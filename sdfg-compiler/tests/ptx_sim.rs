@@ -687,3 +687,45 @@ fn zero_dimensional_empty_and_negative_start_maps() {
         );
     }
 }
+
+#[test]
+fn random_bodies_match_evaluator() {
+    use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
+    let n = 13usize;
+    let seeds = if cfg!(debug_assertions) { 60 } else { 300 };
+    let mut faulted = 0;
+    for seed in 0..seeds {
+        let ty = ScalarType::ALL[(seed % 7) as usize];
+        let k = random_body(seed, ty, seed % 2 == 1);
+        let mut d = Data::new();
+        for &(t, c) in &k.inputs {
+            d.insert(c, (vec![n], random_inputs(seed, t, n)));
+        }
+        d.insert(k.out, (vec![n], vec![Value::from_bits(ty, 0); n]));
+        let acc_ty = k.sdfg.containers[k.acc].elem;
+        d.insert(k.acc, (vec![3], random_inputs(seed + 1, acc_ty, 3)));
+        if check(
+            &format!("body seed {seed}"),
+            &k.sdfg,
+            &[Value::I64(n as i64)],
+            &d,
+            &[[1, 1, 1], [2, 1, 1]],
+        ) != 0
+        {
+            faulted += 1;
+        }
+    }
+    println!("{seeds} random bodies matched ({faulted} with out-of-bounds accesses)");
+}
+
+#[test]
+#[ignore]
+fn debug_body() {
+    use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
+    let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
+    let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);
+    if let StatementKind::Map(m) = &k.sdfg.states[0].stmts[0].kind {
+        println!("{:#?}", m.body.stmts);
+    }
+    println!("{}", generate(&k.sdfg).text);
+}
