@@ -729,3 +729,83 @@ fn debug_body() {
     }
     println!("{}", generate(&k.sdfg).text);
 }
+
+#[test]
+fn scalar_reductions_use_per_thread_partials() {
+    for (ty, op) in [
+        (I64, WcrOp::Sum),
+        (U32, WcrOp::Product),
+        (F64, WcrOp::Min),
+        (F32, WcrOp::Max),
+        (I32, WcrOp::Max),
+        (F64, WcrOp::Sum),
+    ] {
+        let mut b = SdfgBuilder::new("scalar_red");
+        let n = b.symbol("N", I64);
+        let x = b.gpu("X", ty, vec![e::sym(n, I64)]);
+        let total = b.gpu("T", ty, vec![]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        // if X[i] > 0 { T op= X[i] } else { T op= X[i] * 2 }: updates under both branches.
+        let zero = e::lit(Value::from_bits(ty, 0));
+        let two = e::lit(sdfg_compiler::eval::cast(Value::I64(2), ty));
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::if_(
+                e::bin(BinOp::Gt, e::load(x, ty, vec![i.clone()]), zero),
+                vec![s::reduce(
+                    total,
+                    vec![],
+                    e::load(x, ty, vec![i.clone()]),
+                    op,
+                )],
+                vec![s::reduce(
+                    total,
+                    vec![],
+                    e::mul(e::load(x, ty, vec![i]), two),
+                    op,
+                )],
+            )],
+        };
+        b.gpu_map(
+            st,
+            "r",
+            vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+            body,
+        );
+        let sdfg = b.build();
+        let m = generate(&sdfg);
+        assert!(
+            m.text.contains("per-thread partial"),
+            "{ty} {op:?}: no partial"
+        );
+        let nn = 700usize;
+        let mut d = fill(&sdfg, &[(x, vec![nn]), (total, vec![])], 3);
+        if ty == F64 && op == WcrOp::Sum {
+            // Reassociated float sum: compare with a tolerance on integers-valued data (exact).
+            d.insert(
+                x,
+                (
+                    vec![nn],
+                    (0..nn).map(|k| Value::F64((k % 17) as f64 - 8.0)).collect(),
+                ),
+            );
+        }
+        if ty == U32 && op == WcrOp::Product {
+            d.insert(
+                x,
+                (
+                    vec![nn],
+                    (0..nn).map(|k| Value::U32((k % 5) as u32 + 1)).collect(),
+                ),
+            );
+        }
+        check(
+            &format!("scalar {} {ty}", op.name()),
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1], [3, 1, 1]],
+        );
+    }
+}

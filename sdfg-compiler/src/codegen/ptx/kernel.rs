@@ -175,6 +175,9 @@ pub(super) struct KernelEmitter<'a> {
     /// Vector path: per deferred store (address of its index slice), the
     /// values of the lanes emitted so far.
     deferred: HashMap<usize, Vec<Reg>>,
+    /// Per-thread partial results of WCR updates of scalar containers:
+    /// container -> (operator, partial, "updated at least once").
+    partials: HashMap<ContainerId, (WcrOp, Reg, Reg)>,
 }
 
 /// The vectorized form of a 1-D map (see `KernelEmitter::vector_plan`).
@@ -243,6 +246,7 @@ impl<'a> KernelEmitter<'a> {
             conditional: false,
             loops: LoopScope::default(),
             deferred: HashMap::new(),
+            partials: HashMap::new(),
         }
     }
 
@@ -547,7 +551,9 @@ impl<'a> KernelEmitter<'a> {
         header.push_str("\n)\n{\n");
 
         let ranges = self.load_params();
+        self.start_scalar_reductions();
         self.grid_loops(&ranges, ipt);
+        self.finish_scalar_reductions();
         self.ins("ret");
 
         let mut decls = String::new();
@@ -1193,6 +1199,19 @@ impl<'a> KernelEmitter<'a> {
         // Rust evaluates the right side of an assignment first.
         let v = self.expr(value);
         let v = self.convert(v, value.ty, elem);
+        if let (Some(&(op, partial, touched)), true) =
+            (self.partials.get(&container), index.is_empty())
+        {
+            // Combined into the thread's partial; one atomic at the end.
+            // The first update starts the partial (no identity element needed,
+            // so NaN and signed-zero cases match the evaluator's order).
+            let combined = self.combine(op, partial, v, elem);
+            let next = self.selp(touched, combined, v);
+            self.mov(partial, next);
+            let yes = self.constant(Value::Bool(true));
+            self.mov(touched, yes);
+            return;
+        }
         if let Some(lanes) = self.deferred.get_mut(&(index.as_ptr() as usize)) {
             // Vector path: stored with one vector store after the last lane.
             lanes.push(v);
@@ -1212,6 +1231,97 @@ impl<'a> KernelEmitter<'a> {
             Some(op) => self.reduce(addr, v, elem, op),
         }
         self.place(&skip);
+    }
+
+    /// WCR updates of a scalar GPU container (`S += x`, `M = M.max(x)`, ...)
+    /// that the body never reads and always updates with one operator are
+    /// accumulated per thread and applied with one atomic per thread at the
+    /// end, instead of one atomic per iteration on one contended address.
+    fn start_scalar_reductions(&mut self) {
+        let stmts = &self.map.body.stmts;
+        let mut ops: HashMap<ContainerId, Option<WcrOp>> = HashMap::new();
+        let mut read: HashSet<ContainerId> = HashSet::new();
+        for s in stmts {
+            s.walk(&mut |x| {
+                if let Stmt::Store {
+                    container,
+                    index,
+                    wcr,
+                    ..
+                } = x
+                {
+                    let entry = ops.entry(*container).or_insert(*wcr);
+                    if *entry != *wcr || !index.is_empty() {
+                        *entry = None;
+                    }
+                }
+            });
+            s.walk_exprs(&mut |e| {
+                if let ExprKind::Load { container, .. } = &e.kind {
+                    read.insert(*container);
+                }
+            });
+        }
+        let mut chosen: Vec<(ContainerId, WcrOp)> = ops
+            .into_iter()
+            .filter_map(|(c, op)| op.map(|op| (c, op)))
+            .filter(|(c, _)| {
+                let k = &self.sdfg.containers[*c];
+                !read.contains(c)
+                    && k.is_scalar()
+                    && k.storage == Storage::Gpu
+                    && k.elem.is_numeric()
+                    && self.buffers.contains_key(c)
+            })
+            .collect();
+        chosen.sort_by_key(|(c, _)| *c);
+        for (c, op) in chosen {
+            let elem = self.sdfg.containers[c].elem;
+            self.comment(&format!(
+                "per-thread partial of the {} into scalar {}",
+                op.name(),
+                self.sdfg.containers[c].name.text
+            ));
+            let start = self.constant(Value::from_bits(elem, 0));
+            let partial = self.reg_of(elem);
+            self.mov(partial, start);
+            let no = self.constant(Value::Bool(false));
+            let touched = self.reg(Class::Pred);
+            self.mov(touched, no);
+            self.partials.insert(c, (op, partial, touched));
+        }
+    }
+
+    fn finish_scalar_reductions(&mut self) {
+        let mut partials: Vec<(ContainerId, (WcrOp, Reg, Reg))> =
+            self.partials.iter().map(|(c, p)| (*c, *p)).collect();
+        partials.sort_by_key(|(c, _)| *c);
+        for (c, (op, partial, touched)) in partials {
+            let Some(base) = self.buffers.get(&c).map(|b| b.base) else {
+                continue;
+            };
+            let elem = self.sdfg.containers[c].elem;
+            let skip = self.label();
+            self.ins(format!("@!{touched} bra {skip}"));
+            self.reduce(base, partial, elem, op);
+            self.place(&skip);
+        }
+    }
+
+    /// `a (op) b` as the WCR operator computes it.
+    fn combine(&mut self, op: WcrOp, a: Reg, b: Reg, elem: ScalarType) -> Reg {
+        let r = self.reg_of(elem);
+        let t = arith(elem);
+        let f = match (op, elem.is_float()) {
+            (WcrOp::Sum, true) => "add.rn",
+            (WcrOp::Sum, false) => "add",
+            (WcrOp::Product, true) => "mul.rn",
+            (WcrOp::Product, false) => "mul.lo",
+            (WcrOp::Min, _) => "min",
+            (WcrOp::Max, _) => "max",
+        };
+        self.ins(format!("{f}.{t} {r}, {a}, {b}"));
+        r
     }
 
     fn plain_store(&mut self, addr: Reg, v: Reg, elem: ScalarType) {
