@@ -692,7 +692,7 @@ fn zero_dimensional_empty_and_negative_start_maps() {
 fn random_bodies_match_evaluator() {
     use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
     let n = 13usize;
-    let seeds = if cfg!(debug_assertions) { 60 } else { 300 };
+    let seeds = if cfg!(debug_assertions) { 30 } else { 300 };
     let mut faulted = 0;
     for seed in 0..seeds {
         let ty = ScalarType::ALL[(seed % 7) as usize];
