@@ -495,10 +495,15 @@ fn payne_hanek<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F, O::I) {
         qj = o.iadd(qj, one);
     }
     // Window words, most significant first: w[j] = T[q+j] << r | T[q+j+1] >> (64 - r).
+    // r == 0 would shift by 64: select 0 explicitly rather than rely on
+    // PTX clamping the amount.
+    let zero_i = o.iconst(0);
+    let r_zero = o.ieq(r, zero_i);
     let mut w = Vec::new();
     for j in 0..3 {
         let a = o.ishl_var(words[j], r);
         let c = o.ishr_var(words[j + 1], rr);
+        let c = o.seli(r_zero, zero_i, c);
         w.push(o.ior(a, c));
     }
     // m * (w0 2^128 + w1 2^64 + w2): limbs L0..L2 (L3 is a multiple of 4).
