@@ -1817,11 +1817,48 @@ impl<'a> KernelEmitter<'a> {
                 self.ins(format!("cvt.rn.{}.{} {r}, {v}", arith(t), arith(f)));
             }
             (f, t) if f.is_float() && t.is_integer() => {
-                // cvt.rzi saturates; NaN -> 0 made explicit.
+                // Rust's `as`: truncate, saturate, NaN -> 0. cvt.rzi clamps by
+                // itself; the bounds and NaN are also made explicit so the
+                // result never depends on that reading of the ISA.
                 self.ins(format!("cvt.rzi.{}.{} {r}, {v}", arith(t), arith(f)));
+                let b = bits_suffix(t);
+                let float_imm = |x: f64| match f {
+                    F32 => immediate(Value::F32(x as f32)),
+                    _ => immediate(Value::F64(x)),
+                };
+                let (lo, hi) = if t.is_signed_integer() {
+                    let h = 2f64.powi(t.bits() as i32 - 1);
+                    (-h, h)
+                } else {
+                    (-1.0, 2f64.powi(t.bits() as i32))
+                };
+                let max = immediate(Value::from_bits(
+                    t,
+                    u64::MAX >> (64 - t.bits() + t.is_signed_integer() as u32),
+                ));
+                let min = if t.is_signed_integer() {
+                    immediate(Value::from_bits(t, 1u64 << (t.bits() - 1)))
+                } else {
+                    immediate(Value::from_bits(t, 0))
+                };
+                let above = self.reg(Class::Pred);
+                self.ins(format!(
+                    "setp.ge.{} {above}, {v}, {}",
+                    arith(f),
+                    float_imm(hi)
+                ));
+                self.ins(format!("selp.{b} {r}, {max}, {r}, {above}"));
+                let below = self.reg(Class::Pred);
+                let cmp = if t.is_signed_integer() { "lt" } else { "le" };
+                self.ins(format!(
+                    "setp.{cmp}.{} {below}, {v}, {}",
+                    arith(f),
+                    float_imm(lo)
+                ));
+                self.ins(format!("selp.{b} {r}, {min}, {r}, {below}"));
                 let nan = self.reg(Class::Pred);
                 self.ins(format!("setp.nan.{} {nan}, {v}, {v}", arith(f)));
-                self.ins(format!("selp.{} {r}, 0, {r}, {nan}", bits_suffix(t)));
+                self.ins(format!("selp.{b} {r}, 0, {r}, {nan}"));
             }
             (F32, F64) => self.ins(format!("cvt.f64.f32 {r}, {v}")),
             (F64, F32) => self.ins(format!("cvt.rn.f32.f64 {r}, {v}")),
