@@ -79,3 +79,35 @@ fn random_kernels_assemble() {
     }
     println!("assembled {assembled} random kernels");
 }
+
+#[test]
+fn random_bodies_assemble() {
+    use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
+    let count = if cfg!(debug_assertions) { 10 } else { 40 };
+    for seed in 0..count {
+        let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);
+        let m = generate(&k.sdfg);
+        match assemble_check(&m.text) {
+            Ok(None) => {
+                assert!(
+                    std::env::var("SDFG_REQUIRE_PTXAS").map_or(true, |v| v != "1"),
+                    "no ptxas"
+                );
+                println!("skipped: no ptxas");
+                return;
+            }
+            Ok(Some(_)) => {}
+            Err(msg) => {
+                let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../target/ptxas-rejected");
+                let _ = std::fs::create_dir_all(&dir);
+                let path = dir.join(format!("body_{seed}.ptx"));
+                let _ = std::fs::write(&path, &m.text);
+                panic!(
+                    "seed {seed}: ptxas rejected (saved to {}):\n{msg}",
+                    path.display()
+                );
+            }
+        }
+    }
+}

@@ -632,3 +632,180 @@ fn float_remainder_is_exact() {
         );
     }
 }
+
+#[test]
+fn zero_dimensional_empty_and_negative_start_maps() {
+    // A map without parameters: one iteration.
+    let mut b = SdfgBuilder::new("zero_d");
+    let t = b.gpu("T", I32, vec![]);
+    let st = b.state("s");
+    b.gpu_map(
+        st,
+        "w",
+        vec![],
+        TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(t, vec![], e::i32(10))],
+        },
+    );
+    let sdfg = b.build();
+    let mut d = Data::new();
+    d.insert(t, (vec![], vec![Value::I32(0)]));
+    check("zero_d", &sdfg, &[], &d, &[[1, 1, 1], [2, 1, 1]]);
+
+    // i in -5..N-5 writing O[i + 5], and an empty range (N..0).
+    for (lo, hi_off) in [(-5i64, -5i64), (40, -40)] {
+        let mut b = SdfgBuilder::new("neg");
+        let n = b.symbol("N", I64);
+        let o = b.gpu("O", I64, vec![e::sym(n, I64)]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(
+                o,
+                vec![e::add(i.clone(), e::i64(-lo))],
+                e::mul(i, e::i64(3)),
+            )],
+        };
+        let end = e::add(e::sym(n, I64), e::i64(hi_off));
+        b.gpu_map(
+            st,
+            "m",
+            vec![map_param("i", I64, e::i64(lo), end, None)],
+            body,
+        );
+        let sdfg = b.build();
+        let nn = 40usize;
+        let d = fill(&sdfg, &[(o, vec![nn])], 1);
+        check(
+            "neg-start",
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1], [2, 1, 1]],
+        );
+    }
+}
+
+#[test]
+fn random_bodies_match_evaluator() {
+    use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
+    let n = 13usize;
+    let seeds = if cfg!(debug_assertions) { 30 } else { 300 };
+    let mut faulted = 0;
+    for seed in 0..seeds {
+        let ty = ScalarType::ALL[(seed % 7) as usize];
+        let k = random_body(seed, ty, seed % 2 == 1);
+        let mut d = Data::new();
+        for &(t, c) in &k.inputs {
+            d.insert(c, (vec![n], random_inputs(seed, t, n)));
+        }
+        d.insert(k.out, (vec![n], vec![Value::from_bits(ty, 0); n]));
+        let acc_ty = k.sdfg.containers[k.acc].elem;
+        d.insert(k.acc, (vec![3], random_inputs(seed + 1, acc_ty, 3)));
+        if check(
+            &format!("body seed {seed}"),
+            &k.sdfg,
+            &[Value::I64(n as i64)],
+            &d,
+            &[[1, 1, 1], [2, 1, 1]],
+        ) != 0
+        {
+            faulted += 1;
+        }
+    }
+    println!("{seeds} random bodies matched ({faulted} with out-of-bounds accesses)");
+}
+
+#[test]
+#[ignore]
+fn debug_body() {
+    use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
+    let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
+    let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);
+    if let StatementKind::Map(m) = &k.sdfg.states[0].stmts[0].kind {
+        println!("{:#?}", m.body.stmts);
+    }
+    println!("{}", generate(&k.sdfg).text);
+}
+
+#[test]
+fn scalar_reductions_use_per_thread_partials() {
+    for (ty, op) in [
+        (I64, WcrOp::Sum),
+        (U32, WcrOp::Product),
+        (F64, WcrOp::Min),
+        (F32, WcrOp::Max),
+        (I32, WcrOp::Max),
+        (F64, WcrOp::Sum),
+    ] {
+        let mut b = SdfgBuilder::new("scalar_red");
+        let n = b.symbol("N", I64);
+        let x = b.gpu("X", ty, vec![e::sym(n, I64)]);
+        let total = b.gpu("T", ty, vec![]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        // if X[i] > 0 { T op= X[i] } else { T op= X[i] * 2 }: updates under both branches.
+        let zero = e::lit(Value::from_bits(ty, 0));
+        let two = e::lit(sdfg_compiler::eval::cast(Value::I64(2), ty));
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::if_(
+                e::bin(BinOp::Gt, e::load(x, ty, vec![i.clone()]), zero),
+                vec![s::reduce(
+                    total,
+                    vec![],
+                    e::load(x, ty, vec![i.clone()]),
+                    op,
+                )],
+                vec![s::reduce(
+                    total,
+                    vec![],
+                    e::mul(e::load(x, ty, vec![i]), two),
+                    op,
+                )],
+            )],
+        };
+        b.gpu_map(
+            st,
+            "r",
+            vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+            body,
+        );
+        let sdfg = b.build();
+        let m = generate(&sdfg);
+        assert!(
+            m.text.contains("per-thread partial"),
+            "{ty} {op:?}: no partial"
+        );
+        let nn = 700usize;
+        let mut d = fill(&sdfg, &[(x, vec![nn]), (total, vec![])], 3);
+        if ty == F64 && op == WcrOp::Sum {
+            // Reassociated float sum: compare with a tolerance on integers-valued data (exact).
+            d.insert(
+                x,
+                (
+                    vec![nn],
+                    (0..nn).map(|k| Value::F64((k % 17) as f64 - 8.0)).collect(),
+                ),
+            );
+        }
+        if ty == U32 && op == WcrOp::Product {
+            d.insert(
+                x,
+                (
+                    vec![nn],
+                    (0..nn).map(|k| Value::U32((k % 5) as u32 + 1)).collect(),
+                ),
+            );
+        }
+        check(
+            &format!("scalar {} {ty}", op.name()),
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1], [3, 1, 1]],
+        );
+    }
+}

@@ -175,6 +175,9 @@ pub(super) struct KernelEmitter<'a> {
     /// Vector path: per deferred store (address of its index slice), the
     /// values of the lanes emitted so far.
     deferred: HashMap<usize, Vec<Reg>>,
+    /// Per-thread partial results of WCR updates of scalar containers:
+    /// container -> (operator, partial, "updated at least once").
+    partials: HashMap<ContainerId, (WcrOp, Reg, Reg)>,
 }
 
 /// The vectorized form of a 1-D map (see `KernelEmitter::vector_plan`).
@@ -243,6 +246,7 @@ impl<'a> KernelEmitter<'a> {
             conditional: false,
             loops: LoopScope::default(),
             deferred: HashMap::new(),
+            partials: HashMap::new(),
         }
     }
 
@@ -547,7 +551,9 @@ impl<'a> KernelEmitter<'a> {
         header.push_str("\n)\n{\n");
 
         let ranges = self.load_params();
-        self.grid_loops(&ranges, block, ipt);
+        self.start_scalar_reductions();
+        self.grid_loops(&ranges, ipt);
+        self.finish_scalar_reductions();
         self.ins("ret");
 
         let mut decls = String::new();
@@ -711,7 +717,7 @@ impl<'a> KernelEmitter<'a> {
 
     /// The grid-stride loops: x = innermost dimension, y = the next, z = the
     /// product of all outer ones (decomposed with div/rem).
-    fn grid_loops(&mut self, ranges: &[(Reg, Reg, Reg)], block: [u32; 3], ipt: u32) {
+    fn grid_loops(&mut self, ranges: &[(Reg, Reg, Reg)], ipt: u32) {
         let dims = ranges.len();
         self.params = vec![
             Reg {
@@ -720,7 +726,6 @@ impl<'a> KernelEmitter<'a> {
             };
             dims
         ];
-        let _ = block;
         // z: the product of the outer dimensions.
         let mut z_end = None;
         if dims >= 3 {
@@ -1117,10 +1122,7 @@ impl<'a> KernelEmitter<'a> {
                 w
             }
             ScalarType::I64 | ScalarType::U64 => r,
-            other => {
-                let v = self.convert(r, other, ScalarType::I64);
-                v
-            }
+            other => self.convert(r, other, ScalarType::I64),
         }
     }
 
@@ -1155,9 +1157,8 @@ impl<'a> KernelEmitter<'a> {
         let guard = oob.map(|p| format!("@!{p} ")).unwrap_or_default();
         let result = if ty == ScalarType::Bool {
             let byte = self.reg(Class::B16);
-            if let Some(p) = oob {
+            if oob.is_some() {
                 self.ins(format!("mov.b16 {byte}, 0"));
-                let _ = p;
             }
             self.ins(format!("{guard}ld.{space}.u8 {byte}, [{addr}]"));
             let r = self.reg(Class::Pred);
@@ -1198,6 +1199,19 @@ impl<'a> KernelEmitter<'a> {
         // Rust evaluates the right side of an assignment first.
         let v = self.expr(value);
         let v = self.convert(v, value.ty, elem);
+        if let (Some(&(op, partial, touched)), true) =
+            (self.partials.get(&container), index.is_empty())
+        {
+            // Combined into the thread's partial; one atomic at the end.
+            // The first update starts the partial (no identity element needed,
+            // so NaN and signed-zero cases match the evaluator's order).
+            let combined = self.combine(op, partial, v, elem);
+            let next = self.selp(touched, combined, v);
+            self.mov(partial, next);
+            let yes = self.constant(Value::Bool(true));
+            self.mov(touched, yes);
+            return;
+        }
         if let Some(lanes) = self.deferred.get_mut(&(index.as_ptr() as usize)) {
             // Vector path: stored with one vector store after the last lane.
             lanes.push(v);
@@ -1217,6 +1231,97 @@ impl<'a> KernelEmitter<'a> {
             Some(op) => self.reduce(addr, v, elem, op),
         }
         self.place(&skip);
+    }
+
+    /// WCR updates of a scalar GPU container (`S += x`, `M = M.max(x)`, ...)
+    /// that the body never reads and always updates with one operator are
+    /// accumulated per thread and applied with one atomic per thread at the
+    /// end, instead of one atomic per iteration on one contended address.
+    fn start_scalar_reductions(&mut self) {
+        let stmts = &self.map.body.stmts;
+        let mut ops: HashMap<ContainerId, Option<WcrOp>> = HashMap::new();
+        let mut read: HashSet<ContainerId> = HashSet::new();
+        for s in stmts {
+            s.walk(&mut |x| {
+                if let Stmt::Store {
+                    container,
+                    index,
+                    wcr,
+                    ..
+                } = x
+                {
+                    let entry = ops.entry(*container).or_insert(*wcr);
+                    if *entry != *wcr || !index.is_empty() {
+                        *entry = None;
+                    }
+                }
+            });
+            s.walk_exprs(&mut |e| {
+                if let ExprKind::Load { container, .. } = &e.kind {
+                    read.insert(*container);
+                }
+            });
+        }
+        let mut chosen: Vec<(ContainerId, WcrOp)> = ops
+            .into_iter()
+            .filter_map(|(c, op)| op.map(|op| (c, op)))
+            .filter(|(c, _)| {
+                let k = &self.sdfg.containers[*c];
+                !read.contains(c)
+                    && k.is_scalar()
+                    && k.storage == Storage::Gpu
+                    && k.elem.is_numeric()
+                    && self.buffers.contains_key(c)
+            })
+            .collect();
+        chosen.sort_by_key(|(c, _)| *c);
+        for (c, op) in chosen {
+            let elem = self.sdfg.containers[c].elem;
+            self.comment(&format!(
+                "per-thread partial of the {} into scalar {}",
+                op.name(),
+                self.sdfg.containers[c].name.text
+            ));
+            let start = self.constant(Value::from_bits(elem, 0));
+            let partial = self.reg_of(elem);
+            self.mov(partial, start);
+            let no = self.constant(Value::Bool(false));
+            let touched = self.reg(Class::Pred);
+            self.mov(touched, no);
+            self.partials.insert(c, (op, partial, touched));
+        }
+    }
+
+    fn finish_scalar_reductions(&mut self) {
+        let mut partials: Vec<(ContainerId, (WcrOp, Reg, Reg))> =
+            self.partials.iter().map(|(c, p)| (*c, *p)).collect();
+        partials.sort_by_key(|(c, _)| *c);
+        for (c, (op, partial, touched)) in partials {
+            let Some(base) = self.buffers.get(&c).map(|b| b.base) else {
+                continue;
+            };
+            let elem = self.sdfg.containers[c].elem;
+            let skip = self.label();
+            self.ins(format!("@!{touched} bra {skip}"));
+            self.reduce(base, partial, elem, op);
+            self.place(&skip);
+        }
+    }
+
+    /// `a (op) b` as the WCR operator computes it.
+    fn combine(&mut self, op: WcrOp, a: Reg, b: Reg, elem: ScalarType) -> Reg {
+        let r = self.reg_of(elem);
+        let t = arith(elem);
+        let f = match (op, elem.is_float()) {
+            (WcrOp::Sum, true) => "add.rn",
+            (WcrOp::Sum, false) => "add",
+            (WcrOp::Product, true) => "mul.rn",
+            (WcrOp::Product, false) => "mul.lo",
+            (WcrOp::Min, _) => "min",
+            (WcrOp::Max, _) => "max",
+        };
+        self.ins(format!("{f}.{t} {r}, {a}, {b}"));
+        r
     }
 
     fn plain_store(&mut self, addr: Reg, v: Reg, elem: ScalarType) {
@@ -1367,7 +1472,7 @@ impl<'a> KernelEmitter<'a> {
                 } else {
                     self.convert(b, rhs.ty, lhs.ty)
                 };
-                self.binary(*op, a, b, lhs.ty, rhs.ty)
+                self.binary(*op, a, b, lhs.ty)
             }
             ExprKind::Cast { arg } => {
                 let a = self.expr(arg);
@@ -1479,7 +1584,7 @@ impl<'a> KernelEmitter<'a> {
         r
     }
 
-    fn binary(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType, rhs_ty: ScalarType) -> Reg {
+    fn binary(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType) -> Reg {
         if op.is_comparison() {
             return self.compare(op, a, b, ty);
         }
@@ -1518,7 +1623,7 @@ impl<'a> KernelEmitter<'a> {
                 };
                 self.ins(format!("{f}.{} {r}, {a}, {b}", bits_suffix(ty)));
             }
-            BinOp::Shl | BinOp::Shr => return self.shift(op, a, b, ty, rhs_ty),
+            BinOp::Shl | BinOp::Shr => return self.shift(op, a, b, ty),
             _ => self.mov(r, a),
         }
         r
@@ -1624,7 +1729,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// Shifts: the amount (any integer type) is masked to the width of `a`.
-    fn shift(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType, amount_ty: ScalarType) -> Reg {
+    fn shift(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType) -> Reg {
         if !ty.is_integer() {
             return a;
         }
@@ -1632,10 +1737,7 @@ impl<'a> KernelEmitter<'a> {
         match b.class {
             Class::B64 => self.ins(format!("cvt.u32.u64 {amount}, {b}")),
             Class::B32 => self.mov(amount, b),
-            _ => {
-                let _ = amount_ty;
-                self.ins(format!("mov.b32 {amount}, 0"));
-            }
+            _ => self.ins(format!("mov.b32 {amount}, 0")),
         }
         self.ins(format!("and.b32 {amount}, {amount}, {}", ty.bits() - 1));
         let r = self.reg(a.class);
@@ -1715,11 +1817,48 @@ impl<'a> KernelEmitter<'a> {
                 self.ins(format!("cvt.rn.{}.{} {r}, {v}", arith(t), arith(f)));
             }
             (f, t) if f.is_float() && t.is_integer() => {
-                // cvt.rzi saturates; NaN -> 0 made explicit.
+                // Rust's `as`: truncate, saturate, NaN -> 0. cvt.rzi clamps by
+                // itself; the bounds and NaN are also made explicit so the
+                // result never depends on that reading of the ISA.
                 self.ins(format!("cvt.rzi.{}.{} {r}, {v}", arith(t), arith(f)));
+                let b = bits_suffix(t);
+                let float_imm = |x: f64| match f {
+                    F32 => immediate(Value::F32(x as f32)),
+                    _ => immediate(Value::F64(x)),
+                };
+                let (lo, hi) = if t.is_signed_integer() {
+                    let h = 2f64.powi(t.bits() as i32 - 1);
+                    (-h, h)
+                } else {
+                    (-1.0, 2f64.powi(t.bits() as i32))
+                };
+                let max = immediate(Value::from_bits(
+                    t,
+                    u64::MAX >> (64 - t.bits() + t.is_signed_integer() as u32),
+                ));
+                let min = if t.is_signed_integer() {
+                    immediate(Value::from_bits(t, 1u64 << (t.bits() - 1)))
+                } else {
+                    immediate(Value::from_bits(t, 0))
+                };
+                let above = self.reg(Class::Pred);
+                self.ins(format!(
+                    "setp.ge.{} {above}, {v}, {}",
+                    arith(f),
+                    float_imm(hi)
+                ));
+                self.ins(format!("selp.{b} {r}, {max}, {r}, {above}"));
+                let below = self.reg(Class::Pred);
+                let cmp = if t.is_signed_integer() { "lt" } else { "le" };
+                self.ins(format!(
+                    "setp.{cmp}.{} {below}, {v}, {}",
+                    arith(f),
+                    float_imm(lo)
+                ));
+                self.ins(format!("selp.{b} {r}, {min}, {r}, {below}"));
                 let nan = self.reg(Class::Pred);
                 self.ins(format!("setp.nan.{} {nan}, {v}, {v}", arith(f)));
-                self.ins(format!("selp.{} {r}, 0, {r}, {nan}", bits_suffix(t)));
+                self.ins(format!("selp.{b} {r}, 0, {r}, {nan}"));
             }
             (F32, F64) => self.ins(format!("cvt.f64.f32 {r}, {v}")),
             (F64, F32) => self.ins(format!("cvt.rn.f32.f64 {r}, {v}")),

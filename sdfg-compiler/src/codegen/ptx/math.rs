@@ -416,13 +416,11 @@ fn quadrant_select<O: Ops>(o: &mut O, q: O::I, sin: O::F, cos: O::F) -> O::F {
     let one = o.iconst(1);
     let two = o.iconst(2);
     let q_odd_bit = o.iand(q, one);
-    let zero = o.iconst(0);
     let use_cos = o.ieq(q_odd_bit, one);
     let v = o.sel(use_cos, cos, sin);
     let q_two_bit = o.iand(q, two);
     let negate = o.ieq(q_two_bit, two);
     let nv = o.neg(v);
-    let _ = zero;
     o.sel(negate, nv, v)
 }
 
@@ -497,10 +495,15 @@ fn payne_hanek<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F, O::I) {
         qj = o.iadd(qj, one);
     }
     // Window words, most significant first: w[j] = T[q+j] << r | T[q+j+1] >> (64 - r).
+    // r == 0 would shift by 64: select 0 explicitly rather than rely on
+    // PTX clamping the amount.
+    let zero_i = o.iconst(0);
+    let r_zero = o.ieq(r, zero_i);
     let mut w = Vec::new();
     for j in 0..3 {
         let a = o.ishl_var(words[j], r);
         let c = o.ishr_var(words[j + 1], rr);
+        let c = o.seli(r_zero, zero_i, c);
         w.push(o.ior(a, c));
     }
     // m * (w0 2^128 + w1 2^64 + w2): limbs L0..L2 (L3 is a multiple of 4).
@@ -613,11 +616,23 @@ pub fn tanh_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let one = o.fconst(1.0);
     let y = o.mul(ax, two);
     // Small: expm1 Taylor.
-    let coeffs: Vec<f64> = (1..=20).rev().map(|n| 1.0 / factorial(n)).collect();
-    let p = horner(o, y, &coeffs);
-    let em = o.mul(p, y);
-    let em2 = o.add(em, two);
-    let small = o.div(em, em2);
+    // em = y + y (y Q(y)), Q(y) = sum_{n>=2} y^(n-2) / n!: y is exact, the
+    // rounded part is at most ~0.6 of the result.
+    let coeffs: Vec<f64> = (2..=20).rev().map(|n| 1.0 / factorial(n)).collect();
+    let q = horner(o, y, &coeffs);
+    let yq = o.mul(y, q);
+    let em = o.fma(y, yq, y);
+    // small = em / (em + 2), the divisor as a double-double and one
+    // correction step, so the quotient adds almost no error to em's.
+    let d_hi = o.add(em, two);
+    let d_minus_2 = o.sub(d_hi, two);
+    let d_lo = o.sub(em, d_minus_2);
+    let q0 = o.div(em, d_hi);
+    let nq0 = o.neg(q0);
+    let resid = o.fma(nq0, d_hi, em);
+    let resid = o.fma(nq0, d_lo, resid);
+    let corr = o.div(resid, d_hi);
+    let small = o.add(q0, corr);
     // Medium/large.
     let cap = o.fconst(22.0);
     let ycap = o.fconst(44.0);
@@ -878,7 +893,7 @@ impl PtxOps {
         r
     }
     fn line(&mut self, s: String) {
-        self.body.push_str("\t");
+        self.body.push('\t');
         self.body.push_str(&s);
         self.body.push_str(";\n");
     }

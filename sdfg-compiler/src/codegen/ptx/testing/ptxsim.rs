@@ -628,7 +628,8 @@ fn exec(
                     };
                     match cmp {
                         "eq" => x == y,
-                        "ne" => x < y || x > y,
+                        // Ordered: false when either is NaN (not `x != y`).
+                        "ne" => !x.is_nan() && !y.is_nan() && x != y,
                         "neu" => x != y,
                         "lt" => x < y,
                         "le" => x <= y,

@@ -13,6 +13,8 @@
 //! any NaN); others use transcendental functions (see `ULP_BOUNDS`).
 
 use super::builder::{e, map_param, s, SdfgBuilder};
+#[allow(unused_imports)]
+use crate::ir::Local;
 use crate::ir::*;
 use ScalarType::*;
 
@@ -146,6 +148,13 @@ pub struct ExprGen {
     pub config: GenConfig,
     /// Input container per type (indexed like `ScalarType::ALL`).
     pub inputs: Vec<(ScalarType, ContainerId)>,
+    /// Locals in scope (leaves may read them).
+    pub locals: Vec<(LocalId, ScalarType)>,
+    /// Leaves may load `IN_<ty>[j]` at a data-dependent `j` (guarded, may be
+    /// out of bounds: yields zero and faults).
+    pub data_dependent_loads: bool,
+    /// Picks the one WCR operator of a random body.
+    pub wcr_seed: u64,
 }
 
 const ALL: [ScalarType; 7] = ScalarType::ALL;
@@ -156,6 +165,9 @@ impl ExprGen {
             rng: Rng(seed),
             config,
             inputs,
+            locals: Vec::new(),
+            data_dependent_loads: false,
+            wcr_seed: seed,
         }
     }
 
@@ -170,9 +182,28 @@ impl ExprGen {
     }
 
     fn leaf(&mut self, ty: ScalarType) -> Expr {
-        match self.rng.below(10) {
+        let in_scope: Vec<LocalId> = self
+            .locals
+            .iter()
+            .filter(|(_, t)| *t == ty)
+            .map(|(l, _)| *l)
+            .collect();
+        match self.rng.below(12) {
             0..=3 => e::lit(random_value(&mut self.rng, ty)),
             4 if ty.is_integer() => e::cast(e::param(0, I64), ty),
+            5 | 6 if !in_scope.is_empty() => e::local(self.rng.pick(&in_scope), ty),
+            7 if self.data_dependent_loads => {
+                // IN_ty[(IN_i64[i] % 16) + i - 3]: sometimes out of bounds.
+                let c = self
+                    .inputs
+                    .iter()
+                    .find(|(t, _)| *t == ty)
+                    .map(|(_, c)| *c)
+                    .unwrap_or(0);
+                let j = e::bin(BinOp::Rem, self.input(I64), e::i64(16));
+                let j = e::add(e::add(j, e::param(0, I64)), e::i64(-3));
+                e::load(c, ty, vec![j])
+            }
             _ => self.input(ty),
         }
     }
@@ -415,4 +446,149 @@ pub fn random_module(
         out: first.out,
         exprs,
     }
+}
+
+/// A random map body over the `random_kernel` containers plus integer
+/// accumulators: `let`s, assignments, `if`s, `for` loops (literal and
+/// data-dependent bounds, steps), stores to `OUT[i]` (also under `if`s),
+/// WCR updates of `ACC[i % 3]` (order-independent operators only) and,
+/// optionally, data-dependent loads that may fault.
+pub struct RandomBody {
+    pub sdfg: Sdfg,
+    pub n: SymbolId,
+    pub inputs: Vec<(ScalarType, ContainerId)>,
+    pub out: ContainerId,
+    pub acc: ContainerId,
+}
+
+pub fn random_body(seed: u64, result: ScalarType, data_dependent_loads: bool) -> RandomBody {
+    let mut b = SdfgBuilder::new(&format!("body_{seed}"));
+    let n = b.symbol("N", I64);
+    let inputs: Vec<(ScalarType, ContainerId)> = ALL
+        .iter()
+        .map(|&t| (t, b.gpu(&format!("IN_{t}"), t, vec![e::sym(n, I64)])))
+        .collect();
+    let out = b.gpu("OUT", result, vec![e::sym(n, I64)]);
+    let acc_ty = [I32, I64, U32, U64][(seed % 4) as usize];
+    let acc = b.gpu("ACC", acc_ty, vec![e::i64(3)]);
+    let config = GenConfig {
+        max_depth: 3,
+        approx_math: false,
+    };
+    let mut gen = ExprGen::new(seed, config, inputs.clone());
+    gen.data_dependent_loads = data_dependent_loads;
+    let mut locals: Vec<Local> = Vec::new();
+    let stmts = gen_stmts(&mut gen, &mut locals, out, result, acc, acc_ty, 2, 6);
+    let st = b.state("s");
+    b.gpu_map(
+        st,
+        "f",
+        vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+        TaskletBody { stmts, locals },
+    );
+    RandomBody {
+        sdfg: b.build(),
+        n,
+        inputs,
+        out,
+        acc,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gen_stmts(
+    g: &mut ExprGen,
+    locals: &mut Vec<Local>,
+    out: ContainerId,
+    out_ty: ScalarType,
+    acc: ContainerId,
+    acc_ty: ScalarType,
+    nesting: u32,
+    count: usize,
+) -> Vec<Stmt> {
+    let scope_len = g.locals.len();
+    let mut stmts = Vec::new();
+    for _ in 0..count {
+        let i = e::param(0, I64);
+        match g.rng.below(9) {
+            0 | 1 => {
+                let ty = g.rng.pick(&ALL);
+                let init = g.expr(ty, 3);
+                locals.push(super::builder::local(
+                    &format!("l{}", locals.len()),
+                    ty,
+                    true,
+                ));
+                let id = locals.len() - 1;
+                stmts.push(s::let_(id, init));
+                g.locals.push((id, ty));
+            }
+            2 if g.locals.iter().any(|(l, _)| locals[*l].mutable) => {
+                let mutable: Vec<(LocalId, ScalarType)> = g
+                    .locals
+                    .iter()
+                    .copied()
+                    .filter(|(l, _)| locals[*l].mutable)
+                    .collect();
+                let (id, ty) = g.rng.pick(&mutable);
+                let v = g.expr(ty, 3);
+                stmts.push(s::assign(id, v));
+            }
+            3 | 4 => {
+                let v = g.expr(out_ty, 3);
+                stmts.push(s::store(out, vec![i], v));
+            }
+            5 => {
+                // One operator per body: different operators on one element
+                // do not commute (the result would depend on the order).
+                let op = [WcrOp::Sum, WcrOp::Min, WcrOp::Max, WcrOp::Product]
+                    [(acc as u64 + g.config.max_depth as u64 + (g.wcr_seed % 4)) as usize % 4];
+                let v = g.expr(acc_ty, 2);
+                stmts.push(s::reduce(
+                    acc,
+                    vec![e::bin(BinOp::Rem, i, e::i64(3))],
+                    v,
+                    op,
+                ));
+            }
+            6 if nesting > 0 => {
+                let c = g.expr(Bool, 2);
+                let then = gen_stmts(g, locals, out, out_ty, acc, acc_ty, nesting - 1, 3);
+                let else_ = gen_stmts(g, locals, out, out_ty, acc, acc_ty, nesting - 1, 2);
+                stmts.push(s::if_(c, then, else_));
+            }
+            7 if nesting > 0 => {
+                let ty = g.rng.pick(&[I32, I64, U32, U64]);
+                locals.push(super::builder::local(
+                    &format!("k{}", locals.len()),
+                    ty,
+                    false,
+                ));
+                let var = locals.len() - 1;
+                let lit = |v: i64| e::lit(crate::eval::cast(Value::I64(v), ty));
+                let start = lit(g.rng.below(3) as i64);
+                let end = if g.rng.chance(50) {
+                    lit(g.rng.below(6) as i64)
+                } else {
+                    // Data-dependent bound: IN_ty[i] % 5.
+                    e::bin(BinOp::Rem, g.input(ty), lit(5))
+                };
+                let step = if g.rng.chance(40) {
+                    Some(lit(g.rng.below(3) as i64 + 1))
+                } else {
+                    None
+                };
+                g.locals.push((var, ty));
+                let body = gen_stmts(g, locals, out, out_ty, acc, acc_ty, nesting - 1, 2);
+                g.locals.retain(|(l, _)| *l != var);
+                stmts.push(s::for_(var, start, end, step, body));
+            }
+            _ => {
+                let v = g.expr(out_ty, 2);
+                stmts.push(s::store(out, vec![i], v));
+            }
+        }
+    }
+    g.locals.truncate(scope_len);
+    stmts
 }
