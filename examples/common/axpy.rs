@@ -1,7 +1,7 @@
 //! AXPY (`Y = a*X + Y`, f32) as one `gpu` map.
 
 use crate::common::{
-    device_time_ms, end_after, first_bit_mismatch, random_f32, same_bits_f32, AnyResult, Check,
+    bit_mismatch, device_time_ms, end_after, f32_bits, random_f32, AnyResult, Check,
     Options, Rng, Workload,
 };
 use rayon::prelude::*;
@@ -88,8 +88,7 @@ impl Workload for AxpyWorkload {
         let got = self.y.to_vec()?;
         let mut want = self.host_y.clone();
         axpy_reference(self.a, &self.host_x, &mut want);
-        let mismatch = first_bit_mismatch(&got, &want, same_bits_f32)
-            .map(|(k, g, w)| (k, g.to_string(), w.to_string()));
+        let mismatch = bit_mismatch("Y", &got, &want, f32_bits);
         Ok(Check::bit_exact("Y", mismatch, self.n))
     }
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
