@@ -5,10 +5,10 @@
 //! Run: `cargo run --release --example heat3d [-- --n 120 --tsteps 500]`
 //! (the CPU device, when there is no GPU, runs `--small` sizes).
 
-#[path = "common/heat3d.rs"]
-mod heat3d;
 #[path = "common/mod.rs"]
 mod common;
+#[path = "common/heat3d.rs"]
+mod heat3d;
 
 fn main() -> common::AnyResult<()> {
     let device = sdfg::runtime::Device::auto();

@@ -5,10 +5,10 @@
 //! Run: `cargo run --release --example jacobi2d [-- --n 2800 --tsteps 1000]`
 //! (the CPU device, when there is no GPU, runs `--small` sizes).
 
-#[path = "common/jacobi2d.rs"]
-mod jacobi2d;
 #[path = "common/mod.rs"]
 mod common;
+#[path = "common/jacobi2d.rs"]
+mod jacobi2d;
 
 fn main() -> common::AnyResult<()> {
     let device = sdfg::runtime::Device::auto();

@@ -1,8 +1,8 @@
 //! AXPY (`Y = a*X + Y`, f32) as one `gpu` map.
 
 use crate::common::{
-    bit_mismatch, device_time_ms, end_after, f32_bits, random_f32, AnyResult, Check,
-    Options, Rng, Workload,
+    bit_mismatch, device_time_ms, end_after, f32_bits, random_f32, AnyResult, Check, Options, Rng,
+    Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -26,7 +26,7 @@ pub const SMALL_N: usize = 1 << 20;
 
 pub struct AxpyWorkload {
     program: Axpy,
-    n: usize,
+    pub n: usize,
     a: f32,
     x: DeviceBuffer<f32>,
     y: DeviceBuffer<f32>,

@@ -66,7 +66,7 @@ enum Loaded {
 
 pub struct DotWorkload {
     program: Loaded,
-    n: usize,
+    pub n: usize,
     /// Threads and products per thread of the `partials` form (`p * k == n`).
     p: usize,
     k: usize,
@@ -130,10 +130,21 @@ impl DotWorkload {
         let (n, p, k) = (self.n as i64, self.p as i64, self.k as i64);
         let (x, y, s) = (&self.x, &self.y, &mut self.s);
         let running = match (&self.program, stream) {
-            (Loaded::Direct(prog), Some(st)) => {
-                prog.launch_on(st, DotDirectArgs { N: n, X: x, Y: y, S: s })?
-            }
-            (Loaded::Direct(prog), None) => prog.launch(DotDirectArgs { N: n, X: x, Y: y, S: s })?,
+            (Loaded::Direct(prog), Some(st)) => prog.launch_on(
+                st,
+                DotDirectArgs {
+                    N: n,
+                    X: x,
+                    Y: y,
+                    S: s,
+                },
+            )?,
+            (Loaded::Direct(prog), None) => prog.launch(DotDirectArgs {
+                N: n,
+                X: x,
+                Y: y,
+                S: s,
+            })?,
             (Loaded::Partials(prog), st) => {
                 let args = DotPartialsArgs {
                     N: n,
@@ -159,6 +170,34 @@ pub fn dot_rayon(x: &[f32], y: &[f32]) -> f32 {
         .zip(y.par_chunks(1 << 16))
         .map(|(a, b)| a.iter().zip(b).map(|(p, q)| p * q).sum::<f32>())
         .sum()
+}
+
+/// Compares `got` (the reduction of `x . y` onto the initial value `s0`)
+/// with an f64 sum.
+pub fn dot_check(x: &[f32], y: &[f32], s0: f32, got: f32) -> Check {
+    // Products of f32s are exact in f64; the f64 sum is far more precise
+    // than any f32 one.
+    let (sum, sum_sq) = x
+        .par_iter()
+        .zip(y)
+        .map(|(&a, &b)| {
+            let t = a as f64 * b as f64;
+            (t, t * t)
+        })
+        .reduce(|| (0.0, 0.0), |p, q| (p.0 + q.0, p.1 + q.1));
+    let exact = s0 as f64 + sum;
+    // Rounding errors of a sum in any order, with random-sign terms: each of
+    // the n additions errs by at most u * |partial sum|, with partial sums
+    // ~ sqrt(k) * rms(t); together about u * rms(t) * n. Scaled by that, the
+    // error must stay under a small constant (8; a probabilistic bound in
+    // the sense of Higham & Mary 2019). Dropped or misread elements move the
+    // sum by ~ sqrt(count) * rms(t): far more, already for a few elements.
+    let n = x.len() as f64;
+    let scale = f32::EPSILON as f64 / 2.0 * (sum_sq / n).sqrt() * n + f64::MIN_POSITIVE;
+    let error = (got as f64 - exact).abs() / scale;
+    let mut check = Check::within("S (in units of u*rms(t)*N)", error, 8.0);
+    check.detail = format!("S = {got}, exact {exact:.3}; {}", check.detail);
+    check
 }
 
 impl Workload for DotWorkload {
@@ -197,31 +236,8 @@ impl Workload for DotWorkload {
         let s0 = Rng::new(seed).f64() as f32;
         self.s.copy_from_slice(&[s0])?;
         self.run_plain()?;
-        let got = self.s.to_vec()?[0] as f64;
-        // Products of f32s are exact in f64; the f64 sum is far more precise
-        // than the f32 one.
-        let (sum, sum_sq) = self
-            .host_x
-            .par_iter()
-            .zip(&self.host_y)
-            .map(|(&a, &b)| {
-                let t = a as f64 * b as f64;
-                (t, t * t)
-            })
-            .reduce(|| (0.0, 0.0), |p, q| (p.0 + q.0, p.1 + q.1));
-        let exact = s0 as f64 + sum;
-        // Rounding errors of a sum in any order, with random-sign terms: each
-        // of the n additions errs by at most u * |partial sum| with partial
-        // sums ~ sqrt(k) * rms(t); together about u * rms(t) * n. Scaled by
-        // that, the error must stay under a small constant (8, probabilistic
-        // in the sense of Higham & Mary 2019). Dropped or misread elements
-        // move the sum by ~ sqrt(missing) * rms(t): far more.
-        let n = self.n as f64;
-        let scale = f32::EPSILON as f64 / 2.0 * (sum_sq / n).sqrt() * n + f64::MIN_POSITIVE;
-        let error = (got - exact).abs() / scale;
-        let mut check = Check::within("S (in units of u*rms(t)*N)", error, 8.0);
-        check.detail = format!("S = {got}, exact {exact:.3}; {}", check.detail);
-        Ok(check)
+        let got = self.s.to_vec()?[0];
+        Ok(dot_check(&self.host_x, &self.host_y, s0, got))
     }
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
         let stream_for_end = stream.clone();

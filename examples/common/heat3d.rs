@@ -66,8 +66,8 @@ pub fn heat3d_reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64]) {
 
 pub struct Heat3dWorkload {
     program: Heat3d,
-    n: usize,
-    tsteps: usize,
+    pub n: usize,
+    pub tsteps: usize,
     a: DeviceBuffer<f64>,
     b: DeviceBuffer<f64>,
     host_a: Vec<f64>,

@@ -1,7 +1,8 @@
 //! Polybench/NPBench jacobi-2d: a host-driven loop of two 5-point stencil maps.
 
 use crate::common::{
-    bit_mismatch, device_time_ms, end_after, f64_bits, random_f64, wall_ms, AnyResult, Check, Options, Workload,
+    bit_mismatch, device_time_ms, end_after, f64_bits, random_f64, wall_ms, AnyResult, Check,
+    Options, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -56,8 +57,8 @@ pub fn jacobi2d_reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64])
 
 pub struct Jacobi2dWorkload {
     program: Jacobi2d,
-    n: usize,
-    tsteps: usize,
+    pub n: usize,
+    pub tsteps: usize,
     a: DeviceBuffer<f64>,
     b: DeviceBuffer<f64>,
     host_a: Vec<f64>,

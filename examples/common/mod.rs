@@ -23,6 +23,12 @@ impl Options {
         }
     }
 
+    /// No options: every workload takes its default sizes (the benchmark
+    /// passes this, so its own options do not resize the workloads).
+    pub fn none() -> Options {
+        Options { args: Vec::new() }
+    }
+
     /// Whether `--name` was given.
     pub fn flag(&self, name: &str) -> bool {
         let key = format!("--{name}");
@@ -109,12 +115,14 @@ fn random_vec<T: Send + Default + Clone>(
     use rayon::prelude::*;
     const CHUNK: usize = 1 << 20;
     let mut out = vec![T::default(); len];
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, chunk)| {
-        let mut rng = Rng::new(seed ^ (c as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
-        for v in chunk {
-            *v = draw(&mut rng);
-        }
-    });
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let mut rng = Rng::new(seed ^ (c as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
+            for v in chunk {
+                *v = draw(&mut rng);
+            }
+        });
     out
 }
 

@@ -88,7 +88,7 @@ enum Loaded {
 pub struct SoftmaxWorkload {
     program: Loaded,
     /// N, H, SM.
-    dims: [usize; 3],
+    pub dims: [usize; 3],
     x: DeviceBuffer<f32>,
     out: DeviceBuffer<f32>,
     host_x: Vec<f32>,
@@ -125,14 +125,42 @@ pub fn softmax_rayon(sm: usize, x: &[f32], out: &mut [f32]) {
         });
 }
 
+/// Compares `got` elementwise with the f64 reference.
+pub fn softmax_check(sm: usize, x: &[f32], got: &[f32]) -> Check {
+    let want = softmax_reference(sm, x);
+    // Per element: exp within a few ulp, a sequential f32 sum of SM positive
+    // terms (relative error <= (SM - 1) u), one division. The bound
+    // (SM + 16) u covers that; NaN (an unwritten element) fails.
+    let u = f32::EPSILON as f64 / 2.0;
+    let bound = (sm as f64 + 16.0) * u;
+    let worst = got
+        .par_iter()
+        .zip(&want)
+        .map(|(&g, &w)| {
+            if g.is_finite() {
+                (g as f64 - w).abs() / w
+            } else {
+                f64::INFINITY
+            }
+        })
+        .reduce(|| 0.0, f64::max);
+    let mut check = Check::within("OUT (largest elementwise relative error)", worst, bound);
+    check.detail = format!(
+        "{}; relative L2 error {:.2e}",
+        check.detail,
+        crate::common::relative_l2(got, &want)
+    );
+    check
+}
+
+/// Fresh softmax inputs in [-8, 8): exp spans ~7 orders of magnitude per row.
+pub fn softmax_input(len: usize, seed: u64) -> Vec<f32> {
+    random_f32(len, seed).iter().map(|v| 8.0 * v).collect()
+}
+
 impl SoftmaxWorkload {
     /// `--n`, `--h`, `--sm` (default 64, 16, 512; small 4, 4, 128).
-    pub fn new(
-        device: &Device,
-        opts: &Options,
-        small: bool,
-        form: SoftmaxForm,
-    ) -> AnyResult<Self> {
+    pub fn new(device: &Device, opts: &Options, small: bool, form: SoftmaxForm) -> AnyResult<Self> {
         let dims = if small { [4, 4, 128] } else { [64, 16, 512] };
         let dims = [
             opts.get("n", dims[0]),
@@ -223,36 +251,12 @@ impl Workload for SoftmaxWorkload {
     }
     fn check(&mut self, seed: u64) -> AnyResult<Check> {
         let len = self.len();
-        // Inputs in [-8, 8): exp spans ~7 orders of magnitude per row.
-        self.host_x = random_f32(len, seed).iter().map(|v| 8.0 * v).collect();
+        self.host_x = softmax_input(len, seed);
         self.x.copy_from_slice(&self.host_x)?;
         self.out.copy_from_slice(&vec![f32::NAN; len])?; // poison
         self.run_plain()?;
         let got = self.out.to_vec()?;
-        let want = softmax_reference(self.dims[2], &self.host_x);
-        // Per element: exp within a few ulp, a sequential f32 sum of SM
-        // positive terms (relative error <= (SM - 1) u), one division. The
-        // bound (SM + 16) u covers that; NaN (an unwritten element) fails.
-        let u = f32::EPSILON as f64 / 2.0;
-        let bound = (self.dims[2] as f64 + 16.0) * u;
-        let worst = got
-            .par_iter()
-            .zip(&want)
-            .map(|(&g, &w)| {
-                if g.is_finite() {
-                    (g as f64 - w).abs() / w
-                } else {
-                    f64::INFINITY
-                }
-            })
-            .reduce(|| 0.0, f64::max);
-        let mut check = Check::within("OUT (largest elementwise relative error)", worst, bound);
-        check.detail = format!(
-            "{}; relative L2 error {:.2e}",
-            check.detail,
-            crate::common::relative_l2(&got, &want)
-        );
-        Ok(check)
+        Ok(softmax_check(self.dims[2], &self.host_x, &got))
     }
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
         let stream_for_end = stream.clone();
