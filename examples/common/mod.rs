@@ -65,7 +65,7 @@ impl Options {
 pub fn use_small_sizes(device: &Device, opts: &Options) -> bool {
     let small = opts.flag("small") || !device.is_gpu();
     if small && !device.is_gpu() && !opts.flag("small") {
-        println!("note: the CPU device runs the --small sizes (pass explicit sizes to override)");
+        println!("note: no GPU: the CPU device runs the --small sizes unless sizes are given");
     }
     small
 }
