@@ -1,0 +1,167 @@
+//! NPBench heat_3d: a host-driven loop of two 7-point stencil maps in 3-D.
+
+use crate::common::{
+    bit_mismatch, device_time_ms, end_after, f64_bits, random_f64, wall_ms, AnyResult, Check,
+    Options, Workload,
+};
+use rayon::prelude::*;
+use sdfg::prelude::*;
+
+sdfg! {
+    /// NPBench `heat_3d`: for t in 1..TSTEPS, B from A, then A from B.
+    pub sdfg Heat3d {
+        symbol N: i64; symbol TSTEPS: i64;
+        gpu A: f64[N, N, N];
+        gpu B: f64[N, N, N];
+        state init {}
+        state step {
+            map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+                B[i, j, k] = 0.125 * (A[i+1, j, k] - 2.0 * A[i, j, k] + A[i-1, j, k])
+                    + 0.125 * (A[i, j+1, k] - 2.0 * A[i, j, k] + A[i, j-1, k])
+                    + 0.125 * (A[i, j, k+1] - 2.0 * A[i, j, k] + A[i, j, k-1])
+                    + A[i, j, k];
+            }
+            map a[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+                A[i, j, k] = 0.125 * (B[i+1, j, k] - 2.0 * B[i, j, k] + B[i-1, j, k])
+                    + 0.125 * (B[i, j+1, k] - 2.0 * B[i, j, k] + B[i, j-1, k])
+                    + 0.125 * (B[i, j, k+1] - 2.0 * B[i, j, k] + B[i, j, k-1])
+                    + B[i, j, k];
+            }
+        }
+        state done {}
+        init -> step if TSTEPS > 1 { t = 1 }
+        init -> done if TSTEPS <= 1;
+        step -> step if t + 1 < TSTEPS { t = t + 1 }
+        step -> done if t + 1 >= TSTEPS;
+    }
+}
+
+/// One sweep over the interior in the DSL's operation order (bit-exact);
+/// planes in parallel.
+fn sweep(n: usize, src: &[f64], dst: &mut [f64]) {
+    let at = |i: usize, j: usize, k: usize| src[(i * n + j) * n + k];
+    dst.par_chunks_mut(n * n)
+        .enumerate()
+        .filter(|(i, _)| *i >= 1 && *i < n - 1)
+        .for_each(|(i, plane)| {
+            for j in 1..n - 1 {
+                for k in 1..n - 1 {
+                    let c = at(i, j, k);
+                    plane[j * n + k] = 0.125 * (at(i + 1, j, k) - 2.0 * c + at(i - 1, j, k))
+                        + 0.125 * (at(i, j + 1, k) - 2.0 * c + at(i, j - 1, k))
+                        + 0.125 * (at(i, j, k + 1) - 2.0 * c + at(i, j, k - 1))
+                        + c;
+                }
+            }
+        });
+}
+
+/// The plain Rust (rayon) version: NPBench's `for t in range(1, TSTEPS)`.
+pub fn heat3d_reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64]) {
+    for _ in 1..tsteps {
+        sweep(n, a, b);
+        sweep(n, b, a);
+    }
+}
+
+pub struct Heat3dWorkload {
+    program: Heat3d,
+    pub n: usize,
+    pub tsteps: usize,
+    a: DeviceBuffer<f64>,
+    b: DeviceBuffer<f64>,
+    host_a: Vec<f64>,
+    host_b: Vec<f64>,
+}
+
+impl Heat3dWorkload {
+    /// `--n` (default 120; 40 small), `--tsteps` (default 500; 20 small).
+    pub fn new(device: &Device, opts: &Options, small: bool) -> AnyResult<Self> {
+        let n: usize = opts.get("n", if small { 40 } else { 120 });
+        let tsteps: usize = opts.get("tsteps", if small { 20 } else { 500 });
+        if n < 3 || tsteps < 2 {
+            return Err("heat3d needs --n >= 3 and --tsteps >= 2".into());
+        }
+        let len = n * n * n;
+        let (host_a, host_b) = (random_f64(len, 1), random_f64(len, 2));
+        Ok(Heat3dWorkload {
+            program: Heat3d::load(device)?,
+            n,
+            tsteps,
+            a: DeviceBuffer::from_slice(device, &host_a)?,
+            b: DeviceBuffer::from_slice(device, &host_b)?,
+            host_a,
+            host_b,
+        })
+    }
+    fn steps(&self) -> f64 {
+        (self.tsteps - 1) as f64
+    }
+}
+
+impl Workload for Heat3dWorkload {
+    fn name(&self) -> &'static str {
+        "heat3d"
+    }
+    fn sizes(&self) -> String {
+        format!(
+            "N = {}, TSTEPS = {} ({} steps, f64)",
+            self.n,
+            self.tsteps,
+            self.tsteps - 1
+        )
+    }
+    fn min_bytes(&self) -> f64 {
+        // Per sweep: the source read once, the interior of the target written.
+        let (n, inner) = (self.n as f64, (self.n - 2) as f64);
+        2.0 * self.steps() * 8.0 * (n * n * n + inner * inner * inner)
+    }
+    fn flops(&self) -> f64 {
+        // 3 * (2 mul + 2 add/sub + 1 mul) + 3 adds per interior point.
+        let inner = (self.n - 2) as f64;
+        2.0 * self.steps() * 18.0 * inner * inner * inner
+    }
+    fn check(&mut self, seed: u64) -> AnyResult<Check> {
+        // B's boundary is read by the second sweep and its interior must be
+        // overwritten: random values in both.
+        let len = self.n * self.n * self.n;
+        self.host_a = random_f64(len, seed ^ 1);
+        self.host_b = random_f64(len, seed ^ 2);
+        self.a.copy_from_slice(&self.host_a)?;
+        self.b.copy_from_slice(&self.host_b)?;
+        self.run_plain()?;
+        let (got_a, got_b) = (self.a.to_vec()?, self.b.to_vec()?);
+        let (mut want_a, mut want_b) = (self.host_a.clone(), self.host_b.clone());
+        heat3d_reference(self.n, self.tsteps, &mut want_a, &mut want_b);
+        let mismatch = bit_mismatch("A", &got_a, &want_a, f64_bits)
+            .or_else(|| bit_mismatch("B", &got_b, &want_b, f64_bits));
+        Ok(Check::bit_exact("A and B", mismatch, 2 * len))
+    }
+    fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
+        let (program, n, tsteps) = (&self.program, self.n as i64, self.tsteps as i64);
+        let (a, b) = (&mut self.a, &mut self.b);
+        Ok(device_time_ms(stream, |s| {
+            let args = Heat3dArgs {
+                N: n,
+                TSTEPS: tsteps,
+                A: a,
+                B: b,
+            };
+            end_after(s, program.launch_on(s, args)?)
+        })?)
+    }
+    fn run_plain(&mut self) -> AnyResult<()> {
+        self.program.run(Heat3dArgs {
+            N: self.n as i64,
+            TSTEPS: self.tsteps as i64,
+            A: &mut self.a,
+            B: &mut self.b,
+        })?;
+        Ok(())
+    }
+    fn host_version_ms(&mut self) -> f64 {
+        let (n, t) = (self.n, self.tsteps);
+        let (a, b) = (&mut self.host_a, &mut self.host_b);
+        wall_ms(|| heat3d_reference(n, t, a, b)).1
+    }
+}

@@ -1,0 +1,276 @@
+//! NPBench softmax over the last axis of an f32 [N, H, SM, SM] tensor, in two
+//! DSL forms.
+//!
+//! - `two-pass` (the default): a 3-D map over the rows computes each row's
+//!   max and sum of exp(x - max) with `for` loops into transient row buffers;
+//!   then a 4-D elementwise map writes exp(x - max) / sum. The output pass,
+//!   half of the minimum traffic, is coalesced (consecutive threads take
+//!   consecutive elements); only the statistics pass walks rows per thread.
+//! - `rows`: one 3-D map over the rows with three `for` loops (max, sum,
+//!   write). One kernel and no transients, but every pass, the writes
+//!   included, walks a 2 KiB row per thread: neighbouring threads touch
+//!   addresses 2 KiB apart (uncoalesced).
+//!
+//! The DSL has no shared memory or warp operations, so a row cannot be split
+//! across the threads of a block; the two-pass form is the better mapping
+//! the language allows, and the benchmark times both.
+
+use crate::common::{
+    device_time_ms, end_after, random_f32, wall_ms, AnyResult, Check, Options, Workload,
+};
+use rayon::prelude::*;
+use sdfg::prelude::*;
+
+sdfg! {
+    /// Row statistics into transients, then an elementwise normalization.
+    pub sdfg SoftmaxTwoPass {
+        symbol N: i64; symbol H: i64; symbol SM: i64;
+        gpu X: f32[N, H, SM, SM];
+        gpu OUT: f32[N, H, SM, SM];
+        transient gpu ROW_MAX: f32[N, H, SM];
+        transient gpu ROW_SUM: f32[N, H, SM];
+        state only {
+            map stats[i in 0..N, j in 0..H, k in 0..SM] on gpu {
+                let mut m = X[i, j, k, 0];
+                for l in 1..SM {
+                    m = m.max(X[i, j, k, l]);
+                }
+                let mut s = 0.0f32;
+                for l in 0..SM {
+                    s += (X[i, j, k, l] - m).exp();
+                }
+                ROW_MAX[i, j, k] = m;
+                ROW_SUM[i, j, k] = s;
+            }
+            map normalize[i in 0..N, j in 0..H, k in 0..SM, l in 0..SM] on gpu {
+                OUT[i, j, k, l] = (X[i, j, k, l] - ROW_MAX[i, j, k]).exp() / ROW_SUM[i, j, k];
+            }
+        }
+    }
+}
+
+sdfg! {
+    /// One thread per row: max, sum and the normalized row in three loops.
+    pub sdfg SoftmaxRows {
+        symbol N: i64; symbol H: i64; symbol SM: i64;
+        gpu X: f32[N, H, SM, SM];
+        gpu OUT: f32[N, H, SM, SM];
+        state only {
+            map rows[i in 0..N, j in 0..H, k in 0..SM] on gpu {
+                let mut m = X[i, j, k, 0];
+                for l in 1..SM {
+                    m = m.max(X[i, j, k, l]);
+                }
+                let mut s = 0.0f32;
+                for l in 0..SM {
+                    s += (X[i, j, k, l] - m).exp();
+                }
+                for l in 0..SM {
+                    OUT[i, j, k, l] = (X[i, j, k, l] - m).exp() / s;
+                }
+            }
+        }
+    }
+}
+
+/// Which DSL form runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SoftmaxForm {
+    TwoPass,
+    Rows,
+}
+
+enum Loaded {
+    TwoPass(SoftmaxTwoPass),
+    Rows(SoftmaxRows),
+}
+
+pub struct SoftmaxWorkload {
+    program: Loaded,
+    /// N, H, SM.
+    pub dims: [usize; 3],
+    x: DeviceBuffer<f32>,
+    out: DeviceBuffer<f32>,
+    host_x: Vec<f32>,
+}
+
+/// The plain Rust (rayon) version in f64: the reference of the check.
+pub fn softmax_reference(sm: usize, x: &[f32]) -> Vec<f64> {
+    let mut out = vec![0.0f64; x.len()];
+    out.par_chunks_mut(sm)
+        .zip(x.par_chunks(sm))
+        .for_each(|(o, row)| {
+            let m = row.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b)) as f64;
+            let mut s = 0.0;
+            for (o, &v) in o.iter_mut().zip(row) {
+                *o = (v as f64 - m).exp();
+                s += *o;
+            }
+            o.iter_mut().for_each(|v| *v /= s);
+        });
+    out
+}
+
+/// The plain Rust (rayon) version in f32, the same loop nest as the `rows`
+/// form (for the CPU timing comparison).
+pub fn softmax_rayon(sm: usize, x: &[f32], out: &mut [f32]) {
+    out.par_chunks_mut(sm)
+        .zip(x.par_chunks(sm))
+        .for_each(|(o, row)| {
+            let m = row[1..].iter().fold(row[0], |a, &b| a.max(b));
+            let s: f32 = row.iter().map(|&v| (v - m).exp()).sum();
+            for (o, &v) in o.iter_mut().zip(row) {
+                *o = (v - m).exp() / s;
+            }
+        });
+}
+
+/// Compares `got` elementwise with the f64 reference.
+pub fn softmax_check(sm: usize, x: &[f32], got: &[f32]) -> Check {
+    let want = softmax_reference(sm, x);
+    // Per element: exp within a few ulp, a sequential f32 sum of SM positive
+    // terms (relative error <= (SM - 1) u), one division. The bound
+    // (SM + 16) u covers that; NaN (an unwritten element) fails.
+    let u = f32::EPSILON as f64 / 2.0;
+    let bound = (sm as f64 + 16.0) * u;
+    let worst = got
+        .par_iter()
+        .zip(&want)
+        .map(|(&g, &w)| {
+            if g.is_finite() {
+                (g as f64 - w).abs() / w
+            } else {
+                f64::INFINITY
+            }
+        })
+        .reduce(|| 0.0, f64::max);
+    let mut check = Check::within("OUT (largest elementwise relative error)", worst, bound);
+    check.detail = format!(
+        "{}; relative L2 error {:.2e}",
+        check.detail,
+        crate::common::relative_l2(got, &want)
+    );
+    check
+}
+
+/// Fresh softmax inputs in [-8, 8): exp spans ~7 orders of magnitude per row.
+pub fn softmax_input(len: usize, seed: u64) -> Vec<f32> {
+    random_f32(len, seed).iter().map(|v| 8.0 * v).collect()
+}
+
+impl SoftmaxWorkload {
+    /// `--n`, `--h`, `--sm` (default 64, 16, 512; small 4, 4, 128).
+    pub fn new(device: &Device, opts: &Options, small: bool, form: SoftmaxForm) -> AnyResult<Self> {
+        let dims = if small { [4, 4, 128] } else { [64, 16, 512] };
+        let dims = [
+            opts.get("n", dims[0]),
+            opts.get("h", dims[1]),
+            opts.get("sm", dims[2]),
+        ];
+        if dims.contains(&0) {
+            return Err("softmax: --n, --h and --sm must be positive".into());
+        }
+        let len = dims[0] * dims[1] * dims[2] * dims[2];
+        let host_x = random_f32(len, 1);
+        let program = match form {
+            SoftmaxForm::TwoPass => Loaded::TwoPass(SoftmaxTwoPass::load(device)?),
+            SoftmaxForm::Rows => Loaded::Rows(SoftmaxRows::load(device)?),
+        };
+        Ok(SoftmaxWorkload {
+            program,
+            dims,
+            x: DeviceBuffer::from_slice(device, &host_x)?,
+            out: DeviceBuffer::from_slice(device, &vec![f32::NAN; len])?,
+            host_x,
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.dims[0] * self.dims[1] * self.dims[2] * self.dims[2]
+    }
+
+    /// Launches one call on `stream` (the caller's) or on the program's own
+    /// streams, and hands the running call to `then`.
+    fn launch<R>(
+        &mut self,
+        stream: Option<&Stream>,
+        then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
+    ) -> sdfg::runtime::Result<R> {
+        let [n, h, sm] = self.dims.map(|d| d as i64);
+        let (x, out) = (&self.x, &mut self.out);
+        let running = match &self.program {
+            Loaded::TwoPass(prog) => {
+                let args = SoftmaxTwoPassArgs {
+                    N: n,
+                    H: h,
+                    SM: sm,
+                    X: x,
+                    OUT: out,
+                };
+                match stream {
+                    Some(st) => prog.launch_on(st, args)?,
+                    None => prog.launch(args)?,
+                }
+            }
+            Loaded::Rows(prog) => {
+                let args = SoftmaxRowsArgs {
+                    N: n,
+                    H: h,
+                    SM: sm,
+                    X: x,
+                    OUT: out,
+                };
+                match stream {
+                    Some(st) => prog.launch_on(st, args)?,
+                    None => prog.launch(args)?,
+                }
+            }
+        };
+        then(running)
+    }
+}
+
+impl Workload for SoftmaxWorkload {
+    fn name(&self) -> &'static str {
+        match self.program {
+            Loaded::TwoPass(_) => "softmax (two-pass)",
+            Loaded::Rows(_) => "softmax (rows)",
+        }
+    }
+    fn sizes(&self) -> String {
+        let [n, h, sm] = self.dims;
+        format!("[{n}, {h}, {sm}, {sm}] f32, rows of {sm}")
+    }
+    fn min_bytes(&self) -> f64 {
+        // X read once, OUT written once (row statistics stay on chip).
+        2.0 * 4.0 * self.len() as f64
+    }
+    fn flops(&self) -> f64 {
+        // Per element: max, subtract, exp, add, divide (exp counted once).
+        5.0 * self.len() as f64
+    }
+    fn check(&mut self, seed: u64) -> AnyResult<Check> {
+        let len = self.len();
+        self.host_x = softmax_input(len, seed);
+        self.x.copy_from_slice(&self.host_x)?;
+        self.out.copy_from_slice(&vec![f32::NAN; len])?; // poison
+        self.run_plain()?;
+        let got = self.out.to_vec()?;
+        Ok(softmax_check(self.dims[2], &self.host_x, &got))
+    }
+    fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
+        let stream_for_end = stream.clone();
+        Ok(device_time_ms(stream, |st| {
+            self.launch(Some(st), |running| end_after(&stream_for_end, running))
+        })?)
+    }
+    fn run_plain(&mut self) -> AnyResult<()> {
+        self.launch(None, |running| running.wait())?;
+        Ok(())
+    }
+    fn host_version_ms(&mut self) -> f64 {
+        let mut out = vec![0.0f32; self.len()];
+        let (sm, x) = (self.dims[2], &self.host_x);
+        wall_ms(|| softmax_rayon(sm, x, &mut out)).1
+    }
+}

@@ -1,0 +1,19 @@
+//! NPBench heat_3d through the DSL: a host loop counter drives two 7-point
+//! stencil maps per step (B from A, then A from B); checked bit for bit
+//! against plain Rust.
+//!
+//! Run: `cargo run --release --example heat3d [-- --n 120 --tsteps 500]`
+//! (the CPU device, when there is no GPU, runs `--small` sizes).
+
+#[path = "common/mod.rs"]
+mod common;
+#[path = "common/heat3d.rs"]
+mod heat3d;
+
+fn main() -> common::AnyResult<()> {
+    let device = sdfg::runtime::Device::auto();
+    let opts = common::Options::from_env();
+    let small = common::use_small_sizes(&device, &opts);
+    let work = heat3d::Heat3dWorkload::new(&device, &opts, small)?;
+    common::run_example(&device, &opts, work)
+}

@@ -1,0 +1,25 @@
+//! NPBench softmax through the DSL: f32 [N=64, H=16, SM=512, SM=512] over the
+//! last axis (row max, exp(x - max), sum, divide), checked elementwise
+//! against an f64 reference.
+//!
+//! Run: `cargo run --release --example softmax [-- --n 64 --h 16 --sm 512 --form two-pass|rows]`
+//! (default `two-pass`: see examples/common/softmax.rs for why; the CPU
+//! device, when there is no GPU, runs `--small` sizes).
+
+#[path = "common/mod.rs"]
+mod common;
+#[path = "common/softmax.rs"]
+mod softmax;
+
+fn main() -> common::AnyResult<()> {
+    let device = sdfg::runtime::Device::auto();
+    let opts = common::Options::from_env();
+    let small = common::use_small_sizes(&device, &opts);
+    let form = match opts.get("form", "two-pass".to_string()).as_str() {
+        "two-pass" => softmax::SoftmaxForm::TwoPass,
+        "rows" => softmax::SoftmaxForm::Rows,
+        other => return Err(format!("--form {other}: expected `two-pass` or `rows`").into()),
+    };
+    let work = softmax::SoftmaxWorkload::new(&device, &opts, small, form)?;
+    common::run_example(&device, &opts, work)
+}
