@@ -5,7 +5,7 @@
 
 use sdfg_compiler::codegen::ptx::ptxas::{assemble_check, resource_usage, ResourceUsage};
 use sdfg_compiler::codegen::ptx::testing::builder::{e, local, map_param, s, SdfgBuilder};
-use sdfg_compiler::codegen::ptx::testing::examples::{axpy, stencil};
+use sdfg_compiler::codegen::ptx::testing::examples::{axpy, dot, stencil};
 use sdfg_compiler::codegen::ptx::{generate, PtxModule};
 use sdfg_compiler::ir::*;
 use ScalarType::*;
@@ -46,7 +46,7 @@ fn range(name: &str, ty: ScalarType, start: Expr, end: Expr) -> MapParam {
 
 #[test]
 fn axpy_and_stencil_assemble_without_spills() {
-    for (name, sdfg) in [("axpy", axpy()), ("stencil", stencil())] {
+    for (name, sdfg) in [("axpy", axpy()), ("stencil", stencil()), ("dot", dot())] {
         let m = generate(&sdfg);
         let usage = assemble(name, &m);
         for u in &usage {

@@ -809,3 +809,35 @@ fn scalar_reductions_use_per_thread_partials() {
         );
     }
 }
+
+#[test]
+fn dot_matches_evaluator() {
+    use sdfg_compiler::codegen::ptx::testing::examples::dot;
+    let sdfg = dot();
+    for n in [0usize, 1, 31, 33, 1000] {
+        // Small integers: the reassociated float sum is exact.
+        let mut d = Data::new();
+        d.insert(
+            0,
+            (
+                vec![n],
+                (0..n).map(|k| Value::F64((k % 7) as f64 - 3.0)).collect(),
+            ),
+        );
+        d.insert(
+            1,
+            (
+                vec![n],
+                (0..n).map(|k| Value::F64((k % 5) as f64)).collect(),
+            ),
+        );
+        d.insert(2, (vec![], vec![Value::F64(0.5)]));
+        check(
+            "dot",
+            &sdfg,
+            &[Value::I64(n as i64)],
+            &d,
+            &[[1, 1, 1], [2, 1, 1]],
+        );
+    }
+}

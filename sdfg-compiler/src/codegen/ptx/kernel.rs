@@ -1301,10 +1301,62 @@ impl<'a> KernelEmitter<'a> {
                 continue;
             };
             let elem = self.sdfg.containers[c].elem;
+            self.warp_reduce(op, partial, touched, elem);
+            // Lane 0 holds the warp's result.
+            let lane = self.reg(Class::B32);
+            self.ins(format!("mov.u32 {lane}, %laneid"));
+            let first = self.reg(Class::Pred);
+            self.ins(format!("setp.eq.u32 {first}, {lane}, 0"));
+            self.ins(format!("and.pred {first}, {first}, {touched}"));
             let skip = self.label();
-            self.ins(format!("@!{touched} bra {skip}"));
+            self.ins(format!("@!{first} bra {skip}"));
             self.reduce(base, partial, elem, op);
             self.place(&skip);
+        }
+    }
+
+    /// Combines the partials of the 32 lanes of a warp into lane 0 with
+    /// `shfl.sync.down` (offsets 16, 8, 4, 2, 1), carrying the "updated"
+    /// flags so lanes without updates contribute nothing. Every thread
+    /// reaches this point (kernels have no early exit; blocks are whole
+    /// warps), as the full member mask requires.
+    fn warp_reduce(&mut self, op: WcrOp, partial: Reg, touched: Reg, elem: ScalarType) {
+        self.comment("warp reduction of the partial (lane 0 gets the result)");
+        let flag = self.reg(Class::B32);
+        self.ins(format!("selp.b32 {flag}, 1, 0, {touched}"));
+        for offset in [16, 8, 4, 2, 1] {
+            let other = self.reg_of(elem);
+            let in_range = self.reg(Class::Pred);
+            if elem.bits() == 64 {
+                let (lo, hi) = (self.reg(Class::B32), self.reg(Class::B32));
+                let (olo, ohi) = (self.reg(Class::B32), self.reg(Class::B32));
+                self.ins(format!("mov.b64 {{{lo}, {hi}}}, {partial}"));
+                self.ins(format!(
+                    "shfl.sync.down.b32 {olo}|{in_range}, {lo}, {offset}, 31, 0xffffffff"
+                ));
+                self.ins(format!(
+                    "shfl.sync.down.b32 {ohi}, {hi}, {offset}, 31, 0xffffffff"
+                ));
+                self.ins(format!("mov.b64 {other}, {{{olo}, {ohi}}}"));
+            } else {
+                self.ins(format!(
+                    "shfl.sync.down.b32 {other}|{in_range}, {partial}, {offset}, 31, 0xffffffff"
+                ));
+            }
+            let other_flag = self.reg(Class::B32);
+            self.ins(format!(
+                "shfl.sync.down.b32 {other_flag}, {flag}, {offset}, 31, 0xffffffff"
+            ));
+            let use_other = self.reg(Class::Pred);
+            self.ins(format!(
+                "setp.ne.and.b32 {use_other}, {other_flag}, 0, {in_range}"
+            ));
+            let combined = self.combine(op, partial, other, elem);
+            let merged = self.selp(touched, combined, other);
+            let next = self.selp(use_other, merged, partial);
+            self.mov(partial, next);
+            self.ins(format!("or.pred {touched}, {touched}, {use_other}"));
+            self.ins(format!("selp.b32 {flag}, 1, 0, {touched}"));
         }
     }
 

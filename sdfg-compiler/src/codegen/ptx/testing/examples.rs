@@ -82,3 +82,31 @@ pub fn stencil() -> Sdfg {
     );
     b.build()
 }
+
+/// dot: S += X[i] * Y[i] over f64 (a scalar WCR: per-thread partials, warp
+/// shuffles, one atomic per warp).
+pub fn dot() -> Sdfg {
+    let mut b = SdfgBuilder::new("dot");
+    let n = b.symbol("N", I64);
+    let x = b.gpu("X", F64, vec![e::sym(n, I64)]);
+    let y = b.gpu("Y", F64, vec![e::sym(n, I64)]);
+    let total = b.gpu("S", F64, vec![]);
+    let st = b.state("main");
+    let i = e::param(0, I64);
+    let body = TaskletBody {
+        locals: vec![],
+        stmts: vec![s::reduce(
+            total,
+            vec![],
+            e::mul(e::load(x, F64, vec![i.clone()]), e::load(y, F64, vec![i])),
+            WcrOp::Sum,
+        )],
+    };
+    b.gpu_map(
+        st,
+        "dot",
+        vec![range("i", I64, e::i64(0), e::sym(n, I64))],
+        body,
+    );
+    b.build()
+}

@@ -23,6 +23,8 @@ enum Operand {
     List(Vec<String>),
     /// `{%f1, %f2, ...}` of a vector load or store.
     Vector(Vec<usize>),
+    /// `%r1|%p2`: a result and a predicate (shfl).
+    Pair(usize, usize),
 }
 
 #[derive(Clone, Debug)]
@@ -228,9 +230,12 @@ impl Module {
                         } else {
                             Operand::AddrParam(inner.to_string())
                         }
+                    } else if let Some((d, p)) = a.split_once('|') {
+                        Operand::Pair(reg_id(d), reg_id(p))
                     } else if let Some(r) = a.strip_prefix('!') {
                         Operand::NotReg(reg_id(r))
                     } else if a.starts_with("%tid")
+                        || a.starts_with("%laneid")
                         || a.starts_with("%ntid")
                         || a.starts_with("%ctaid")
                         || a.starts_with("%nctaid")
@@ -270,6 +275,7 @@ pub struct Launch {
 }
 
 struct Thread {
+    lane: u32,
     tid: [u32; 3],
     ntid: [u32; 3],
     ctaid: [u32; 3],
@@ -299,24 +305,107 @@ pub fn run_kernel(
     for cz in 0..gz {
         for cy in 0..gy {
             for cx in 0..gx {
+                // Threads in linear order (x fastest), one warp at a time.
+                let mut threads = Vec::new();
                 for tz in 0..bz {
                     for ty in 0..by {
                         for tx in 0..bx {
-                            let t = Thread {
+                            threads.push(Thread {
+                                lane: (threads.len() % 32) as u32,
                                 tid: [tx, ty, tz],
                                 ntid: launch.block,
                                 ctaid: [cx, cy, cz],
                                 nctaid: launch.grid,
-                            };
-                            let mut s = slots.clone();
-                            exec(m, f, &mut s, &t, mem, 0)?;
+                            });
                         }
                     }
+                }
+                for warp in threads.chunks(32) {
+                    run_warp(m, f, &slots, warp, mem)?;
                 }
             }
         }
     }
     Ok(())
+}
+
+/// Runs the threads of one warp one after another up to the next
+/// `shfl.sync`, where the whole warp meets: the exchange is done for all
+/// lanes at once, then they go on.
+fn run_warp(
+    m: &Module,
+    f: &Function,
+    slots: &HashMap<String, u64>,
+    warp: &[Thread],
+    mem: &mut Memory,
+) -> Result<(), String> {
+    let mut states: Vec<State> = warp
+        .iter()
+        .map(|_| State {
+            regs: vec![0u64; f.n_regs],
+            pc: 0,
+            slots: slots.clone(),
+            done: false,
+        })
+        .collect();
+    loop {
+        for (st, t) in states.iter_mut().zip(warp) {
+            if !st.done {
+                exec(m, f, st, t, mem, 0)?;
+            }
+        }
+        let waiting = states.iter().filter(|s| !s.done).count();
+        if waiting == 0 {
+            return Ok(());
+        }
+        if waiting != states.len() || states.len() != 32 {
+            return Err("shfl.sync with exited or missing lanes".into());
+        }
+        let pc = states[0].pc;
+        if states.iter().any(|s| s.pc != pc) {
+            return Err("lanes wait at different shfl.sync instructions".into());
+        }
+        let inst = &f.code[pc];
+        let value = |st: &State, o: &Operand| match o {
+            Operand::Reg(r) => st.regs[*r],
+            Operand::Imm(v) => *v,
+            _ => 0,
+        };
+        if !inst.op.contains(".down") {
+            return Err(format!("unsupported {}", inst.op));
+        }
+        let sources: Vec<u64> = states.iter().map(|st| value(st, &inst.args[1])).collect();
+        for (lane, st) in states.iter_mut().enumerate() {
+            let offset = value(st, &inst.args[2]) as usize;
+            let (d, p) = match inst.args[0] {
+                Operand::Pair(d, p) => (d, Some(p)),
+                Operand::Reg(d) => (d, None),
+                _ => return Err("bad shfl destination".into()),
+            };
+            let src = lane + offset;
+            let in_range = src < 32;
+            st.regs[d] = mask(
+                if in_range {
+                    sources[src]
+                } else {
+                    sources[lane]
+                },
+                32,
+            );
+            if let Some(p) = p {
+                st.regs[p] = in_range as u64;
+            }
+            st.pc += 1;
+        }
+    }
+}
+
+/// A thread's execution state, resumable at a `shfl.sync`.
+struct State {
+    regs: Vec<u64>,
+    pc: usize,
+    slots: HashMap<String, u64>,
+    done: bool,
 }
 
 fn ty_of(op: &str) -> &str {
@@ -391,7 +480,7 @@ fn div_rz_f32(a: f32, b: f32) -> f32 {
 fn exec(
     m: &Module,
     f: &Function,
-    slots: &mut HashMap<String, u64>,
+    st: &mut State,
     t: &Thread,
     mem: &mut Memory,
     depth: u32,
@@ -399,13 +488,28 @@ fn exec(
     if depth > 8 {
         return Err("call depth".into());
     }
-    let mut regs = vec![0u64; f.n_regs];
-    let mut pc = 0usize;
+    let State {
+        regs,
+        pc: pc_slot,
+        slots,
+        done,
+    } = st;
+    let mut pc = *pc_slot;
     let mut steps = 0u64;
-    while pc < f.code.len() {
+    loop {
+        if pc >= f.code.len() {
+            *done = true;
+            *pc_slot = pc;
+            return Ok(());
+        }
         steps += 1;
         if steps > 50_000_000 {
             return Err("step limit (infinite loop?)".into());
+        }
+        if f.code[pc].op.starts_with("shfl.sync") {
+            // The warp meets here (see run_warp); guarded shfls are not emitted.
+            *pc_slot = pc;
+            return Ok(());
         }
         let inst = &f.code[pc];
         pc += 1;
@@ -420,6 +524,9 @@ fn exec(
                 Operand::NotReg(r) => (regs[*r] == 0) as u64,
                 Operand::Imm(v) => *v,
                 Operand::Special(s) => {
+                    if s == "%laneid" {
+                        return t.lane as u64;
+                    }
                     let (name, axis) = s.split_once('.').unwrap_or((s, "x"));
                     let i = match axis {
                         "x" => 0,
@@ -445,7 +552,7 @@ fn exec(
         };
         let mut vals = [0u64; 4];
         for (k, o) in inst.args.iter().take(4).enumerate() {
-            vals[k] = val(&regs, o);
+            vals[k] = val(regs, o);
         }
         let a = |k: usize| vals.get(k).copied().unwrap_or(0);
         let parts: Vec<&str> = inst.parts.iter().map(String::as_str).collect();
@@ -469,11 +576,14 @@ fn exec(
                     let (x, y) = (f64v(a(1)), f64v(a(2)));
                     f64b($e64(x, y))
                 };
-                set(&mut regs, r);
+                set(regs, r);
             }};
         }
         match base {
-            "ret" => return Ok(()),
+            "ret" => {
+                *done = true;
+                return Ok(());
+            }
             "bra" => {
                 if let Some(Operand::Label(l)) = inst.args.first() {
                     pc = *f.labels.get(l).ok_or_else(|| format!("no label {l}"))?;
@@ -518,7 +628,7 @@ fn exec(
                     Operand::AddrReg(r) => mem.read(regs[*r], (w / 8) as usize)?,
                     _ => return Err("bad ld".into()),
                 };
-                set(&mut regs, mask(v, w));
+                set(regs, mask(v, w));
             }
             "st" => {
                 let v = a(1);
@@ -530,7 +640,28 @@ fn exec(
                     _ => return Err("bad st".into()),
                 }
             }
-            "cvta" | "mov" => set(&mut regs, a(1)),
+            "mov" if matches!(inst.args.first(), Some(Operand::Vector(_))) => {
+                // mov.b64 {lo, hi}, x: unpack
+                if let Some(Operand::Vector(rs)) = inst.args.first() {
+                    let x = a(1);
+                    let half = 64 / rs.len() as u32;
+                    for (k, r) in rs.iter().enumerate() {
+                        regs[*r] = mask(x >> (half * k as u32), half);
+                    }
+                }
+            }
+            "mov" if matches!(inst.args.get(1), Some(Operand::Vector(_))) => {
+                // mov.b64 x, {lo, hi}: pack
+                if let Some(Operand::Vector(rs)) = inst.args.get(1) {
+                    let half = 64 / rs.len() as u32;
+                    let mut x = 0u64;
+                    for (k, r) in rs.iter().enumerate() {
+                        x |= mask(regs[*r], half) << (half * k as u32);
+                    }
+                    set(regs, x);
+                }
+            }
+            "cvta" | "mov" => set(regs, a(1)),
             "add" | "sub" if is_f32 || is_f64 => {
                 if base == "add" {
                     fbin!(|x: f32, y: f32| x + y, |x: f64, y: f64| x + y)
@@ -569,7 +700,7 @@ fn exec(
                 } else {
                     f64b(f64v(a(1)).mul_add(f64v(a(2)), f64v(a(3))))
                 };
-                set(&mut regs, r);
+                set(regs, r);
             }
             "neg" | "abs" | "sqrt" | "rcp" if is_f32 || is_f64 => {
                 let r = if is_f32 {
@@ -589,7 +720,7 @@ fn exec(
                         _ => 1.0 / x,
                     })
                 };
-                set(&mut regs, r);
+                set(regs, r);
             }
             "testp" => {
                 let x = if is_f32 {
@@ -603,20 +734,20 @@ fn exec(
                     "finite" => x.is_finite(),
                     _ => false,
                 };
-                set(&mut regs, r as u64);
+                set(regs, r as u64);
             }
             "clz" => {
                 let v = mask(a(1), w);
-                set(&mut regs, (v.leading_zeros() - (64 - w)) as u64);
+                set(regs, (v.leading_zeros() - (64 - w)) as u64);
             }
             "add" | "sub" | "mul" | "mad" | "div" | "rem" | "neg" | "not" | "and" | "or"
             | "xor" | "shl" | "shr" | "min" | "max" | "abs" => {
                 let r = int_op(base, &parts, ty, a(1), a(2), a(3));
-                set(&mut regs, r);
+                set(regs, r);
             }
             "selp" => {
                 let v = if a(3) != 0 { a(1) } else { a(2) };
-                set(&mut regs, v);
+                set(regs, v);
             }
             "setp" => {
                 let cmp = parts[1];
@@ -647,11 +778,18 @@ fn exec(
                         cmp_int(cmp, x.cmp(&y))
                     }
                 };
-                set(&mut regs, r as u64);
+                // setp.cmp.boolop.type d, a, b, c: d = (a cmp b) boolop c.
+                let r = match parts.get(2).copied() {
+                    Some("and") if parts.len() == 4 => r && a(3) != 0,
+                    Some("or") if parts.len() == 4 => r || a(3) != 0,
+                    Some("xor") if parts.len() == 4 => r ^ (a(3) != 0),
+                    _ => r,
+                };
+                set(regs, r as u64);
             }
             "cvt" => {
                 let r = cvt(&parts, a(1));
-                set(&mut regs, r);
+                set(regs, r);
             }
             "red" | "atom" => {
                 let addr_reg = inst
@@ -684,7 +822,7 @@ fn exec(
                 };
                 mem.write(addr_reg, bytes as usize, mask(new, w))?;
                 if base == "atom" {
-                    set(&mut regs, old);
+                    set(regs, old);
                 }
             }
             "call" => {
@@ -708,15 +846,23 @@ fn exec(
                 for (p, arg) in callee.params.iter().zip(&args) {
                     callee_slots.insert(p.clone(), *slots.get(arg).unwrap_or(&0));
                 }
-                exec(m, callee, &mut callee_slots, t, mem, depth + 1)?;
+                let mut callee_state = State {
+                    regs: vec![0u64; callee.n_regs],
+                    pc: 0,
+                    slots: callee_slots,
+                    done: false,
+                };
+                exec(m, callee, &mut callee_state, t, mem, depth + 1)?;
+                if !callee_state.done {
+                    return Err(format!("shfl.sync inside {name}"));
+                }
                 if let (Some(rs), Some(cr)) = (ret_slot, &callee.ret) {
-                    slots.insert(rs, *callee_slots.get(cr).unwrap_or(&0));
+                    slots.insert(rs, *callee_state.slots.get(cr).unwrap_or(&0));
                 }
             }
             _ => return Err(format!("unsupported instruction {}", inst.op)),
         }
     }
-    Ok(())
 }
 
 fn cmp_int(cmp: &str, o: std::cmp::Ordering) -> bool {
