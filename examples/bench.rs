@@ -156,22 +156,26 @@ impl Kind {
         small: bool,
         reps: Reps,
     ) -> raw::RawResult<BaselineResult> {
-        // The workloads' default sizes (the same constants they use).
+        // The sizes the workloads take by default.
         match self {
             Kind::Axpy => b.axpy(if small { axpy::SMALL_N } else { axpy::FULL_N }, reps),
             Kind::Jacobi2d => {
-                let (n, t) = if small { (200, 20) } else { (2800, 1000) };
+                let (n, t) = if small {
+                    jacobi2d::SMALL
+                } else {
+                    jacobi2d::FULL
+                };
                 b.jacobi2d(n, t, reps)
             }
             Kind::Heat3d => {
-                let (n, t) = if small { (40, 20) } else { (120, 500) };
+                let (n, t) = if small { heat3d::SMALL } else { heat3d::FULL };
                 b.heat3d(n, t, reps)
             }
             Kind::DotPartials | Kind::DotDirect => {
                 b.dot(if small { dot::SMALL_N } else { dot::FULL_N }, reps)
             }
             Kind::SoftmaxTwoPass | Kind::SoftmaxRows => {
-                b.softmax(if small { [4, 4, 128] } else { [64, 16, 512] }, reps)
+                b.softmax(if small { softmax::SMALL } else { softmax::FULL }, reps)
             }
         }
     }
@@ -285,7 +289,7 @@ fn main() -> AnyResult<()> {
     println!();
     println!("Module load (wall clock, Heat3d):");
     println!(
-        "  first load on a fresh device (JIT): {:.2} ms; second load (cached): {:.4} ms",
+        "  first load on a fresh device (the PTX JIT on a GPU): {:.2} ms; second load (cached): {:.4} ms",
         load.0, load.1
     );
     let cpu_rows = cpu_device_section(reps, &selected)?;

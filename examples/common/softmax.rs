@@ -73,6 +73,10 @@ sdfg! {
     }
 }
 
+/// [N, H, SM] of the benchmark (NPBench) and of `--small`.
+pub const FULL: [usize; 3] = [64, 16, 512];
+pub const SMALL: [usize; 3] = [4, 4, 128];
+
 /// Which DSL form runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum SoftmaxForm {
@@ -161,7 +165,7 @@ pub fn softmax_input(len: usize, seed: u64) -> Vec<f32> {
 impl SoftmaxWorkload {
     /// `--n`, `--h`, `--sm` (default 64, 16, 512; small 4, 4, 128).
     pub fn new(device: &Device, opts: &Options, small: bool, form: SoftmaxForm) -> AnyResult<Self> {
-        let dims = if small { [4, 4, 128] } else { [64, 16, 512] };
+        let dims = if small { SMALL } else { FULL };
         let dims = [
             opts.get("n", dims[0]),
             opts.get("h", dims[1]),
