@@ -218,7 +218,7 @@ fn main() -> AnyResult<()> {
         warmup: opts.get("warmup", 3),
         timed: opts.get("reps", if gpu { 20 } else { 5 }).max(1),
     };
-    let calls: usize = opts.get("calls", if gpu { 1000 } else { 200 });
+    let calls: usize = opts.get("calls", 1000);
     let out_dir: String = opts.get("out", "docs".to_string());
     let only: Option<String> = opts.value("only");
     let selected = |k: Kind| {
