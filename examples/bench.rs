@@ -223,7 +223,7 @@ fn main() -> AnyResult<()> {
     let only: Option<String> = opts.value("only");
     let selected = |k: Kind| {
         only.as_deref()
-            .is_none_or(|list| list.split(',').any(|n| n == k.family()))
+            .map_or(true, |list| list.split(',').any(|n| n == k.family()))
     };
     let mut seeds = Seeds::new(&opts);
 
@@ -469,6 +469,9 @@ fn host_overhead(device: &Device, raw: Option<&RawCuda>, calls: usize) -> AnyRes
     })
 }
 
+/// Times a call (given as a closure) on the host: median µs.
+type PerCallUs<'a> = &'a dyn Fn(&mut dyn FnMut() -> AnyResult<()>) -> AnyResult<f64>;
+
 /// Median µs of: every kernel of the SDFG launched through raw cudarc on
 /// its own stream, then one `cuStreamSynchronize`. The kernels' parameter
 /// lists come from the ABI (`Name::ir()` -> `codegen::ptx::generate`): a
@@ -478,7 +481,7 @@ fn raw_launches(
     cuda: &RawCuda,
     ptx_text: &str,
     ir: &sdfg::compiler::ir::Sdfg,
-    per_call_us: &dyn Fn(&mut dyn FnMut() -> AnyResult<()>) -> AnyResult<f64>,
+    per_call_us: PerCallUs<'_>,
 ) -> AnyResult<f64> {
     let generated = sdfg::compiler::codegen::ptx::generate(ir);
     let module = cuda.load_module(ptx_text)?;

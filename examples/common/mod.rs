@@ -32,7 +32,7 @@ impl Options {
     /// Whether `--name` was given.
     pub fn flag(&self, name: &str) -> bool {
         let key = format!("--{name}");
-        self.args.iter().any(|a| *a == key)
+        self.args.contains(&key)
     }
 
     /// The value after `--name`, parsed; `None` when absent. A value that
