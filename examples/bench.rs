@@ -245,11 +245,20 @@ fn main() -> AnyResult<()> {
         copy_bytes >> 20
     );
 
-    let raw = if gpu { Some(RawCuda::new()?) } else { None };
-    let baselines = match &raw {
-        Some(r) => Some(Baselines::new(r, seeds.next())?),
-        None => None,
+    // A failure of the raw baseline machinery is reported, not fatal: the
+    // SDFG measurements stand on their own.
+    let raw = if gpu {
+        RawCuda::new()
+            .map_err(|e| eprintln!("raw cudarc unavailable: {e}"))
+            .ok()
+    } else {
+        None
     };
+    let baselines = raw.as_ref().and_then(|r| {
+        Baselines::new(r, seeds.next())
+            .map_err(|e| eprintln!("baselines.ptx did not load: {e}"))
+            .ok()
+    });
 
     let mut rows = Vec::new();
     for kind in KINDS.into_iter().filter(|k| selected(*k)) {
@@ -274,10 +283,13 @@ fn main() -> AnyResult<()> {
         };
         drop(work); // free its device memory before the baseline allocates
         let baseline = match &baselines {
-            Some(b) => {
-                let r = kind.baseline(b, small, reps)?;
-                Some((r.ms, r.check.passed, r.check.detail))
-            }
+            Some(b) => match kind.baseline(b, small, reps) {
+                Ok(r) => Some((r.ms, r.check.passed, r.check.detail)),
+                Err(e) => {
+                    eprintln!("baseline of {}: {e}", row.name);
+                    Some((f64::NAN, false, format!("error: {e}")))
+                }
+            },
             None => None,
         };
         rows.push(KernelRow { baseline, ..row });
@@ -454,9 +466,15 @@ fn host_overhead(device: &Device, raw: Option<&RawCuda>, calls: usize) -> AnyRes
     let run10_us = per_call_us(&mut || Ok(tiny10.run(Tiny10Args { N: n, Y: &mut y })?))?;
     let (raw1_us, raw10_us) = match raw {
         Some(cuda) => {
-            let r1 = raw_launches(cuda, Tiny::PTX, &Tiny::ir()?, &per_call_us)?;
-            let r10 = raw_launches(cuda, Tiny10::PTX, &Tiny10::ir()?, &per_call_us)?;
-            (Some(r1), Some(r10))
+            let measure = |ptx: &str, ir: sdfg::compiler::ir::Sdfg| {
+                raw_launches(cuda, ptx, &ir, &per_call_us)
+                    .map_err(|e| eprintln!("raw launches of the generated PTX: {e}"))
+                    .ok()
+            };
+            (
+                measure(Tiny::PTX, Tiny::ir()?),
+                measure(Tiny10::PTX, Tiny10::ir()?),
+            )
         }
         None => (None, None),
     };
