@@ -81,16 +81,18 @@ enum Kind {
     DotPartials,
     DotDirect,
     SoftmaxTwoPass,
+    SoftmaxOnline,
     SoftmaxRows,
 }
 
-const KINDS: [Kind; 7] = [
+const KINDS: [Kind; 8] = [
     Kind::Axpy,
     Kind::Jacobi2d,
     Kind::Heat3d,
     Kind::DotPartials,
     Kind::DotDirect,
     Kind::SoftmaxTwoPass,
+    Kind::SoftmaxOnline,
     Kind::SoftmaxRows,
 ];
 
@@ -102,7 +104,7 @@ impl Kind {
             Kind::Jacobi2d => "jacobi2d",
             Kind::Heat3d => "heat3d",
             Kind::DotPartials | Kind::DotDirect => "dot",
-            Kind::SoftmaxTwoPass | Kind::SoftmaxRows => "softmax",
+            Kind::SoftmaxTwoPass | Kind::SoftmaxOnline | Kind::SoftmaxRows => "softmax",
         }
     }
 
@@ -111,7 +113,7 @@ impl Kind {
         match self {
             Kind::Axpy | Kind::Jacobi2d | Kind::Heat3d => 90.0,
             Kind::DotPartials | Kind::DotDirect => 80.0,
-            Kind::SoftmaxTwoPass | Kind::SoftmaxRows => 70.0,
+            Kind::SoftmaxTwoPass | Kind::SoftmaxOnline | Kind::SoftmaxRows => 70.0,
         }
     }
 
@@ -138,6 +140,12 @@ impl Kind {
                 &opts,
                 small,
                 softmax::SoftmaxForm::TwoPass,
+            )?),
+            Kind::SoftmaxOnline => Box::new(softmax::SoftmaxWorkload::new(
+                device,
+                &opts,
+                small,
+                softmax::SoftmaxForm::Online,
             )?),
             Kind::SoftmaxRows => Box::new(softmax::SoftmaxWorkload::new(
                 device,
@@ -174,7 +182,7 @@ impl Kind {
             Kind::DotPartials | Kind::DotDirect => {
                 b.dot(if small { dot::SMALL_N } else { dot::FULL_N }, reps)
             }
-            Kind::SoftmaxTwoPass | Kind::SoftmaxRows => {
+            Kind::SoftmaxTwoPass | Kind::SoftmaxOnline | Kind::SoftmaxRows => {
                 b.softmax(if small { softmax::SMALL } else { softmax::FULL }, reps)
             }
         }
@@ -671,7 +679,7 @@ fn ptxas_report(selected: &dyn Fn(Kind) -> bool) {
         return;
     }
     use sdfg::compiler::codegen::ptx::ptxas;
-    let modules: [(Option<Kind>, &str, &str); 9] = [
+    let modules: [(Option<Kind>, &str, &str); 10] = [
         (Some(Kind::Axpy), "Axpy", axpy::Axpy::PTX),
         (Some(Kind::Jacobi2d), "Jacobi2d", jacobi2d::Jacobi2d::PTX),
         (Some(Kind::Heat3d), "Heat3d", heat3d::Heat3d::PTX),
@@ -685,6 +693,11 @@ fn ptxas_report(selected: &dyn Fn(Kind) -> bool) {
             Some(Kind::SoftmaxTwoPass),
             "SoftmaxTwoPass",
             softmax::SoftmaxTwoPass::PTX,
+        ),
+        (
+            Some(Kind::SoftmaxOnline),
+            "SoftmaxOnline",
+            softmax::SoftmaxOnline::PTX,
         ),
         (
             Some(Kind::SoftmaxRows),

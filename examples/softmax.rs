@@ -2,7 +2,7 @@
 //! last axis (row max, exp(x - max), sum, divide), checked elementwise
 //! against an f64 reference.
 //!
-//! Run: `cargo run --release --example softmax [-- --n 64 --h 16 --sm 512 --form two-pass|rows]`
+//! Run: `cargo run --release --example softmax [-- --n 64 --h 16 --sm 512 --form two-pass|online|rows]`
 //! (default `two-pass`: see examples/common/softmax.rs for why; the CPU
 //! device, when there is no GPU, runs `--small` sizes).
 
@@ -17,8 +17,11 @@ fn main() -> common::AnyResult<()> {
     let small = common::use_small_sizes(&device, &opts);
     let form = match opts.get("form", "two-pass".to_string()).as_str() {
         "two-pass" => softmax::SoftmaxForm::TwoPass,
+        "online" => softmax::SoftmaxForm::Online,
         "rows" => softmax::SoftmaxForm::Rows,
-        other => return Err(format!("--form {other}: expected `two-pass` or `rows`").into()),
+        other => {
+            return Err(format!("--form {other}: expected `two-pass`, `online` or `rows`").into())
+        }
     };
     let work = softmax::SoftmaxWorkload::new(&device, &opts, small, form)?;
     common::run_example(&device, &opts, work)
