@@ -303,17 +303,19 @@ fn main() -> AnyResult<()> {
         rows.push(KernelRow { baseline, ..row });
     }
 
-    print_kernel_table(&rows, copy_gbs, gpu);
     let overhead = host_overhead(&device, raw.as_ref(), calls)?;
-    print_overhead(&overhead);
+    // The secondary sections first; the main tables last, where the end of
+    // a long log shows them.
+    let cpu_rows = cpu_device_section(reps, &selected)?;
+    ptxas_report(&selected);
     println!();
     println!("Module load (wall clock, Heat3d):");
     println!(
         "  first load on a fresh device (the PTX JIT on a GPU): {:.2} ms; second load (cached): {:.4} ms",
         load.0, load.1
     );
-    let cpu_rows = cpu_device_section(reps, &selected)?;
-    ptxas_report(&selected);
+    print_overhead(&overhead);
+    print_kernel_table(&rows, copy_gbs, gpu);
 
     let failed: Vec<&str> = rows
         .iter()
@@ -372,12 +374,29 @@ fn met(value: f64, target: f64, higher_is_better: bool) -> String {
     format!("{} ({margin:+.1})", if ok { "met" } else { "MISSED" })
 }
 
+/// Sizes and checks per kernel, then the main table (printed last).
 fn print_kernel_table(rows: &[KernelRow], copy_gbs: f64, gpu: bool) {
     println!();
-    println!("Kernels (median ms of device-event-timed calls; GB/s over the minimum bytes):");
+    println!("Kernels: sizes, checks, work:");
     for r in rows {
         println!("  {:<20} {}", r.name, r.sizes);
+        println!("    check: {}", r.check_detail);
+        if let Some((_, _, detail)) = &r.baseline {
+            println!("    baseline check: {detail}");
+        }
+        let gflops = r.flops / (r.ms * 1e-3) / 1e9;
+        println!(
+            "    {:.0} MB moved at least, {:.2} GFLOP/s, {} kernel launches per run()",
+            r.bytes / 1e6,
+            gflops,
+            r.counts.kernel_launches
+        );
     }
+    println!();
+    println!(
+        "Kernels (median ms of device-event-timed calls; GB/s over the minimum bytes; \
+         % of the {copy_gbs:.1} GB/s copy bandwidth):"
+    );
     let mut t = Table::new(&[
         "kernel",
         "ms",
@@ -425,19 +444,6 @@ fn print_kernel_table(rows: &[KernelRow], copy_gbs: f64, gpu: bool) {
     t.print();
     if !gpu {
         println!("  (baselines: n/a on the CPU device; the targets are GPU targets)");
-    }
-    for r in rows {
-        println!("  check {}: {}", r.name, r.check_detail);
-        if let Some((_, _, detail)) = &r.baseline {
-            println!("  check {} baseline: {detail}", r.name);
-        }
-        let gflops = r.flops / (r.ms * 1e-3) / 1e9;
-        println!(
-            "    {:.0} MB moved at least, {:.2} GFLOP/s, {} kernel launches per run()",
-            r.bytes / 1e6,
-            gflops,
-            r.counts.kernel_launches
-        );
     }
 }
 
