@@ -273,7 +273,7 @@ fn main() -> AnyResult<()> {
         let mut work = kind.load(&device, small)?;
         println!("  running {} ...", work.name());
         let check = work.check(seeds.next())?;
-        let (ms, _) = median_ms(reps.warmup, reps.timed, || work.time_once(&stream))?;
+        let ms = median_ms(reps.warmup, reps.timed, || work.time_once(&stream))?;
         let before = device.counters();
         work.run_plain()?;
         let counts = device.counters() - before;
@@ -355,7 +355,7 @@ fn copy_bandwidth(
     let src = DeviceBuffer::from_slice(device, &common::random_f32(len, 7))?;
     let dst = DeviceBuffer::<f32>::zeros(device, len)?;
     let region = Region::whole(len);
-    let (ms, _) = median_ms(reps.warmup, reps.timed, || {
+    let ms = median_ms(reps.warmup, reps.timed, || {
         Ok(device_time_ms(stream, |s| {
             s.copy_device(&src, &region, &dst, &region)?;
             s.record_timing_event()

@@ -49,7 +49,7 @@ impl<'a> Baselines<'a> {
     }
 
     fn timed(&self, reps: Reps, mut issue: impl FnMut() -> RawResult<()>) -> RawResult<f64> {
-        let (ms, _) = median_ms(reps.warmup, reps.timed, || {
+        let ms = median_ms(reps.warmup, reps.timed, || {
             Ok(self.cuda.time_ms(&mut issue)?)
         })
         .map_err(|e| e.to_string())?;

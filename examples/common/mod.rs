@@ -180,12 +180,12 @@ pub fn median_ms(
     warmup: usize,
     reps: usize,
     mut once: impl FnMut() -> AnyResult<f64>,
-) -> AnyResult<(f64, Vec<f64>)> {
+) -> AnyResult<f64> {
     for _ in 0..warmup {
         once()?;
     }
     let samples = (0..reps).map(|_| once()).collect::<AnyResult<Vec<f64>>>()?;
-    Ok((median(&samples), samples))
+    Ok(median(&samples))
 }
 
 /// Wall-clock milliseconds of `f`.
@@ -378,7 +378,7 @@ pub fn run_example(device: &Device, opts: &Options, mut work: impl Workload) -> 
     let stream = device.new_stream()?;
     let reps = opts.get("reps", if device.is_gpu() { 10 } else { 3 });
     let warmup = opts.get("warmup", if device.is_gpu() { 2 } else { 1 });
-    let (ms, _) = median_ms(warmup, reps.max(1), || work.time_once(&stream))?;
+    let ms = median_ms(warmup, reps.max(1), || work.time_once(&stream))?;
     report_and_exit(
         work.name(),
         device,
