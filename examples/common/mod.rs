@@ -1,8 +1,10 @@
 //! Helpers shared by the examples and the benchmark: command-line options,
 //! random inputs, device-event timing, medians and checks.
 //!
-//! Included by every example with `#[path = "common/mod.rs"] mod common;`, so
-//! a helper one example does not use is not dead code in the others' sense.
+//! Included by every example with `#[path = "common/mod.rs"] mod common;`;
+//! each uses only part of it (hence `allow(dead_code)`). The workloads
+//! themselves (SDFG, reference, accounting) live beside it, one file each,
+//! shared by their example and the benchmark.
 #![allow(dead_code)]
 
 use sdfg::runtime::{Device, Event, Running, Stream};
