@@ -2,8 +2,8 @@
 //! last axis (row max, exp(x - max), sum, divide), checked elementwise
 //! against an f64 reference.
 //!
-//! Run: `cargo run --release --example softmax [-- --n 64 --h 16 --sm 512 --form two-pass|rows]`
-//! (default `two-pass`: see examples/common/softmax.rs for why; the CPU
+//! Run: `cargo run --release --example softmax [-- --n 64 --h 16 --sm 512 --form online|two-pass|rows]`
+//! (default `online`: see examples/common/softmax.rs for why; the CPU
 //! device, when there is no GPU, runs `--small` sizes).
 
 #[path = "common/mod.rs"]
@@ -15,10 +15,13 @@ fn main() -> common::AnyResult<()> {
     let device = sdfg::runtime::Device::auto();
     let opts = common::Options::from_env();
     let small = common::use_small_sizes(&device, &opts);
-    let form = match opts.get("form", "two-pass".to_string()).as_str() {
+    let form = match opts.get("form", "online".to_string()).as_str() {
         "two-pass" => softmax::SoftmaxForm::TwoPass,
+        "online" => softmax::SoftmaxForm::Online,
         "rows" => softmax::SoftmaxForm::Rows,
-        other => return Err(format!("--form {other}: expected `two-pass` or `rows`").into()),
+        other => {
+            return Err(format!("--form {other}: expected `two-pass`, `online` or `rows`").into())
+        }
     };
     let work = softmax::SoftmaxWorkload::new(&device, &opts, small, form)?;
     common::run_example(&device, &opts, work)

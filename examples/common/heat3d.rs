@@ -64,6 +64,10 @@ pub fn heat3d_reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64]) {
     }
 }
 
+/// (N, TSTEPS) of the benchmark (NPBench) and of `--small`.
+pub const FULL: (usize, usize) = (120, 500);
+pub const SMALL: (usize, usize) = (40, 20);
+
 pub struct Heat3dWorkload {
     program: Heat3d,
     pub n: usize,
@@ -77,8 +81,8 @@ pub struct Heat3dWorkload {
 impl Heat3dWorkload {
     /// `--n` (default 120; 40 small), `--tsteps` (default 500; 20 small).
     pub fn new(device: &Device, opts: &Options, small: bool) -> AnyResult<Self> {
-        let n: usize = opts.get("n", if small { 40 } else { 120 });
-        let tsteps: usize = opts.get("tsteps", if small { 20 } else { 500 });
+        let (n, tsteps) = if small { SMALL } else { FULL };
+        let (n, tsteps): (usize, usize) = (opts.get("n", n), opts.get("tsteps", tsteps));
         if n < 3 || tsteps < 2 {
             return Err("heat3d needs --n >= 3 and --tsteps >= 2".into());
         }

@@ -55,6 +55,10 @@ pub fn jacobi2d_reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64])
     }
 }
 
+/// (N, TSTEPS) of the benchmark (Polybench/NPBench) and of `--small`.
+pub const FULL: (usize, usize) = (2800, 1000);
+pub const SMALL: (usize, usize) = (200, 20);
+
 pub struct Jacobi2dWorkload {
     program: Jacobi2d,
     pub n: usize,
@@ -68,8 +72,8 @@ pub struct Jacobi2dWorkload {
 impl Jacobi2dWorkload {
     /// `--n` (default 2800; 200 small), `--tsteps` (default 1000; 20 small).
     pub fn new(device: &Device, opts: &Options, small: bool) -> AnyResult<Self> {
-        let n: usize = opts.get("n", if small { 200 } else { 2800 });
-        let tsteps: usize = opts.get("tsteps", if small { 20 } else { 1000 });
+        let (n, tsteps) = if small { SMALL } else { FULL };
+        let (n, tsteps): (usize, usize) = (opts.get("n", n), opts.get("tsteps", tsteps));
         if n < 3 || tsteps < 1 {
             return Err("jacobi2d needs --n >= 3 and --tsteps >= 1".into());
         }

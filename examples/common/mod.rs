@@ -1,8 +1,10 @@
 //! Helpers shared by the examples and the benchmark: command-line options,
 //! random inputs, device-event timing, medians and checks.
 //!
-//! Included by every example with `#[path = "common/mod.rs"] mod common;`, so
-//! a helper one example does not use is not dead code in the others' sense.
+//! Included by every example with `#[path = "common/mod.rs"] mod common;`;
+//! each uses only part of it (hence `allow(dead_code)`). The workloads
+//! themselves (SDFG, reference, accounting) live beside it, one file each,
+//! shared by their example and the benchmark.
 #![allow(dead_code)]
 
 use sdfg::runtime::{Device, Event, Running, Stream};
@@ -32,7 +34,7 @@ impl Options {
     /// Whether `--name` was given.
     pub fn flag(&self, name: &str) -> bool {
         let key = format!("--{name}");
-        self.args.iter().any(|a| *a == key)
+        self.args.contains(&key)
     }
 
     /// The value after `--name`, parsed; `None` when absent. A value that
@@ -180,12 +182,12 @@ pub fn median_ms(
     warmup: usize,
     reps: usize,
     mut once: impl FnMut() -> AnyResult<f64>,
-) -> AnyResult<(f64, Vec<f64>)> {
+) -> AnyResult<f64> {
     for _ in 0..warmup {
         once()?;
     }
     let samples = (0..reps).map(|_| once()).collect::<AnyResult<Vec<f64>>>()?;
-    Ok((median(&samples), samples))
+    Ok(median(&samples))
 }
 
 /// Wall-clock milliseconds of `f`.
@@ -378,7 +380,7 @@ pub fn run_example(device: &Device, opts: &Options, mut work: impl Workload) -> 
     let stream = device.new_stream()?;
     let reps = opts.get("reps", if device.is_gpu() { 10 } else { 3 });
     let warmup = opts.get("warmup", if device.is_gpu() { 2 } else { 1 });
-    let (ms, _) = median_ms(warmup, reps.max(1), || work.time_once(&stream))?;
+    let ms = median_ms(warmup, reps.max(1), || work.time_once(&stream))?;
     report_and_exit(
         work.name(),
         device,
