@@ -333,7 +333,7 @@ impl<'a> Glue<'a> {
             }
         }
         // Shapes are fixed for the run (check_supported): evaluate them once.
-        let symbols_only = SymbolsOnly { glue: self };
+        let symbols_only = Place::symbols_only(self);
         for (c, cont) in sdfg.containers.iter().enumerate() {
             let ext = self.extents(c);
             let len = self.len(c);
@@ -617,12 +617,7 @@ impl<'a> Glue<'a> {
         body: &TaskletBody,
     ) -> TokenStream {
         let bindings = self.host_bindings(st, false);
-        let access = HostSlices {
-            glue: self,
-            cells: false,
-            written: Vec::new(),
-            params: Vec::new(),
-        };
+        let access = Place::host(self);
         let code = BodyEmitter::new(&access, body).stmts(&body.stmts);
         let what = format!(
             "tasklet `{name}` in state `{}`",
@@ -652,10 +647,12 @@ impl<'a> Glue<'a> {
             .filter(|x| x.access.is_write())
             .map(|x| x.container)
             .collect();
-        let access = HostSlices {
+        let access = Place {
             glue: self,
-            cells: parallel,
-            written,
+            kind: PlaceKind::Host {
+                cells: parallel,
+                written,
+            },
             params,
         };
         let code = BodyEmitter::new(&access, &m.body).stmts(&m.body.stmts);
@@ -743,12 +740,7 @@ impl<'a> Glue<'a> {
             let mut exprs: Vec<&Expr> = e.assignments.iter().map(|a| &a.1).collect();
             exprs.extend(e.condition.iter());
             let bindings = self.edge_bindings(&exprs);
-            let access = HostSlices {
-                glue: self,
-                cells: false,
-                written: Vec::new(),
-                params: Vec::new(),
-            };
+            let access = Place::host(self);
             let emit = BodyEmitter::new(&access, &self.empty);
             let cond = e
                 .condition
@@ -804,7 +796,7 @@ impl<'a> Glue<'a> {
     /// Map ranges and every prechecked index of the state, before its work.
     fn prechecks(&self, sid: StateId, state: &State) -> TokenStream {
         let mut out = TokenStream::new();
-        let symbols_only = SymbolsOnly { glue: self };
+        let symbols_only = Place::symbols_only(self);
         let emit = BodyEmitter::new(&symbols_only, &self.empty);
         let state_name = &state.name.text;
         for (k, st) in state.stmts.iter().enumerate() {
@@ -854,7 +846,7 @@ impl<'a> Glue<'a> {
         src: ContainerId,
         dst: ContainerId,
     ) -> TokenStream {
-        let symbols_only = SymbolsOnly { glue: self };
+        let symbols_only = Place::symbols_only(self);
         let emit = BodyEmitter::new(&symbols_only, &self.empty);
         let side = |c: ContainerId, memlet: usize| -> TokenStream {
             let name = self.cname(c);
@@ -906,7 +898,7 @@ impl<'a> Glue<'a> {
         site: &AccessSite<'_>,
         body: &TaskletBody,
     ) -> TokenStream {
-        let symbols_only = SymbolsOnly { glue: self };
+        let symbols_only = Place::symbols_only(self);
         let emit = BodyEmitter::new(&symbols_only, &self.empty);
         let name = self.cname(site.container);
         let ext = self.extents(site.container);
@@ -1056,7 +1048,11 @@ impl<'a> Glue<'a> {
                 quote!(#p)
             })
             .collect();
-        let access = KernelCells { glue: self, params };
+        let access = Place {
+            glue: self,
+            kind: PlaceKind::KernelTwin,
+            params,
+        };
         let code = BodyEmitter::new(&access, &m.body).stmts(&m.body.stmts);
         let ranges = MapRanges {
             map: m,
@@ -1184,121 +1180,70 @@ impl MapRanges<'_> {
     }
 }
 
-/// Host data through the bindings of `host_bindings` (`__d_X`).
-struct HostSlices<'a, 'g> {
+/// Where a body's data lives, for [`DataAccess`].
+enum PlaceKind {
+    /// Host code: the bindings of `host_bindings` (`__d_X`). In a `cpu` map
+    /// (`cells`), the containers it writes are bound as atomic cells.
+    Host {
+        cells: bool,
+        written: Vec<ContainerId>,
+    },
+    /// A CPU twin of a `gpu` map: device data as cells from the kernel's
+    /// arguments, host scalars by value.
+    KernelTwin,
+    /// Expressions over symbols and literals only (shapes, ranges, subsets).
+    SymbolsOnly,
+}
+
+struct Place<'a, 'g> {
     glue: &'a Glue<'g>,
-    /// In a `cpu` map, the containers it writes are bound as atomic cells.
-    cells: bool,
-    written: Vec<ContainerId>,
+    kind: PlaceKind,
+    /// Map parameters (`__p0`, ...).
     params: Vec<TokenStream>,
 }
 
-impl DataAccess for HostSlices<'_, '_> {
-    fn load(&self, c: ContainerId, offset: TokenStream, span: Span) -> TokenStream {
-        let d = ident("__d_", self.glue.cname(c));
-        let _ = span;
-        if self.cells && self.written.contains(&c) {
-            let t = self.glue.elem(c);
-            quote!(<#t as ::sdfg::runtime::Elem>::load(&#d[#offset]))
-        } else {
-            quote!(#d[#offset])
+impl<'a, 'g> Place<'a, 'g> {
+    fn host(glue: &'a Glue<'g>) -> Self {
+        Place {
+            glue,
+            kind: PlaceKind::Host {
+                cells: false,
+                written: Vec::new(),
+            },
+            params: Vec::new(),
         }
     }
-    fn store(
-        &self,
-        c: ContainerId,
-        offset: TokenStream,
-        value: TokenStream,
-        wcr: Option<WcrOp>,
-    ) -> TokenStream {
+    fn symbols_only(glue: &'a Glue<'g>) -> Self {
+        Place {
+            glue,
+            kind: PlaceKind::SymbolsOnly,
+            params: Vec::new(),
+        }
+    }
+}
+
+impl DataAccess for Place<'_, '_> {
+    fn load(&self, c: ContainerId, offset: TokenStream, span: Span) -> TokenStream {
         let d = ident("__d_", self.glue.cname(c));
         let t = self.glue.elem(c);
-        if self.cells {
-            cell_store(&t, quote!(&#d[#offset]), value, wcr)
-        } else {
-            match wcr {
-                None => quote!(#d[#offset] = #value;),
-                Some(op) => {
-                    let ty = self.glue.sdfg.containers[c].elem;
-                    let combined = combine(op, ty, quote!(#d[#offset]), value);
-                    quote!(#d[#offset] = #combined;)
-                }
+        match &self.kind {
+            PlaceKind::Host {
+                cells: true,
+                written,
+            } if written.contains(&c) => {
+                quote!(<#t as ::sdfg::runtime::Elem>::load(&#d[#offset]))
+            }
+            PlaceKind::Host { .. } => quote!(#d[#offset]),
+            PlaceKind::KernelTwin if self.glue.sdfg.containers[c].storage.is_host() => {
+                let n = ident("__hs_", self.glue.cname(c));
+                quote!({ let _ = #offset; #n })
+            }
+            PlaceKind::KernelTwin => quote!(<#t as ::sdfg::runtime::Elem>::load(&#d[#offset])),
+            PlaceKind::SymbolsOnly => {
+                quote_spanned!(span=> ::core::compile_error!("only symbols and literals may appear here"))
             }
         }
     }
-    fn extent(&self, c: ContainerId, d: usize) -> TokenStream {
-        let e = self.glue.extents(c);
-        quote!(#e[#d])
-    }
-    fn fault(&self, code: u32) -> TokenStream {
-        quote!(__fault.raise(#code);)
-    }
-    fn symbol(&self, s: SymbolId) -> TokenStream {
-        let v = self.glue.sym(s);
-        quote!(#v)
-    }
-    fn param(&self, n: usize) -> TokenStream {
-        self.params.get(n).cloned().unwrap_or_else(|| quote!(0))
-    }
-    fn elem_type(&self, c: ContainerId) -> ScalarType {
-        self.glue.sdfg.containers[c].elem
-    }
-}
-
-/// Expressions over symbols and literals only (shapes, ranges, subsets).
-struct SymbolsOnly<'a, 'g> {
-    glue: &'a Glue<'g>,
-}
-
-impl DataAccess for SymbolsOnly<'_, '_> {
-    fn load(&self, _c: ContainerId, _offset: TokenStream, span: Span) -> TokenStream {
-        quote_spanned!(span=> ::core::compile_error!("only symbols and literals may appear here"))
-    }
-    fn store(
-        &self,
-        _c: ContainerId,
-        _o: TokenStream,
-        _v: TokenStream,
-        _w: Option<WcrOp>,
-    ) -> TokenStream {
-        TokenStream::new()
-    }
-    fn extent(&self, c: ContainerId, d: usize) -> TokenStream {
-        let e = self.glue.extents(c);
-        quote!(#e[#d])
-    }
-    fn fault(&self, _code: u32) -> TokenStream {
-        TokenStream::new()
-    }
-    fn symbol(&self, s: SymbolId) -> TokenStream {
-        let v = self.glue.sym(s);
-        quote!(#v)
-    }
-    fn param(&self, _n: usize) -> TokenStream {
-        quote!(0)
-    }
-    fn elem_type(&self, c: ContainerId) -> ScalarType {
-        self.glue.sdfg.containers[c].elem
-    }
-}
-
-/// Device data inside a CPU twin: cells from the kernel's arguments.
-struct KernelCells<'a, 'g> {
-    glue: &'a Glue<'g>,
-    params: Vec<TokenStream>,
-}
-
-impl DataAccess for KernelCells<'_, '_> {
-    fn load(&self, c: ContainerId, offset: TokenStream, _span: Span) -> TokenStream {
-        if self.glue.sdfg.containers[c].storage.is_host() {
-            // A host scalar, passed by value.
-            let n = ident("__hs_", self.glue.cname(c));
-            return quote!({ let _ = #offset; #n });
-        }
-        let d = ident("__d_", self.glue.cname(c));
-        let t = self.glue.elem(c);
-        quote!(<#t as ::sdfg::runtime::Elem>::load(&#d[#offset]))
-    }
     fn store(
         &self,
         c: ContainerId,
@@ -1308,14 +1253,32 @@ impl DataAccess for KernelCells<'_, '_> {
     ) -> TokenStream {
         let d = ident("__d_", self.glue.cname(c));
         let t = self.glue.elem(c);
-        cell_store(&t, quote!(&#d[#offset]), value, wcr)
+        match (&self.kind, wcr) {
+            (PlaceKind::Host { cells: true, .. } | PlaceKind::KernelTwin, _) => {
+                cell_store(&t, quote!(&#d[#offset]), value, wcr)
+            }
+            (PlaceKind::Host { .. }, None) => quote!(#d[#offset] = #value;),
+            (PlaceKind::Host { .. }, Some(op)) => {
+                let combined = combine(
+                    op,
+                    self.glue.sdfg.containers[c].elem,
+                    quote!(#d[#offset]),
+                    value,
+                );
+                quote!(#d[#offset] = #combined;)
+            }
+            (PlaceKind::SymbolsOnly, _) => TokenStream::new(),
+        }
     }
     fn extent(&self, c: ContainerId, d: usize) -> TokenStream {
         let e = self.glue.extents(c);
         quote!(#e[#d])
     }
     fn fault(&self, code: u32) -> TokenStream {
-        quote!(__fault.raise(#code);)
+        match self.kind {
+            PlaceKind::SymbolsOnly => TokenStream::new(),
+            _ => quote!(__fault.raise(#code);),
+        }
     }
     fn symbol(&self, s: SymbolId) -> TokenStream {
         let v = self.glue.sym(s);
