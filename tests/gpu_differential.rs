@@ -228,6 +228,11 @@ fn ten_thousand_exact_random_expressions_are_bit_identical() {
                         }
                         compared.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
+                    // Progress: the driver's JIT of these modules is the slow part.
+                    eprintln!(
+                        "module {m} done ({} expressions so far)",
+                        compared.load(std::sync::atomic::Ordering::Relaxed)
+                    );
                 }
             });
         }
