@@ -15,13 +15,15 @@
 mod common;
 
 use sdfg::compiler::codegen::kernel_abi::KernelParam;
-use sdfg::compiler::codegen::ptx::testing::builder::e;
+use sdfg::compiler::codegen::ptx::testing::builder::{e, map_param, s as stmt, SdfgBuilder};
 use sdfg::compiler::codegen::ptx::testing::harness::{eval_map, same_value, Data};
 use sdfg::compiler::codegen::ptx::testing::randexpr::{
-    random_inputs, random_kernel, random_module, GenConfig,
+    random_inputs, random_kernel, ExprGen, GenConfig,
 };
 use sdfg::compiler::codegen::ptx::{self, ULP_BOUNDS};
-use sdfg::compiler::ir::{ContainerId, Expr, MathFn, ScalarType, Sdfg, StatementKind, Stmt, Value};
+use sdfg::compiler::ir::{
+    ContainerId, Expr, MathFn, ScalarType, Sdfg, StatementKind, Stmt, TaskletBody, Value,
+};
 use sdfg::runtime::{Device, DeviceBuffer, KernelArg, LaunchConfig, Module};
 use std::collections::BTreeMap;
 
@@ -95,18 +97,83 @@ impl AnyBuffer {
     }
 }
 
-/// One SDFG whose maps are `OUT[i] = expr_k` over `i in 0..n`, with inputs.
+/// An SDFG of `gpu` maps over `i in 0..n` that store expressions into
+/// output arrays, with its inputs. `exprs[k]` is what `outputs[k]` receives
+/// (one map per expression, or one map storing many).
 struct Case {
     sdfg: Sdfg,
     inputs: Vec<(ScalarType, ContainerId)>,
-    out: ContainerId,
-    out_ty: ScalarType,
+    outputs: Vec<(ScalarType, ContainerId)>,
     exprs: Vec<Expr>,
+    /// Map `k` computes `exprs[k]` into `outputs[k]` (else one map computes all).
+    one_map_per_output: bool,
 }
 
-/// Runs every map of `case` on the GPU and through the evaluator; returns,
-/// per map, (gpu values, evaluator values).
-fn run_case(device: &Device, case: &Case, seed: u64, n: usize) -> Vec<(Vec<Value>, Vec<Value>)> {
+/// One `gpu` map computing `OUT_k[i] = expr_k` for `count` random exact
+/// expressions of every type: the kernel's scaffolding (grid-stride loops,
+/// bounds) is paid once for many expressions, which keeps the driver's JIT
+/// time per expression small.
+fn wide_case(seed: u64, count: usize, config: &GenConfig) -> Case {
+    let mut b = SdfgBuilder::new(&format!("wide_{seed}"));
+    let n = b.symbol("N", ScalarType::I64);
+    let inputs: Vec<(ScalarType, ContainerId)> = ScalarType::ALL
+        .iter()
+        .map(|&t| {
+            (
+                t,
+                b.gpu(&format!("IN_{t}"), t, vec![e::sym(n, ScalarType::I64)]),
+            )
+        })
+        .collect();
+    let mut gen = ExprGen::new(seed, config.clone(), inputs.clone());
+    let (mut outputs, mut exprs, mut stmts) = (Vec::new(), Vec::new(), Vec::new());
+    for k in 0..count {
+        let ty = ScalarType::ALL[(seed as usize + k) % ScalarType::ALL.len()];
+        let out = b.gpu(&format!("OUT_{k}"), ty, vec![e::sym(n, ScalarType::I64)]);
+        let expr = gen.expr(ty, config.max_depth);
+        stmts.push(stmt::store(
+            out,
+            vec![e::param(0, ScalarType::I64)],
+            expr.clone(),
+        ));
+        outputs.push((ty, out));
+        exprs.push(expr);
+    }
+    let state = b.state("s");
+    let range = map_param(
+        "i",
+        ScalarType::I64,
+        e::i64(0),
+        e::sym(n, ScalarType::I64),
+        None,
+    );
+    b.gpu_map(
+        state,
+        "f",
+        vec![range],
+        TaskletBody {
+            locals: vec![],
+            stmts,
+        },
+    );
+    Case {
+        sdfg: b.build(),
+        inputs,
+        outputs,
+        exprs,
+        one_map_per_output: false,
+    }
+}
+
+/// Runs every map of `case` on the GPU and through the evaluator (each map
+/// on fresh poisoned outputs); returns, per map and output it writes,
+/// (output index, gpu values, evaluator values).
+fn run_case(
+    device: &Device,
+    case: &Case,
+    seed: u64,
+    n: usize,
+) -> Vec<(usize, Vec<Value>, Vec<Value>)> {
     let module_ptx = ptx::generate(&case.sdfg);
     let names: Vec<String> = module_ptx
         .kernels
@@ -122,12 +189,16 @@ fn run_case(device: &Device, case: &Case, seed: u64, n: usize) -> Vec<(Vec<Value
         buffers.insert(c, AnyBuffer::upload(device, t, &values));
         data.insert(c, (vec![n], values));
     }
-    let poison = vec![Value::from_bits(case.out_ty, 0x5a5a_5a5a_5a5a_5a5a); n];
-    data.insert(case.out, (vec![n], poison.clone()));
+    let poison = |t: ScalarType| vec![Value::from_bits(t, 0x5a5a_5a5a_5a5a_5a5a); n];
+    for &(t, c) in &case.outputs {
+        data.insert(c, (vec![n], poison(t)));
+    }
     let stream = device.new_stream().expect("a stream");
     let mut results = Vec::new();
     for (k, kernel) in module_ptx.kernels.iter().enumerate() {
-        buffers.insert(case.out, AnyBuffer::upload(device, case.out_ty, &poison));
+        for &(t, c) in &case.outputs {
+            buffers.insert(c, AnyBuffer::upload(device, t, &poison(t)));
+        }
         let args: Vec<KernelArg<'_>> = kernel
             .abi
             .params
@@ -152,7 +223,6 @@ fn run_case(device: &Device, case: &Case, seed: u64, n: usize) -> Vec<(Vec<Value
         stream
             .synchronize()
             .expect("no fault: every access of a random kernel is in bounds");
-        let gpu = buffers[&case.out].download();
         let (want, fault) = eval_map(
             &case.sdfg,
             kernel.state,
@@ -161,7 +231,15 @@ fn run_case(device: &Device, case: &Case, seed: u64, n: usize) -> Vec<(Vec<Value
             &data,
         );
         assert!(fault.is_none(), "the evaluator faulted on map {k}");
-        results.push((gpu, want[&case.out].1.clone()));
+        let outputs: Vec<usize> = if case.one_map_per_output {
+            vec![k]
+        } else {
+            (0..case.outputs.len()).collect()
+        };
+        for o in outputs {
+            let c = case.outputs[o].1;
+            results.push((o, buffers[&c].download(), want[&c].1.clone()));
+        }
     }
     results
 }
@@ -194,31 +272,30 @@ fn ten_thousand_exact_random_expressions_are_bit_identical() {
         max_depth: 5,
         approx_math: false,
     };
-    let (n, maps_per_module, modules, threads) = (64usize, 50usize, 210u64, 8u64);
-    // The driver's JIT of ~10,000 kernels dominates: load modules from
-    // several threads, each with its own stream.
+    // 210 kernels of 50 expressions each. The driver's JIT dominates (ptxas
+    // takes ~5 s per such kernel), so kernels are loaded from several
+    // threads, each with its own stream.
+    // SDFG_DIFF_KERNELS shortens a run (the issue asks for >= 10,000, so
+    // the check below fails when fewer are compared).
+    let kernels: u64 = std::env::var("SDFG_DIFF_KERNELS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(210);
+    let (n, per_kernel, threads) = (64usize, 50usize, 8u64);
     let mismatches = std::sync::Mutex::new(Vec::<String>::new());
     let compared = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for t in 0..threads {
             let (device, mismatches, compared, config) = (&device, &mismatches, &compared, &config);
             scope.spawn(move || {
-                for m in (t..modules).step_by(threads as usize) {
-                    let ty = ScalarType::ALL[(m % 7) as usize];
+                for m in (t..kernels).step_by(threads as usize) {
                     let seed = 0xD1FF_0000 + m;
-                    let module = random_module(seed, ty, maps_per_module, config);
-                    let case = Case {
-                        sdfg: module.sdfg,
-                        inputs: module.inputs,
-                        out: module.out,
-                        out_ty: ty,
-                        exprs: module.exprs,
-                    };
-                    for (k, (gpu, want)) in run_case(device, &case, seed, n).into_iter().enumerate()
-                    {
+                    let case = wide_case(seed, per_kernel, config);
+                    for (k, gpu, want) in run_case(device, &case, seed, n) {
                         if let Some(i) = (0..n).find(|&i| !same_value(gpu[i], want[i])) {
+                            let ty = case.outputs[k].0;
                             let msg = format!(
-                                "module {m} map {k} element {i} ({ty}): gpu {} vs evaluator {}\n{}",
+                                "kernel {m} OUT_{k}[{i}] ({ty}): gpu {} vs evaluator {}\n  OUT_{k}[i] {}",
                                 gpu[i],
                                 want[i],
                                 describe(&case, k)
@@ -229,10 +306,7 @@ fn ten_thousand_exact_random_expressions_are_bit_identical() {
                         compared.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
                     // Progress: the driver's JIT of these modules is the slow part.
-                    eprintln!(
-                        "module {m} done ({} expressions so far)",
-                        compared.load(std::sync::atomic::Ordering::Relaxed)
-                    );
+                    eprintln!("kernel {m} done ({} expressions so far)", compared.load(std::sync::atomic::Ordering::Relaxed));
                 }
             });
         }
@@ -341,14 +415,15 @@ fn transcendental_calls_stay_within_their_documented_ulp_bounds() {
             base.sdfg.states[0].stmts.push(stmt);
             exprs.push(call);
         }
+        let outputs = vec![(ty, base.out); exprs.len()];
         let case = Case {
             sdfg: base.sdfg,
             inputs: base.inputs,
-            out: base.out,
-            out_ty: ty,
+            outputs,
             exprs,
+            one_map_per_output: true,
         };
-        for (k, (gpu, want)) in run_case(&device, &case, seed, n).into_iter().enumerate() {
+        for (k, gpu, want) in run_case(&device, &case, seed, n) {
             let f = funcs[k % funcs.len()];
             let limit = bound(f, ty);
             for i in 0..n {
