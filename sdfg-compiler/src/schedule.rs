@@ -4,7 +4,7 @@
 //! visible through introspection and the exporters; the host glue emits a
 //! `.wait()` at every sync point, and rustc rejects the glue if one is missing.
 
-use crate::ir::{ContainerId, StateId, StmtId, StreamPolicy};
+use crate::ir::{ContainerId, StmtId, StreamPolicy};
 use proc_macro2::Span;
 
 #[derive(Clone, Debug)]
@@ -70,15 +70,12 @@ pub enum SyncReason {
     Manual,
 }
 
-/// Where in a state's statement list a schedule entry belongs.
-pub type StmtRef = (StateId, StmtId);
-
 use crate::ir::{Access, MapSchedule, Sdfg, State, StatementKind, Storage, SyncMode};
 use std::collections::HashMap;
 
 /// Assigns streams, predicts cross-stream events and places host sync points.
 pub fn schedule(sdfg: &Sdfg) -> Schedule {
-    let mut states: Vec<StateSchedule> = sdfg
+    let states: Vec<StateSchedule> = sdfg
         .states
         .iter()
         .map(|s| schedule_state(sdfg, s))
@@ -89,17 +86,14 @@ pub fn schedule(sdfg: &Sdfg) -> Schedule {
         .map(|&s| s + 1)
         .max()
         .unwrap_or(0);
+    // Under `default` every GPU statement is on stream 0 (the legacy
+    // default stream), so no state has events.
     let num_streams = match sdfg.streams {
         StreamPolicy::Default => 0,
         // A program with no GPU work still gets one stream: `run_on` and the
         // runtime's context need somewhere to order copies.
         _ => used.max(1),
     };
-    if num_streams == 0 {
-        for s in &mut states {
-            s.events.clear();
-        }
-    }
     Schedule {
         policy: sdfg.streams,
         num_streams,

@@ -13,8 +13,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub trait IndexValue: Copy {
     /// `Some(self)` as a `usize` when `0 <= self < extent`.
     fn checked_index(self, extent: usize) -> Option<usize>;
-    /// The value, exactly.
-    fn to_i128(self) -> i128;
 }
 
 macro_rules! index_value {
@@ -24,10 +22,6 @@ macro_rules! index_value {
             fn checked_index(self, extent: usize) -> Option<usize> {
                 // Negative values fail the conversion; large ones the comparison.
                 usize::try_from(self).ok().filter(|&i| i < extent)
-            }
-            #[inline(always)]
-            fn to_i128(self) -> i128 {
-                self as i128
             }
         }
     )*};

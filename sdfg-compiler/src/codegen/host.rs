@@ -446,7 +446,7 @@ impl<'a> Glue<'a> {
     fn state_arm(&self, sid: StateId) -> TokenStream {
         let state = &self.sdfg.states[sid];
         let sched = &self.schedule.states[sid];
-        let prechecks = self.prechecks(sid, state);
+        let prechecks = self.prechecks(state);
         let hosts: Vec<ContainerId> = self.host_containers().collect();
         let move_in: TokenStream = hosts
             .iter()
@@ -794,7 +794,7 @@ impl<'a> Glue<'a> {
     }
 
     /// Map ranges and every prechecked index of the state, before its work.
-    fn prechecks(&self, sid: StateId, state: &State) -> TokenStream {
+    fn prechecks(&self, state: &State) -> TokenStream {
         let mut out = TokenStream::new();
         let symbols_only = Place::symbols_only(self);
         let emit = BodyEmitter::new(&symbols_only, &self.empty);
@@ -835,7 +835,6 @@ impl<'a> Glue<'a> {
                 StatementKind::Wait(_) => {}
             }
         }
-        let _ = sid;
         out
     }
 
