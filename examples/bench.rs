@@ -22,6 +22,8 @@ mod heat3d;
 mod jacobi2d;
 #[path = "common/raw.rs"]
 mod raw;
+#[path = "common/shapes.rs"]
+mod shapes;
 #[path = "common/softmax.rs"]
 mod softmax;
 
@@ -76,6 +78,7 @@ const TINY_N: usize = 1024;
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Axpy,
+    Stencil2d,
     Jacobi2d,
     Heat3d,
     DotPartials,
@@ -85,8 +88,9 @@ enum Kind {
     SoftmaxRows,
 }
 
-const KINDS: [Kind; 8] = [
+const KINDS: [Kind; 9] = [
     Kind::Axpy,
+    Kind::Stencil2d,
     Kind::Jacobi2d,
     Kind::Heat3d,
     Kind::DotPartials,
@@ -101,6 +105,7 @@ impl Kind {
     fn family(self) -> &'static str {
         match self {
             Kind::Axpy => "axpy",
+            Kind::Stencil2d => "stencil2d",
             Kind::Jacobi2d => "jacobi2d",
             Kind::Heat3d => "heat3d",
             Kind::DotPartials | Kind::DotDirect => "dot",
@@ -111,7 +116,7 @@ impl Kind {
     /// The target: % of the device-to-device copy bandwidth (DESIGN.md 8).
     fn target_pct(self) -> f64 {
         match self {
-            Kind::Axpy | Kind::Jacobi2d | Kind::Heat3d => 90.0,
+            Kind::Axpy | Kind::Stencil2d | Kind::Jacobi2d | Kind::Heat3d => 90.0,
             Kind::DotPartials | Kind::DotDirect => 80.0,
             Kind::SoftmaxTwoPass | Kind::SoftmaxOnline | Kind::SoftmaxRows => 70.0,
         }
@@ -121,6 +126,10 @@ impl Kind {
         let opts = Options::none();
         Ok(match self {
             Kind::Axpy => Box::new(axpy::AxpyWorkload::new(device, &opts, small)?),
+            Kind::Stencil2d => {
+                let (n, t) = stencil2d_sizes(small);
+                Box::new(jacobi2d::Jacobi2dWorkload::with_sizes(device, "stencil2d", n, t)?)
+            }
             Kind::Jacobi2d => Box::new(jacobi2d::Jacobi2dWorkload::new(device, &opts, small)?),
             Kind::Heat3d => Box::new(heat3d::Heat3dWorkload::new(device, &opts, small)?),
             Kind::DotPartials => Box::new(dot::DotWorkload::new(
@@ -167,6 +176,10 @@ impl Kind {
         // The sizes the workloads take by default.
         match self {
             Kind::Axpy => b.axpy(if small { axpy::SMALL_N } else { axpy::FULL_N }, reps),
+            Kind::Stencil2d => {
+                let (n, t) = stencil2d_sizes(small);
+                b.jacobi2d(n, t, reps)
+            }
             Kind::Jacobi2d => {
                 let (n, t) = if small {
                     jacobi2d::SMALL
@@ -186,6 +199,15 @@ impl Kind {
                 b.softmax(if small { softmax::SMALL } else { softmax::FULL }, reps)
             }
         }
+    }
+}
+
+/// (N, TSTEPS) of the 8192^2 stencil row (its `--small` form otherwise).
+fn stencil2d_sizes(small: bool) -> (usize, usize) {
+    if small {
+        jacobi2d::WIDE_SMALL
+    } else {
+        jacobi2d::WIDE
     }
 }
 
@@ -303,6 +325,13 @@ fn main() -> AnyResult<()> {
         rows.push(KernelRow { baseline, ..row });
     }
 
+    let shape_rows = if gpu && selected(Kind::Stencil2d) {
+        println!("  running stencil2d launch shapes ...");
+        shapes::stencil_shapes(&device, &stream, stencil2d_sizes(small).0, reps.warmup, reps.timed)?
+    } else {
+        Vec::new()
+    };
+
     let overhead = host_overhead(&device, raw.as_ref(), calls)?;
     // The secondary sections first; the main tables last, where the end of
     // a long log shows them.
@@ -315,16 +344,20 @@ fn main() -> AnyResult<()> {
         load.0, load.1
     );
     print_overhead(&overhead);
+    print_shapes(&shape_rows, copy_gbs);
     print_kernel_table(&rows, copy_gbs, gpu);
 
-    let failed: Vec<&str> = rows
+    let mut failed: Vec<&str> = rows
         .iter()
         .filter(|r| !r.check_passed || r.baseline.as_ref().is_some_and(|b| !b.1))
         .map(|r| r.name.as_str())
         .collect();
+    if shape_rows.iter().any(|r| r.mismatch.is_some()) {
+        failed.push("stencil2d launch shapes");
+    }
     std::fs::create_dir_all(&out_dir)?;
     let json = to_json(
-        &device, small, reps, copy_gbs, &rows, &overhead, load, &cpu_rows,
+        &device, small, reps, copy_gbs, &rows, &overhead, load, &cpu_rows, &shape_rows,
     );
     std::fs::write(
         format!("{out_dir}/benchmarks.json"),
@@ -372,6 +405,28 @@ fn met(value: f64, target: f64, higher_is_better: bool) -> String {
     };
     let margin = value - target;
     format!("{} ({margin:+.1})", if ok { "met" } else { "MISSED" })
+}
+
+/// The stencil's launch shapes, fastest first.
+fn print_shapes(rows: &[shapes::ShapeRow], copy_gbs: f64) {
+    if rows.is_empty() {
+        return;
+    }
+    println!();
+    println!("stencil2d launch shapes (one jacobi sweep B from A; median ms of event-timed sweeps):");
+    let mut sorted: Vec<&shapes::ShapeRow> = rows.iter().collect();
+    sorted.sort_by(|a, b| a.ms.total_cmp(&b.ms));
+    let mut t = Table::new(&["shape", "ms/sweep", "GB/s", "% copy", "check"]);
+    for r in sorted {
+        t.row(vec![
+            r.label(),
+            format!("{:.4}", r.ms),
+            format!("{:.1}", r.gb_per_s),
+            format!("{:.1}", 100.0 * r.gb_per_s / copy_gbs),
+            r.mismatch.clone().unwrap_or_else(|| "bit-exact".into()),
+        ]);
+    }
+    t.print();
 }
 
 /// Sizes and checks per kernel, then the main table (printed last).
@@ -752,6 +807,7 @@ fn to_json(
     o: &Overhead,
     load: (f64, f64),
     cpu_rows: &[CpuRow],
+    shape_rows: &[shapes::ShapeRow],
 ) -> serde_json::Value {
     use serde_json::json;
     let kernels: Vec<_> = rows
@@ -782,6 +838,21 @@ fn to_json(
         .iter()
         .map(|(name, sizes, s, r)| json!({"name": name, "sizes": sizes, "sdfg_ms": s, "rayon_ms": r}))
         .collect();
+    let shapes: Vec<_> = shape_rows
+        .iter()
+        .map(|r| {
+            json!({
+                "block": r.tuning.block_2d,
+                "items_x": r.tuning.items_2d,
+                "rows_y": r.tuning.rows_2d,
+                "default": r.default,
+                "median_ms_per_sweep": r.ms,
+                "gb_per_s": r.gb_per_s,
+                "percent_of_copy": 100.0 * r.gb_per_s / copy_gbs,
+                "bit_exact": r.mismatch.is_none(),
+            })
+        })
+        .collect();
     json!({
         "device": device.name(),
         "is_gpu": device.is_gpu(),
@@ -799,6 +870,7 @@ fn to_json(
         },
         "module_load_ms": {"first": load.0, "cached": load.1},
         "cpu_device": cpu,
+        "stencil2d_launch_shapes": shapes,
     })
 }
 

@@ -31,7 +31,7 @@ sdfg! {
 
 /// One sweep `dst = 0.2 * (5-point sum of src)` over the interior, in the
 /// DSL's operation order (bit-exact); rows in parallel.
-fn sweep(n: usize, src: &[f64], dst: &mut [f64]) {
+pub fn sweep(n: usize, src: &[f64], dst: &mut [f64]) {
     dst.par_chunks_mut(n)
         .enumerate()
         .filter(|(i, _)| *i >= 1 && *i < n - 1)
@@ -58,8 +58,16 @@ pub fn jacobi2d_reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64])
 /// (N, TSTEPS) of the benchmark (Polybench/NPBench) and of `--small`.
 pub const FULL: (usize, usize) = (2800, 1000);
 pub const SMALL: (usize, usize) = (200, 20);
+/// (N, TSTEPS) of the bandwidth-bound form the PTX issue measures (a 2-D
+/// 5-point stencil on 8192^2 f64: 512 MiB per grid, far beyond L2, and
+/// ~0.25 ms per sweep, so launches do not count) and of its `--small`.
+#[allow(dead_code)] // the benchmark's stencil2d row
+pub const WIDE: (usize, usize) = (8192, 5);
+#[allow(dead_code)]
+pub const WIDE_SMALL: (usize, usize) = (256, 2);
 
 pub struct Jacobi2dWorkload {
+    name: &'static str,
     program: Jacobi2d,
     pub n: usize,
     pub tsteps: usize,
@@ -74,12 +82,18 @@ impl Jacobi2dWorkload {
     pub fn new(device: &Device, opts: &Options, small: bool) -> AnyResult<Self> {
         let (n, tsteps) = if small { SMALL } else { FULL };
         let (n, tsteps): (usize, usize) = (opts.get("n", n), opts.get("tsteps", tsteps));
+        Self::with_sizes(device, "jacobi2d", n, tsteps)
+    }
+
+    /// The workload at these sizes, reported as `name`.
+    pub fn with_sizes(device: &Device, name: &'static str, n: usize, tsteps: usize) -> AnyResult<Self> {
         if n < 3 || tsteps < 1 {
             return Err("jacobi2d needs --n >= 3 and --tsteps >= 1".into());
         }
         let host_a = random_f64(n * n, 1);
         let host_b = random_f64(n * n, 2);
         Ok(Jacobi2dWorkload {
+            name,
             program: Jacobi2d::load(device)?,
             n,
             tsteps,
@@ -93,7 +107,7 @@ impl Jacobi2dWorkload {
 
 impl Workload for Jacobi2dWorkload {
     fn name(&self) -> &'static str {
-        "jacobi2d"
+        self.name
     }
     fn sizes(&self) -> String {
         format!("N = {}, TSTEPS = {} (f64)", self.n, self.tsteps)

@@ -629,6 +629,27 @@ impl LaunchConfig {
         block: [u32; 3],
         items_per_thread: u32,
     ) -> LaunchConfig {
+        LaunchConfig::for_tiles(device, counts, block, items_per_thread, 1)
+    }
+
+    /// [`LaunchConfig::for_counts`] for kernels whose threads also run
+    /// `rows_per_thread` consecutive iterations in y (the stencil form of
+    /// 2-D and higher maps): the y grid covers `block.y * rows_per_thread`
+    /// rows per block.
+    ///
+    /// ```
+    /// use sdfg_runtime::{Device, LaunchConfig};
+    /// let dev = Device::cpu();
+    /// let c = LaunchConfig::for_tiles(&dev, &[100, 1000], [64, 4, 1], 2, 4);
+    /// assert_eq!(c.grid[1], 7); // ceil(100 / (4 * 4))
+    /// ```
+    pub fn for_tiles(
+        device: &Device,
+        counts: &[u64],
+        block: [u32; 3],
+        items_per_thread: u32,
+        rows_per_thread: u32,
+    ) -> LaunchConfig {
         let n = counts.len();
         let count_x = if n >= 1 { counts[n - 1] } else { 1 };
         let count_y = if n >= 2 { counts[n - 2] } else { 1 };
@@ -641,11 +662,12 @@ impl LaunchConfig {
         };
         let ceil_div = |count: u64, per: u64| count.div_ceil(per.max(1));
         let per_block_x = (block[0].max(1) as u64).saturating_mul(items_per_thread.max(1) as u64);
+        let per_block_y = (block[1].max(1) as u64).saturating_mul(rows_per_thread.max(1) as u64);
         let max_x = (device.sm_count().max(1) as u64).saturating_mul(32);
         LaunchConfig {
             grid: [
                 ceil_div(count_x, per_block_x).min(max_x) as u32,
-                ceil_div(count_y, block[1].max(1) as u64).min(65535) as u32,
+                ceil_div(count_y, per_block_y).min(65535) as u32,
                 ceil_div(rest, block[2].max(1) as u64).min(65535) as u32,
             ],
             block,

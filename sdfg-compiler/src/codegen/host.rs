@@ -532,6 +532,7 @@ impl<'a> Glue<'a> {
             .collect();
         let [bx, by, bz] = kernel.block;
         let ipt = kernel.items_per_thread;
+        let rows = kernel.rows_per_thread;
         let args: Vec<TokenStream> = kernel
             .abi
             .params
@@ -574,7 +575,7 @@ impl<'a> Glue<'a> {
             })
             .collect();
         quote! {{
-            let __cfg = ::sdfg::runtime::LaunchConfig::for_counts(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt);
+            let __cfg = ::sdfg::runtime::LaunchConfig::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows);
             #stream.launch(__module, #index, &__cfg, &[#(#args),*])?;
         }}
     }

@@ -7,7 +7,7 @@
 //! (.b64), `f32` in `%f`, `f64` in `%fd`, `bool` in a predicate `%p`
 //! (`%rs` (.b16) only carries bytes of `bool` memory and parameters).
 
-use super::{MathFunc, PtxKernel};
+use super::{MathFunc, PtxKernel, Tuning};
 use crate::codegen::kernel_abi::{KernelAbi, KernelParam};
 use crate::ir::bounds::{is_prechecked, LoopScope};
 use crate::ir::{
@@ -190,8 +190,9 @@ struct VectorPlan<'b> {
     stores: Vec<(ContainerId, usize)>,
 }
 
-/// Launch configuration chosen for a map of `dims` dimensions.
-fn geometry(dims: usize, body: &[Stmt]) -> ([u32; 3], u32) {
+/// Launch shape chosen for a map of `dims` dimensions: (block, items per
+/// thread in x, rows per thread in y).
+fn geometry(dims: usize, body: &[Stmt], tuning: &Tuning) -> ([u32; 3], u32, u32) {
     let mut has_loop = false;
     let mut n_stmts = 0;
     for s in body {
@@ -203,12 +204,18 @@ fn geometry(dims: usize, body: &[Stmt]) -> ([u32; 3], u32) {
         });
     }
     // Unrolling duplicates the body: only for small straight-line bodies,
-    // where it buys independent loads in flight.
+    // where it buys independent loads in flight (and, over rows, loads
+    // shared by neighbouring rows).
     let unroll = !has_loop && n_stmts <= 8;
-    if dims <= 1 {
-        ([256, 1, 1], if unroll { 4 } else { 1 })
-    } else {
-        ([128, 2, 1], if unroll { 2 } else { 1 })
+    match (dims <= 1, unroll) {
+        (true, true) => ([tuning.block_1d, 1, 1], tuning.items_1d.max(1), 1),
+        (true, false) => ([256, 1, 1], 1, 1),
+        (false, true) => (
+            [tuning.block_2d[0], tuning.block_2d[1], 1],
+            tuning.items_2d.max(1),
+            tuning.rows_2d.max(1),
+        ),
+        (false, false) => ([128, 2, 1], 1, 1),
     }
 }
 
@@ -524,14 +531,14 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// Emits the kernel; returns its PTX text and launch description.
-    pub(super) fn emit(mut self, state: StateId, stmt: StmtId) -> (String, PtxKernel) {
+    pub(super) fn emit(mut self, state: StateId, stmt: StmtId, tuning: &Tuning) -> (String, PtxKernel) {
         let dims = self.map.params.len();
-        let (block, ipt) = geometry(dims, &self.map.body.stmts);
+        let (block, ipt, rows) = geometry(dims, &self.map.body.stmts, tuning);
         let name = self.abi.name.clone();
         let mut header = String::new();
         let _ = writeln!(
             header,
-            "// map `{}` (state {state}, statement {stmt}): block {:?}, {ipt} item(s) per thread in x",
+            "// map `{}` (state {state}, statement {stmt}): block {:?}, {ipt} item(s) per thread in x, {rows} row(s) in y",
             self.map.name.text, block
         );
         let _ = writeln!(header, ".visible .entry {name}(");
@@ -552,7 +559,7 @@ impl<'a> KernelEmitter<'a> {
 
         let ranges = self.load_params();
         self.start_scalar_reductions();
-        self.grid_loops(&ranges, ipt);
+        self.grid_loops(&ranges, ipt, rows);
         self.finish_scalar_reductions();
         self.ins("ret");
 
@@ -570,6 +577,7 @@ impl<'a> KernelEmitter<'a> {
             abi: self.abi.clone(),
             block,
             items_per_thread: ipt,
+            rows_per_thread: rows,
         };
         (text, kernel)
     }
@@ -717,7 +725,7 @@ impl<'a> KernelEmitter<'a> {
 
     /// The grid-stride loops: x = innermost dimension, y = the next, z = the
     /// product of all outer ones (decomposed with div/rem).
-    fn grid_loops(&mut self, ranges: &[(Reg, Reg, Reg)], ipt: u32) {
+    fn grid_loops(&mut self, ranges: &[(Reg, Reg, Reg)], ipt: u32, rows: u32) {
         let dims = ranges.len();
         self.params = vec![
             Reg {
@@ -761,6 +769,8 @@ impl<'a> KernelEmitter<'a> {
             z_end = Some((head, end, tz, stride_z));
         }
         let mut y_end = None;
+        // With several rows per thread: the iteration index of the first.
+        let mut y_run = None;
         if dims >= 2 {
             let d = dims - 2;
             let (ty, stride_y, _) = self.thread_start_and_stride('y', 1);
@@ -768,9 +778,17 @@ impl<'a> KernelEmitter<'a> {
             let end = self.label();
             self.place(&head);
             let p = self.reg(Class::Pred);
-            self.ins(format!("setp.ge.u64 {p}, {ty}, {}", ranges[d].1));
-            self.ins(format!("@{p} bra {end}"));
-            self.params[d] = self.param_value(d, ty, ranges[d]);
+            if rows <= 1 {
+                self.ins(format!("setp.ge.u64 {p}, {ty}, {}", ranges[d].1));
+                self.ins(format!("@{p} bra {end}"));
+                self.params[d] = self.param_value(d, ty, ranges[d]);
+            } else {
+                let y0 = self.reg(Class::B64);
+                self.ins(format!("mul.lo.u64 {y0}, {ty}, {rows}"));
+                self.ins(format!("setp.ge.u64 {p}, {y0}, {}", ranges[d].1));
+                self.ins(format!("@{p} bra {end}"));
+                y_run = Some((y0, rows));
+            }
             y_end = Some((head, end, ty, stride_y));
         }
         // x: the innermost dimension (or a single iteration for a 0-d map).
@@ -793,7 +811,7 @@ impl<'a> KernelEmitter<'a> {
         let p = self.reg(Class::Pred);
         self.ins(format!("setp.ge.u64 {p}, {tx}, {count_x}"));
         self.ins(format!("@{p} bra {end}"));
-        self.tile(tx, ntid_x, count_x, ranges, ipt);
+        self.tile(tx, ntid_x, count_x, ranges, ipt, y_run);
         self.ins(format!("add.u64 {tx}, {tx}, {stride_x}"));
         self.ins(format!("bra.uni {head}"));
         self.place(&end);
@@ -806,47 +824,89 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// One grid-stride step in x: `ipt` iterations `tx + k * ntid.x`
-    /// (coalesced across the block for every k). A full tile runs unrolled
-    /// with the leading loads of all items issued first; the last, partial
-    /// tile runs a plain loop.
-    fn tile(&mut self, tx: Reg, ntid_x: Reg, count_x: Reg, ranges: &[(Reg, Reg, Reg)], ipt: u32) {
+    /// (coalesced across the block for every k), for one row or, with
+    /// `y_run = Some((y0, rows))`, for the rows `y0 .. y0 + rows`. A full
+    /// tile runs unrolled with the leading loads of all items issued first;
+    /// with step 1 in y, a load that several rows share is issued once. The
+    /// last, partial tiles run plain loops.
+    fn tile(
+        &mut self,
+        tx: Reg,
+        ntid_x: Reg,
+        count_x: Reg,
+        ranges: &[(Reg, Reg, Reg)],
+        ipt: u32,
+        y_run: Option<(Reg, u32)>,
+    ) {
         let dims = ranges.len();
         let set_x = |this: &mut Self, t: Reg| {
             if dims >= 1 {
                 this.params[dims - 1] = this.param_value(dims - 1, t, ranges[dims - 1]);
             }
         };
-        if ipt <= 1 {
+        if ipt <= 1 && y_run.is_none() {
             set_x(self, tx);
             self.body();
             return;
         }
+        let dy = dims.wrapping_sub(2);
         let partial = self.label();
         let done = self.label();
-        let last = self.reg(Class::B64);
-        self.ins(format!("mad.lo.u64 {last}, {ntid_x}, {}, {tx}", ipt - 1));
         let p = self.reg(Class::Pred);
-        self.ins(format!("setp.ge.u64 {p}, {last}, {count_x}"));
-        self.ins(format!("@{p} bra {partial}"));
+        if ipt > 1 {
+            let last = self.reg(Class::B64);
+            self.ins(format!("mad.lo.u64 {last}, {ntid_x}, {}, {tx}", ipt - 1));
+            self.ins(format!("setp.ge.u64 {p}, {last}, {count_x}"));
+            self.ins(format!("@{p} bra {partial}"));
+        }
+        if let Some((y0, rows)) = y_run {
+            let (_, count_y, step_y) = ranges[dy];
+            let last = self.reg(Class::B64);
+            self.ins(format!("add.u64 {last}, {y0}, {}", rows - 1));
+            self.ins(format!("setp.ge.u64 {p}, {last}, {count_y}"));
+            self.ins(format!("@{p} bra {partial}"));
+            // Sharing loads between rows assumes row r + 1 is row r's i + 1.
+            self.ins(format!("setp.ne.s64 {p}, {step_y}, 1"));
+            self.ins(format!("@{p} bra {partial}"));
+        }
         self.comment("full tile: every item in range; leading loads of all items first");
         let hoist = hoistable_loads(self.sdfg, &self.map.body.stmts);
+        let rows = y_run.map_or(1, |(_, rows)| rows);
+        let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
         let mut items = Vec::new();
-        for k in 0..ipt {
-            let t = if k == 0 {
-                tx
-            } else {
+        for r in 0..rows {
+            if let Some((y0, _)) = y_run {
                 let t = self.reg(Class::B64);
-                self.ins(format!("mad.lo.u64 {t}, {ntid_x}, {k}, {tx}"));
-                t
-            };
-            set_x(self, t);
-            let params = self.params.clone();
-            let mut loaded = HashMap::new();
-            for e in &hoist {
-                let r = self.expr(e);
-                loaded.insert(*e as *const Expr, r);
+                self.ins(format!("add.u64 {t}, {y0}, {r}"));
+                self.params[dy] = self.param_value(dy, t, ranges[dy]);
             }
-            items.push((params, loaded));
+            for k in 0..ipt {
+                let t = if k == 0 {
+                    tx
+                } else {
+                    let t = self.reg(Class::B64);
+                    self.ins(format!("mad.lo.u64 {t}, {ntid_x}, {k}, {tx}"));
+                    t
+                };
+                set_x(self, t);
+                let params = self.params.clone();
+                let mut loaded = HashMap::new();
+                for e in &hoist {
+                    let key = y_run.and_then(|_| shared_load(e, dy, r, k));
+                    let reg = match key.as_ref().and_then(|key| issued.get(key)) {
+                        Some(&reg) => reg,
+                        None => {
+                            let reg = self.expr(e);
+                            if let Some(key) = key {
+                                issued.insert(key, reg);
+                            }
+                            reg
+                        }
+                    };
+                    loaded.insert(*e as *const Expr, reg);
+                }
+                items.push((params, loaded));
+            }
         }
         for (params, loaded) in items {
             self.params = params;
@@ -857,17 +917,40 @@ impl<'a> KernelEmitter<'a> {
         self.ins(format!("bra.uni {done}"));
         self.place(&partial);
         self.comment("partial tile: items while in range");
+        let mut row_loop = None;
+        if let Some((y0, rows)) = y_run {
+            let r = self.reg(Class::B64);
+            self.ins(format!("mov.u64 {r}, 0"));
+            let row_head = self.label();
+            let row_next = self.label();
+            self.place(&row_head);
+            let p = self.reg(Class::Pred);
+            self.ins(format!("setp.ge.u64 {p}, {r}, {rows}"));
+            self.ins(format!("@{p} bra {done}"));
+            let t = self.reg(Class::B64);
+            self.ins(format!("add.u64 {t}, {y0}, {r}"));
+            self.ins(format!("setp.ge.u64 {p}, {t}, {}", ranges[dy].1));
+            self.ins(format!("@{p} bra {done}"));
+            self.params[dy] = self.param_value(dy, t, ranges[dy]);
+            row_loop = Some((r, row_head, row_next));
+        }
+        let x_done = row_loop.as_ref().map_or(done.clone(), |(_, _, next)| next.clone());
         let t = self.reg(Class::B64);
         self.mov(t, tx);
         let head = self.label();
         self.place(&head);
         let p = self.reg(Class::Pred);
         self.ins(format!("setp.ge.u64 {p}, {t}, {count_x}"));
-        self.ins(format!("@{p} bra {done}"));
+        self.ins(format!("@{p} bra {x_done}"));
         set_x(self, t);
         self.body();
         self.ins(format!("add.u64 {t}, {t}, {ntid_x}"));
         self.ins(format!("bra.uni {head}"));
+        if let Some((r, row_head, row_next)) = row_loop {
+            self.place(&row_next);
+            self.ins(format!("add.u64 {r}, {r}, 1"));
+            self.ins(format!("bra.uni {row_head}"));
+        }
         self.place(&done);
     }
 
@@ -2076,6 +2159,109 @@ fn hoistable_loads<'b>(sdfg: &Sdfg, stmts: &'b [Stmt]) -> Vec<&'b Expr> {
     out
 }
 
+/// What identifies a hoisted load across the rows of a tile (step 1 in y):
+/// its container, the position of the index component that is the row
+/// parameter plus a constant (if any), the row that component lands on
+/// (item row + constant), the x item, and the shape of the other components
+/// (which read no row parameter, so they are equal for equal shapes).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct SharedLoad {
+    container: ContainerId,
+    row_component: Option<usize>,
+    row: i64,
+    x_item: u32,
+    rest: String,
+}
+
+/// The [`SharedLoad`] of hoisted load `e` for item row `r`, x item `k`, or
+/// `None` when its index uses the row parameter `dy` in another way.
+fn shared_load(e: &Expr, dy: usize, r: u32, k: u32) -> Option<SharedLoad> {
+    let ExprKind::Load { container, index } = &e.kind else {
+        return None;
+    };
+    let mut row_component = None;
+    let mut row = r as i64;
+    let mut rest = String::new();
+    for (q, component) in index.iter().enumerate() {
+        let (core, c) = split_constant(component);
+        if is_param_var(core, dy) && row_component.is_none() {
+            row_component = Some(q);
+            row = (r as i64).checked_add(c)?;
+            rest.push_str("_,");
+        } else if reads_param(component, dy) {
+            return None;
+        } else {
+            write_shape(component, &mut rest);
+            rest.push(',');
+        }
+    }
+    Some(SharedLoad {
+        container: *container,
+        row_component,
+        // A load that reads no row parameter is the same for every row.
+        row: if row_component.is_some() { row } else { 0 },
+        x_item: k,
+        rest,
+    })
+}
+
+/// Whether `e` reads map parameter `d`.
+fn reads_param(e: &Expr, d: usize) -> bool {
+    let mut found = false;
+    e.walk(&mut |x| {
+        if matches!(x.kind, ExprKind::Var(VarRef::Param(p)) if p == d) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// The structure of `e` (operators, types, values; no spans) as text:
+/// equal text, equal value for equal parameters and symbols.
+fn write_shape(e: &Expr, out: &mut String) {
+    let _ = write!(out, "{}:", e.ty);
+    let all = |out: &mut String, args: &[&Expr]| {
+        out.push('(');
+        for a in args {
+            write_shape(a, out);
+            out.push(' ');
+        }
+        out.push(')');
+    };
+    match &e.kind {
+        ExprKind::Lit(v) => {
+            let _ = write!(out, "{:x}", v.to_bits());
+        }
+        ExprKind::Var(v) => {
+            let _ = write!(out, "{v:?}");
+        }
+        ExprKind::Load { container, index } => {
+            let _ = write!(out, "load{container}");
+            all(out, &index.iter().collect::<Vec<_>>());
+        }
+        ExprKind::Unary { op, arg } => {
+            let _ = write!(out, "{op:?}");
+            all(out, &[arg]);
+        }
+        ExprKind::Binary { op, lhs, rhs } => {
+            let _ = write!(out, "{op:?}");
+            all(out, &[lhs, rhs]);
+        }
+        ExprKind::Cast { arg } => {
+            out.push_str("as");
+            all(out, &[arg]);
+        }
+        ExprKind::Select { cond, then, else_ } => {
+            out.push_str("select");
+            all(out, &[cond, then, else_]);
+        }
+        ExprKind::Call { func, args } => {
+            let _ = write!(out, "{func:?}");
+            all(out, &args.iter().collect::<Vec<_>>());
+        }
+    }
+}
+
 /// An index that reads only map parameters, symbols and literals.
 fn index_reads_only_params(e: &Expr) -> bool {
     let mut ok = true;
@@ -2089,11 +2275,14 @@ fn index_reads_only_params(e: &Expr) -> bool {
 /// `e` is exactly a map parameter (possibly widened by casts): the access
 /// `C[e]` walks the container with stride one.
 fn is_param_itself(e: &Expr) -> bool {
+    is_param_var(e, 0)
+}
+
+/// `e` is exactly map parameter `d` (possibly widened by casts).
+fn is_param_var(e: &Expr, d: usize) -> bool {
     match &e.kind {
-        ExprKind::Var(VarRef::Param(0)) => true,
-        ExprKind::Cast { arg } => {
-            crate::ir::bounds::is_widening(arg.ty, e.ty) && is_param_itself(arg)
-        }
+        ExprKind::Var(VarRef::Param(p)) => *p == d,
+        ExprKind::Cast { arg } => crate::ir::bounds::is_widening(arg.ty, e.ty) && is_param_var(arg, d),
         _ => false,
     }
 }

@@ -14,7 +14,11 @@
 //! with `tile_start = blockIdx.x * blockDim.x * items_per_thread`, so the
 //! runtime should launch `grid.x = min(ceil(count_x / (block.x *
 //! items_per_thread)), sm_count * 32)`, `grid.y = min(ceil(count_y /
-//! block.y), 65535)`, `grid.z = min(ceil(count_z / block.z), 65535)`.
+//! (block.y * rows_per_thread)), 65535)`, `grid.z = min(ceil(count_z /
+//! block.z), 65535)` (`LaunchConfig::for_tiles`). In y a thread handles
+//! `rows_per_thread` consecutive iterations: with step 1, a load that one
+//! row's iteration shares with another's (`A[i + 1, j]` of row i is
+//! `A[i, j]` of row i + 1) is issued once for all of them.
 
 mod kernel;
 pub mod math;
@@ -42,6 +46,37 @@ pub struct PtxKernel {
     pub block: [u32; 3],
     /// Consecutive-tile iterations per thread per grid-stride step in x.
     pub items_per_thread: u32,
+    /// Consecutive iterations per thread per grid-stride step in y.
+    pub rows_per_thread: u32,
+}
+
+/// The launch shape of the kernels of small straight-line bodies (the ones
+/// worth unrolling): threads per block, iterations per thread in x (strided
+/// by `block.x`, coalesced) and consecutive rows per thread in y. The
+/// defaults are what the H200 measurements in docs/BENCHMARKS.md chose;
+/// [`generate_tuned`] takes others, for those measurements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// 1-D maps: block and items per thread.
+    pub block_1d: u32,
+    pub items_1d: u32,
+    /// Maps of 2 and more dimensions: block (x, y), items per thread in x,
+    /// rows per thread in y.
+    pub block_2d: [u32; 2],
+    pub items_2d: u32,
+    pub rows_2d: u32,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            block_1d: 256,
+            items_1d: 4,
+            block_2d: [64, 4],
+            items_2d: 2,
+            rows_2d: 4,
+        }
+    }
 }
 
 impl PtxModule {
@@ -122,6 +157,11 @@ pub fn gpu_maps(sdfg: &Sdfg) -> Vec<(StateId, StmtId)> {
 
 /// The PTX module for every `gpu` map of `sdfg` (valid IR; never panics).
 pub fn generate(sdfg: &Sdfg) -> PtxModule {
+    generate_tuned(sdfg, &Tuning::default())
+}
+
+/// [`generate`] with another launch shape for unrolled bodies.
+pub fn generate_tuned(sdfg: &Sdfg, tuning: &Tuning) -> PtxModule {
     let mut funcs = BTreeSet::new();
     let mut kernels = Vec::new();
     let mut entries = String::new();
@@ -130,7 +170,7 @@ pub fn generate(sdfg: &Sdfg) -> PtxModule {
             continue;
         };
         let abi = kernel_abi(sdfg, state, stmt);
-        let (text, k) = kernel::KernelEmitter::new(sdfg, map, &abi, &mut funcs).emit(state, stmt);
+        let (text, k) = kernel::KernelEmitter::new(sdfg, map, &abi, &mut funcs).emit(state, stmt, tuning);
         entries.push('\n');
         entries.push_str(&text);
         kernels.push(k);

@@ -1,0 +1,126 @@
+//! Launch shapes of the 2-D stencil: the jacobi sweep `B = 0.2 * (5-point
+//! sum of A)` compiled with several `ptx::Tuning`s (block, items per thread
+//! in x, rows per thread in y), each checked bit for bit against the plain
+//! Rust sweep and timed with device events. This is how the default tuning
+//! was chosen (docs/BENCHMARKS.md); it needs a GPU.
+
+use crate::common::{bit_mismatch, device_time_ms, f64_bits, gb_per_s, median_ms, random_f64, AnyResult};
+use crate::jacobi2d::{sweep, Jacobi2d};
+use sdfg::compiler::codegen::kernel_abi::KernelParam;
+use sdfg::compiler::codegen::ptx::{generate_tuned, Tuning};
+use sdfg::prelude::*;
+use sdfg::runtime::{KernelArg, LaunchConfig, Module};
+
+/// One measured shape.
+pub struct ShapeRow {
+    pub tuning: Tuning,
+    pub default: bool,
+    /// Median device time of one sweep (ms).
+    pub ms: f64,
+    pub gb_per_s: f64,
+    /// `None`: bit-exact; otherwise the first mismatch.
+    pub mismatch: Option<String>,
+}
+
+impl ShapeRow {
+    pub fn label(&self) -> String {
+        let t = &self.tuning;
+        format!(
+            "block {}x{}, {} in x, {} rows{}",
+            t.block_2d[0],
+            t.block_2d[1],
+            t.items_2d,
+            t.rows_2d,
+            if self.default { " (default)" } else { "" }
+        )
+    }
+}
+
+/// The shapes compared: the default, the former default (128x2, 2 in x,
+/// one row) and the hand-written baseline's (32x8, one element), and
+/// neighbours of the default.
+fn candidates() -> Vec<Tuning> {
+    let base = Tuning::default();
+    let with = |block_2d: [u32; 2], items_2d: u32, rows_2d: u32| Tuning {
+        block_2d,
+        items_2d,
+        rows_2d,
+        ..base
+    };
+    let mut out = vec![
+        base,
+        with([128, 2], 2, 1),
+        with([32, 8], 1, 1),
+        with([64, 4], 1, 4),
+        with([64, 4], 2, 2),
+        with([64, 4], 2, 8),
+        with([32, 8], 2, 4),
+        with([128, 2], 1, 4),
+        with([128, 1], 2, 8),
+        with([32, 4], 4, 4),
+    ];
+    out.dedup();
+    out
+}
+
+/// Every candidate shape on an `n`^2 grid: `reps` timed sweeps after
+/// `warmup` untimed ones each.
+pub fn stencil_shapes(device: &Device, stream: &Stream, n: usize, warmup: usize, reps: usize) -> AnyResult<Vec<ShapeRow>> {
+    let ir = Jacobi2d::ir().map_err(|d| format!("{d:?}"))?;
+    let host_a = random_f64(n * n, 0x5A17);
+    let host_b = random_f64(n * n, 0x5A18);
+    let mut want = host_b.clone();
+    sweep(n, &host_a, &mut want);
+    let a = DeviceBuffer::from_slice(device, &host_a)?;
+    let mut out = Vec::new();
+    for tuning in candidates() {
+        let module_ptx = generate_tuned(&ir, &tuning);
+        // Kernel 0 is map `b` of state `step`: B from A.
+        let kernel = &module_ptx.kernels[0];
+        let names = module_ptx.kernels.iter().map(|k| k.abi.name.clone()).collect();
+        let module = Module::load_dynamic(device, module_ptx.text.clone(), names)?;
+        let b = DeviceBuffer::from_slice(device, &host_b)?;
+        let inner = (n - 2) as u64;
+        let args: Vec<KernelArg<'_>> = kernel
+            .abi
+            .params
+            .iter()
+            .map(|p| match p {
+                KernelParam::Buffer { container: 0, .. } => Ok(KernelArg::read(&a)),
+                KernelParam::Buffer { .. } => Ok(KernelArg::write(&b)),
+                KernelParam::Extent { .. } => Ok(KernelArg::value(n as u64)),
+                KernelParam::Symbol(0) => Ok(KernelArg::value(n as i64)),
+                KernelParam::RangeStart(_) => Ok(KernelArg::value(1i64)),
+                KernelParam::RangeCount(_) => Ok(KernelArg::value(inner)),
+                KernelParam::RangeStep(_) => Ok(KernelArg::value(1i64)),
+                KernelParam::Fault => Ok(KernelArg::fault()),
+                other => Err(format!("unexpected jacobi kernel parameter {other:?}")),
+            })
+            .collect::<Result<_, _>>()?;
+        let config = LaunchConfig::for_tiles(
+            device,
+            &[inner, inner],
+            kernel.block,
+            kernel.items_per_thread,
+            kernel.rows_per_thread,
+        );
+        let ms = median_ms(warmup, reps, || {
+            Ok(device_time_ms(stream, |s| {
+                s.launch(&module, 0, &config, &args)?;
+                s.record_timing_event()
+            })?)
+        })?;
+        stream.synchronize()?;
+        drop(args);
+        let got = b.to_vec()?;
+        let (full, inner) = (n as f64, (n - 2) as f64);
+        out.push(ShapeRow {
+            tuning,
+            default: tuning == Tuning::default(),
+            ms,
+            gb_per_s: gb_per_s(8.0 * (full * full + inner * inner), ms),
+            mismatch: bit_mismatch("B", &got, &want, f64_bits),
+        });
+    }
+    Ok(out)
+}
