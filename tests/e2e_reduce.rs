@@ -71,3 +71,61 @@ fn sums_and_extrema_match_a_sequential_reference() {
         assert_eq!(imax.to_vec().unwrap()[0], *ints.iter().max().unwrap());
     }
 }
+
+sdfg! {
+    /// Nested 32-bit min/max with a negated operand: the ptxas of CUDA 13.0
+    /// (driver 580's JIT) fuses `neg.s32` into a three-input min/max and
+    /// drops the negation; the backend negates as `!c + 1` instead.
+    pub sdfg NegatedMinMax {
+        symbol N: i64;
+        gpu A: i32[N];
+        gpu B: i32[N];
+        gpu C: i32[N];
+        gpu MX: i32[N];
+        gpu MN: i32[N];
+        state s {
+            map m[i in 0..N] on gpu {
+                MX[i] = A[i].max(B[i].max(-C[i]));
+                MN[i] = A[i].min(B[i].min(-C[i]));
+            }
+        }
+    }
+}
+
+#[test]
+fn nested_min_max_of_a_negated_operand() {
+    for device in common::devices("negated_min_max") {
+        // The element the GPU differential test caught first, then random ones.
+        let mut rng = common::Rng::new(5);
+        let mut a = vec![2i32];
+        let mut b = vec![-596i32];
+        let mut c = vec![-139_737_078i32];
+        for _ in 0..4095 {
+            a.push(rng.next_u64() as i32);
+            b.push(rng.next_u64() as i32);
+            c.push(if rng.next_u64() % 8 == 0 { i32::MIN } else { rng.next_u64() as i32 });
+        }
+        let n = a.len();
+        let program = NegatedMinMax::load(&device).unwrap();
+        let up = |v: &[i32]| DeviceBuffer::from_slice(&device, v).unwrap();
+        let (da, db, dc) = (up(&a), up(&b), up(&c));
+        let mut mx = DeviceBuffer::<i32>::zeros(&device, n).unwrap();
+        let mut mn = DeviceBuffer::<i32>::zeros(&device, n).unwrap();
+        program
+            .run(NegatedMinMaxArgs {
+                N: n as i64,
+                A: &da,
+                B: &db,
+                C: &dc,
+                MX: &mut mx,
+                MN: &mut mn,
+            })
+            .unwrap();
+        let (mx, mn) = (mx.to_vec().unwrap(), mn.to_vec().unwrap());
+        for i in 0..n {
+            let neg = c[i].wrapping_neg();
+            assert_eq!(mx[i], a[i].max(b[i].max(neg)), "{}: max at {i}", device.name());
+            assert_eq!(mn[i], a[i].min(b[i].min(neg)), "{}: min at {i}", device.name());
+        }
+    }
+}

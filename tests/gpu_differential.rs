@@ -347,8 +347,13 @@ fn ten_thousand_exact_random_expressions_are_bit_identical() {
     for (i, child) in children.into_iter().enumerate() {
         let out = child.wait_with_output().expect("the shard process runs");
         let stdout = String::from_utf8_lossy(&out.stdout);
-        match stdout.lines().find_map(|l| l.strip_prefix("SHARD_COMPARED ")) {
-            Some(k) if out.status.success() => compared += k.trim().parse::<usize>().unwrap(),
+        // The test harness prints "test <name> ... " before the test's own output.
+        let count = stdout
+            .lines()
+            .find_map(|l| l.split("SHARD_COMPARED ").nth(1))
+            .and_then(|k| k.split_whitespace().next()?.parse::<usize>().ok());
+        match count {
+            Some(k) if out.status.success() => compared += k,
             _ => failures.push(format!("shard {i}/{shards} failed ({}):\n{stdout}", out.status)),
         }
     }

@@ -25,8 +25,15 @@ pub struct ShapeRow {
 impl ShapeRow {
     pub fn label(&self) -> String {
         let t = &self.tuning;
+        let mut hints = String::new();
+        if t.l2_prefetch > 0 {
+            hints += &format!(", L2::{}B", t.l2_prefetch);
+        }
+        if t.streaming_stores {
+            hints += ", st.cs";
+        }
         format!(
-            "block {}x{}, {} in x, {} rows{}",
+            "block {}x{}, {} in x, {} rows{hints}{}",
             t.block_2d[0],
             t.block_2d[1],
             t.items_2d,
@@ -36,9 +43,9 @@ impl ShapeRow {
     }
 }
 
-/// The shapes compared: the default, the former default (128x2, 2 in x,
-/// one row) and the hand-written baseline's (32x8, one element), and
-/// neighbours of the default.
+/// The shapes compared: the default with and without cache hints, its
+/// neighbours, the first default (128x2, 2 in x, one row) and the
+/// hand-written baseline's shape (32x8, one element).
 fn candidates() -> Vec<Tuning> {
     let base = Tuning::default();
     let with = |block_2d: [u32; 2], items_2d: u32, rows_2d: u32| Tuning {
@@ -47,20 +54,37 @@ fn candidates() -> Vec<Tuning> {
         rows_2d,
         ..base
     };
-    let mut out = vec![
+    let hints = |l2_prefetch: u32, streaming_stores: bool| Tuning {
+        l2_prefetch,
+        streaming_stores,
+        ..base
+    };
+    let out = vec![
         base,
+        hints(64, false),
+        hints(128, false),
+        hints(256, false),
+        hints(0, true),
+        hints(256, true),
+        with([64, 4], 2, 2),
+        with([32, 8], 2, 2),
+        with([128, 2], 2, 2),
+        with([32, 4], 2, 2),
+        with([64, 2], 2, 1),
+        with([64, 2], 4, 2),
+        with([64, 2], 1, 2),
+        with([64, 2], 2, 3),
         with([128, 2], 2, 1),
         with([32, 8], 1, 1),
-        with([64, 4], 1, 4),
-        with([64, 4], 2, 2),
-        with([64, 4], 2, 8),
-        with([32, 8], 2, 4),
-        with([128, 2], 1, 4),
-        with([128, 1], 2, 8),
-        with([32, 4], 4, 4),
+        with([64, 4], 2, 4),
     ];
-    out.dedup();
-    out
+    let mut unique = Vec::new();
+    for t in out {
+        if !unique.contains(&t) {
+            unique.push(t);
+        }
+    }
+    unique
 }
 
 /// Every candidate shape on an `n`^2 grid: `reps` timed sweeps after

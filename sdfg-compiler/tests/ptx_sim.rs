@@ -935,3 +935,29 @@ fn stencil_rows_issue_shared_loads_once() {
     let loads = m.text.matches("ld.global.nc.f64").count();
     assert_eq!(loads, ipt * (rows + 2 + 2 * rows) + 5, "{}", m.text);
 }
+
+/// 32-bit integer negation is emitted as `!x + 1`, never `neg.s32`: the
+/// ptxas of CUDA 13.0 drops a `neg.s32` it fuses into a three-input
+/// min/max. The values stay those of wrapping negation.
+#[test]
+fn negation_of_32_bit_integers_avoids_neg_s32() {
+    for ty in [I32, U32] {
+        let mut b = SdfgBuilder::new("neg");
+        let n = b.symbol("N", I64);
+        let a = b.gpu("A", ty, vec![e::sym(n, I64)]);
+        let out = b.gpu("O", ty, vec![e::sym(n, I64)]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        let x = e::load(a, ty, vec![i.clone()]);
+        let value = e::call(MathFn::Max, vec![x.clone(), e::call(MathFn::Max, vec![x.clone(), e::un(UnOp::Neg, x.clone())])]);
+        let value = if ty == I32 { e::add(value, e::call(MathFn::Abs, vec![x])) } else { value };
+        let body = TaskletBody { locals: vec![], stmts: vec![s::store(out, vec![i], value)] };
+        b.gpu_map(st, "m", vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)], body);
+        let sdfg = b.build();
+        let text = generate(&sdfg).text;
+        assert!(!text.contains("neg.s32"), "{text}");
+        let mut d = fill(&sdfg, &[(a, vec![37]), (out, vec![37])], 3);
+        d.get_mut(&a).unwrap().1[0] = sdfg_compiler::eval::cast(Value::I32(i32::MIN), ty);
+        check("neg", &sdfg, &[Value::I64(37)], &d, &[[1, 1, 1]]);
+    }
+}

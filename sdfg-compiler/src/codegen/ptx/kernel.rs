@@ -175,6 +175,9 @@ pub(super) struct KernelEmitter<'a> {
     /// Vector path: per deferred store (address of its index slice), the
     /// values of the lanes emitted so far.
     deferred: HashMap<usize, Vec<Reg>>,
+    /// Cache hints of global loads (`.L2::128B`) and plain stores (`.cs`).
+    load_hint: String,
+    store_hint: &'static str,
     /// Per-thread partial results of WCR updates of scalar containers:
     /// container -> (operator, partial, "updated at least once").
     partials: HashMap<ContainerId, (WcrOp, Reg, Reg)>,
@@ -253,6 +256,8 @@ impl<'a> KernelEmitter<'a> {
             conditional: false,
             loops: LoopScope::default(),
             deferred: HashMap::new(),
+            load_hint: String::new(),
+            store_hint: "",
             partials: HashMap::new(),
         }
     }
@@ -408,7 +413,8 @@ impl<'a> KernelEmitter<'a> {
             let read_only = self.buffers.get(&c).is_some_and(|b| b.read_only);
             let space = if read_only { "global.nc" } else { "global" };
             self.ins(format!(
-                "ld.{space}.v{lanes}.{} {{{list}}}, [{addr}]",
+                "ld.{space}{}.v{lanes}.{} {{{list}}}, [{addr}]",
+                self.load_hint,
                 mem_type(ty)
             ));
             for (k, r) in regs.into_iter().enumerate() {
@@ -438,7 +444,8 @@ impl<'a> KernelEmitter<'a> {
                 .collect::<Vec<_>>()
                 .join(", ");
             self.ins(format!(
-                "st.global.v{lanes}.{} [{addr}], {{{list}}}",
+                "st.global{}.v{lanes}.{} [{addr}], {{{list}}}",
+                self.store_hint,
                 mem_type(ty)
             ));
         }
@@ -534,6 +541,12 @@ impl<'a> KernelEmitter<'a> {
     pub(super) fn emit(mut self, state: StateId, stmt: StmtId, tuning: &Tuning) -> (String, PtxKernel) {
         let dims = self.map.params.len();
         let (block, ipt, rows) = geometry(dims, &self.map.body.stmts, tuning);
+        if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
+            self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
+        }
+        if tuning.streaming_stores {
+            self.store_hint = ".cs";
+        }
         let name = self.abi.name.clone();
         let mut header = String::new();
         let _ = writeln!(
@@ -1174,8 +1187,21 @@ impl<'a> KernelEmitter<'a> {
                 extents[d], wide[d]
             ));
         }
-        if consts.iter().any(|&c| c != 0) {
-            // The same Horner scheme over the constants.
+        // The byte address of the core; neighbours add a byte offset to it,
+        // so ptxas computes the core once for a stencil's accesses and folds
+        // a constant offset into the load (`[core+8]`).
+        let core = self.reg(Class::B64);
+        self.ins(format!("mad.lo.u64 {core}, {lin}, {size}, {base}"));
+        if consts.iter().all(|&c| c == 0) {
+            return Some((core, oob));
+        }
+        let addr = self.reg(Class::B64);
+        if consts[..consts.len() - 1].iter().all(|&c| c == 0) {
+            // Only the innermost index has a constant: a constant byte offset.
+            let bytes = consts[consts.len() - 1].wrapping_mul(size as i64);
+            self.ins(format!("add.s64 {addr}, {core}, {bytes}"));
+        } else {
+            // The same Horner scheme over the constants, in elements.
             let k = self.reg(Class::B64);
             self.ins(format!("mov.b64 {k}, 0x{:016X}", consts[0] as u64));
             for d in 1..consts.len() {
@@ -1184,10 +1210,8 @@ impl<'a> KernelEmitter<'a> {
                     extents[d], consts[d] as u64
                 ));
             }
-            self.ins(format!("add.u64 {lin}, {lin}, {k}"));
+            self.ins(format!("mad.lo.u64 {addr}, {k}, {size}, {core}"));
         }
-        let addr = self.reg(Class::B64);
-        self.ins(format!("mad.lo.u64 {addr}, {lin}, {size}, {base}"));
         Some((addr, oob))
     }
 
@@ -1243,7 +1267,7 @@ impl<'a> KernelEmitter<'a> {
             if oob.is_some() {
                 self.ins(format!("mov.b16 {byte}, 0"));
             }
-            self.ins(format!("{guard}ld.{space}.u8 {byte}, [{addr}]"));
+            self.ins(format!("{guard}ld.{space}{}.u8 {byte}, [{addr}]", self.load_hint));
             let r = self.reg(Class::Pred);
             self.ins(format!("setp.ne.u16 {r}, {byte}, 0"));
             r
@@ -1256,7 +1280,11 @@ impl<'a> KernelEmitter<'a> {
                     immediate(Value::from_bits(ty, 0))
                 ));
             }
-            self.ins(format!("{guard}ld.{space}.{} {r}, [{addr}]", mem_type(ty)));
+            self.ins(format!(
+                "{guard}ld.{space}{}.{} {r}, [{addr}]",
+                self.load_hint,
+                mem_type(ty)
+            ));
             r
         };
         if let Some(p) = oob {
@@ -1463,9 +1491,13 @@ impl<'a> KernelEmitter<'a> {
         if elem == ScalarType::Bool {
             let byte = self.reg(Class::B16);
             self.ins(format!("selp.u16 {byte}, 1, 0, {v}"));
-            self.ins(format!("st.global.u8 [{addr}], {byte}"));
+            self.ins(format!("st.global{}.u8 [{addr}], {byte}", self.store_hint));
         } else {
-            self.ins(format!("st.global.{} [{addr}], {v}", mem_type(elem)));
+            self.ins(format!(
+                "st.global{}.{} [{addr}], {v}",
+                self.store_hint,
+                mem_type(elem)
+            ));
         }
     }
 
@@ -1701,15 +1733,26 @@ impl<'a> KernelEmitter<'a> {
         r
     }
 
+    /// `dst = -a` for an integer type, wrapping (-MIN == MIN). 32-bit values
+    /// are negated as `!a + 1`, not with `neg.s32`: the ptxas of CUDA 13.0
+    /// (the JIT of driver 580) drops the negation when it fuses `neg.s32`
+    /// into a three-input `min`/`max` (`a.max(b.max(-c))` became
+    /// `max(a, b, c)`; found by tests/gpu_differential.rs on an H200).
+    fn int_negate(&mut self, dst: Reg, a: Reg, ty: ScalarType) {
+        if ty.bits() == 64 {
+            self.ins(format!("neg.s64 {dst}, {a}"));
+        } else {
+            self.ins(format!("not.b32 {dst}, {a}"));
+            self.ins(format!("add.s32 {dst}, {dst}, 1"));
+        }
+    }
+
     fn unary(&mut self, op: UnOp, a: Reg, ty: ScalarType) -> Reg {
         let r = self.reg(a.class);
         match (op, ty) {
             (UnOp::Neg, ScalarType::Bool) => self.mov(r, a),
             (UnOp::Neg, t) if t.is_float() => self.ins(format!("neg.{} {r}, {a}", arith(t))),
-            (UnOp::Neg, t) => {
-                let s = if t.bits() == 64 { "s64" } else { "s32" };
-                self.ins(format!("neg.{s} {r}, {a}"));
-            }
+            (UnOp::Neg, t) => self.int_negate(r, a, t),
             (UnOp::Not, ScalarType::Bool) => self.ins(format!("not.pred {r}, {a}")),
             (UnOp::Not, t) if t.is_integer() => {
                 self.ins(format!("not.{} {r}, {a}", bits_suffix(t)))
@@ -2027,7 +2070,7 @@ impl<'a> KernelEmitter<'a> {
             MathFn::Abs if ty.is_signed_integer() => {
                 // Wrapping: |MIN| == MIN.
                 let neg = self.reg(a.class);
-                self.ins(format!("neg.{t} {neg}, {a}"));
+                self.int_negate(neg, a, ty);
                 let p = self.reg(Class::Pred);
                 self.ins(format!("setp.lt.{t} {p}, {a}, 0"));
                 self.ins(format!("selp.{t} {r}, {neg}, {a}, {p}"));

@@ -65,6 +65,12 @@ pub struct Tuning {
     pub block_2d: [u32; 2],
     pub items_2d: u32,
     pub rows_2d: u32,
+    /// L2 prefetch size of global loads in bytes (`.L2::64B`, `::128B`,
+    /// `::256B`); 0: no hint.
+    pub l2_prefetch: u32,
+    /// Plain stores as `st.global.cs` (streaming: evict first from L2,
+    /// which keeps the rows a stencil reads again).
+    pub streaming_stores: bool,
 }
 
 impl Default for Tuning {
@@ -72,9 +78,11 @@ impl Default for Tuning {
         Tuning {
             block_1d: 256,
             items_1d: 4,
-            block_2d: [64, 4],
+            block_2d: [64, 2],
             items_2d: 2,
-            rows_2d: 4,
+            rows_2d: 2,
+            l2_prefetch: 0,
+            streaming_stores: false,
         }
     }
 }
