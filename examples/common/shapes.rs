@@ -32,6 +32,9 @@ impl ShapeRow {
         if t.streaming_stores {
             hints += ", st.cs";
         }
+        if t.min_blocks_per_sm > 0 {
+            hints += &format!(", >= {} blocks/SM", t.min_blocks_per_sm);
+        }
         format!(
             "block {}x{}, {} in x, {} rows{hints}{}",
             t.block_2d[0],
@@ -59,24 +62,31 @@ fn candidates() -> Vec<Tuning> {
         streaming_stores,
         ..base
     };
+    let occupancy = |t: Tuning, min_blocks_per_sm: u32| Tuning {
+        min_blocks_per_sm,
+        ..t
+    };
     let out = vec![
         base,
-        hints(64, false),
-        hints(128, false),
         hints(256, false),
         hints(0, true),
-        hints(256, true),
-        with([64, 4], 2, 2),
-        with([32, 8], 2, 2),
-        with([128, 2], 2, 2),
+        occupancy(base, 12),
+        occupancy(base, 16),
         with([32, 4], 2, 2),
-        with([64, 2], 2, 1),
-        with([64, 2], 4, 2),
-        with([64, 2], 1, 2),
-        with([64, 2], 2, 3),
+        occupancy(with([32, 4], 2, 2), 24),
+        occupancy(with([32, 4], 2, 2), 32),
+        with([64, 4], 2, 2),
+        occupancy(with([64, 4], 2, 2), 8),
+        with([64, 2], 2, 4),
+        occupancy(with([64, 2], 2, 4), 12),
+        occupancy(with([64, 2], 2, 4), 16),
+        with([64, 2], 1, 4),
+        occupancy(with([64, 2], 1, 4), 16),
+        with([64, 2], 1, 8),
+        occupancy(with([64, 2], 1, 8), 12),
+        occupancy(with([64, 2], 2, 3), 12),
         with([128, 2], 2, 1),
         with([32, 8], 1, 1),
-        with([64, 4], 2, 4),
     ];
     let mut unique = Vec::new();
     for t in out {

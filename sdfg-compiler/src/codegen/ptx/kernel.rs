@@ -568,7 +568,13 @@ impl<'a> KernelEmitter<'a> {
             })
             .collect();
         header.push_str(&params.join(",\n"));
-        header.push_str("\n)\n{\n");
+        header.push_str("\n)\n");
+        // Only the unrolled kernels take the tuned shape (and its occupancy).
+        if tuning.min_blocks_per_sm > 0 && (ipt > 1 || rows > 1) {
+            let _ = writeln!(header, ".maxntid {}, {}, {}", block[0], block[1], block[2]);
+            let _ = writeln!(header, ".minnctapersm {}", tuning.min_blocks_per_sm);
+        }
+        header.push_str("{\n");
 
         let ranges = self.load_params();
         self.start_scalar_reductions();

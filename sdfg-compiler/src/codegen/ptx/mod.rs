@@ -71,6 +71,9 @@ pub struct Tuning {
     /// Plain stores as `st.global.cs` (streaming: evict first from L2,
     /// which keeps the rows a stencil reads again).
     pub streaming_stores: bool,
+    /// Blocks per SM ptxas must make room for (`.maxntid` + `.minnctapersm`,
+    /// which caps the registers per thread); 0: no directive.
+    pub min_blocks_per_sm: u32,
 }
 
 impl Default for Tuning {
@@ -83,6 +86,7 @@ impl Default for Tuning {
             rows_2d: 2,
             l2_prefetch: 0,
             streaming_stores: false,
+            min_blocks_per_sm: 0,
         }
     }
 }
