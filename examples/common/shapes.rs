@@ -108,53 +108,80 @@ pub fn stencil_shapes(device: &Device, stream: &Stream, n: usize, warmup: usize,
     let a = DeviceBuffer::from_slice(device, &host_a)?;
     let mut out = Vec::new();
     for tuning in candidates() {
-        let module_ptx = generate_tuned(&ir, &tuning);
-        // Kernel 0 is map `b` of state `step`: B from A.
-        let kernel = &module_ptx.kernels[0];
-        let names = module_ptx.kernels.iter().map(|k| k.abi.name.clone()).collect();
-        let module = Module::load_dynamic(device, module_ptx.text.clone(), names)?;
-        let b = DeviceBuffer::from_slice(device, &host_b)?;
-        let inner = (n - 2) as u64;
-        let args: Vec<KernelArg<'_>> = kernel
-            .abi
-            .params
-            .iter()
-            .map(|p| match p {
-                KernelParam::Buffer { container: 0, .. } => Ok(KernelArg::read(&a)),
-                KernelParam::Buffer { .. } => Ok(KernelArg::write(&b)),
-                KernelParam::Extent { .. } => Ok(KernelArg::value(n as u64)),
-                KernelParam::Symbol(0) => Ok(KernelArg::value(n as i64)),
-                KernelParam::RangeStart(_) => Ok(KernelArg::value(1i64)),
-                KernelParam::RangeCount(_) => Ok(KernelArg::value(inner)),
-                KernelParam::RangeStep(_) => Ok(KernelArg::value(1i64)),
-                KernelParam::Fault => Ok(KernelArg::fault()),
-                other => Err(format!("unexpected jacobi kernel parameter {other:?}")),
-            })
-            .collect::<Result<_, _>>()?;
-        let config = LaunchConfig::for_tiles(
-            device,
-            &[inner, inner],
-            kernel.block,
-            kernel.items_per_thread,
-            kernel.rows_per_thread,
-        );
-        let ms = median_ms(warmup, reps, || {
-            Ok(device_time_ms(stream, |s| {
-                s.launch(&module, 0, &config, &args)?;
-                s.record_timing_event()
-            })?)
-        })?;
-        stream.synchronize()?;
-        drop(args);
-        let got = b.to_vec()?;
-        let (full, inner) = (n as f64, (n - 2) as f64);
-        out.push(ShapeRow {
-            tuning,
-            default: tuning == Tuning::default(),
-            ms,
-            gb_per_s: gb_per_s(8.0 * (full * full + inner * inner), ms),
-            mismatch: bit_mismatch("B", &got, &want, f64_bits),
-        });
+        // A candidate that fails (a JIT error, a launch error) is a row with
+        // its error, not the end of the benchmark.
+        let row = measure(device, stream, n, warmup, reps, &ir, &a, &host_b, &want, tuning)
+            .unwrap_or_else(|e| ShapeRow {
+                tuning,
+                default: tuning == Tuning::default(),
+                ms: f64::NAN,
+                gb_per_s: f64::NAN,
+                mismatch: Some(format!("error: {e}")),
+            });
+        out.push(row);
     }
     Ok(out)
+}
+
+/// One candidate: compile, load, time `reps` sweeps, check the last one.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    device: &Device,
+    stream: &Stream,
+    n: usize,
+    warmup: usize,
+    reps: usize,
+    ir: &sdfg::compiler::ir::Sdfg,
+    a: &DeviceBuffer<f64>,
+    host_b: &[f64],
+    want: &[f64],
+    tuning: Tuning,
+) -> AnyResult<ShapeRow> {
+    let module_ptx = generate_tuned(ir, &tuning);
+    // Kernel 0 is map `b` of state `step`: B from A.
+    let kernel = &module_ptx.kernels[0];
+    let names = module_ptx.kernels.iter().map(|k| k.abi.name.clone()).collect();
+    let module = Module::load_dynamic(device, module_ptx.text.clone(), names)?;
+    let b = DeviceBuffer::from_slice(device, host_b)?;
+    let inner = (n - 2) as u64;
+    let args: Vec<KernelArg<'_>> = kernel
+        .abi
+        .params
+        .iter()
+        .map(|p| match p {
+            KernelParam::Buffer { container: 0, .. } => Ok(KernelArg::read(a)),
+            KernelParam::Buffer { .. } => Ok(KernelArg::write(&b)),
+            KernelParam::Extent { .. } => Ok(KernelArg::value(n as u64)),
+            KernelParam::Symbol(0) => Ok(KernelArg::value(n as i64)),
+            KernelParam::RangeStart(_) => Ok(KernelArg::value(1i64)),
+            KernelParam::RangeCount(_) => Ok(KernelArg::value(inner)),
+            KernelParam::RangeStep(_) => Ok(KernelArg::value(1i64)),
+            KernelParam::Fault => Ok(KernelArg::fault()),
+            other => Err(format!("unexpected jacobi kernel parameter {other:?}")),
+        })
+        .collect::<Result<_, _>>()?;
+    let config = LaunchConfig::for_tiles(
+        device,
+        &[inner, inner],
+        kernel.block,
+        kernel.items_per_thread,
+        kernel.rows_per_thread,
+    );
+    let ms = median_ms(warmup, reps, || {
+        Ok(device_time_ms(stream, |s| {
+            s.launch(&module, 0, &config, &args)?;
+            s.record_timing_event()
+        })?)
+    })?;
+    stream.synchronize()?;
+    drop(args);
+    let got = b.to_vec()?;
+    let (full, inner) = (n as f64, (n - 2) as f64);
+    Ok(ShapeRow {
+        tuning,
+        default: tuning == Tuning::default(),
+        ms,
+        gb_per_s: gb_per_s(8.0 * (full * full + inner * inner), ms),
+        mismatch: bit_mismatch("B", &got, want, f64_bits),
+    })
 }
