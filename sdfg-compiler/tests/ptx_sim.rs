@@ -961,3 +961,35 @@ fn negation_of_32_bit_integers_avoids_neg_s32() {
         check("neg", &sdfg, &[Value::I64(37)], &d, &[[1, 1, 1]]);
     }
 }
+
+/// A 2-D map with several rows per thread that reduces into a scalar
+/// (per-thread partials over all rows and items) and one that stores.
+#[test]
+fn two_d_scalar_reduction_over_row_runs() {
+    let mut b = SdfgBuilder::new("count2d");
+    let r = b.symbol("R", I64);
+    let c = b.symbol("C", I64);
+    let x = b.gpu("X", I64, vec![e::sym(r, I64), e::sym(c, I64)]);
+    let total = b.gpu("T", I64, vec![]);
+    let st = b.state("s");
+    let (i, j) = (e::param(0, I64), e::param(1, I64));
+    let body = TaskletBody {
+        locals: vec![],
+        stmts: vec![s::reduce(total, vec![], e::load(x, I64, vec![i, j]), WcrOp::Sum)],
+    };
+    let range = |name: &str, s| map_param(name, I64, e::i64(0), e::sym(s, I64), None);
+    b.gpu_map(st, "m", vec![range("i", r), range("j", c)], body);
+    let sdfg = b.build();
+    for (rows, cols) in [(3usize, 5usize), (9, 130), (37, 41), (65, 300)] {
+        let mut d = fill(&sdfg, &[(x, vec![rows, cols]), (total, vec![])], 7);
+        d.insert(x, (vec![rows, cols], (0..rows * cols).map(|k| Value::I64((k % 7) as i64)).collect()));
+        d.insert(total, (vec![], vec![Value::I64(0)]));
+        check(
+            &format!("count2d {rows}x{cols}"),
+            &sdfg,
+            &[Value::I64(rows as i64), Value::I64(cols as i64)],
+            &d,
+            &[[1, 1, 1], [2, 3, 1], [3, 1, 1]],
+        );
+    }
+}

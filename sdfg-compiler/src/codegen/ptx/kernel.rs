@@ -954,12 +954,17 @@ impl<'a> KernelEmitter<'a> {
             row_loop = Some((r, row_head, row_next));
         }
         let x_done = row_loop.as_ref().map_or(done.clone(), |(_, _, next)| next.clone());
+        // The items of this tile only: with several rows the partial path
+        // also runs for a full x tile whose rows are not all in range.
+        let x_end = self.reg(Class::B64);
+        self.ins(format!("mad.lo.u64 {x_end}, {ntid_x}, {ipt}, {tx}"));
+        self.ins(format!("min.u64 {x_end}, {x_end}, {count_x}"));
         let t = self.reg(Class::B64);
         self.mov(t, tx);
         let head = self.label();
         self.place(&head);
         let p = self.reg(Class::Pred);
-        self.ins(format!("setp.ge.u64 {p}, {t}, {count_x}"));
+        self.ins(format!("setp.ge.u64 {p}, {t}, {x_end}"));
         self.ins(format!("@{p} bra {x_done}"));
         set_x(self, t);
         self.body();
