@@ -83,7 +83,7 @@ impl Default for Tuning {
             items_1d: 4,
             block_2d: [64, 2],
             items_2d: 2,
-            rows_2d: 2,
+            rows_2d: 4,
             l2_prefetch: 0,
             streaming_stores: false,
             min_blocks_per_sm: 0,
