@@ -128,7 +128,12 @@ impl Kind {
             Kind::Axpy => Box::new(axpy::AxpyWorkload::new(device, &opts, small)?),
             Kind::Stencil2d => {
                 let (n, t) = stencil2d_sizes(small);
-                Box::new(jacobi2d::Jacobi2dWorkload::with_sizes(device, "stencil2d", n, t)?)
+                Box::new(jacobi2d::Jacobi2dWorkload::with_sizes(
+                    device,
+                    "stencil2d",
+                    n,
+                    t,
+                )?)
             }
             Kind::Jacobi2d => Box::new(jacobi2d::Jacobi2dWorkload::new(device, &opts, small)?),
             Kind::Heat3d => Box::new(heat3d::Heat3dWorkload::new(device, &opts, small)?),
@@ -327,7 +332,13 @@ fn main() -> AnyResult<()> {
 
     let shape_rows = if gpu && selected(Kind::Stencil2d) {
         println!("  running stencil2d launch shapes ...");
-        shapes::stencil_shapes(&device, &stream, stencil2d_sizes(small).0, reps.warmup, reps.timed)?
+        shapes::stencil_shapes(
+            &device,
+            &stream,
+            stencil2d_sizes(small).0,
+            reps.warmup,
+            reps.timed,
+        )?
     } else {
         Vec::new()
     };
@@ -357,7 +368,15 @@ fn main() -> AnyResult<()> {
     }
     std::fs::create_dir_all(&out_dir)?;
     let json = to_json(
-        &device, small, reps, copy_gbs, &rows, &overhead, load, &cpu_rows, &shape_rows,
+        &device,
+        small,
+        reps,
+        copy_gbs,
+        &rows,
+        &overhead,
+        load,
+        &cpu_rows,
+        &shape_rows,
     );
     std::fs::write(
         format!("{out_dir}/benchmarks.json"),
@@ -413,7 +432,9 @@ fn print_shapes(rows: &[shapes::ShapeRow], copy_gbs: f64) {
         return;
     }
     println!();
-    println!("stencil2d launch shapes (one jacobi sweep B from A; median ms of event-timed sweeps):");
+    println!(
+        "stencil2d launch shapes (one jacobi sweep B from A; median ms of event-timed sweeps):"
+    );
     let mut sorted: Vec<&shapes::ShapeRow> = rows.iter().collect();
     sorted.sort_by(|a, b| a.ms.total_cmp(&b.ms));
     let mut t = Table::new(&["shape", "ms/sweep", "GB/s", "% copy", "check"]);

@@ -103,7 +103,11 @@ fn nested_min_max_of_a_negated_operand() {
         for _ in 0..4095 {
             a.push(rng.next_u64() as i32);
             b.push(rng.next_u64() as i32);
-            c.push(if rng.next_u64() % 8 == 0 { i32::MIN } else { rng.next_u64() as i32 });
+            c.push(if rng.next_u64() % 8 == 0 {
+                i32::MIN
+            } else {
+                rng.next_u64() as i32
+            });
         }
         let n = a.len();
         let program = NegatedMinMax::load(&device).unwrap();
@@ -124,8 +128,18 @@ fn nested_min_max_of_a_negated_operand() {
         let (mx, mn) = (mx.to_vec().unwrap(), mn.to_vec().unwrap());
         for i in 0..n {
             let neg = c[i].wrapping_neg();
-            assert_eq!(mx[i], a[i].max(b[i].max(neg)), "{}: max at {i}", device.name());
-            assert_eq!(mn[i], a[i].min(b[i].min(neg)), "{}: min at {i}", device.name());
+            assert_eq!(
+                mx[i],
+                a[i].max(b[i].max(neg)),
+                "{}: max at {i}",
+                device.name()
+            );
+            assert_eq!(
+                mn[i],
+                a[i].min(b[i].min(neg)),
+                "{}: min at {i}",
+                device.name()
+            );
         }
     }
 }

@@ -224,8 +224,13 @@ fn run_case(
                 KernelParam::Fault => KernelArg::fault(),
             })
             .collect();
-        let config =
-            LaunchConfig::for_tiles(device, &[n as u64], kernel.block, kernel.items_per_thread, kernel.rows_per_thread);
+        let config = LaunchConfig::for_tiles(
+            device,
+            &[n as u64],
+            kernel.block,
+            kernel.items_per_thread,
+            kernel.rows_per_thread,
+        );
         stream.launch(&module, k, &config, &args).expect("launch");
         stream
             .synchronize()
@@ -326,16 +331,29 @@ fn ten_thousand_exact_random_expressions_are_bit_identical() {
             .expect("SDFG_DIFF_SHARD is i/n");
         let (compared, mismatches) = compare_modules(&device, i, of, modules);
         println!("SHARD_COMPARED {compared}");
-        assert!(mismatches.is_empty(), "{} expressions differ:\n{}", mismatches.len(), mismatches.join("\n"));
+        assert!(
+            mismatches.is_empty(),
+            "{} expressions differ:\n{}",
+            mismatches.len(),
+            mismatches.join("\n")
+        );
         return;
     }
     drop(device);
     let started = std::time::Instant::now();
-    let shards = std::thread::available_parallelism().map_or(4, |p| p.get()).min(modules as usize).max(1);
+    let shards = std::thread::available_parallelism()
+        .map_or(4, |p| p.get())
+        .min(modules as usize)
+        .max(1);
     let children: Vec<_> = (0..shards)
         .map(|i| {
             std::process::Command::new(std::env::current_exe().expect("the test binary"))
-                .args([DIFFERENTIAL_TEST, "--exact", "--nocapture", "--test-threads=1"])
+                .args([
+                    DIFFERENTIAL_TEST,
+                    "--exact",
+                    "--nocapture",
+                    "--test-threads=1",
+                ])
                 .env("SDFG_DIFF_SHARD", format!("{i}/{shards}"))
                 .stdout(std::process::Stdio::piped())
                 .spawn()
@@ -354,7 +372,10 @@ fn ten_thousand_exact_random_expressions_are_bit_identical() {
             .and_then(|k| k.split_whitespace().next()?.parse::<usize>().ok());
         match count {
             Some(k) if out.status.success() => compared += k,
-            _ => failures.push(format!("shard {i}/{shards} failed ({}):\n{stdout}", out.status)),
+            _ => failures.push(format!(
+                "shard {i}/{shards} failed ({}):\n{stdout}",
+                out.status
+            )),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -54,12 +54,21 @@ fn check(device: &Device, n: i64, r: i64, c: i64) {
         })
         .unwrap();
     // Multiples of 3 below n.
-    assert_eq!(count_a.to_vec().unwrap()[0], (n + 2) / 3, "{}", device.name());
+    assert_eq!(
+        count_a.to_vec().unwrap()[0],
+        (n + 2) / 3,
+        "{}",
+        device.name()
+    );
     // Row i: the j in 0..c with j = -i (mod 5).
     let want_b: i64 = (0..r)
         .map(|i| {
             let s = (5 - i % 5) % 5;
-            if s < c { (c - s + 4) / 5 } else { 0 }
+            if s < c {
+                (c - s + 4) / 5
+            } else {
+                0
+            }
         })
         .sum();
     assert_eq!(count_b.to_vec().unwrap()[0], want_b, "{}", device.name());

@@ -86,7 +86,12 @@ impl Jacobi2dWorkload {
     }
 
     /// The workload at these sizes, reported as `name`.
-    pub fn with_sizes(device: &Device, name: &'static str, n: usize, tsteps: usize) -> AnyResult<Self> {
+    pub fn with_sizes(
+        device: &Device,
+        name: &'static str,
+        n: usize,
+        tsteps: usize,
+    ) -> AnyResult<Self> {
         if n < 3 || tsteps < 1 {
             return Err("jacobi2d needs --n >= 3 and --tsteps >= 1".into());
         }

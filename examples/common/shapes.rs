@@ -4,7 +4,9 @@
 //! Rust sweep and timed with device events. This is how the default tuning
 //! was chosen (docs/BENCHMARKS.md); it needs a GPU.
 
-use crate::common::{bit_mismatch, device_time_ms, f64_bits, gb_per_s, median_ms, random_f64, AnyResult};
+use crate::common::{
+    bit_mismatch, device_time_ms, f64_bits, gb_per_s, median_ms, random_f64, AnyResult,
+};
 use crate::jacobi2d::{sweep, Jacobi2d};
 use sdfg::compiler::codegen::kernel_abi::KernelParam;
 use sdfg::compiler::codegen::ptx::{generate_tuned, Tuning};
@@ -92,7 +94,13 @@ fn candidates() -> Vec<Tuning> {
 
 /// Every candidate shape on an `n`^2 grid: `reps` timed sweeps after
 /// `warmup` untimed ones each.
-pub fn stencil_shapes(device: &Device, stream: &Stream, n: usize, warmup: usize, reps: usize) -> AnyResult<Vec<ShapeRow>> {
+pub fn stencil_shapes(
+    device: &Device,
+    stream: &Stream,
+    n: usize,
+    warmup: usize,
+    reps: usize,
+) -> AnyResult<Vec<ShapeRow>> {
     let ir = Jacobi2d::ir().map_err(|d| format!("{d:?}"))?;
     let host_a = random_f64(n * n, 0x5A17);
     let host_b = random_f64(n * n, 0x5A18);
@@ -103,14 +111,16 @@ pub fn stencil_shapes(device: &Device, stream: &Stream, n: usize, warmup: usize,
     for tuning in candidates() {
         // A candidate that fails (a JIT error, a launch error) is a row with
         // its error, not the end of the benchmark.
-        let row = measure(device, stream, n, warmup, reps, &ir, &a, &host_b, &want, tuning)
-            .unwrap_or_else(|e| ShapeRow {
-                tuning,
-                default: tuning == Tuning::default(),
-                ms: f64::NAN,
-                gb_per_s: f64::NAN,
-                mismatch: Some(format!("error: {e}")),
-            });
+        let row = measure(
+            device, stream, n, warmup, reps, &ir, &a, &host_b, &want, tuning,
+        )
+        .unwrap_or_else(|e| ShapeRow {
+            tuning,
+            default: tuning == Tuning::default(),
+            ms: f64::NAN,
+            gb_per_s: f64::NAN,
+            mismatch: Some(format!("error: {e}")),
+        });
         out.push(row);
     }
     Ok(out)
@@ -133,7 +143,11 @@ fn measure(
     let module_ptx = generate_tuned(ir, &tuning);
     // Kernel 0 is map `b` of state `step`: B from A.
     let kernel = &module_ptx.kernels[0];
-    let names = module_ptx.kernels.iter().map(|k| k.abi.name.clone()).collect();
+    let names = module_ptx
+        .kernels
+        .iter()
+        .map(|k| k.abi.name.clone())
+        .collect();
     let module = Module::load_dynamic(device, module_ptx.text.clone(), names)?;
     let b = DeviceBuffer::from_slice(device, host_b)?;
     let inner = (n - 2) as u64;

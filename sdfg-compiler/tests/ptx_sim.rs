@@ -849,7 +849,13 @@ fn dot_matches_evaluator() {
 #[test]
 fn row_runs_share_loads_only_when_legal() {
     let f = |c: ContainerId, index: Vec<Expr>| e::load(c, F64, index);
-    let plus = |x: &Expr, c: i64| if c == 0 { x.clone() } else { e::add(x.clone(), e::i64(c)) };
+    let plus = |x: &Expr, c: i64| {
+        if c == 0 {
+            x.clone()
+        } else {
+            e::add(x.clone(), e::i64(c))
+        }
+    };
     for y_step in [1i64, 2, 3] {
         let mut b = SdfgBuilder::new("rows");
         let n = b.symbol("N", I64);
@@ -860,10 +866,18 @@ fn row_runs_share_loads_only_when_legal() {
         let out = b.gpu("O", F64, vec![e::sym(n, I64), e::sym(m, I64)]);
         let st = b.state("s");
         let (i, j) = (e::param(0, I64), e::param(1, I64));
-        let column = (-2..=2).fold(e::f64(0.0), |acc, di| e::add(acc, f(a, vec![plus(&i, di), j.clone()])));
+        let column = (-2..=2).fold(e::f64(0.0), |acc, di| {
+            e::add(acc, f(a, vec![plus(&i, di), j.clone()]))
+        });
         let value = e::add(
             e::add(
-                e::add(column, e::mul(f(a, vec![i.clone(), plus(&j, -1)]), f(a, vec![i.clone(), plus(&j, 1)]))),
+                e::add(
+                    column,
+                    e::mul(
+                        f(a, vec![i.clone(), plus(&j, -1)]),
+                        f(a, vec![i.clone(), plus(&j, 1)]),
+                    ),
+                ),
                 e::add(f(t, vec![j.clone(), plus(&i, 1)]), f(c, vec![j.clone()])),
             ),
             e::cast(i.clone(), F64),
@@ -886,7 +900,12 @@ fn row_runs_share_loads_only_when_legal() {
         for (rows, cols) in [(5usize, 3usize), (9, 7), (23, 41), (37, 130)] {
             let d = fill(
                 &sdfg,
-                &[(a, vec![rows, cols]), (t, vec![cols, rows]), (c, vec![cols]), (out, vec![rows, cols])],
+                &[
+                    (a, vec![rows, cols]),
+                    (t, vec![cols, rows]),
+                    (c, vec![cols]),
+                    (out, vec![rows, cols]),
+                ],
                 (rows * cols) as u64 + y_step as u64,
             );
             check(
@@ -907,19 +926,45 @@ fn row_runs_share_loads_only_when_legal() {
     let st = b.state("s");
     let (k, i, j) = (e::param(0, I64), e::param(1, I64), e::param(2, I64));
     let at = |dk: i64, di: i64, dj: i64| f(a, vec![plus(&k, dk), plus(&i, di), plus(&j, dj)]);
-    let value = [(-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1), (0, 0, 0)]
-        .into_iter()
-        .fold(e::f64(0.0), |acc, (dk, di, dj)| e::add(acc, at(dk, di, dj)));
+    let value = [
+        (-1, 0, 0),
+        (1, 0, 0),
+        (0, -1, 0),
+        (0, 1, 0),
+        (0, 0, -1),
+        (0, 0, 1),
+        (0, 0, 0),
+    ]
+    .into_iter()
+    .fold(e::f64(0.0), |acc, (dk, di, dj)| e::add(acc, at(dk, di, dj)));
     let body = TaskletBody {
         locals: vec![],
         stmts: vec![s::store(out, vec![k.clone(), i.clone(), j.clone()], value)],
     };
-    let inner = |name: &str| map_param(name, I64, e::i64(1), e::sub(e::sym(n, I64), e::i64(1)), None);
+    let inner = |name: &str| {
+        map_param(
+            name,
+            I64,
+            e::i64(1),
+            e::sub(e::sym(n, I64), e::i64(1)),
+            None,
+        )
+    };
     b.gpu_map(st, "m", vec![inner("k"), inner("i"), inner("j")], body);
     let sdfg = b.build();
     for size in [3usize, 8, 13] {
-        let d = fill(&sdfg, &[(a, vec![size; 3]), (out, vec![size; 3])], size as u64);
-        check("rows 3-d", &sdfg, &[Value::I64(size as i64)], &d, &[[1, 1, 1], [2, 2, 2]]);
+        let d = fill(
+            &sdfg,
+            &[(a, vec![size; 3]), (out, vec![size; 3])],
+            size as u64,
+        );
+        check(
+            "rows 3-d",
+            &sdfg,
+            &[Value::I64(size as i64)],
+            &d,
+            &[[1, 1, 1], [2, 2, 2]],
+        );
     }
 }
 
@@ -949,10 +994,28 @@ fn negation_of_32_bit_integers_avoids_neg_s32() {
         let st = b.state("s");
         let i = e::param(0, I64);
         let x = e::load(a, ty, vec![i.clone()]);
-        let value = e::call(MathFn::Max, vec![x.clone(), e::call(MathFn::Max, vec![x.clone(), e::un(UnOp::Neg, x.clone())])]);
-        let value = if ty == I32 { e::add(value, e::call(MathFn::Abs, vec![x])) } else { value };
-        let body = TaskletBody { locals: vec![], stmts: vec![s::store(out, vec![i], value)] };
-        b.gpu_map(st, "m", vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)], body);
+        let value = e::call(
+            MathFn::Max,
+            vec![
+                x.clone(),
+                e::call(MathFn::Max, vec![x.clone(), e::un(UnOp::Neg, x.clone())]),
+            ],
+        );
+        let value = if ty == I32 {
+            e::add(value, e::call(MathFn::Abs, vec![x]))
+        } else {
+            value
+        };
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(out, vec![i], value)],
+        };
+        b.gpu_map(
+            st,
+            "m",
+            vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+            body,
+        );
         let sdfg = b.build();
         let text = generate(&sdfg).text;
         assert!(!text.contains("neg.s32"), "{text}");
@@ -975,14 +1038,27 @@ fn two_d_scalar_reduction_over_row_runs() {
     let (i, j) = (e::param(0, I64), e::param(1, I64));
     let body = TaskletBody {
         locals: vec![],
-        stmts: vec![s::reduce(total, vec![], e::load(x, I64, vec![i, j]), WcrOp::Sum)],
+        stmts: vec![s::reduce(
+            total,
+            vec![],
+            e::load(x, I64, vec![i, j]),
+            WcrOp::Sum,
+        )],
     };
     let range = |name: &str, s| map_param(name, I64, e::i64(0), e::sym(s, I64), None);
     b.gpu_map(st, "m", vec![range("i", r), range("j", c)], body);
     let sdfg = b.build();
     for (rows, cols) in [(3usize, 5usize), (9, 130), (37, 41), (65, 300)] {
         let mut d = fill(&sdfg, &[(x, vec![rows, cols]), (total, vec![])], 7);
-        d.insert(x, (vec![rows, cols], (0..rows * cols).map(|k| Value::I64((k % 7) as i64)).collect()));
+        d.insert(
+            x,
+            (
+                vec![rows, cols],
+                (0..rows * cols)
+                    .map(|k| Value::I64((k % 7) as i64))
+                    .collect(),
+            ),
+        );
         d.insert(total, (vec![], vec![Value::I64(0)]));
         check(
             &format!("count2d {rows}x{cols}"),

@@ -538,7 +538,12 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// Emits the kernel; returns its PTX text and launch description.
-    pub(super) fn emit(mut self, state: StateId, stmt: StmtId, tuning: &Tuning) -> (String, PtxKernel) {
+    pub(super) fn emit(
+        mut self,
+        state: StateId,
+        stmt: StmtId,
+        tuning: &Tuning,
+    ) -> (String, PtxKernel) {
         let dims = self.map.params.len();
         let (block, ipt, rows) = geometry(dims, &self.map.body.stmts, tuning);
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
@@ -953,7 +958,9 @@ impl<'a> KernelEmitter<'a> {
             self.params[dy] = self.param_value(dy, t, ranges[dy]);
             row_loop = Some((r, row_head, row_next));
         }
-        let x_done = row_loop.as_ref().map_or(done.clone(), |(_, _, next)| next.clone());
+        let x_done = row_loop
+            .as_ref()
+            .map_or(done.clone(), |(_, _, next)| next.clone());
         // The items of this tile only: with several rows the partial path
         // also runs for a full x tile whose rows are not all in range.
         let x_end = self.reg(Class::B64);
@@ -1278,7 +1285,10 @@ impl<'a> KernelEmitter<'a> {
             if oob.is_some() {
                 self.ins(format!("mov.b16 {byte}, 0"));
             }
-            self.ins(format!("{guard}ld.{space}{}.u8 {byte}, [{addr}]", self.load_hint));
+            self.ins(format!(
+                "{guard}ld.{space}{}.u8 {byte}, [{addr}]",
+                self.load_hint
+            ));
             let r = self.reg(Class::Pred);
             self.ins(format!("setp.ne.u16 {r}, {byte}, 0"));
             r
@@ -2336,7 +2346,9 @@ fn is_param_itself(e: &Expr) -> bool {
 fn is_param_var(e: &Expr, d: usize) -> bool {
     match &e.kind {
         ExprKind::Var(VarRef::Param(p)) => *p == d,
-        ExprKind::Cast { arg } => crate::ir::bounds::is_widening(arg.ty, e.ty) && is_param_var(arg, d),
+        ExprKind::Cast { arg } => {
+            crate::ir::bounds::is_widening(arg.ty, e.ty) && is_param_var(arg, d)
+        }
         _ => false,
     }
 }

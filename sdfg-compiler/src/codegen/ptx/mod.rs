@@ -182,7 +182,8 @@ pub fn generate_tuned(sdfg: &Sdfg, tuning: &Tuning) -> PtxModule {
             continue;
         };
         let abi = kernel_abi(sdfg, state, stmt);
-        let (text, k) = kernel::KernelEmitter::new(sdfg, map, &abi, &mut funcs).emit(state, stmt, tuning);
+        let (text, k) =
+            kernel::KernelEmitter::new(sdfg, map, &abi, &mut funcs).emit(state, stmt, tuning);
         entries.push('\n');
         entries.push_str(&text);
         kernels.push(k);
