@@ -866,7 +866,7 @@ fn to_json(
                 "block": r.tuning.block_2d,
                 "items_x": r.tuning.items_2d,
                 "rows_y": r.tuning.rows_2d,
-                "default": r.default,
+                "default": r.is_default(),
                 "median_ms_per_sweep": r.ms,
                 "gb_per_s": r.gb_per_s,
                 "percent_of_copy": 100.0 * r.gb_per_s / copy_gbs,

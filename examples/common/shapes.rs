@@ -16,7 +16,6 @@ use sdfg::runtime::{KernelArg, LaunchConfig, Module};
 /// One measured shape.
 pub struct ShapeRow {
     pub tuning: Tuning,
-    pub default: bool,
     /// Median device time of one sweep (ms).
     pub ms: f64,
     pub gb_per_s: f64,
@@ -25,6 +24,11 @@ pub struct ShapeRow {
 }
 
 impl ShapeRow {
+    /// Whether this is the shape `sdfg!` uses.
+    pub fn is_default(&self) -> bool {
+        self.tuning == Tuning::default()
+    }
+
     pub fn label(&self) -> String {
         let t = &self.tuning;
         let mut hints = String::new();
@@ -43,7 +47,7 @@ impl ShapeRow {
             t.block_2d[1],
             t.items_2d,
             t.rows_2d,
-            if self.default { " (default)" } else { "" }
+            if self.is_default() { " (default)" } else { "" }
         )
     }
 }
@@ -116,7 +120,6 @@ pub fn stencil_shapes(
         )
         .unwrap_or_else(|e| ShapeRow {
             tuning,
-            default: tuning == Tuning::default(),
             ms: f64::NAN,
             gb_per_s: f64::NAN,
             mismatch: Some(format!("error: {e}")),
@@ -186,7 +189,6 @@ fn measure(
     let (full, inner) = (n as f64, (n - 2) as f64);
     Ok(ShapeRow {
         tuning,
-        default: tuning == Tuning::default(),
         ms,
         gb_per_s: gb_per_s(8.0 * (full * full + inner * inner), ms),
         mismatch: bit_mismatch("B", &got, want, f64_bits),
