@@ -1,9 +1,9 @@
 //! Devices: a CUDA GPU (through cudarc) or the CPU emulator.
 
-use crate::cpu::worker::lock;
 use crate::cuda::CudaContext;
 use crate::error::{Error, Result};
 use crate::kernel::{Module, ModuleKey};
+use crate::lock::lock;
 use crate::stream::{Stream, StreamInner};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -108,7 +108,7 @@ pub(crate) struct DeviceInner {
     pub(crate) live_bytes: Arc<AtomicU64>,
     pub(crate) sm_count: u32,
     /// Pinned staging blocks free for reuse (CUDA device).
-    pub(crate) staging_pool: Mutex<Vec<crate::cuda::PinnedBlock>>,
+    pub(crate) staging_pool: crate::cuda::StagingPool,
 }
 
 impl Drop for DeviceInner {
@@ -117,7 +117,7 @@ impl Drop for DeviceInner {
         // the map holds the last references, and `kind` (the context) is
         // dropped after this function, field by field.
         lock(&self.modules).clear();
-        lock(&self.staging_pool).clear();
+        self.staging_pool.clear();
     }
 }
 
@@ -237,7 +237,7 @@ impl Device {
                 modules: Mutex::new(HashMap::new()),
                 live_bytes: Arc::new(AtomicU64::new(0)),
                 sm_count,
-                staging_pool: Mutex::new(Vec::new()),
+                staging_pool: crate::cuda::StagingPool::default(),
             }),
         }
     }
@@ -420,27 +420,12 @@ impl Device {
         let ctx = self
             .cuda()
             .ok_or_else(|| Error::Unsupported("pinned staging on a cpu device".into()))?;
-        let mut pool = lock(&self.inner.staging_pool);
-        let best = pool
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.bytes >= bytes)
-            .min_by_key(|(_, b)| b.bytes)
-            .map(|(i, _)| i);
-        if let Some(i) = best {
-            return Ok(pool.swap_remove(i));
-        }
-        drop(pool);
-        crate::cuda::PinnedBlock::new(ctx, bytes, false)
+        self.inner.staging_pool.take(ctx, bytes)
     }
 
     /// Returns a staging block to the pool (bounded; the rest is freed).
     pub(crate) fn give_back_staging(&self, block: crate::cuda::PinnedBlock) {
-        const MAX_POOLED: usize = 16;
-        let mut pool = lock(&self.inner.staging_pool);
-        if pool.len() < MAX_POOLED {
-            pool.push(block);
-        }
+        self.inner.staging_pool.give_back(block);
     }
 }
 

@@ -2,11 +2,11 @@
 
 use crate::buffer::{DeviceBuffer, DeviceMemory};
 use crate::cpu::memory::CpuCells;
-use crate::cpu::worker::lock;
 use crate::cuda::CudaModule;
 use crate::device::Device;
 use crate::elem::{Elem, ElemType};
 use crate::error::{Error, Result};
+use crate::lock::lock;
 use crate::stream::CpuFault;
 use crate::tracker::{AccessKind, Tracker};
 use std::any::Any;
@@ -697,16 +697,5 @@ impl LaunchConfig {
             )));
         }
         Ok(())
-    }
-}
-
-/// The message of a caught panic.
-pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(no message)".to_string()
     }
 }

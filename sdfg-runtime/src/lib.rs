@@ -56,6 +56,7 @@ pub mod elem;
 pub mod error;
 pub mod host;
 pub mod kernel;
+mod lock;
 pub mod pending;
 pub mod program;
 pub mod region;

@@ -2,7 +2,7 @@
 //! (streams + transients) so several threads can run it at once.
 
 use crate::buffer::{DeviceBuffer, HostBuffer};
-use crate::cpu::worker::lock;
+use crate::lock::lock;
 use crate::device::Device;
 use crate::elem::Elem;
 use crate::error::{Error, Result};

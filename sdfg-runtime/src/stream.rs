@@ -2,13 +2,15 @@
 
 use crate::buffer::{DeviceBuffer, DeviceMemory, HostBuffer, HostMemory};
 use crate::cpu::memory::HeapBlock;
-use crate::cpu::worker::{lock, Worker};
+use crate::cpu::worker::Worker;
 use crate::cuda::{self, CudaContext, CudaEvent, CudaStream, PinnedBlock, Side};
 use crate::device::{next_id, CounterCells, Device};
 use crate::elem::Elem;
+use crate::error::panic_message;
 use crate::error::{Error, Result};
 use crate::host::HostRead;
-use crate::kernel::{panic_message, CpuArg, KernelArg, KernelArgs, LaunchConfig, Module};
+use crate::kernel::{CpuArg, KernelArg, KernelArgs, LaunchConfig, Module};
+use crate::lock::lock;
 use crate::pending::{Completion, Pending};
 use crate::region::{CopyPlan, Region};
 use crate::tracker::{merge_by_stream, AccessKind, Tracker, Use};

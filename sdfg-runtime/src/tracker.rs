@@ -9,7 +9,7 @@
 //! the reads: it was ordered after them, so later users are ordered after
 //! them through it.
 
-use crate::cpu::worker::lock;
+use crate::lock::lock;
 use crate::device::Device;
 use crate::error::Result;
 use crate::stream::StreamInner;
