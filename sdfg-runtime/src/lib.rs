@@ -47,32 +47,38 @@
 
 #![warn(missing_docs)]
 
-pub mod buffer;
-pub mod check;
+// Ground floor: the driver, the CPU back end, leaf helpers.
 mod cpu;
 mod cuda;
-pub mod device;
-pub mod elem;
-pub mod error;
-pub mod host;
-pub mod kernel;
+mod elem;
+mod error;
 mod lock;
-pub mod pending;
-pub mod program;
-pub mod region;
-pub mod stream;
-mod tracker;
+mod region;
+// Floor 1: the ordering core.
+mod order;
+// Floor 2: the device, its memory and its kernels.
+mod device;
+mod kernel;
+mod memory;
+// Floor 3: streams, events, pending values and running calls.
+mod streams;
+// Floor 4: what generated code calls.
+#[doc(hidden)]
+#[path = "glue/mod.rs"]
+pub mod __glue;
 
-pub use buffer::{DeviceBuffer, HostBuffer};
-pub use device::{Counters, Device};
-pub use elem::{cells, Elem, ElemType, MinMaxNumber, NumElem};
+pub use device::Device;
+pub use elem::{Elem, ElemType, MinMaxNumber, NumElem};
 pub use error::{Error, Result};
-pub use host::{host_read, host_write, HostRead, HostWrite};
-pub use kernel::{CpuKernel, KernelArg, KernelArgs, KernelEntry, LaunchConfig, Module};
-pub use pending::{Pending, Running};
-pub use program::{Context, ContextGuard, Program, ProgramSpec, StreamSpec};
+pub use kernel::args::KernelArg;
+pub use kernel::launch_config::LaunchConfig;
+pub use kernel::module::Module;
+pub use memory::device_buffer::DeviceBuffer;
+pub use memory::host_access::{host_read, host_write, HostRead, HostWrite};
+pub use memory::host_buffer::HostBuffer;
+pub use order::counters::Counters;
 pub use region::Region;
-pub use stream::{Event, Stream};
-
-/// Re-exported for generated `cpu` maps (`::sdfg::runtime::rayon`).
-pub use rayon;
+pub use streams::event::Event;
+pub use streams::pending::Pending;
+pub use streams::running::Running;
+pub use streams::stream::Stream;

@@ -1,5 +1,6 @@
 // An argument cannot be mutated while the `Running` of a launch holds it.
-use sdfg::runtime::{Device, Error, Program, ProgramSpec, Running, StreamSpec};
+use sdfg::runtime::__glue::{Program, ProgramSpec, StreamSpec};
+use sdfg::runtime::{Device, Error, Running};
 use std::marker::PhantomData;
 
 static SPEC: ProgramSpec = ProgramSpec {

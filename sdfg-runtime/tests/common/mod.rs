@@ -2,6 +2,7 @@
 //! runtime tests: each scenario runs unchanged on either device.
 #![allow(dead_code)]
 
+use sdfg_runtime::__glue::{KernelArgs, KernelEntry, Program, ProgramSpec, StreamSpec};
 use sdfg_runtime::*;
 use std::marker::PhantomData;
 use std::time::Duration;
@@ -32,7 +33,7 @@ fn slow_fill(args: &KernelArgs<'_>) {
 }
 
 fn add_one(args: &KernelArgs<'_>) {
-    use sdfg_runtime::rayon::prelude::*;
+    use rayon::prelude::*;
     let x = args.cells::<i32>(0);
     let len: u64 = args.value(1);
     x[..len as usize]
