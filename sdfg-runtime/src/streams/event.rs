@@ -55,7 +55,7 @@ impl Event {
     }
 
     /// Milliseconds between two finished timing events of one device
-    /// (recorded with [`Stream::record_timing_event`]).
+    /// (recorded with [`Stream::record_timing_event`](crate::Stream::record_timing_event)).
     ///
     /// ```
     /// let dev = sdfg_runtime::Device::cpu();
