@@ -25,6 +25,17 @@
 //! - The CPU device writes device and host memory through atomic cells, so
 //!   even the deliberately racy `Pending::peek_unsynchronized` is not UB there.
 //!
+//! # Raw kernels are `unsafe`
+//!
+//! PTX runs with all of a device's memory in reach, and the runtime cannot
+//! check what it does with its parameters. So everything that puts PTX on a
+//! device or runs it is an `unsafe fn` with a `# Safety` contract:
+//! [`Module::load`], [`Module::load_dynamic`] and [`Stream::launch`] (and,
+//! for generated code, `ProgramSpec::new` and `Program::load`). Programs
+//! made by `sdfg!` need no `unsafe` from their user: the macro generates
+//! the PTX and the glue that launches it together, and its expansion's
+//! `unsafe` blocks are accepted in `#![forbid(unsafe_code)]` crates.
+//!
 //! # Floors
 //!
 //! The crate reads bottom up. A file imports only from its own floor or

@@ -205,10 +205,11 @@ fn cpu_kernel_panic_is_reported() -> Result<()> {
         cpu: wrong_type,
     }];
     let dev = cpu();
-    let m = Module::load(&dev, "panicky", &K)?;
+    // SAFETY (load and launch): a CPU device runs only the CPU twin.
+    let m = unsafe { Module::load(&dev, "panicky", &K) }?;
     let s = dev.new_stream()?;
     let x = DeviceBuffer::<i32>::zeros(&dev, 1)?;
-    s.launch(&m, 0, &common::single_thread(), &[KernelArg::read(&x)])?;
+    unsafe { s.launch(&m, 0, &common::single_thread(), &[KernelArg::read(&x)]) }?;
     match s.synchronize() {
         Err(Error::KernelPanicked { kernel, message }) => {
             assert_eq!(kernel, "wrong_type");

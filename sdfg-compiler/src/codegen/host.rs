@@ -195,11 +195,12 @@ impl<'a> Glue<'a> {
                 #[allow(unused_imports)]
                 use super::*;
                 pub(super) static KERNELS: [::sdfg::runtime::__glue::KernelEntry; #nkernels] = [#(#entries),*];
-                pub(super) static SPEC: ::sdfg::runtime::__glue::ProgramSpec = ::sdfg::runtime::__glue::ProgramSpec {
-                    name: #name_str,
-                    ptx: #ptx_text,
-                    kernels: &KERNELS,
-                    streams: #streams,
+                // SAFETY: the PTX, the kernel table and the glue that launches
+                // them are generated together from this one SDFG: each launch
+                // passes its kernel's ABI parameters, bounds are prechecked or
+                // guarded in the kernel.
+                pub(super) static SPEC: ::sdfg::runtime::__glue::ProgramSpec = unsafe {
+                    ::sdfg::runtime::__glue::ProgramSpec::new(#name_str, #ptx_text, &KERNELS, #streams)
                 };
                 #(#twins)*
             }
@@ -213,7 +214,9 @@ impl<'a> Glue<'a> {
 
                 /// Loads the program on `device` (the PTX module is JIT-compiled once per device and cached).
                 pub fn load(device: &::sdfg::runtime::Device) -> ::core::result::Result<Self, ::sdfg::runtime::Error> {
-                    ::core::result::Result::Ok(Self { __program: ::sdfg::runtime::__glue::Program::load(device, &#private::SPEC)? })
+                    // SAFETY: `SPEC` is this SDFG's generated spec (see its SAFETY above).
+                    let __program = unsafe { ::sdfg::runtime::__glue::Program::load(device, &#private::SPEC) }?;
+                    ::core::result::Result::Ok(Self { __program })
                 }
 
                 /// The device this program runs on.
@@ -576,7 +579,11 @@ impl<'a> Glue<'a> {
             .collect();
         quote! {{
             let __cfg = ::sdfg::runtime::LaunchConfig::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows);
-            #stream.launch(__module, #index, &__cfg, &[#(#args),*])?;
+            let __args: &[::sdfg::runtime::KernelArg<'_>] = &[#(#args),*];
+            // SAFETY: `__module` is this SDFG's module and `__args` is the
+            // parameter list of kernel `#index`'s ABI, built by the generator
+            // that wrote the kernel.
+            unsafe { #stream.launch(__module, #index, &__cfg, __args) }?;
         }}
     }
 

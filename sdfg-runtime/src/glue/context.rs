@@ -134,9 +134,9 @@ impl Context {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
     /// let dev = Device::cpu();
-    /// let program = Program::load(&dev, &SPEC)?;
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
     /// assert_eq!(program.context()?.device(), &dev);
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -152,9 +152,9 @@ impl Context {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
     /// let dev = Device::cpu();
-    /// let program = Program::load(&dev, &SPEC)?;
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
     /// let ctx = program.context()?;
     /// // StreamSpec::Default: every index is the device's default stream.
     /// assert_eq!(ctx.stream(0), &dev.default_stream());
@@ -185,8 +185,8 @@ impl Context {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// assert_eq!(ctx.device_transient::<f32>(0, 16)?.len(), 16);
     /// # Ok::<(), sdfg_runtime::Error>(())
@@ -205,8 +205,8 @@ impl Context {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// ctx.prepare_device_transient::<f32>(0, 4)?;
     /// ctx.prepare_device_transient::<i64>(1, 2)?;
@@ -239,8 +239,8 @@ impl Context {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// ctx.prepare_device_transient::<u32>(3, 8)?;
     /// assert_eq!(ctx.device_transient_ref::<u32>(3).to_vec()?, [0; 8]);
@@ -269,8 +269,8 @@ impl Context {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// let h = ctx.take_host_transient::<i32>(0, 3)?;
     /// assert_eq!(h.len(), 3);
@@ -299,8 +299,8 @@ impl Context {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// let mut h = ctx.take_host_transient::<i32>(0, 2)?;
     /// h.as_mut_slice()[0] = 7;
@@ -348,8 +348,8 @@ impl<'p> ContextGuard<'p> {
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
     /// # use std::marker::PhantomData;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut arg = vec![1, 2, 3];
     /// fn borrow_of<'a>(_: &'a mut Vec<i32>) -> PhantomData<&'a mut ()> { PhantomData }
     /// let running = program.context()?.finish(borrow_of(&mut arg));

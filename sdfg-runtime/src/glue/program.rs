@@ -14,9 +14,10 @@ use std::sync::Arc;
 /// ```
 /// use sdfg_runtime::Device;
 /// use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-/// static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Created(1) };
+/// // SAFETY: no kernels, so nothing is ever launched.
+/// static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Created(1)) };
 /// let dev = Device::cpu();
-/// let program = Program::load(&dev, &SPEC)?;
+/// let program = unsafe { Program::load(&dev, &SPEC) }?;
 /// assert_eq!(program.device(), &dev);
 /// assert!(program.module().kernel_names().is_empty());
 /// # Ok::<(), sdfg_runtime::Error>(())
@@ -39,20 +40,29 @@ impl std::fmt::Debug for Program {
 impl Program {
     /// Loads the module (cached per device) and prepares an empty pool.
     ///
+    /// # Safety
+    ///
+    /// The program's glue launches the kernels of `spec` from safe code:
+    /// the promise that [`ProgramSpec::new`] asks for must hold on
+    /// `device`. It does for every spec that `sdfg!` generates.
+    ///
     /// ```
     /// use sdfg_runtime::Device;
     /// use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// static BAD: ProgramSpec = ProgramSpec { name: "bad", ptx: "", kernels: &[], streams: StreamSpec::Created(0) };
-    /// assert!(Program::load(&Device::cpu(), &BAD).is_err());
+    /// // SAFETY: no kernels, so nothing is ever launched.
+    /// static BAD: ProgramSpec = unsafe { ProgramSpec::new("bad", "", &[], StreamSpec::Created(0)) };
+    /// assert!(unsafe { Program::load(&Device::cpu(), &BAD) }.is_err());
     /// ```
-    pub fn load(device: &Device, spec: &'static ProgramSpec) -> Result<Program> {
+    pub unsafe fn load(device: &Device, spec: &'static ProgramSpec) -> Result<Program> {
         if spec.streams == StreamSpec::Created(0) {
             return Err(Error::InvalidArgument(format!(
                 "program `{}` asks for 0 created streams; use at least 1",
                 spec.name
             )));
         }
-        let module = Module::load(device, spec.ptx, spec.kernels)?;
+        // SAFETY: the spec's promise (our caller's contract) is the one
+        // `Module::load` asks for.
+        let module = unsafe { Module::load(device, spec.ptx, spec.kernels) }?;
         Ok(Program {
             device: device.clone(),
             spec,
@@ -66,9 +76,9 @@ impl Program {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
     /// let dev = Device::cpu();
-    /// assert!(!Program::load(&dev, &SPEC)?.device().is_gpu());
+    /// assert!(!unsafe { Program::load(&dev, &SPEC) }?.device().is_gpu());
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
     pub fn device(&self) -> &Device {
@@ -80,8 +90,8 @@ impl Program {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// assert_eq!(program.module().kernel_names().len(), 0);
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -94,8 +104,8 @@ impl Program {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// assert_eq!(Program::load(&Device::cpu(), &SPEC)?.spec().name, "p");
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// assert_eq!(unsafe { Program::load(&Device::cpu(), &SPEC) }?.spec().name(), "p");
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
     pub fn spec(&self) -> &'static ProgramSpec {
@@ -108,8 +118,8 @@ impl Program {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Created(2) };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Created(2)) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let a = program.context()?;
     /// let b = program.context()?; // a second, concurrent context
     /// assert_ne!(a.stream(0), b.stream(0));
@@ -130,9 +140,9 @@ impl Program {
     /// ```
     /// # use sdfg_runtime::Device;
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Created(3) };
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Created(3)) };
     /// let dev = Device::cpu();
-    /// let program = Program::load(&dev, &SPEC)?;
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
     /// let mine = dev.new_stream()?;
     /// let ctx = program.context_on(&mine)?;
     /// assert_eq!(ctx.stream(2), &mine);

@@ -61,13 +61,14 @@ pub(crate) enum CpuArg {
 /// }
 /// static KERNELS: [KernelEntry; 1] = [KernelEntry { name: "scale", cpu: scale }];
 /// let dev = Device::cpu();
-/// let m = Module::load(&dev, "", &KERNELS)?;
+/// // SAFETY (all three): a CPU device runs only the CPU twin `scale`.
+/// let m = unsafe { Module::load(&dev, "", &KERNELS) }?;
 /// let x = DeviceBuffer::from_slice(&dev, &[1.0, 2.0])?;
 /// let s = dev.default_stream();
 /// let cfg = LaunchConfig::for_counts(&dev, &[2], [64, 1, 1], 1);
-/// s.launch(&m, 0, &cfg, &[KernelArg::read_write(&x), KernelArg::value(3.0), KernelArg::value(2u64)])?;
+/// unsafe { s.launch(&m, 0, &cfg, &[KernelArg::read_write(&x), KernelArg::value(3.0), KernelArg::value(2u64)]) }?;
 /// assert_eq!(x.to_vec()?, [3.0, 6.0]);
-/// s.launch(&m, 0, &cfg, &[KernelArg::read_write(&x), KernelArg::value(1.0), KernelArg::value(3u64)])?;
+/// unsafe { s.launch(&m, 0, &cfg, &[KernelArg::read_write(&x), KernelArg::value(1.0), KernelArg::value(3u64)]) }?;
 /// assert!(matches!(s.synchronize(), Err(Error::KernelFault { code: 1, .. })));
 /// s.synchronize()?; // the fault was reported once and reset
 /// # Ok::<(), sdfg_runtime::Error>(())
@@ -96,8 +97,10 @@ impl KernelArgs<'_> {
     /// let dev = Device::cpu();
     /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
     /// let s = dev.default_stream();
-    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
-    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `kernel`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)]) }?;
     /// s.synchronize()?;
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -138,8 +141,10 @@ impl KernelArgs<'_> {
     /// let dev = Device::cpu();
     /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
     /// let s = dev.default_stream();
-    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
-    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `kernel`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)]) }?;
     /// s.synchronize()?;
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -166,7 +171,9 @@ impl KernelArgs<'_> {
     /// static K: [KernelEntry; 1] = [KernelEntry { name: "oob", cpu: oob }];
     /// let dev = Device::cpu();
     /// let s = dev.default_stream();
-    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[1], [1, 1, 1], 1), &[])?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `oob`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[1], [1, 1, 1], 1), &[]) }?;
     /// assert_eq!(s.synchronize(), Err(Error::KernelFault { kernel: "oob".into(), code: 3 }));
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -186,8 +193,10 @@ impl KernelArgs<'_> {
     /// let dev = Device::cpu();
     /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
     /// let s = dev.default_stream();
-    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
-    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `kernel`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)]) }?;
     /// s.synchronize()?;
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -207,8 +216,10 @@ impl KernelArgs<'_> {
     /// let dev = Device::cpu();
     /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
     /// let s = dev.default_stream();
-    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
-    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `kernel`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)]) }?;
     /// s.synchronize()?;
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -228,8 +239,10 @@ impl KernelArgs<'_> {
     /// let dev = Device::cpu();
     /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
     /// let s = dev.default_stream();
-    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
-    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `kernel`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)]) }?;
     /// s.synchronize()?;
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -249,8 +262,10 @@ impl KernelArgs<'_> {
     /// let dev = Device::cpu();
     /// let x = DeviceBuffer::<i32>::zeros(&dev, 2)?;
     /// let s = dev.default_stream();
-    /// s.launch(&*Module::load(&dev, "", &K)?, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
-    ///     &[KernelArg::write(&x), KernelArg::value(5i32)])?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `kernel`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[2], [32, 1, 1], 1),
+    ///     &[KernelArg::write(&x), KernelArg::value(5i32)]) }?;
     /// s.synchronize()?;
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```

@@ -16,13 +16,27 @@ impl Module {
     /// the PTX (`Err(JitFailed)` with the driver's log) and looks up each
     /// entry; CPU: keeps the twin table (the PTX is not used).
     ///
+    /// `kernels` is the table that generated code emits (its type is in the
+    /// hidden glue module); a module without kernels needs none.
+    ///
+    /// # Safety
+    ///
+    /// The caller vouches for the PTX: every entry named in `kernels` keeps
+    /// the contract of [`Stream::launch`] whenever it is launched, with the
+    /// arguments it is launched with. Loading runs no kernel, but a loaded
+    /// module is shared through the device's cache, and programs launch
+    /// their modules from safe code.
+    ///
+    /// [`Stream::launch`]: crate::Stream::launch
+    ///
     /// ```
     /// use sdfg_runtime::{Device, Module};
-    /// let module = Module::load(&Device::cpu(), "", &[])?;
+    /// // SAFETY: no kernels, so nothing can be launched.
+    /// let module = unsafe { Module::load(&Device::cpu(), "", &[]) }?;
     /// assert!(module.kernel_names().is_empty());
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
-    pub fn load(
+    pub unsafe fn load(
         device: &Device,
         ptx: &'static str,
         kernels: &'static [KernelEntry],
@@ -61,12 +75,24 @@ impl Module {
     /// Loads PTX generated at run time (no CPU twins, not cached): for
     /// differential tests of the PTX backend. `Err(Unsupported)` on the CPU device.
     ///
+    /// # Safety
+    ///
+    /// As for [`Module::load`]: every entry named in `names` keeps the
+    /// contract of [`Stream::launch`] whenever it is launched.
+    ///
+    /// [`Stream::launch`]: crate::Stream::launch
+    ///
     /// ```
     /// use sdfg_runtime::{Device, Error, Module};
-    /// let r = Module::load_dynamic(&Device::cpu(), "...".into(), vec!["k".into()]);
+    /// // SAFETY: the CPU device refuses the module, nothing is loaded.
+    /// let r = unsafe { Module::load_dynamic(&Device::cpu(), "...".into(), vec!["k".into()]) };
     /// assert!(matches!(r, Err(Error::Unsupported(_))));
     /// ```
-    pub fn load_dynamic(device: &Device, ptx: String, names: Vec<String>) -> Result<Arc<Module>> {
+    pub unsafe fn load_dynamic(
+        device: &Device,
+        ptx: String,
+        names: Vec<String>,
+    ) -> Result<Arc<Module>> {
         let Some(ctx) = device.cuda() else {
             return Err(Error::Unsupported(
                 "a module without cpu twins cannot run on the cpu device".into(),

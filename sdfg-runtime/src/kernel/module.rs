@@ -24,8 +24,9 @@ pub(crate) struct ModuleKey {
 /// fn k(_: &KernelArgs<'_>) {}
 /// static KERNELS: [KernelEntry; 1] = [KernelEntry { name: "k", cpu: k }];
 /// let dev = Device::cpu();
-/// let a = Module::load(&dev, "// ptx", &KERNELS)?;
-/// let b = Module::load(&dev, "// ptx", &KERNELS)?;
+/// // SAFETY (both): a CPU device runs only the CPU twin `k`.
+/// let a = unsafe { Module::load(&dev, "// ptx", &KERNELS) }?;
+/// let b = unsafe { Module::load(&dev, "// ptx", &KERNELS) }?;
 /// assert!(Arc::ptr_eq(&a, &b));
 /// assert_eq!(a.kernel_names(), ["k"]);
 /// # Ok::<(), sdfg_runtime::Error>(())
@@ -49,7 +50,8 @@ impl Module {
     /// The kernels' entry names, in launch-index order.
     ///
     /// ```
-    /// let m = sdfg_runtime::Module::load(&sdfg_runtime::Device::cpu(), "", &[])?;
+    /// // SAFETY: no kernels, so nothing can be launched.
+    /// let m = unsafe { sdfg_runtime::Module::load(&sdfg_runtime::Device::cpu(), "", &[]) }?;
     /// assert_eq!(m.kernel_names().len(), 0);
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```

@@ -18,7 +18,28 @@ use std::sync::Arc;
 impl Stream {
     /// Launches kernel number `kernel` of `module` (CUDA: `cuLaunchKernel`;
     /// CPU: the kernel's Rust twin runs on this stream's worker). An empty
-    /// grid issues nothing.
+    /// grid issues nothing. Argument errors (another device's module or
+    /// buffer, a bad configuration, a kernel index out of range) are an
+    /// `Err` before anything is issued.
+    ///
+    /// # Safety
+    ///
+    /// The runtime cannot see what PTX does: on a CUDA device the kernel
+    /// runs with all of the device's memory (and the mapped fault word) in
+    /// reach. The caller promises that the entry `kernel` of `module`
+    /// - declares exactly the parameters `args` supplies, in order: a `u64`
+    ///   device address for each buffer and for [`KernelArg::fault`], and a
+    ///   by-value scalar of the value's type for each [`KernelArg::value`]
+    ///   (`bool` as one byte);
+    /// - reads only elements `0..len` of its buffer arguments and writes only
+    ///   those of buffers passed with [`KernelArg::write`] or
+    ///   [`KernelArg::read_write`] (the ordering between streams and the
+    ///   freeing of memory rely on these accesses);
+    /// - writes the fault word only as one `u32`, and keeps no address it was
+    ///   given beyond its own completion.
+    ///
+    /// On the CPU device the module's CPU twin runs instead; it is safe
+    /// Rust and cannot break memory safety, but should compute the same.
     ///
     /// ```
     /// use sdfg_runtime::*;
@@ -30,15 +51,17 @@ impl Stream {
     /// }
     /// static KERNELS: [KernelEntry; 1] = [KernelEntry { name: "fill", cpu: fill }];
     /// let dev = Device::cpu();
-    /// let module = Module::load(&dev, "// ptx", &KERNELS)?;
+    /// // SAFETY: a CPU device runs only the CPU twin `fill`; the PTX is never loaded.
+    /// let module = unsafe { Module::load(&dev, "// ptx", &KERNELS) }?;
     /// let buf = DeviceBuffer::<i32>::zeros(&dev, 8)?;
     /// let s = dev.default_stream();
     /// let config = LaunchConfig::for_counts(&dev, &[8], [128, 1, 1], 1);
-    /// s.launch(&module, 0, &config, &[KernelArg::write(&buf), KernelArg::value(7i32)])?;
+    /// // SAFETY: as above; `fill` takes exactly these arguments.
+    /// unsafe { s.launch(&module, 0, &config, &[KernelArg::write(&buf), KernelArg::value(7i32)]) }?;
     /// assert_eq!(buf.to_vec()?, [7; 8]);
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
-    pub fn launch(
+    pub unsafe fn launch(
         &self,
         module: &Module,
         kernel: usize,

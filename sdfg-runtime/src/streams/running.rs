@@ -28,9 +28,9 @@ pub(crate) trait CallResources: Send + Sync {
 /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
 /// # use sdfg_runtime::{Device, Running};
 /// # use std::marker::PhantomData;
-/// # static SPEC: ProgramSpec = ProgramSpec { name: "empty", ptx: "", kernels: &[], streams: StreamSpec::Created(2) };
+/// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("empty", "", &[], StreamSpec::Created(2)) };
 /// # let dev = Device::cpu();
-/// # let program = Program::load(&dev, &SPEC)?;
+/// # let program = unsafe { Program::load(&dev, &SPEC) }?;
 /// // What the `launch` of a generated program returns:
 /// let running: Running<'_> = program.context()?.finish(PhantomData);
 /// running.wait()?;
@@ -64,9 +64,9 @@ impl Running<'_> {
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
     /// # use sdfg_runtime::Device;
     /// # use std::marker::PhantomData;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
     /// let dev = Device::cpu();
-    /// # let program = Program::load(&dev, &SPEC)?;
+    /// # let program = unsafe { Program::load(&dev, &SPEC) }?;
     /// program.context()?.finish(PhantomData).wait()?;
     /// assert_eq!(dev.counters().host_syncs, 0); // nothing was issued
     /// # Ok::<(), sdfg_runtime::Error>(())

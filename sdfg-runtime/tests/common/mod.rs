@@ -100,19 +100,13 @@ pub static KERNELS: [KernelEntry; 5] = [
     },
 ];
 
-pub static SPEC_TWO_STREAMS: ProgramSpec = ProgramSpec {
-    name: "two_streams",
-    ptx: PTX,
-    kernels: &KERNELS,
-    streams: StreamSpec::Created(2),
-};
+// SAFETY: the test module (see `module`); its launches come from these tests.
+pub static SPEC_TWO_STREAMS: ProgramSpec =
+    unsafe { ProgramSpec::new("two_streams", PTX, &KERNELS, StreamSpec::Created(2)) };
 
-pub static SPEC_DEFAULT: ProgramSpec = ProgramSpec {
-    name: "default_stream",
-    ptx: PTX,
-    kernels: &KERNELS,
-    streams: StreamSpec::Default,
-};
+// SAFETY: the test module (see `module`); its launches come from these tests.
+pub static SPEC_DEFAULT: ProgramSpec =
+    unsafe { ProgramSpec::new("default_stream", PTX, &KERNELS, StreamSpec::Default) };
 
 pub fn single_thread() -> LaunchConfig {
     LaunchConfig {
@@ -123,7 +117,10 @@ pub fn single_thread() -> LaunchConfig {
 }
 
 pub fn module(dev: &Device) -> std::sync::Arc<Module> {
-    Module::load(dev, PTX, &KERNELS).expect("the test module loads")
+    // SAFETY: the entries of ptx.ptx declare exactly the parameters that
+    // every launch of these tests passes, and touch only elements below
+    // their `len` argument, which the launches keep within the buffers.
+    unsafe { Module::load(dev, PTX, &KERNELS) }.expect("the test module loads")
 }
 
 /// Issues the slow fill of `buf` with `value` on `stream`.
@@ -133,30 +130,36 @@ pub fn launch_slow_fill(
     buf: &DeviceBuffer<i32>,
     value: i32,
 ) -> Result<()> {
-    stream.launch(
-        m,
-        SLOW_FILL,
-        &single_thread(),
-        &[
-            KernelArg::write(buf),
-            KernelArg::value(buf.len() as u64),
-            KernelArg::value(value as u32),
-            KernelArg::value(SLOW_NS),
-        ],
-    )
+    // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+    unsafe {
+        stream.launch(
+            m,
+            SLOW_FILL,
+            &single_thread(),
+            &[
+                KernelArg::write(buf),
+                KernelArg::value(buf.len() as u64),
+                KernelArg::value(value as u32),
+                KernelArg::value(SLOW_NS),
+            ],
+        )
+    }
 }
 
 pub fn launch_add_one(stream: &Stream, m: &Module, buf: &DeviceBuffer<i32>) -> Result<()> {
     let config = LaunchConfig::for_counts(stream.device(), &[buf.len() as u64], [128, 1, 1], 1);
-    stream.launch(
-        m,
-        ADD_ONE,
-        &config,
-        &[
-            KernelArg::read_write(buf),
-            KernelArg::value(buf.len() as u64),
-        ],
-    )
+    // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+    unsafe {
+        stream.launch(
+            m,
+            ADD_ONE,
+            &config,
+            &[
+                KernelArg::read_write(buf),
+                KernelArg::value(buf.len() as u64),
+            ],
+        )
+    }
 }
 
 pub fn whole<T: Elem>(b: &DeviceBuffer<T>) -> Region {
@@ -221,17 +224,20 @@ pub fn cross_stream_write_after_read(dev: &Device) -> Result<()> {
     let src = DeviceBuffer::from_slice(dev, &[1i32; 64])?;
     let dst = DeviceBuffer::<i32>::zeros(dev, 64)?;
     let before = dev.counters();
-    a.launch(
-        &m,
-        SLOW_COPY,
-        &single_thread(),
-        &[
-            KernelArg::read(&src),
-            KernelArg::write(&dst),
-            KernelArg::value(64u64),
-            KernelArg::value(SLOW_NS),
-        ],
-    )?;
+    // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+    unsafe {
+        a.launch(
+            &m,
+            SLOW_COPY,
+            &single_thread(),
+            &[
+                KernelArg::read(&src),
+                KernelArg::write(&dst),
+                KernelArg::value(64u64),
+                KernelArg::value(SLOW_NS),
+            ],
+        )
+    }?;
     b.copy_to_device(
         &[2i32; 64][..],
         &Region::whole(64),
@@ -296,7 +302,8 @@ pub fn forgotten_pending_slice_untouched(dev: &Device) -> Result<()> {
 
 /// A forgotten `Running`: later uses of its buffers are still ordered.
 pub fn forgotten_running_then_reuse(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
     let buf = DeviceBuffer::<i32>::zeros(dev, 100)?;
     let other = dev.new_stream()?;
     let before = dev.counters();
@@ -318,7 +325,8 @@ pub fn forgotten_running_then_reuse(dev: &Device) -> Result<()> {
 
 /// Dropping a buffer right after forgetting the `Running` that writes it.
 pub fn drop_buffer_after_forgotten_running(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
     let baseline = dev.memory_in_use()?;
     {
         let buf = DeviceBuffer::<i32>::zeros(dev, 1 << 20)?;
@@ -471,18 +479,21 @@ pub fn faults_and_launch_errors(dev: &Device) -> Result<()> {
     let s = dev.new_stream()?;
     let x = DeviceBuffer::<i32>::zeros(dev, 4)?;
     let store = |index: u64| {
-        s.launch(
-            &m,
-            CHECKED_STORE,
-            &single_thread(),
-            &[
-                KernelArg::write(&x),
-                KernelArg::value(4u64),
-                KernelArg::value(index),
-                KernelArg::value(5u32),
-                KernelArg::fault(),
-            ],
-        )
+        // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+        unsafe {
+            s.launch(
+                &m,
+                CHECKED_STORE,
+                &single_thread(),
+                &[
+                    KernelArg::write(&x),
+                    KernelArg::value(4u64),
+                    KernelArg::value(index),
+                    KernelArg::value(5u32),
+                    KernelArg::fault(),
+                ],
+            )
+        }
     };
     store(2)?;
     s.synchronize()?;
@@ -504,20 +515,25 @@ pub fn faults_and_launch_errors(dev: &Device) -> Result<()> {
         shared_bytes: 0,
     };
     assert!(matches!(
-        s.launch(&m, ADD_ONE, &bad_block, &[]),
+        // SAFETY: refused before anything is issued.
+        unsafe { s.launch(&m, ADD_ONE, &bad_block, &[]) },
         Err(Error::InvalidArgument(_))
     ));
     assert!(matches!(
-        s.launch(&m, 99, &single_thread(), &[]),
+        // SAFETY: refused before anything is issued.
+        unsafe { s.launch(&m, 99, &single_thread(), &[]) },
         Err(Error::InvalidArgument(_))
     ));
     let empty = LaunchConfig::for_counts(dev, &[0], [128, 1, 1], 1);
-    s.launch(
-        &m,
-        ADD_ONE,
-        &empty,
-        &[KernelArg::read_write(&x), KernelArg::value(0u64)],
-    )?;
+    // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+    unsafe {
+        s.launch(
+            &m,
+            ADD_ONE,
+            &empty,
+            &[KernelArg::read_write(&x), KernelArg::value(0u64)],
+        )
+    }?;
     assert_eq!(dev.counters() - before, Counters::default());
     Ok(())
 }
@@ -530,18 +546,21 @@ pub fn scalar_parameters(dev: &Device) -> Result<()> {
     let y = DeviceBuffer::from_slice(dev, &[10.0f64, 20.0, 30.0])?;
     let config = LaunchConfig::for_counts(dev, &[3], [64, 1, 1], 1);
     for flag in [false, true] {
-        s.launch(
-            &m,
-            AXPY_IF,
-            &config,
-            &[
-                KernelArg::read_write(&y),
-                KernelArg::read(&x),
-                KernelArg::value(3u64),
-                KernelArg::value(2.0f64),
-                KernelArg::value(flag),
-            ],
-        )?;
+        // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+        unsafe {
+            s.launch(
+                &m,
+                AXPY_IF,
+                &config,
+                &[
+                    KernelArg::read_write(&y),
+                    KernelArg::read(&x),
+                    KernelArg::value(3u64),
+                    KernelArg::value(2.0f64),
+                    KernelArg::value(flag),
+                ],
+            )
+        }?;
     }
     assert_eq!(y.to_vec()?, [12.0, 24.0, 36.0]);
     Ok(())
@@ -549,7 +568,8 @@ pub fn scalar_parameters(dev: &Device) -> Result<()> {
 
 /// One program, eight threads, each with its own arguments and context.
 pub fn program_from_eight_threads(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..8)
             .map(|t| {
@@ -592,7 +612,8 @@ pub fn program_from_eight_threads(dev: &Device) -> Result<()> {
 
 /// Running::wait counts one host sync per stream with outstanding work.
 pub fn running_counts(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
     let buf = DeviceBuffer::<i32>::zeros(dev, 10)?;
     {
         // Warm the pool so the counts below do not include setup.
@@ -663,24 +684,25 @@ pub fn timing_events(dev: &Device) -> Result<()> {
 
 /// The module cache: one load per device and PTX.
 pub fn module_cache(dev: &Device) -> Result<()> {
-    let a = Module::load(dev, PTX, &KERNELS)?;
-    let b = Program::load(dev, &SPEC_DEFAULT)?;
+    // SAFETY: as in `module`.
+    let a = unsafe { Module::load(dev, PTX, &KERNELS) }?;
+    // SAFETY: the specs use the test module (see `module`).
+    let b = unsafe { Program::load(dev, &SPEC_DEFAULT) }?;
     assert!(std::sync::Arc::ptr_eq(&a, b.module()));
     Ok(())
 }
 
-pub static SPEC_OTHER: ProgramSpec = ProgramSpec {
-    name: "other_program",
-    ptx: PTX,
-    kernels: &KERNELS,
-    streams: StreamSpec::Created(1),
-};
+// SAFETY: the test module (see `module`); its launches come from these tests.
+pub static SPEC_OTHER: ProgramSpec =
+    unsafe { ProgramSpec::new("other_program", PTX, &KERNELS, StreamSpec::Created(1)) };
 
 /// Two different programs share a buffer: the second one's use is ordered
 /// after the first one's (still running) write by one event.
 pub fn two_programs_share_a_buffer(dev: &Device) -> Result<()> {
-    let first = Program::load(dev, &SPEC_TWO_STREAMS)?;
-    let second = Program::load(dev, &SPEC_OTHER)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let first = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
+    // SAFETY: the specs use the test module (see `module`).
+    let second = unsafe { Program::load(dev, &SPEC_OTHER) }?;
     let shared = DeviceBuffer::<i32>::zeros(dev, 256)?;
     let before = dev.counters();
     let ctx = first.context()?;
@@ -766,7 +788,8 @@ pub fn host_buffer_source_waits(dev: &Device) -> Result<()> {
 
 /// A program on the default stream and on a caller's stream.
 pub fn default_stream_program(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_DEFAULT)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_DEFAULT) }?;
     let buf = DeviceBuffer::<i32>::zeros(dev, 32)?;
     let ctx = program.context()?;
     assert_eq!(ctx.stream(0), &dev.default_stream());
@@ -812,18 +835,21 @@ pub fn random_ops_match_sequential_model(dev: &Device, seed: u64) -> Result<()> 
                 model[b].iter_mut().for_each(|v| *v += 1);
             }
             1 => {
-                let value = step as i32;
-                s.launch(
-                    &m,
-                    SLOW_FILL,
-                    &single_thread(),
-                    &[
-                        KernelArg::write(&buffers[b]),
-                        KernelArg::value(N as u64),
-                        KernelArg::value(value as u32),
-                        KernelArg::value(1_000_000u64 + next(3) * 1_000_000),
-                    ],
-                )?;
+                let value = step;
+                // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+                unsafe {
+                    s.launch(
+                        &m,
+                        SLOW_FILL,
+                        &single_thread(),
+                        &[
+                            KernelArg::write(&buffers[b]),
+                            KernelArg::value(N as u64),
+                            KernelArg::value(value as u32),
+                            KernelArg::value(1_000_000u64 + next(3) * 1_000_000),
+                        ],
+                    )
+                }?;
                 model[b] = vec![value; N];
             }
             2 => {
@@ -837,7 +863,7 @@ pub fn random_ops_match_sequential_model(dev: &Device, seed: u64) -> Result<()> 
                 model[b] = model[from].clone();
             }
             3 => {
-                let data: Vec<i32> = (0..N as i32).map(|i| i * step as i32).collect();
+                let data: Vec<i32> = (0..N as i32).map(|i| i * step).collect();
                 s.copy_to_device(&data, &Region::whole(N), &buffers[b], &Region::whole(N))?;
                 model[b] = data;
             }
