@@ -49,6 +49,8 @@ impl CallResources for PooledCall {
 
     fn abandon(self: Box<Self>) {
         let PooledCall { context, pool } = *self;
+        // A broken stream might still touch the transients: leak them
+        // rather than free them; the pool itself is fine to release.
         std::mem::forget(context);
         drop(pool);
     }
