@@ -187,7 +187,10 @@ fn run_case(
         .iter()
         .map(|k| k.abi.name.clone())
         .collect();
-    let module = Module::load_dynamic(device, module_ptx.text.clone(), names)
+    // SAFETY: the PTX backend generated this module from `case.sdfg`; each
+    // launch below passes its kernel's ABI parameters (built from
+    // `kernel.abi`), and every buffer has the `n` elements the extents say.
+    let module = unsafe { Module::load_dynamic(device, module_ptx.text.clone(), names) }
         .expect("the module JIT-compiles");
     let mut data = Data::new();
     let mut buffers: BTreeMap<ContainerId, AnyBuffer> = BTreeMap::new();
@@ -231,7 +234,8 @@ fn run_case(
             kernel.items_per_thread,
             kernel.rows_per_thread,
         );
-        stream.launch(&module, k, &config, &args).expect("launch");
+        // SAFETY: see the module load above.
+        unsafe { stream.launch(&module, k, &config, &args) }.expect("launch");
         stream
             .synchronize()
             .expect("no fault: every access of a random kernel is in bounds");

@@ -167,20 +167,20 @@ impl<'a> Glue<'a> {
             .map(|k| {
                 let n = &k.abi.name;
                 let f = format_ident!("cpu_{}", k.abi.name);
-                quote!(::sdfg::runtime::KernelEntry { name: #n, cpu: #f })
+                quote!(::sdfg::runtime::__glue::KernelEntry { name: #n, cpu: #f })
             })
             .collect();
         let nkernels = entries.len();
         let streams = match self.schedule.num_streams {
-            0 => quote!(::sdfg::runtime::StreamSpec::Default),
-            n => quote!(::sdfg::runtime::StreamSpec::Created(#n)),
+            0 => quote!(::sdfg::runtime::__glue::StreamSpec::Default),
+            n => quote!(::sdfg::runtime::__glue::StreamSpec::Created(#n)),
         };
         let execute = self.execute_fn(&args_name);
         let doc_run = format!("Runs `{name_str}` to completion: returns when every result is complete and visible where it lives.");
         quote! {
             #(#[doc = #docs])*
             #vis struct #name {
-                __program: ::sdfg::runtime::Program,
+                __program: ::sdfg::runtime::__glue::Program,
             }
 
             #[doc = concat!("Arguments of [`", #name_str, "`]: its free symbols by value and its non-transient containers.")]
@@ -194,12 +194,13 @@ impl<'a> Glue<'a> {
             mod #private {
                 #[allow(unused_imports)]
                 use super::*;
-                pub(super) static KERNELS: [::sdfg::runtime::KernelEntry; #nkernels] = [#(#entries),*];
-                pub(super) static SPEC: ::sdfg::runtime::ProgramSpec = ::sdfg::runtime::ProgramSpec {
-                    name: #name_str,
-                    ptx: #ptx_text,
-                    kernels: &KERNELS,
-                    streams: #streams,
+                pub(super) static KERNELS: [::sdfg::runtime::__glue::KernelEntry; #nkernels] = [#(#entries),*];
+                // SAFETY: the PTX, the kernel table and the glue that launches
+                // them are generated together from this one SDFG: each launch
+                // passes its kernel's ABI parameters, bounds are prechecked or
+                // guarded in the kernel.
+                pub(super) static SPEC: ::sdfg::runtime::__glue::ProgramSpec = unsafe {
+                    ::sdfg::runtime::__glue::ProgramSpec::new(#name_str, #ptx_text, &KERNELS, #streams)
                 };
                 #(#twins)*
             }
@@ -213,7 +214,9 @@ impl<'a> Glue<'a> {
 
                 /// Loads the program on `device` (the PTX module is JIT-compiled once per device and cached).
                 pub fn load(device: &::sdfg::runtime::Device) -> ::core::result::Result<Self, ::sdfg::runtime::Error> {
-                    ::core::result::Result::Ok(Self { __program: ::sdfg::runtime::Program::load(device, &#private::SPEC)? })
+                    // SAFETY: `SPEC` is this SDFG's generated spec (see its SAFETY above).
+                    let __program = unsafe { ::sdfg::runtime::__glue::Program::load(device, &#private::SPEC) }?;
+                    ::core::result::Result::Ok(Self { __program })
                 }
 
                 /// The device this program runs on.
@@ -350,8 +353,8 @@ impl<'a> Glue<'a> {
             setup.extend(quote! {
                 let #ext: [usize; #n] = {
                     let __dims: [i128; #n] = [#(#dims),*];
-                    ::sdfg::runtime::check::shape_len(#name, &__dims)?;
-                    ::sdfg::runtime::check::extents(__dims)
+                    ::sdfg::runtime::__glue::check::shape_len(#name, &__dims)?;
+                    ::sdfg::runtime::__glue::check::extents(__dims)
                 };
                 let #len: usize = #ext.iter().product();
             });
@@ -367,8 +370,8 @@ impl<'a> Glue<'a> {
             let name = &cont.name.text;
             let len = self.len(c);
             setup.extend(match cont.storage {
-                Storage::Gpu => quote!(::sdfg::runtime::check::device_buffer(#name, &*#n, self.__program.device(), #len)?;),
-                _ => quote!(::sdfg::runtime::check::host_len(#name, #n.len(), #len)?;),
+                Storage::Gpu => quote!(::sdfg::runtime::__glue::check::device_buffer(#name, &*#n, self.__program.device(), #len)?;),
+                _ => quote!(::sdfg::runtime::__glue::check::host_len(#name, #n.len(), #len)?;),
             });
         }
         // Transients, then the bindings the states use.
@@ -423,7 +426,7 @@ impl<'a> Glue<'a> {
             #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, clippy::all)]
             fn __execute<'a>(
                 &'a self,
-                mut __cx: ::sdfg::runtime::ContextGuard<'a>,
+                mut __cx: ::sdfg::runtime::__glue::ContextGuard<'a>,
                 __args: #args_name #lt,
             ) -> ::core::result::Result<::sdfg::runtime::Running<'a>, ::sdfg::runtime::Error> {
                 let #args_name { #(#field_names),* } = __args;
@@ -576,7 +579,11 @@ impl<'a> Glue<'a> {
             .collect();
         quote! {{
             let __cfg = ::sdfg::runtime::LaunchConfig::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows);
-            #stream.launch(__module, #index, &__cfg, &[#(#args),*])?;
+            let __args: &[::sdfg::runtime::KernelArg<'_>] = &[#(#args),*];
+            // SAFETY: `__module` is this SDFG's module and `__args` is the
+            // parameter list of kernel `#index`'s ABI, built by the generator
+            // that wrote the kernel.
+            unsafe { #stream.launch(__module, #index, &__cfg, __args) }?;
         }}
     }
 
@@ -600,7 +607,7 @@ impl<'a> Glue<'a> {
             let v = self.host_var(c, m.span);
             let name = ident("__d_", self.cname(c));
             out.extend(if written && cells {
-                quote_spanned!(m.span=> let #name = ::sdfg::runtime::cells(::sdfg::runtime::host_write(&mut #v));)
+                quote_spanned!(m.span=> let #name = ::sdfg::runtime::__glue::cells(::sdfg::runtime::host_write(&mut #v));)
             } else if written {
                 quote_spanned!(m.span=> let #name = ::sdfg::runtime::host_write(&mut #v);)
             } else {
@@ -627,7 +634,7 @@ impl<'a> Glue<'a> {
         let descs = self.access_descriptions(body);
         quote! {{
             #bindings
-            let __fault = ::sdfg::runtime::check::Fault::new();
+            let __fault = ::sdfg::runtime::__glue::check::Fault::new();
             { #code }
             __fault.check(#what, &[#(#descs),*])?;
         }}
@@ -673,7 +680,7 @@ impl<'a> Glue<'a> {
         };
         quote! {{
             #bindings
-            let __fault_owner = ::sdfg::runtime::check::Fault::new();
+            let __fault_owner = ::sdfg::runtime::__glue::check::Fault::new();
             let __fault = &__fault_owner;
             #iteration
             __fault_owner.check(#what, &[#(#descs),*])?;
@@ -721,14 +728,14 @@ impl<'a> Glue<'a> {
             }
             _ if src == dst => {
                 let v = self.host_var(src, src_span);
-                quote_spanned!(src_span=> ::sdfg::runtime::check::host_copy_within(::sdfg::runtime::host_write(&mut #v), &#rs, &#rd)?;)
+                quote_spanned!(src_span=> ::sdfg::runtime::__glue::check::host_copy_within(::sdfg::runtime::host_write(&mut #v), &#rs, &#rd)?;)
             }
             _ => {
                 let a = self.host_var(src, src_span);
                 let b = self.host_var(dst, dst_span);
                 let read = quote_spanned!(src_span=> ::sdfg::runtime::host_read(&#a));
                 let write = quote_spanned!(dst_span=> ::sdfg::runtime::host_write(&mut #b));
-                quote!(::sdfg::runtime::check::host_copy(#read, &#rs, #write, &#rd)?;)
+                quote!(::sdfg::runtime::__glue::check::host_copy(#read, &#rs, #write, &#rd)?;)
             }
         }
     }
@@ -760,7 +767,7 @@ impl<'a> Glue<'a> {
             );
             out.extend(quote! {{
                 #bindings
-                let __fault_owner = ::sdfg::runtime::check::Fault::new();
+                let __fault_owner = ::sdfg::runtime::__glue::check::Fault::new();
                 let __fault = &__fault_owner;
                 let __taken: bool = #cond;
                 __fault_owner.check(#what, &[])?;
@@ -822,7 +829,7 @@ impl<'a> Glue<'a> {
                             let #s: i128 = (#start) as i128;
                             let #e: i128 = (#end) as i128;
                             let #t: i128 = (#step) as i128;
-                            let #c: u64 = ::sdfg::runtime::check::range_count(#what, #s, #e, #t)?;
+                            let #c: u64 = ::sdfg::runtime::__glue::check::range_count(#what, #s, #e, #t)?;
                         });
                         nonempty.push(quote!(#c > 0));
                     }
@@ -865,12 +872,12 @@ impl<'a> Glue<'a> {
                     }
                 })
                 .collect();
-            quote!(::sdfg::runtime::check::CopySide { container: #name, dims: &[#(#dims),*], extents: &#ext })
+            quote!(::sdfg::runtime::__glue::check::CopySide { container: #name, dims: &[#(#dims),*], extents: &#ext })
         };
         let (a, b) = (side(src, 0), side(dst, 1));
         let rs = format_ident!("__rs_{}", k);
         let rd = format_ident!("__rd_{}", k);
-        quote!(let (#rs, #rd) = ::sdfg::runtime::check::copy_regions(#a, #b)?;)
+        quote!(let (#rs, #rd) = ::sdfg::runtime::__glue::check::copy_regions(#a, #b)?;)
     }
 
     /// Interval checks of every prechecked access of a body.
@@ -907,7 +914,7 @@ impl<'a> Glue<'a> {
             let what = format!("index {d} of `{name}` in `{stmt_name}` (state `{state_name}`)");
             let iv = self.interval(k, e, &what, body);
             checks.extend(quote! {
-                ::sdfg::runtime::check::index_in_dim(#iv, #ext[#d], &|| ::std::string::String::from(#what))?;
+                ::sdfg::runtime::__glue::check::index_in_dim(#iv, #ext[#d], &|| ::std::string::String::from(#what))?;
             });
         }
         // Boxed loops enclosing the access: it runs only when they do.
@@ -919,7 +926,7 @@ impl<'a> Glue<'a> {
             let (a, b) = (emit.expr(start), emit.expr(end));
             let s = step.map(|x| emit.expr(x)).unwrap_or(quote!(1));
             checks = quote! {
-                if let ::core::option::Option::Some(#lv) = ::sdfg::runtime::check::Interval::of_loop((#a) as i128, (#b) as i128, (#s) as i128) {
+                if let ::core::option::Option::Some(#lv) = ::sdfg::runtime::__glue::check::Interval::of_loop((#a) as i128, (#b) as i128, (#s) as i128) {
                     #checks
                 }
             };
@@ -933,11 +940,11 @@ impl<'a> Glue<'a> {
         let raw = match &e.kind {
             ExprKind::Lit(v) => {
                 let l = literal(*v);
-                quote!(::sdfg::runtime::check::Interval::point((#l) as i128))
+                quote!(::sdfg::runtime::__glue::check::Interval::point((#l) as i128))
             }
             ExprKind::Var(VarRef::Symbol(s)) => {
                 let v = self.sym(*s);
-                quote!(::sdfg::runtime::check::Interval::point(#v as i128))
+                quote!(::sdfg::runtime::__glue::check::Interval::point(#v as i128))
             }
             ExprKind::Var(VarRef::Param(d)) => {
                 let (s, c, t) = (
@@ -945,7 +952,7 @@ impl<'a> Glue<'a> {
                     format_ident!("__cnt_{}_{}", k, d),
                     format_ident!("__step_{}_{}", k, d),
                 );
-                quote!(::sdfg::runtime::check::Interval::strided(#s, #c, #t))
+                quote!(::sdfg::runtime::__glue::check::Interval::strided(#s, #c, #t))
             }
             ExprKind::Var(VarRef::Local(l)) => {
                 let lv = format_ident!("__loop_{}", l);
@@ -967,7 +974,7 @@ impl<'a> Glue<'a> {
             ExprKind::Cast { arg } => self.interval(k, arg, what, body),
             // Not reachable for prechecked accesses (ir::bounds); a point at
             // zero keeps the expansion well-formed.
-            _ => quote!(::sdfg::runtime::check::Interval::point(0)),
+            _ => quote!(::sdfg::runtime::__glue::check::Interval::point(0)),
         };
         let (min, max) = int_range(e.ty);
         quote!(#raw.fits(#min, #max, &|| ::std::string::String::from(#what))?)
@@ -1060,9 +1067,9 @@ impl<'a> Glue<'a> {
         };
         let iteration = ranges.parallel(&code, &kernel.abi.name);
         quote! {
-            pub(super) fn #fname(__args: &::sdfg::runtime::KernelArgs<'_>) {
+            pub(super) fn #fname(__args: &::sdfg::runtime::__glue::KernelArgs<'_>) {
                 #prologue
-                let __fault_owner = ::sdfg::runtime::check::Fault::new();
+                let __fault_owner = ::sdfg::runtime::__glue::check::Fault::new();
                 let __fault = &__fault_owner;
                 // A twin cannot fail: a bad range was rejected by the glue.
                 let __run = || -> ::core::result::Result<(), ::sdfg::runtime::Error> { #iteration ::core::result::Result::Ok(()) };
@@ -1149,9 +1156,9 @@ impl MapRanges<'_> {
             .map(|d| self.param_value(d, &format_ident!("__t{}", d)))
             .collect();
         quote! {
-            let __total: usize = ::sdfg::runtime::check::total_iterations(#what, &[#(#counts),*])?;
-            ::sdfg::runtime::rayon::iter::ParallelIterator::for_each(
-                ::sdfg::runtime::rayon::iter::IntoParallelIterator::into_par_iter(0..__total),
+            let __total: usize = ::sdfg::runtime::__glue::check::total_iterations(#what, &[#(#counts),*])?;
+            ::sdfg::runtime::__glue::rayon::iter::ParallelIterator::for_each(
+                ::sdfg::runtime::__glue::rayon::iter::IntoParallelIterator::into_par_iter(0..__total),
                 move |__flat: usize| {
                     let __rest: usize = __flat;
                     #decompose

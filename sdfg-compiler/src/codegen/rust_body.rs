@@ -222,7 +222,7 @@ impl<'a> BodyEmitter<'a> {
             .map(|(d, e)| {
                 let v = self.expr(e);
                 let ext = self.data.extent(c, d);
-                quote!(::sdfg::runtime::check::index(#v, #ext))
+                quote!(::sdfg::runtime::__glue::check::index(#v, #ext))
             })
             .collect();
         let names: Vec<proc_macro2::Ident> = (0..index.len())

@@ -1,7 +1,7 @@
 //! Host reads and writes: the traits that a `Pending` deliberately lacks.
 
-use crate::buffer::HostBuffer;
 use crate::elem::Elem;
+use crate::memory::host_buffer::HostBuffer;
 
 /// Data that is readable on the host now. `Pending` values do not implement
 /// it: they must be `.wait()`ed first, so a read before the sync is a

@@ -9,10 +9,10 @@
 //! the reads: it was ordered after them, so later users are ordered after
 //! them through it.
 
-use crate::cpu::worker::lock;
-use crate::device::Device;
 use crate::error::Result;
-use crate::stream::StreamInner;
+use crate::lock::lock;
+use crate::order::device_order::DeviceOrder;
+use crate::order::stream_state::StreamInner;
 use std::sync::{Arc, Mutex};
 
 /// How an operation touches a buffer.
@@ -93,13 +93,13 @@ impl Tracker {
     pub(crate) fn host_wait(
         &self,
         kind: AccessKind,
-        device: &Device,
+        order: &DeviceOrder,
         check_faults: bool,
     ) -> Result<()> {
         let uses = self.unfinished_conflicts(kind);
         let mut first_error = None;
         for u in merge_by_stream(uses) {
-            let mut result = u.stream.host_wait(u.position, device, None);
+            let mut result = u.stream.host_wait(u.position, order, None);
             if result.is_ok() && check_faults {
                 result = u.stream.check_fault();
             }

@@ -1,23 +1,10 @@
-//! Values still being produced by a stream (`Pending`) and program calls
-//! still running (`Running`).
+//! Values still being produced by a stream.
 
-use crate::buffer::HostBuffer;
 use crate::device::Device;
 use crate::elem::Elem;
 use crate::error::{Error, Result};
-use crate::program::{Context, ContextPool};
-use crate::stream::{EventRaw, StreamInner};
-use std::marker::PhantomData;
-use std::sync::Arc;
-
-/// Where the producing operation sits in its stream.
-pub(crate) struct Completion {
-    pub(crate) stream: Arc<StreamInner>,
-    pub(crate) position: u64,
-    /// CUDA: an event recorded right after the operation (not counted as an
-    /// event record: it is part of the host sync).
-    pub(crate) event: Option<EventRaw>,
-}
+use crate::memory::host_buffer::HostBuffer;
+use crate::order::issue::Completion;
 
 /// Work to do on the value once the stream finished (e.g. unpack staging).
 pub(crate) type Finish<V> = Box<dyn FnOnce(&mut V) + Send>;
@@ -112,7 +99,7 @@ impl<V> Pending<V> {
         if let Some(c) = self.completion.take() {
             if let Err(e) = c
                 .stream
-                .host_wait(c.position, &self.device, c.event.as_ref())
+                .host_wait(c.position, self.device.order(), c.event.as_ref())
             {
                 // The wait itself failed: the stream may still write the
                 // staging memory that `finish` owns. Leak it.
@@ -166,94 +153,5 @@ impl<T: Elem> Pending<HostBuffer<T>> {
 impl<V> Drop for Pending<V> {
     fn drop(&mut self) {
         let _ = self.complete();
-    }
-}
-
-/// A program call in flight: returned by a program's `launch`. It borrows
-/// the call's arguments for `'a` (so they cannot be touched until it is
-/// done) and holds the call's context (streams and transients).
-///
-/// Dropping it waits (politeness). Forgetting it is safe: the context is
-/// leaked, and the buffers' trackers still order every later use.
-///
-/// ```
-/// use sdfg_runtime::*;
-/// use std::marker::PhantomData;
-/// static SPEC: ProgramSpec = ProgramSpec { name: "empty", ptx: "", kernels: &[], streams: StreamSpec::Created(2) };
-/// let dev = Device::cpu();
-/// let program = Program::load(&dev, &SPEC)?;
-/// let ctx = program.context()?;
-/// let running: Running<'_> = ctx.finish(PhantomData);
-/// running.wait()?;
-/// # Ok::<(), sdfg_runtime::Error>(())
-/// ```
-#[must_use = "the call is still running: call `.wait()` (dropping it also waits)"]
-pub struct Running<'a> {
-    context: Option<Context>,
-    pool: Arc<ContextPool>,
-    _borrow: PhantomData<&'a mut ()>,
-}
-
-impl std::fmt::Debug for Running<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Running").finish_non_exhaustive()
-    }
-}
-
-impl Running<'_> {
-    pub(crate) fn new(context: Context, pool: Arc<ContextPool>) -> Self {
-        Running {
-            context: Some(context),
-            pool,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// Synchronizes every stream of the call's context that has unfinished
-    /// work (one counted host sync per such stream), reports the first
-    /// kernel fault, and returns the context to its program's pool.
-    ///
-    /// ```
-    /// use sdfg_runtime::*;
-    /// use std::marker::PhantomData;
-    /// static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let dev = Device::cpu();
-    /// let program = Program::load(&dev, &SPEC)?;
-    /// program.context()?.finish(PhantomData).wait()?;
-    /// assert_eq!(dev.counters().host_syncs, 0); // nothing was issued
-    /// # Ok::<(), sdfg_runtime::Error>(())
-    /// ```
-    pub fn wait(mut self) -> Result<()> {
-        self.finish()
-    }
-
-    fn finish(&mut self) -> Result<()> {
-        let Some(context) = self.context.take() else {
-            return Ok(());
-        };
-        let mut first_error = None;
-        let mut healthy = true;
-        for stream in context.distinct_streams() {
-            if let Err(e) = stream.synchronize() {
-                if matches!(e, Error::Driver { .. }) {
-                    healthy = false;
-                }
-                first_error.get_or_insert(e);
-            }
-        }
-        if healthy {
-            self.pool.put(context);
-        } else {
-            // A broken context is not reused; leak it rather than drop
-            // buffers a broken stream might still touch.
-            std::mem::forget(context);
-        }
-        first_error.map_or(Ok(()), Err)
-    }
-}
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        let _ = self.finish();
     }
 }

@@ -1,206 +1,66 @@
-//! The runtime part of one loaded SDFG: its module, and a pool of contexts
-//! (streams + transients) so several threads can run it at once.
+//! The per-call state of a program (streams and transients), the guard a
+//! call holds while issuing, and the pool contexts return to.
 
-use crate::buffer::{DeviceBuffer, HostBuffer};
-use crate::cpu::worker::lock;
+use crate::__glue::spec::{ProgramSpec, StreamSpec};
 use crate::device::Device;
 use crate::elem::Elem;
-use crate::error::{Error, Result};
-use crate::kernel::{KernelEntry, Module};
-use crate::pending::Running;
-use crate::stream::Stream;
+use crate::error::Result;
+use crate::lock::lock;
+use crate::memory::device_buffer::DeviceBuffer;
+use crate::memory::host_buffer::HostBuffer;
+use crate::streams::running::{CallResources, Running};
+use crate::streams::stream::Stream;
 use std::any::Any;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-/// How a program uses streams.
-///
-/// ```
-/// use sdfg_runtime::StreamSpec;
-/// assert_ne!(StreamSpec::Default, StreamSpec::Created(1));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamSpec {
-    /// Everything on the device's default stream (CUDA: the legacy default
-    /// stream); every stream index maps to it.
-    Default,
-    /// This many created streams per context (indices `0..n`).
-    Created(usize),
-}
-
-/// What the `sdfg!` macro emits for one SDFG: name, PTX, kernels, streams.
-///
-/// ```
-/// use sdfg_runtime::{ProgramSpec, StreamSpec};
-/// static SPEC: ProgramSpec = ProgramSpec { name: "axpy", ptx: "", kernels: &[], streams: StreamSpec::Created(1) };
-/// assert_eq!(SPEC.name, "axpy");
-/// ```
-#[derive(Debug)]
-pub struct ProgramSpec {
-    /// The SDFG's name (for messages).
-    pub name: &'static str,
-    /// The PTX module of its `gpu` maps.
-    pub ptx: &'static str,
-    /// Its kernels, in launch-index order.
-    pub kernels: &'static [KernelEntry],
-    /// Its stream policy.
-    pub streams: StreamSpec,
-}
-
 /// Idle contexts of one program.
-pub(crate) struct ContextPool {
+#[derive(Default)]
+pub(super) struct ContextPool {
     idle: Mutex<Vec<Context>>,
 }
 
 impl ContextPool {
-    pub(crate) fn put(&self, mut context: Context) {
+    /// An idle context, if any.
+    pub(super) fn take(&self) -> Option<Context> {
+        lock(&self.idle).pop()
+    }
+
+    fn put(&self, mut context: Context) {
         context.restore_own_streams();
         lock(&self.idle).push(context);
     }
 }
 
-/// One SDFG loaded on one device (`Send + Sync`): share it between threads;
-/// each call takes its own [`Context`].
-///
-/// ```
-/// use sdfg_runtime::*;
-/// static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Created(1) };
-/// let dev = Device::cpu();
-/// let program = Program::load(&dev, &SPEC)?;
-/// assert_eq!(program.device(), &dev);
-/// assert!(program.module().kernel_names().is_empty());
-/// # Ok::<(), sdfg_runtime::Error>(())
-/// ```
-pub struct Program {
-    device: Device,
-    spec: &'static ProgramSpec,
-    module: Arc<Module>,
+/// A context in a call, and the pool it returns to: what `Running` holds.
+struct PooledCall {
+    context: Context,
     pool: Arc<ContextPool>,
 }
 
-impl std::fmt::Debug for Program {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Program")
-            .field("name", &self.spec.name)
-            .finish()
+impl CallResources for PooledCall {
+    fn distinct_streams(&self) -> Vec<Stream> {
+        self.context.distinct_streams()
+    }
+
+    fn recycle(self: Box<Self>) {
+        self.pool.put(self.context);
+    }
+
+    fn abandon(self: Box<Self>) {
+        let PooledCall { context, pool } = *self;
+        // A broken stream might still touch the transients: leak them
+        // rather than free them; the pool itself is fine to release.
+        std::mem::forget(context);
+        drop(pool);
     }
 }
 
-impl Program {
-    /// Loads the module (cached per device) and prepares an empty pool.
-    ///
-    /// ```
-    /// use sdfg_runtime::*;
-    /// static BAD: ProgramSpec = ProgramSpec { name: "bad", ptx: "", kernels: &[], streams: StreamSpec::Created(0) };
-    /// assert!(Program::load(&Device::cpu(), &BAD).is_err());
-    /// ```
-    pub fn load(device: &Device, spec: &'static ProgramSpec) -> Result<Program> {
-        if spec.streams == StreamSpec::Created(0) {
-            return Err(Error::InvalidArgument(format!(
-                "program `{}` asks for 0 created streams; use at least 1",
-                spec.name
-            )));
-        }
-        let module = Module::load(device, spec.ptx, spec.kernels)?;
-        Ok(Program {
-            device: device.clone(),
-            spec,
-            module,
-            pool: Arc::new(ContextPool {
-                idle: Mutex::new(Vec::new()),
-            }),
-        })
-    }
-
-    /// The device it is loaded on.
-    ///
-    /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let dev = Device::cpu();
-    /// assert!(!Program::load(&dev, &SPEC)?.device().is_gpu());
-    /// # Ok::<(), sdfg_runtime::Error>(())
-    /// ```
-    pub fn device(&self) -> &Device {
-        &self.device
-    }
-
-    /// Its loaded kernels.
-    ///
-    /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
-    /// assert_eq!(program.module().kernel_names().len(), 0);
-    /// # Ok::<(), sdfg_runtime::Error>(())
-    /// ```
-    pub fn module(&self) -> &Arc<Module> {
-        &self.module
-    }
-
-    /// Its spec.
-    ///
-    /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// assert_eq!(Program::load(&Device::cpu(), &SPEC)?.spec().name, "p");
-    /// # Ok::<(), sdfg_runtime::Error>(())
-    /// ```
-    pub fn spec(&self) -> &'static ProgramSpec {
-        self.spec
-    }
-
-    /// An idle context from the pool, or a new one with its own streams
-    /// (per the spec) and no transients yet.
-    ///
-    /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Created(2) };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
-    /// let a = program.context()?;
-    /// let b = program.context()?; // a second, concurrent context
-    /// assert_ne!(a.stream(0), b.stream(0));
-    /// assert_ne!(a.stream(0), a.stream(1));
-    /// # Ok::<(), sdfg_runtime::Error>(())
-    /// ```
-    pub fn context(&self) -> Result<ContextGuard<'_>> {
-        let pooled = lock(&self.pool.idle).pop();
-        let context = match pooled {
-            Some(c) => c,
-            None => Context::new(&self.device, self.spec)?,
-        };
-        Ok(ContextGuard {
-            program: self,
-            context: Some(context),
-        })
-    }
-
-    /// A context whose every stream index maps to `stream` (for running the
-    /// program on a caller's stream).
-    ///
-    /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Created(3) };
-    /// let dev = Device::cpu();
-    /// let program = Program::load(&dev, &SPEC)?;
-    /// let mine = dev.new_stream()?;
-    /// let ctx = program.context_on(&mine)?;
-    /// assert_eq!(ctx.stream(2), &mine);
-    /// # Ok::<(), sdfg_runtime::Error>(())
-    /// ```
-    pub fn context_on(&self, stream: &Stream) -> Result<ContextGuard<'_>> {
-        self.device.check_same(stream.device().id(), || {
-            "the stream passed to context_on".into()
-        })?;
-        let mut guard = self.context()?;
-        let context = guard
-            .context
-            .as_mut()
-            .expect("a fresh guard holds its context");
-        context.active = vec![stream.clone()];
-        context.uniform = true;
-        Ok(guard)
-    }
+fn running<'a>(context: Context, pool: &Arc<ContextPool>) -> Running<'a> {
+    Running::new(Box::new(PooledCall {
+        context,
+        pool: Arc::clone(pool),
+    }))
 }
 
 /// The per-call state of a program: its streams and transients (kept across
@@ -227,7 +87,7 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    fn new(device: &Device, spec: &ProgramSpec) -> Result<Context> {
+    pub(super) fn new(device: &Device, spec: &ProgramSpec) -> Result<Context> {
         let (own, uniform) = match spec.streams {
             StreamSpec::Default => (vec![device.default_stream()], true),
             StreamSpec::Created(n) => (
@@ -254,8 +114,14 @@ impl Context {
         self.uniform = self.own_uniform;
     }
 
+    /// Maps every stream index to `stream` (until the context is pooled again).
+    pub(super) fn run_everything_on(&mut self, stream: &Stream) {
+        self.active = vec![stream.clone()];
+        self.uniform = true;
+    }
+
     /// Each stream once (for waiting).
-    pub(crate) fn distinct_streams(&self) -> Vec<Stream> {
+    fn distinct_streams(&self) -> Vec<Stream> {
         let mut out: Vec<Stream> = Vec::new();
         for s in &self.active {
             if !out.contains(s) {
@@ -268,10 +134,11 @@ impl Context {
     /// The device.
     ///
     /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
     /// let dev = Device::cpu();
-    /// let program = Program::load(&dev, &SPEC)?;
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
     /// assert_eq!(program.context()?.device(), &dev);
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
@@ -285,10 +152,11 @@ impl Context {
     /// If the program has no stream `i` (a code-generator bug).
     ///
     /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
     /// let dev = Device::cpu();
-    /// let program = Program::load(&dev, &SPEC)?;
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
     /// let ctx = program.context()?;
     /// // StreamSpec::Default: every index is the device's default stream.
     /// assert_eq!(ctx.stream(0), &dev.default_stream());
@@ -317,9 +185,10 @@ impl Context {
     /// [`Context::device_transient_ref`].
     ///
     /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// assert_eq!(ctx.device_transient::<f32>(0, 16)?.len(), 16);
     /// # Ok::<(), sdfg_runtime::Error>(())
@@ -336,9 +205,10 @@ impl Context {
     /// Makes sure device transient `slot` exists with `len` elements of `T`.
     ///
     /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// ctx.prepare_device_transient::<f32>(0, 4)?;
     /// ctx.prepare_device_transient::<i64>(1, 2)?;
@@ -369,9 +239,10 @@ impl Context {
     /// If the slot was not prepared with element type `T` (a code-generator bug).
     ///
     /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// ctx.prepare_device_transient::<u32>(3, 8)?;
     /// assert_eq!(ctx.device_transient_ref::<u32>(3).to_vec()?, [0; 8]);
@@ -398,9 +269,10 @@ impl Context {
     /// with [`Context::put_host_transient`] to keep it for the next call.
     ///
     /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// let h = ctx.take_host_transient::<i32>(0, 3)?;
     /// assert_eq!(h.len(), 3);
@@ -427,9 +299,10 @@ impl Context {
     /// Puts a host transient back (see [`Context::take_host_transient`]).
     ///
     /// ```
-    /// # use sdfg_runtime::*;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut ctx = program.context()?;
     /// let mut h = ctx.take_host_transient::<i32>(0, 2)?;
     /// h.as_mut_slice()[0] = 7;
@@ -449,7 +322,7 @@ impl Context {
 /// [`ContextGuard::finish`] turns it into the call's [`Running`]; dropping
 /// it unfinished waits for its streams and returns it to the pool.
 pub struct ContextGuard<'p> {
-    program: &'p Program,
+    pool: &'p Arc<ContextPool>,
     context: Option<Context>,
 }
 
@@ -461,16 +334,24 @@ impl std::fmt::Debug for ContextGuard<'_> {
     }
 }
 
-impl ContextGuard<'_> {
+impl<'p> ContextGuard<'p> {
+    pub(super) fn new(pool: &'p Arc<ContextPool>, context: Context) -> Self {
+        ContextGuard {
+            pool,
+            context: Some(context),
+        }
+    }
+
     /// Ends issuing: the returned `Running<'a>` borrows the call's arguments
     /// for `'a` (pass `PhantomData` typed with their lifetime) and returns
     /// the context to the pool after waiting.
     ///
     /// ```
-    /// # use sdfg_runtime::*;
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
     /// # use std::marker::PhantomData;
-    /// # static SPEC: ProgramSpec = ProgramSpec { name: "p", ptx: "", kernels: &[], streams: StreamSpec::Default };
-    /// let program = Program::load(&Device::cpu(), &SPEC)?;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
     /// let mut arg = vec![1, 2, 3];
     /// fn borrow_of<'a>(_: &'a mut Vec<i32>) -> PhantomData<&'a mut ()> { PhantomData }
     /// let running = program.context()?.finish(borrow_of(&mut arg));
@@ -483,7 +364,7 @@ impl ContextGuard<'_> {
             .context
             .take()
             .expect("a guard holds its context until finished");
-        Running::new(context, Arc::clone(&self.program.pool))
+        running(context, self.pool)
     }
 }
 
@@ -507,7 +388,7 @@ impl std::ops::DerefMut for ContextGuard<'_> {
 impl Drop for ContextGuard<'_> {
     fn drop(&mut self) {
         if let Some(context) = self.context.take() {
-            drop(Running::new(context, Arc::clone(&self.program.pool)));
+            drop(running(context, self.pool));
         }
     }
 }

@@ -6,7 +6,11 @@
 //! accesses are prechecked). Every failure is an [`Error`] naming the
 //! container and the sizes; nothing here panics.
 
-use crate::Error;
+use crate::device::Device;
+use crate::elem::Elem;
+use crate::error::Error;
+use crate::memory::device_buffer::DeviceBuffer;
+use crate::region::Region;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// An integer usable as an index: converts to an in-bounds `usize` or None.
@@ -71,10 +75,10 @@ pub fn host_len(container: &str, actual: usize, expected: usize) -> Result<(), E
 }
 
 /// A GPU argument must live on the program's device and match its shape.
-pub fn device_buffer<T: crate::Elem>(
+pub fn device_buffer<T: Elem>(
     container: &str,
-    buffer: &crate::DeviceBuffer<T>,
-    device: &crate::Device,
+    buffer: &DeviceBuffer<T>,
+    device: &Device,
     expected: usize,
 ) -> Result<(), Error> {
     if buffer.device() != device {
@@ -130,6 +134,9 @@ pub struct Interval {
     pub hi: i128,
 }
 
+// `add`, `sub`, `neg` and `mul` saturate instead of overflowing, unlike the
+// operators their names suggest, and generated code calls them by name.
+#[allow(clippy::should_implement_trait)]
 impl Interval {
     /// The single value `v`.
     pub fn point(v: i128) -> Interval {
@@ -277,7 +284,7 @@ pub struct CopySide<'a> {
 }
 
 impl CopySide<'_> {
-    fn region(&self) -> Result<(crate::Region, Vec<usize>), Error> {
+    fn region(&self) -> Result<(Region, Vec<usize>), Error> {
         if self.dims.len() != self.extents.len() {
             return Err(Error::InvalidArgument(format!(
                 "copy subset of `{}` has {} dimensions, the container {}",
@@ -312,17 +319,14 @@ impl CopySide<'_> {
         if dims.is_empty() {
             dims.push((1, 1));
         }
-        Ok((crate::Region::new(offset, dims), shape))
+        Ok((Region::new(offset, dims), shape))
     }
 }
 
 /// The regions of a copy: each side within its container, and the same
 /// elements on both sides once unit dimensions are dropped
 /// (`A[i, 0..N] -> row[0..N]` is fine).
-pub fn copy_regions(
-    src: CopySide<'_>,
-    dst: CopySide<'_>,
-) -> Result<(crate::Region, crate::Region), Error> {
+pub fn copy_regions(src: CopySide<'_>, dst: CopySide<'_>) -> Result<(Region, Region), Error> {
     let (src_region, src_shape) = src.region()?;
     let (dst_region, dst_shape) = dst.region()?;
     if src_shape != dst_shape {
@@ -337,9 +341,9 @@ pub fn copy_regions(
 /// A host-to-host copy between two regions of plain slices.
 pub fn host_copy<T: Copy>(
     src: &[T],
-    src_region: &crate::Region,
+    src_region: &Region,
     dst: &mut [T],
-    dst_region: &crate::Region,
+    dst_region: &Region,
 ) -> Result<(), Error> {
     let from = region_offsets(src_region, src.len())?;
     let to = region_offsets(dst_region, dst.len())?;
@@ -350,11 +354,7 @@ pub fn host_copy<T: Copy>(
 }
 
 /// A copy between two regions of one host container.
-pub fn host_copy_within<T: Copy>(
-    data: &mut [T],
-    src: &crate::Region,
-    dst: &crate::Region,
-) -> Result<(), Error> {
+pub fn host_copy_within<T: Copy>(data: &mut [T], src: &Region, dst: &Region) -> Result<(), Error> {
     let from = region_offsets(src, data.len())?;
     let to = region_offsets(dst, data.len())?;
     let values: Vec<T> = from.into_iter().map(|i| data[i]).collect();
@@ -365,7 +365,7 @@ pub fn host_copy_within<T: Copy>(
 }
 
 /// Every element offset of a region in row-major order, each checked against `len`.
-fn region_offsets(r: &crate::Region, len: usize) -> Result<Vec<usize>, Error> {
+fn region_offsets(r: &Region, len: usize) -> Result<Vec<usize>, Error> {
     let mut out = vec![r.offset];
     for &(extent, stride) in &r.dims {
         let mut next = Vec::with_capacity(out.len() * extent);
