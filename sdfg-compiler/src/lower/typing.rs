@@ -1464,7 +1464,7 @@ impl<'a> Lowerer<'a> {
                 Some(c) => d.help(format!("did you mean `{c}`?")),
                 None => d.help(format!(
                     "the math methods are {}",
-                    crate::parse::backticked(&names)
+                    crate::diag::suggest::backticked(&names)
                 )),
             };
             self.error(d);

@@ -109,17 +109,15 @@ fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnosti
             .help("write it before `state NAME { ... }` inside the sdfg")),
         _ => {
             let d = Diagnostic::error(span, format!("unknown attribute `#[{name}]`"));
-            Err(
-                match crate::lower::closest_name(&name, ["streams", "sync", "start"]) {
-                    Some("start") => {
-                        d.help("`#[start]` belongs on a state: `#[start] state NAME { ... }`")
-                    }
-                    Some(close) => d.help(format!("did you mean `#[{close}(...)]`?")),
-                    None => d.help(
-                        "an sdfg takes `#[streams(...)]`, `#[sync(...)]` and `///` doc comments",
-                    ),
-                },
-            )
+            Err(match closest_name(&name, ["streams", "sync", "start"]) {
+                Some("start") => {
+                    d.help("`#[start]` belongs on a state: `#[start] state NAME { ... }`")
+                }
+                Some(close) => d.help(format!("did you mean `#[{close}(...)]`?")),
+                None => {
+                    d.help("an sdfg takes `#[streams(...)]`, `#[sync(...)]` and `///` doc comments")
+                }
+            })
         }
     }
 }
