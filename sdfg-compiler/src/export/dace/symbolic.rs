@@ -1,103 +1,91 @@
 //! Symbolic sizes as DaCe reads them: integer expressions over the symbols
-//! as linear forms (so `end - 1` and `end - start` print simplified), and
-//! the ranges a map's memlets cover: the per-dimension hull of the inner
-//! subsets over the map's parameter ranges, cut to the container where it
-//! provably sticks out.
+//! as linear forms (`crate::ir::linear`, so `end - 1` and `end - start`
+//! print simplified), and the ranges a map's memlets cover: the
+//! per-dimension hull of the inner subsets over the map's parameter ranges,
+//! cut to the container where it provably sticks out.
 
 use super::data::range_json;
 use super::Cx;
+use crate::ir::linear::{Leaf, Linear};
 use crate::ir::{BinOp, Expr, ExprKind, MapParam, Memlet, SubsetDim, UnOp, VarRef};
 use serde_json::Value;
-use std::collections::BTreeMap;
+
+/// A linear form over printed atoms: a symbol's name, or a subexpression
+/// kept as the user wrote it, in parentheses. Enough to compute `min`/`max`
+/// of `i - 1` and `i + 1` without a CAS.
+type Form = Linear<String>;
 
 impl Cx<'_> {
     /// `end - 1` for an exclusive end: DaCe's inclusive one, simplified.
     pub(super) fn inclusive_end(&self, end: &Expr) -> String {
-        linear(end, self).add(&Linear::constant(1), -1).text()
+        match self.form(end).offset(-1) {
+            Some(last) => text(&last),
+            None => format!("({}) - 1", self.py(end)),
+        }
     }
 
     /// `end - start`, simplified.
     pub(super) fn extent(&self, start: &Expr, end: &Expr) -> String {
-        linear(end, self).add(&linear(start, self), -1).text()
+        match self.form(end).add(&self.form(start), -1) {
+            Some(extent) => text(&extent),
+            None => format!("({}) - ({})", self.py(end), self.py(start)),
+        }
     }
-}
 
-/// An integer linear form over atoms (symbols or opaque subexpressions):
-/// enough to compute `min`/`max` of `i - 1` and `i + 1` without a CAS.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Linear {
-    terms: BTreeMap<String, i128>,
-    constant: i128,
-}
+    /// A symbol-only expression as a form; what is not linear becomes an
+    /// atom (the whole expression, should a coefficient overflow).
+    fn form(&self, e: &Expr) -> Form {
+        Linear::from_expr(e, &mut |x: &Expr| self.leaf(x)).unwrap_or_else(|| self.atom(e))
+    }
 
-impl Linear {
-    fn constant(c: i128) -> Linear {
-        Linear {
-            terms: BTreeMap::new(),
-            constant: c,
-        }
-    }
-    fn atom(text: String) -> Linear {
-        Linear {
-            terms: BTreeMap::from([(text, 1)]),
-            constant: 0,
-        }
-    }
-    fn add(&self, other: &Linear, sign: i128) -> Linear {
-        let mut out = self.clone();
-        for (t, c) in &other.terms {
-            *out.terms.entry(t.clone()).or_insert(0) += sign * c;
-        }
-        out.terms.retain(|_, c| *c != 0);
-        out.constant += sign * other.constant;
-        out
-    }
-    fn scale(&self, k: i128) -> Linear {
-        let mut out = self.clone();
-        out.terms.values_mut().for_each(|c| *c *= k);
-        out.terms.retain(|_, c| *c != 0);
-        out.constant *= k;
-        out
-    }
-    fn text(&self) -> String {
-        let mut out = String::new();
-        for (t, c) in &self.terms {
-            let term = match c {
-                1 => t.clone(),
-                -1 => format!("-{t}"),
-                c => format!("{c}*{t}"),
-            };
-            if out.is_empty() {
-                out = term;
-            } else if let Some(neg) = term.strip_prefix('-') {
-                out = format!("{out} - {neg}");
-            } else {
-                out = format!("{out} + {term}");
+    /// Folded: literals, `+`, `-`, negation, integer casts and products with
+    /// a literal factor. Everything else (quotients, products of two
+    /// expressions) stays an atom, printed as written.
+    fn leaf(&self, x: &Expr) -> Leaf<String> {
+        let literal = |e: &Expr| matches!(&e.kind, ExprKind::Lit(v) if v.as_i128().is_some());
+        match &x.kind {
+            ExprKind::Var(VarRef::Symbol(_)) => Leaf::Form(Linear::var(self.py(x))),
+            ExprKind::Lit(_) if literal(x) => Leaf::Descend,
+            ExprKind::Binary {
+                op: BinOp::Add | BinOp::Sub,
+                ..
             }
-        }
-        match (out.is_empty(), self.constant) {
-            (true, c) => c.to_string(),
-            (false, 0) => out,
-            (false, c) if c < 0 => format!("{out} - {}", -c),
-            (false, c) => format!("{out} + {c}"),
+            | ExprKind::Unary { op: UnOp::Neg, .. } => Leaf::Descend,
+            ExprKind::Binary {
+                op: BinOp::Mul,
+                lhs,
+                rhs,
+            } if literal(lhs) || literal(rhs) => Leaf::Descend,
+            ExprKind::Cast { arg } if x.ty.is_integer() && arg.ty.is_integer() => Leaf::Descend,
+            _ => Leaf::Form(self.atom(x)),
         }
     }
+
+    fn atom(&self, e: &Expr) -> Form {
+        Linear::var(format!("({})", self.py(e)))
+    }
+}
+
+/// DaCe's spelling of a form: `2*N - M + 1`.
+fn text(form: &Form) -> String {
+    form.render(|atom| atom.clone(), "*")
 }
 
 /// A symbolic bound: a linear form, or a `min`/`max` text DaCe simplifies.
 #[derive(Clone, Debug)]
 enum Bound {
-    Linear(Linear),
+    Linear(Form),
     Text(String),
 }
 
 impl Bound {
     fn text(&self) -> String {
         match self {
-            Bound::Linear(l) => l.text(),
+            Bound::Linear(l) => text(l),
             Bound::Text(t) => t.clone(),
         }
     }
+
     /// `min` (`lower`) or `max` of two bounds; folded when they differ by a constant.
     fn combine(&self, other: &Bound, lower: bool) -> Bound {
         if let (Bound::Linear(a), Bound::Linear(b)) = (self, other) {
@@ -118,58 +106,21 @@ impl Bound {
     }
 }
 
-fn literal_int(e: &Expr) -> Option<i128> {
-    match &e.kind {
-        ExprKind::Lit(v) => v.as_i128(),
-        _ => None,
-    }
-}
-
-/// A symbol-only expression as a linear form (non-linear parts become atoms).
-fn linear(e: &Expr, cx: &Cx) -> Linear {
-    match &e.kind {
-        ExprKind::Lit(v) => match v.as_i128() {
-            Some(c) => Linear::constant(c),
-            None => Linear::atom(format!("({})", cx.py(e))),
-        },
-        ExprKind::Var(VarRef::Symbol(_)) => Linear::atom(cx.py(e)),
-        ExprKind::Binary {
-            op: op @ (BinOp::Add | BinOp::Sub),
-            lhs,
-            rhs,
-        } => linear(lhs, cx).add(&linear(rhs, cx), if *op == BinOp::Add { 1 } else { -1 }),
-        ExprKind::Binary {
-            op: BinOp::Mul,
-            lhs,
-            rhs,
-        } => match (literal_int(lhs), literal_int(rhs)) {
-            (Some(k), _) => linear(rhs, cx).scale(k),
-            (_, Some(k)) => linear(lhs, cx).scale(k),
-            _ => Linear::atom(format!("({})", cx.py(e))),
-        },
-        ExprKind::Unary { op: UnOp::Neg, arg } => linear(arg, cx).scale(-1),
-        ExprKind::Cast { arg } if e.ty.is_integer() && arg.ty.is_integer() => linear(arg, cx),
-        _ => Linear::atom(format!("({})", cx.py(e))),
-    }
-}
-
 /// The inclusive `(lo, hi)` of an index expression over the map's ranges;
 /// None when it reads anything but parameters, symbols and literals, or is
 /// not linear with literal coefficients.
-fn interval(e: &Expr, params: &[MapParam], cx: &Cx) -> Option<(Linear, Linear)> {
+fn interval(e: &Expr, params: &[MapParam], cx: &Cx) -> Option<(Form, Form)> {
     match &e.kind {
         ExprKind::Lit(v) => v
             .as_i128()
             .map(|c| (Linear::constant(c), Linear::constant(c))),
         ExprKind::Var(VarRef::Symbol(_)) => {
-            let l = linear(e, cx);
+            let l = cx.form(e);
             Some((l.clone(), l))
         }
         ExprKind::Var(VarRef::Param(p)) => {
             let p = params.get(*p)?;
-            let lo = linear(&p.start, cx);
-            let hi = linear(&p.end, cx).add(&Linear::constant(1), -1);
-            Some((lo, hi))
+            Some((cx.form(&p.start), cx.form(&p.end).offset(-1)?))
         }
         ExprKind::Binary {
             op: op @ (BinOp::Add | BinOp::Sub),
@@ -179,9 +130,9 @@ fn interval(e: &Expr, params: &[MapParam], cx: &Cx) -> Option<(Linear, Linear)> 
             let (a_lo, a_hi) = interval(lhs, params, cx)?;
             let (b_lo, b_hi) = interval(rhs, params, cx)?;
             Some(if *op == BinOp::Add {
-                (a_lo.add(&b_lo, 1), a_hi.add(&b_hi, 1))
+                (a_lo.add(&b_lo, 1)?, a_hi.add(&b_hi, 1)?)
             } else {
-                (a_lo.add(&b_hi, -1), a_hi.add(&b_lo, -1))
+                (a_lo.add(&b_hi, -1)?, a_hi.add(&b_lo, -1)?)
             })
         }
         ExprKind::Binary {
@@ -196,14 +147,14 @@ fn interval(e: &Expr, params: &[MapParam], cx: &Cx) -> Option<(Linear, Linear)> 
             };
             let (lo, hi) = interval(other, params, cx)?;
             Some(if k >= 0 {
-                (lo.scale(k), hi.scale(k))
+                (lo.scale(k)?, hi.scale(k)?)
             } else {
-                (hi.scale(k), lo.scale(k))
+                (hi.scale(k)?, lo.scale(k)?)
             })
         }
         ExprKind::Unary { op: UnOp::Neg, arg } => {
             let (lo, hi) = interval(arg, params, cx)?;
-            Some((hi.scale(-1), lo.scale(-1)))
+            Some((hi.scale(-1)?, lo.scale(-1)?))
         }
         ExprKind::Cast { arg } if e.ty.is_integer() && arg.ty.is_integer() => {
             interval(arg, params, cx)
@@ -228,7 +179,7 @@ pub(super) fn hull(inner: &[(&Memlet, &crate::ir::Map)], cx: &Cx) -> Option<Vec<
                 SubsetDim::Range { start, end } => {
                     let (lo, _) = interval(start, &map.params, cx)?;
                     let (_, hi) = interval(end, &map.params, cx)?;
-                    (lo, hi.add(&Linear::constant(1), -1))
+                    (lo, hi.offset(-1)?)
                 }
             };
             let (lo, hi) = (Bound::Linear(lo), Bound::Linear(hi));
@@ -243,7 +194,7 @@ pub(super) fn hull(inner: &[(&Memlet, &crate::ir::Map)], cx: &Cx) -> Option<Vec<
             .containers
             .get(inner.first()?.0.container)
             .and_then(|c| c.shape.get(d))
-            .map(|e| linear(e, cx));
+            .map(|e| cx.form(e));
         let (lo, hi) = clamp_to_bounds(lo, hi, extent);
         out.push(range_json(&lo.text(), &hi.text()));
     }
@@ -254,14 +205,14 @@ pub(super) fn hull(inner: &[(&Memlet, &crate::ir::Map)], cx: &Cx) -> Option<Vec<
 /// reads `A[j - 2]` from `j = 1`). Such an access fails our bounds check
 /// before anything runs, so no run touches the cut part; DaCe's validation
 /// rejects a memlet that provably leaves its container.
-fn clamp_to_bounds(lo: Bound, hi: Bound, extent: Option<Linear>) -> (Bound, Bound) {
+fn clamp_to_bounds(lo: Bound, hi: Bound, extent: Option<Form>) -> (Bound, Bound) {
     let lo = match lo {
         Bound::Linear(l) if l.terms.is_empty() && l.constant < 0 => {
             Bound::Linear(Linear::constant(0))
         }
         other => other,
     };
-    let last = extent.map(|e| e.add(&Linear::constant(1), -1));
+    let last = extent.and_then(|e| e.offset(-1));
     let hi = match (hi, last) {
         (Bound::Linear(h), Some(last)) if h.terms == last.terms && h.constant > last.constant => {
             Bound::Linear(last)

@@ -24,6 +24,7 @@ impl ScopeKind {
     fn allows_containers(self) -> bool {
         matches!(self, ScopeKind::Body | ScopeKind::Edge)
     }
+
     pub(super) fn describe(self) -> &'static str {
         match self {
             ScopeKind::Body => "a tasklet",
