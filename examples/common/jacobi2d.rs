@@ -7,27 +7,9 @@ use crate::common::{
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
-sdfg! {
-    /// DESIGN.md section 3: `TSTEPS` steps of B from A, then A from B.
-    pub sdfg Jacobi2d {
-        symbol N: i64; symbol TSTEPS: i64;
-        gpu A: f64[N, N];
-        gpu B: f64[N, N];
-        state init {}
-        state step {
-            map b[i in 1..N-1, j in 1..N-1] on gpu {
-                B[i, j] = 0.2 * (A[i, j] + A[i, j-1] + A[i, j+1] + A[i+1, j] + A[i-1, j]);
-            }
-            map a[i in 1..N-1, j in 1..N-1] on gpu {
-                A[i, j] = 0.2 * (B[i, j] + B[i, j-1] + B[i, j+1] + B[i+1, j] + B[i-1, j]);
-            }
-        }
-        state done {}
-        init -> step { t = 0 }
-        step -> step if t + 1 < TSTEPS { t = t + 1 }
-        step -> done if t + 1 >= TSTEPS;
-    }
-}
+// DESIGN.md section 3: `TSTEPS` steps of B from A, then A from B (the
+// SDFG is written once for the examples and the tests).
+crate::common::fixtures::jacobi2d!(sdfg);
 
 /// One sweep `dst = 0.2 * (5-point sum of src)` over the interior, in the
 /// DSL's operation order (bit-exact); rows in parallel.

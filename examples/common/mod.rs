@@ -7,6 +7,10 @@
 //! shared by their example and the benchmark.
 #![allow(dead_code)]
 
+/// The SDFGs the examples share with the tests.
+#[path = "../../tests/common/fixtures.rs"]
+pub mod fixtures;
+
 use sdfg::runtime::{Device, Event, Running, Stream};
 use std::time::Instant;
 

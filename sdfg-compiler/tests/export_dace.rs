@@ -7,9 +7,9 @@
 //! `SDFG_REQUIRE_DACE=1`, which makes its absence a failure (CI sets it).
 //! `SDFG_EXPORT_DIR` keeps the files somewhere to look at.
 
-mod export_common;
+mod common;
 
-use export_common::*;
+use common::*;
 use sdfg_compiler::export::dace::{dtype_name, to_sdfg_json, to_sdfg_json_string};
 use sdfg_compiler::ir::Sdfg;
 use serde_json::{json, Value};

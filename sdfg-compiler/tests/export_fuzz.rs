@@ -6,7 +6,7 @@
 //! `SDFG_FUZZ_ITERS` sets the number of mutants per seed, `SDFG_FUZZ_SEED`
 //! the seed.
 
-mod export_common;
+mod common;
 
 use sdfg_compiler::export::dace::to_sdfg_json_string;
 use sdfg_compiler::export::dot::to_dot;
@@ -127,7 +127,7 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export_fuzz");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let seeds: Vec<Vec<String>> = export_common::SOURCES.iter().map(|s| lex(s)).collect();
+    let seeds: Vec<Vec<String>> = common::SOURCES.iter().map(|s| lex(s)).collect();
     let (mut accepted, mut written) = (0usize, 0usize);
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));
