@@ -225,30 +225,13 @@ fn dace_computes_what_we_compute() {
         ],
     );
 
-    let python = match std::env::var("SDFG_DACE_PYTHON") {
-        Ok(p) if !p.is_empty() => p,
-        _ => {
-            if std::env::var("SDFG_REQUIRE_DACE").as_deref() == Ok("1") {
-                panic!("SDFG_REQUIRE_DACE=1 but SDFG_DACE_PYTHON is not set");
-            }
-            println!("skipped: no DaCe (set SDFG_DACE_PYTHON to a python with dace==1.0.2)");
-            return;
-        }
+    let Some(python) = common::dace::python_or_skip() else {
+        return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("ci/dace_check.py");
-    let run = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    println!("{text}");
+    let (ok, text) = common::dace::check(&python, &[dir.as_os_str()]);
     assert!(
-        run.status.success(),
-        "DaCe disagrees with our CPU device:\n{text}"
+        ok,
+        "DaCe disagrees with our CPU device:
+{text}"
     );
 }

@@ -250,29 +250,15 @@ fn write_all(dir: &Path) {
 fn dace_loads_validates_and_runs_the_exports() {
     let dir = export_dir();
     write_all(&dir);
-    let python = match std::env::var("SDFG_DACE_PYTHON") {
-        Ok(p) if !p.is_empty() => p,
-        _ => {
-            if std::env::var("SDFG_REQUIRE_DACE").as_deref() == Ok("1") {
-                panic!("SDFG_REQUIRE_DACE=1 but SDFG_DACE_PYTHON is not set");
-            }
-            println!("skipped: no DaCe (set SDFG_DACE_PYTHON to a python with dace==1.0.2)");
-            return;
-        }
+    let Some(python) = common::dace::python_or_skip() else {
+        return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/dace_check.py");
-    let out = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let (ok, text) = common::dace::check(&python, &[dir.as_os_str()]);
+    assert!(
+        ok,
+        "DaCe rejected an export:
+{text}"
     );
-    println!("{text}");
-    assert!(out.status.success(), "DaCe rejected an export:\n{text}");
 }
 
 /// The structural facts DaCe relies on, checked without DaCe.

@@ -171,25 +171,13 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
     println!("{accepted} valid mutants exported, {written} kept for DaCe");
     assert!(accepted > 50, "too few mutants were valid: {accepted}");
 
-    let Ok(python) = std::env::var("SDFG_DACE_PYTHON") else {
-        println!("skipped the DaCe part: no DaCe");
+    let Some(python) = common::dace::python_or_skip() else {
         return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/dace_check.py");
-    let out = std::process::Command::new(&python)
-        .arg(&script)
-        .arg("--validate-only")
-        .arg(&dir)
-        .output()
-        .expect("run python");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    println!("{text}");
+    let (ok, text) = common::dace::check(&python, &["--validate-only".as_ref(), dir.as_os_str()]);
     assert!(
-        out.status.success(),
-        "DaCe rejected a mutant export:\n{text}"
+        ok,
+        "DaCe rejected a mutant export:
+{text}"
     );
 }

@@ -1,6 +1,7 @@
 //! Shared helpers of the end-to-end tests.
 #![allow(dead_code)]
 
+pub mod dace;
 pub mod fixtures;
 
 use sdfg::runtime::Device;

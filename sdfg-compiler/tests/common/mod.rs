@@ -5,6 +5,8 @@
 //! with `sdfg!`.
 #![allow(dead_code)]
 
+#[path = "../../../tests/common/dace.rs"]
+pub mod dace;
 #[path = "../../../tests/common/fixtures.rs"]
 mod fixtures;
 
