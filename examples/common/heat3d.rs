@@ -1,6 +1,6 @@
 //! NPBench heat_3d: a host-driven loop of two 7-point stencil maps in 3-D.
 
-use crate::common::{launch_on_or_own, AnyResult, Check, Launch, Options, TwoGrids, Workload};
+use crate::common::{impl_two_grid_launch, AnyResult, Check, Launch, Options, TwoGrids, Workload};
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
@@ -90,23 +90,7 @@ impl Heat3dWorkload {
     }
 }
 
-impl Launch for Heat3dWorkload {
-    fn launch<R>(
-        &mut self,
-        stream: Option<&Stream>,
-        then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
-    ) -> sdfg::runtime::Result<R> {
-        let g = &mut self.grids;
-        let args = Heat3dArgs {
-            N: g.n as i64,
-            TSTEPS: g.tsteps as i64,
-            A: &mut g.a,
-            B: &mut g.b,
-        };
-        let running = launch_on_or_own!(self.program, stream, args)?;
-        then(running)
-    }
-}
+impl_two_grid_launch!(Heat3dWorkload, Heat3dArgs);
 
 impl Workload for Heat3dWorkload {
     fn name(&self) -> &'static str {

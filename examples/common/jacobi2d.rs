@@ -1,6 +1,6 @@
 //! Polybench/NPBench jacobi-2d: a host-driven loop of two 5-point stencil maps.
 
-use crate::common::{launch_on_or_own, AnyResult, Check, Launch, Options, TwoGrids, Workload};
+use crate::common::{impl_two_grid_launch, AnyResult, Check, Launch, Options, TwoGrids, Workload};
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
@@ -77,23 +77,7 @@ impl Jacobi2dWorkload {
     }
 }
 
-impl Launch for Jacobi2dWorkload {
-    fn launch<R>(
-        &mut self,
-        stream: Option<&Stream>,
-        then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
-    ) -> sdfg::runtime::Result<R> {
-        let g = &mut self.grids;
-        let args = Jacobi2dArgs {
-            N: g.n as i64,
-            TSTEPS: g.tsteps as i64,
-            A: &mut g.a,
-            B: &mut g.b,
-        };
-        let running = launch_on_or_own!(self.program, stream, args)?;
-        then(running)
-    }
-}
+impl_two_grid_launch!(Jacobi2dWorkload, Jacobi2dArgs);
 
 impl Workload for Jacobi2dWorkload {
     fn name(&self) -> &'static str {

@@ -427,6 +427,34 @@ pub struct TwoGrids {
     host_b: Vec<f64>,
 }
 
+/// `impl Launch` for a two-grid stencil workload (fields `program` and
+/// `grids: TwoGrids`) whose program takes `N`, `TSTEPS`, `A` and `B` in
+/// arguments of type `$args`.
+#[allow(unused_macros)] // by the stencils, not every example has one
+macro_rules! impl_two_grid_launch {
+    ($workload:ty, $args:ident) => {
+        impl $crate::common::Launch for $workload {
+            fn launch<R>(
+                &mut self,
+                stream: Option<&::sdfg::runtime::Stream>,
+                then: impl FnOnce(::sdfg::runtime::Running<'_>) -> ::sdfg::runtime::Result<R>,
+            ) -> ::sdfg::runtime::Result<R> {
+                let g = &mut self.grids;
+                let args = $args {
+                    N: g.n as i64,
+                    TSTEPS: g.tsteps as i64,
+                    A: &mut g.a,
+                    B: &mut g.b,
+                };
+                let running = $crate::common::launch_on_or_own!(self.program, stream, args)?;
+                then(running)
+            }
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use impl_two_grid_launch;
+
 /// The plain Rust version of a two-grid stencil: `(n, tsteps, a, b)`.
 pub type TwoGridReference = fn(usize, usize, &mut [f64], &mut [f64]);
 
