@@ -21,9 +21,9 @@
 //!   `c_k and not (c_1 or ... or c_{k-1})`.
 //!
 //! The rooms: this file writes the document (the SDFG, its symbols, the
-//! interstate edges) and DaCe's names of our types; [`data`] the data
-//! descriptors and memlets, [`state`] the nodes and edges of one state,
-//! [`symbolic`] the symbolic sizes and the ranges a map's memlets cover.
+//! interstate edges) and DaCe's names of our types; `data.rs` the data
+//! descriptors and memlets, `state.rs` the nodes and edges of one state,
+//! `symbolic.rs` the symbolic sizes and the ranges a map's memlets cover.
 
 mod data;
 mod state;
