@@ -7,6 +7,8 @@
 //! enough for about 20 s in a debug build); `SDFG_FUZZ_SEED` the seed.
 //! Example: `SDFG_FUZZ_ITERS=2000000 cargo test --release -p sdfg-compiler --test fuzz_frontend -- --nocapture`.
 
+mod common;
+
 use sdfg_compiler::ir::*;
 use std::panic;
 use std::time::Instant;
@@ -36,44 +38,8 @@ impl Rng {
 }
 
 const SEEDS: &[&str] = &[
-    r#"
-    /// Writes T on the GPU, reads it on the host, uses it as a map range.
-    #[streams(default)]
-    pub sdfg Repro {
-        symbol X_size: i32;
-        gpu T_GPU: i32;
-        host X: i32[X_size];
-        host U: i32[1];
-        transient host T: i32;
-        state first {
-            map write[i in 0..1] on gpu { T_GPU = 10; }
-            copy T_GPU -> T;
-            tasklet cpu_computation { U[0] = T + 1; }
-        }
-        state second {
-            map compute[i in 0..R] on cpu { X[i] = 1; }
-        }
-        first -> second { R = T; S = false; }
-    }"#,
-    r#"
-    pub sdfg Jacobi2d {
-        symbol N: i64; symbol TSTEPS: i64;
-        gpu A: f64[N, N];
-        gpu B: f64[N, N];
-        state init {}
-        state step {
-            map b[i in 1..N-1, j in 1..N-1] on gpu {
-                B[i, j] = 0.2 * (A[i, j] + A[i, j-1] + A[i, j+1] + A[i+1, j] + A[i-1, j]);
-            }
-            map a[i in 1..N-1, j in 1..N-1] on gpu {
-                A[i, j] = 0.2 * (B[i, j] + B[i, j-1] + B[i, j+1] + B[i+1, j] + B[i-1, j]);
-            }
-        }
-        state done {}
-        init -> step { t = 0 }
-        step -> step if t + 1 < TSTEPS { t = t + 1 }
-        step -> done if t + 1 >= TSTEPS;
-    }"#,
+    common::REPRO,
+    common::JACOBI2D,
     r#"
     #[streams(max(2))] #[sync(manual)]
     pub(crate) sdfg Everything {

@@ -1,6 +1,9 @@
 //! Shared helpers of the end-to-end tests.
 #![allow(dead_code)]
 
+pub mod dace;
+pub mod fixtures;
+
 use sdfg::runtime::Device;
 
 /// The GPU when the test needs one: `None` (with a printed line) when there

@@ -8,7 +8,6 @@
 //! - `conflicts`: reductions (WCR) and writes that would race in one state;
 //! - `reach`: states unreachable from the start state.
 
-mod affine;
 mod bounds;
 mod conflicts;
 mod reach;

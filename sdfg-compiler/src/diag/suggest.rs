@@ -1,4 +1,7 @@
-//! "Did you mean" suggestions for unknown names.
+//! The wording helpers of diagnostics that every stage shares: "did you
+//! mean" suggestions for unknown names and lists of the names allowed.
+//! The lowest floor with `diag` itself: it imports nothing from the crate,
+//! so the parser and the lowering can both use it.
 
 /// The candidate closest to `name` by edit distance, when it is close enough
 /// to be a plausible typo (at most a third of the name's length, at least 1;
@@ -49,6 +52,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     d[a.len()][b.len()]
+}
+
+/// `a`, `b` and `c` -> "`a`, `b`, `c`".
+pub fn backticked(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]
