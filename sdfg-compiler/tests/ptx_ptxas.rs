@@ -275,7 +275,7 @@ fn n_dimensional_maps_with_steps_and_param_types() {
 }
 
 fn eval_cast(v: i64, ty: ScalarType) -> Value {
-    sdfg_compiler::eval::cast(Value::I64(v), ty)
+    sdfg_compiler::ir::semantics::cast(Value::I64(v), ty)
 }
 
 #[test]

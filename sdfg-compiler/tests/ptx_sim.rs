@@ -105,7 +105,7 @@ fn n_dimensional_maps_with_steps() {
             let a = b.gpu("A", F64, shape.clone());
             let out = b.gpu("O", F64, shape);
             let st = b.state("s");
-            let lit = |v: i64| e::lit(sdfg_compiler::eval::cast(Value::I64(v), pty));
+            let lit = |v: i64| e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(v), pty));
             let params: Vec<MapParam> = (0..dims)
                 .map(|d| {
                     map_param(
@@ -137,7 +137,7 @@ fn n_dimensional_maps_with_steps() {
                 &[(a, vec![size; dims]), (out, vec![size; dims])],
                 dims as u64,
             );
-            let sym = sdfg_compiler::eval::cast(Value::I64(size as i64), pty);
+            let sym = sdfg_compiler::ir::semantics::cast(Value::I64(size as i64), pty);
             check(
                 &format!("nd{dims}_{pty}"),
                 &sdfg,
@@ -748,7 +748,7 @@ fn scalar_reductions_use_per_thread_partials() {
         let i = e::param(0, I64);
         // if X[i] > 0 { T op= X[i] } else { T op= X[i] * 2 }: updates under both branches.
         let zero = e::lit(Value::from_bits(ty, 0));
-        let two = e::lit(sdfg_compiler::eval::cast(Value::I64(2), ty));
+        let two = e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(2), ty));
         let body = TaskletBody {
             locals: vec![],
             stmts: vec![s::if_(
@@ -1020,7 +1020,7 @@ fn negation_of_32_bit_integers_avoids_neg_s32() {
         let text = generate(&sdfg).text;
         assert!(!text.contains("neg.s32"), "{text}");
         let mut d = fill(&sdfg, &[(a, vec![37]), (out, vec![37])], 3);
-        d.get_mut(&a).unwrap().1[0] = sdfg_compiler::eval::cast(Value::I32(i32::MIN), ty);
+        d.get_mut(&a).unwrap().1[0] = sdfg_compiler::ir::semantics::cast(Value::I32(i32::MIN), ty);
         check("neg", &sdfg, &[Value::I64(37)], &d, &[[1, 1, 1]]);
     }
 }

@@ -11,6 +11,7 @@
 
 pub mod bounds;
 pub mod expr;
+pub mod semantics;
 pub mod types;
 
 pub use expr::*;

@@ -1626,7 +1626,7 @@ impl<'a> KernelEmitter<'a> {
                 let v = if v.ty() == e.ty {
                     *v
                 } else {
-                    crate::eval::cast(*v, e.ty)
+                    crate::ir::semantics::cast(*v, e.ty)
                 };
                 self.constant(v)
             }
@@ -1979,7 +1979,7 @@ impl<'a> KernelEmitter<'a> {
         r
     }
 
-    /// `v as to` with Rust's semantics (see `crate::eval::cast`).
+    /// `v as to` with Rust's semantics (see `crate::ir::semantics::cast`).
     fn convert(&mut self, v: Reg, from: ScalarType, to: ScalarType) -> Reg {
         use ScalarType::*;
         if from == to {

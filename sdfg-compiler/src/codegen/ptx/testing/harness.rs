@@ -65,7 +65,7 @@ pub fn eval_map(
             let t = rest % count;
             rest /= count;
             let v = start.wrapping_add((t as i64).wrapping_mul(step));
-            params[d] = eval::cast(Value::I64(v), map.params[d].ty);
+            params[d] = crate::ir::semantics::cast(Value::I64(v), map.params[d].ty);
         }
         env.params = params;
         if let Err(f) = eval::exec_body(&map.body, &mut env) {

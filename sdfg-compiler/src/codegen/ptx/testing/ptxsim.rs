@@ -682,14 +682,14 @@ fn exec(
             "min" if is_f32 || is_f64 => {
                 // PTX orders -0.0 below +0.0 and ignores a NaN operand.
                 fbin!(
-                    |x: f32, y: f32| crate::eval::min_number(x as f64, y as f64) as f32,
-                    crate::eval::min_number
+                    |x: f32, y: f32| crate::ir::semantics::min_number(x as f64, y as f64) as f32,
+                    crate::ir::semantics::min_number
                 )
             }
             "max" if is_f32 || is_f64 => {
                 fbin!(
-                    |x: f32, y: f32| crate::eval::max_number(x as f64, y as f64) as f32,
-                    crate::eval::max_number
+                    |x: f32, y: f32| crate::ir::semantics::max_number(x as f64, y as f64) as f32,
+                    crate::ir::semantics::max_number
                 )
             }
             "copysign" => fbin!(|x: f32, y: f32| y.copysign(x), |x: f64, y: f64| y

@@ -129,9 +129,9 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
             ((bits >> 11) as f64 / 9007199254740992.0 - 0.5) * [1.0, 10.0, 1e6][rng.below(3)],
         ),
         I32 | I64 if rng.chance(50) => {
-            crate::eval::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
+            crate::ir::semantics::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
         }
-        U32 | U64 if rng.chance(50) => crate::eval::cast(Value::U64(bits % 1000), ty),
+        U32 | U64 if rng.chance(50) => crate::ir::semantics::cast(Value::U64(bits % 1000), ty),
         _ => Value::from_bits(ty, bits),
     }
 }
@@ -565,7 +565,7 @@ fn gen_stmts(
                     false,
                 ));
                 let var = locals.len() - 1;
-                let lit = |v: i64| e::lit(crate::eval::cast(Value::I64(v), ty));
+                let lit = |v: i64| e::lit(crate::ir::semantics::cast(Value::I64(v), ty));
                 let start = lit(g.rng.below(3) as i64);
                 let end = if g.rng.chance(50) {
                     lit(g.rng.below(6) as i64)
