@@ -296,6 +296,3 @@ pub const ULP_BOUNDS: &[UlpBound] = &[
         note: "via f64",
     },
 ];
-
-#[doc(hidden)]
-pub mod testing;

@@ -1,7 +1,7 @@
 //! SDFGs used by several test suites (built without the parser).
 
-use super::builder::{e, map_param, s, SdfgBuilder};
-use crate::ir::*;
+use crate::builder::{e, map_param, s, SdfgBuilder};
+use sdfg_compiler::ir::*;
 use ScalarType::*;
 
 fn range(name: &str, ty: ScalarType, start: Expr, end: Expr) -> MapParam {

@@ -12,10 +12,10 @@
 //! Expressions for which [`is_exact`] is true must agree bit for bit (NaNs:
 //! any NaN); others use transcendental functions (see `ULP_BOUNDS`).
 
-use super::builder::{e, map_param, s, SdfgBuilder};
+use crate::builder::{e, map_param, s, SdfgBuilder};
 #[allow(unused_imports)]
-use crate::ir::Local;
-use crate::ir::*;
+use sdfg_compiler::ir::Local;
+use sdfg_compiler::ir::*;
 use ScalarType::*;
 
 /// A small deterministic PRNG (splitmix64), so tests need no dependency.
@@ -129,9 +129,11 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
             ((bits >> 11) as f64 / 9007199254740992.0 - 0.5) * [1.0, 10.0, 1e6][rng.below(3)],
         ),
         I32 | I64 if rng.chance(50) => {
-            crate::ir::semantics::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
+            sdfg_compiler::ir::semantics::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
         }
-        U32 | U64 if rng.chance(50) => crate::ir::semantics::cast(Value::U64(bits % 1000), ty),
+        U32 | U64 if rng.chance(50) => {
+            sdfg_compiler::ir::semantics::cast(Value::U64(bits % 1000), ty)
+        }
         _ => Value::from_bits(ty, bits),
     }
 }
@@ -514,7 +516,7 @@ fn gen_stmts(
             0 | 1 => {
                 let ty = g.rng.pick(&ALL);
                 let init = g.expr(ty, 3);
-                locals.push(super::builder::local(
+                locals.push(crate::builder::local(
                     &format!("l{}", locals.len()),
                     ty,
                     true,
@@ -559,13 +561,13 @@ fn gen_stmts(
             }
             7 if nesting > 0 => {
                 let ty = g.rng.pick(&[I32, I64, U32, U64]);
-                locals.push(super::builder::local(
+                locals.push(crate::builder::local(
                     &format!("k{}", locals.len()),
                     ty,
                     false,
                 ));
                 let var = locals.len() - 1;
-                let lit = |v: i64| e::lit(crate::ir::semantics::cast(Value::I64(v), ty));
+                let lit = |v: i64| e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(v), ty));
                 let start = lit(g.rng.below(3) as i64);
                 let end = if g.rng.chance(50) {
                     lit(g.rng.below(6) as i64)

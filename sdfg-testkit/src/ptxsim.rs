@@ -7,6 +7,7 @@
 //! implements each instruction as this backend's author reads the PTX ISA,
 //! so it cannot catch a misreading of the ISA itself: that needs the GPU.
 
+use sdfg_compiler::ir::semantics::{max_number, min_number};
 use std::collections::HashMap;
 
 #[derive(Clone, Debug)]
@@ -682,14 +683,14 @@ fn exec(
             "min" if is_f32 || is_f64 => {
                 // PTX orders -0.0 below +0.0 and ignores a NaN operand.
                 fbin!(
-                    |x: f32, y: f32| crate::ir::semantics::min_number(x as f64, y as f64) as f32,
-                    crate::ir::semantics::min_number
+                    |x: f32, y: f32| min_number(x as f64, y as f64) as f32,
+                    min_number
                 )
             }
             "max" if is_f32 || is_f64 => {
                 fbin!(
-                    |x: f32, y: f32| crate::ir::semantics::max_number(x as f64, y as f64) as f32,
-                    crate::ir::semantics::max_number
+                    |x: f32, y: f32| max_number(x as f64, y as f64) as f32,
+                    max_number
                 )
             }
             "copysign" => fbin!(|x: f32, y: f32| y.copysign(x), |x: f64, y: f64| y

@@ -3,13 +3,13 @@
 //! so grid-stride loops, partial tiles and every launch axis are exercised).
 
 use sdfg_compiler::codegen::ptx::generate;
-use sdfg_compiler::codegen::ptx::testing::builder::{e, local, map_param, s, SdfgBuilder};
-use sdfg_compiler::codegen::ptx::testing::examples::{axpy, stencil};
-use sdfg_compiler::codegen::ptx::testing::harness::{eval_map, same_value, simulate_map, Data};
-use sdfg_compiler::codegen::ptx::testing::randexpr::{
+use sdfg_compiler::ir::*;
+use sdfg_testkit::builder::{e, local, map_param, s, SdfgBuilder};
+use sdfg_testkit::examples::{axpy, stencil};
+use sdfg_testkit::harness::{eval_map, same_value, simulate_map, Data};
+use sdfg_testkit::randexpr::{
     is_exact, random_inputs, random_kernel, random_value, GenConfig, Rng,
 };
-use sdfg_compiler::ir::*;
 use ScalarType::*;
 
 /// Random contents for every container of `sdfg` with the given shapes.
@@ -690,7 +690,7 @@ fn zero_dimensional_empty_and_negative_start_maps() {
 
 #[test]
 fn random_bodies_match_evaluator() {
-    use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
+    use sdfg_testkit::randexpr::random_body;
     let n = 13usize;
     let seeds = if cfg!(debug_assertions) { 30 } else { 300 };
     let mut faulted = 0;
@@ -721,7 +721,7 @@ fn random_bodies_match_evaluator() {
 #[test]
 #[ignore]
 fn debug_body() {
-    use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
+    use sdfg_testkit::randexpr::random_body;
     let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
     let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);
     if let StatementKind::Map(m) = &k.sdfg.states[0].stmts[0].kind {
@@ -812,7 +812,7 @@ fn scalar_reductions_use_per_thread_partials() {
 
 #[test]
 fn dot_matches_evaluator() {
-    use sdfg_compiler::codegen::ptx::testing::examples::dot;
+    use sdfg_testkit::examples::dot;
     let sdfg = dot();
     for n in [0usize, 1, 31, 33, 1000] {
         // Small integers: the reassociated float sum is exact.
