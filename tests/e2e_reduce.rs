@@ -32,7 +32,7 @@ fn sums_and_extrema_match_a_sequential_reference() {
     for device in common::devices("reductions") {
         let n = 100_000usize;
         let mut rng = common::Rng::new(11);
-        let a: Vec<f64> = (0..n).map(|_| rng.f64()).collect();
+        let a: Vec<f64> = (0..n).map(|_| rng.signed_unit()).collect();
         let ints: Vec<i64> = (0..n)
             .map(|_| (rng.next_u64() % 2_000_001) as i64 - 1_000_000)
             .collect();

@@ -7,10 +7,12 @@
 //!   differential tests of the backends against the evaluator;
 //! - [`ptxsim`]: a sequential interpreter of the PTX subset the backend
 //!   emits, and [`harness`], which runs one `gpu` map through it and through
-//!   the evaluator from the same inputs.
+//!   the evaluator from the same inputs;
+//! - [`rng`]: the one seeded generator every test, fuzzer and example uses.
 
 pub mod builder;
 pub mod examples;
 pub mod harness;
 pub mod ptxsim;
 pub mod randexpr;
+pub mod rng;

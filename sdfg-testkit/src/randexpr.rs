@@ -13,34 +13,11 @@
 //! any NaN); others use transcendental functions (see `ULP_BOUNDS`).
 
 use crate::builder::{e, map_param, s, SdfgBuilder};
+use crate::rng::Rng;
 #[allow(unused_imports)]
 use sdfg_compiler::ir::Local;
 use sdfg_compiler::ir::*;
 use ScalarType::*;
-
-/// A small deterministic PRNG (splitmix64), so tests need no dependency.
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in 0..n (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.next_u64() % 100 < percent
-    }
-    pub fn pick<T: std::marker::Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct GenConfig {
@@ -140,7 +117,7 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
 
 /// `n` random input values of `ty`.
 pub fn random_inputs(seed: u64, ty: ScalarType, n: usize) -> Vec<Value> {
-    let mut rng = Rng(seed ^ (ty as u64).wrapping_mul(0x5851_F42D_4C95_7F2D));
+    let mut rng = Rng::new(seed ^ (ty as u64).wrapping_mul(0x5851_F42D_4C95_7F2D));
     (0..n).map(|_| random_value(&mut rng, ty)).collect()
 }
 
@@ -164,7 +141,7 @@ const ALL: [ScalarType; 7] = ScalarType::ALL;
 impl ExprGen {
     pub fn new(seed: u64, config: GenConfig, inputs: Vec<(ScalarType, ContainerId)>) -> ExprGen {
         ExprGen {
-            rng: Rng(seed),
+            rng: Rng::new(seed),
             config,
             inputs,
             locals: Vec::new(),

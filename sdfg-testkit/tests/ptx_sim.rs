@@ -7,14 +7,13 @@ use sdfg_compiler::ir::*;
 use sdfg_testkit::builder::{e, local, map_param, s, SdfgBuilder};
 use sdfg_testkit::examples::{axpy, stencil};
 use sdfg_testkit::harness::{eval_map, same_value, simulate_map, Data};
-use sdfg_testkit::randexpr::{
-    is_exact, random_inputs, random_kernel, random_value, GenConfig, Rng,
-};
+use sdfg_testkit::randexpr::{is_exact, random_inputs, random_kernel, random_value, GenConfig};
+use sdfg_testkit::rng::Rng;
 use ScalarType::*;
 
 /// Random contents for every container of `sdfg` with the given shapes.
 fn fill(sdfg: &Sdfg, shapes: &[(ContainerId, Vec<usize>)], seed: u64) -> Data {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut d = Data::new();
     for (c, shape) in shapes {
         let ty = sdfg.containers[*c].elem;
@@ -609,7 +608,7 @@ fn float_remainder_is_exact() {
             5 + ty as u64,
         );
         // Huge quotients (the exact slow path) in every other element.
-        let mut rng = Rng(11);
+        let mut rng = Rng::new(11);
         for k in (0..nn).step_by(2) {
             let (big, small) = (
                 rng.next_u64() as f64 * 1e200,
