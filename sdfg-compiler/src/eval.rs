@@ -412,6 +412,34 @@ pub fn compare(op: BinOp, a: Value, b: Value) -> bool {
     truthy(binary(op, a, b))
 }
 
+/// A math method on a float receiver `x` of variant `$ty` (f32 or f64),
+/// with the second operand `b` converted to the receiver's type.
+macro_rules! float_call {
+    ($f:expr, $x:expr, $b:expr, $ty:ident) => {{
+        let (x, b) = ($x, $b);
+        let y = match cast(b, ScalarType::$ty) {
+            Value::$ty(y) => y,
+            _ => 0.0,
+        };
+        Value::$ty(match $f {
+            MathFn::Sqrt => x.sqrt(),
+            MathFn::Abs => x.abs(),
+            MathFn::Exp => x.exp(),
+            MathFn::Ln => x.ln(),
+            MathFn::Sin => x.sin(),
+            MathFn::Cos => x.cos(),
+            MathFn::Tanh => x.tanh(),
+            MathFn::Powi => x.powi(index_value(b) as i32),
+            MathFn::Powf => x.powf(y),
+            // Widening to f64 is exact: one definition serves both types.
+            MathFn::Min => min_number(x.into(), y.into()) as _,
+            MathFn::Max => max_number(x.into(), y.into()) as _,
+            MathFn::Floor => x.floor(),
+            MathFn::Ceil => x.ceil(),
+        })
+    }};
+}
+
 /// A math method; `args[0]` is the receiver.
 pub fn call(f: MathFn, args: &[Value]) -> Value {
     let a = args.first().copied().unwrap_or(Value::I32(0));
@@ -442,54 +470,8 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
                 }
             }
         }
-        (_, Value::F32(x)) => {
-            let y = match b {
-                Value::F32(y) => y,
-                other => match cast(other, ScalarType::F32) {
-                    Value::F32(y) => y,
-                    _ => 0.0,
-                },
-            };
-            Value::F32(match f {
-                MathFn::Sqrt => x.sqrt(),
-                MathFn::Abs => x.abs(),
-                MathFn::Exp => x.exp(),
-                MathFn::Ln => x.ln(),
-                MathFn::Sin => x.sin(),
-                MathFn::Cos => x.cos(),
-                MathFn::Tanh => x.tanh(),
-                MathFn::Powi => x.powi(index_value(b) as i32),
-                MathFn::Powf => x.powf(y),
-                MathFn::Min => min_number(x as f64, y as f64) as _,
-                MathFn::Max => max_number(x as f64, y as f64) as _,
-                MathFn::Floor => x.floor(),
-                MathFn::Ceil => x.ceil(),
-            })
-        }
-        (_, Value::F64(x)) => {
-            let y = match b {
-                Value::F64(y) => y,
-                other => match cast(other, ScalarType::F64) {
-                    Value::F64(y) => y,
-                    _ => 0.0,
-                },
-            };
-            Value::F64(match f {
-                MathFn::Sqrt => x.sqrt(),
-                MathFn::Abs => x.abs(),
-                MathFn::Exp => x.exp(),
-                MathFn::Ln => x.ln(),
-                MathFn::Sin => x.sin(),
-                MathFn::Cos => x.cos(),
-                MathFn::Tanh => x.tanh(),
-                MathFn::Powi => x.powi(index_value(b) as i32),
-                MathFn::Powf => x.powf(y),
-                MathFn::Min => min_number(x as f64, y as f64) as _,
-                MathFn::Max => max_number(x as f64, y as f64) as _,
-                MathFn::Floor => x.floor(),
-                MathFn::Ceil => x.ceil(),
-            })
-        }
+        (_, Value::F32(x)) => float_call!(f, x, b, F32),
+        (_, Value::F64(x)) => float_call!(f, x, b, F64),
         // Float functions on integers are rejected by validation: identity.
         (_, v) => v,
     }

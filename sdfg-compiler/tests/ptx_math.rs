@@ -276,9 +276,9 @@ fn powi_is_bit_exact() {
     let mut r = Rng::new(6);
     for _ in 0..N {
         let x = log_uniform(&mut r, -40, 40);
-        let n = (r.next_u64() % 200) as i32 - 100;
-        let n = if r.next_u64() % 50 == 0 {
-            [i32::MIN, i32::MAX, 0, -1][(r.next_u64() % 4) as usize]
+        let n = r.below(200) as i32 - 100;
+        let n = if r.chance(2) {
+            r.pick(&[i32::MIN, i32::MAX, 0, -1])
         } else {
             n
         };

@@ -599,7 +599,7 @@ fn exec(
                 let bytes = (w / 8) as u64;
                 for (k, r) in rs.iter().enumerate() {
                     let addr = regs[*ar] + k as u64 * bytes;
-                    if addr % (bytes * rs.len() as u64) != 0 && k == 0 {
+                    if k == 0 && addr % (bytes * rs.len() as u64) != 0 {
                         return Err(format!("misaligned vector load at {addr:#x}"));
                     }
                     regs[*r] = mem.read(addr, bytes as usize)?;
@@ -614,7 +614,7 @@ fn exec(
                 let bytes = (w / 8) as u64;
                 for (k, r) in rs.iter().enumerate() {
                     let addr = regs[*ar] + k as u64 * bytes;
-                    if addr % (bytes * rs.len() as u64) != 0 && k == 0 {
+                    if k == 0 && addr % (bytes * rs.len() as u64) != 0 {
                         return Err(format!("misaligned vector store at {addr:#x}"));
                     }
                     mem.write(addr, bytes as usize, regs[*r])?;
@@ -920,13 +920,7 @@ fn int_op(base: &str, parts: &[&str], ty: &str, x: u64, y: u64, z: u64) -> u64 {
                 xs.wrapping_div(ys) as u64
             }
         }
-        "div" => {
-            if yu == 0 {
-                0xDEAD
-            } else {
-                xu / yu
-            }
-        }
+        "div" => xu.checked_div(yu).unwrap_or(0xDEAD),
         "rem" if signed => {
             if ys == 0 {
                 0xDEAD

@@ -25,6 +25,3 @@ pub fn devices(test: &str) -> Vec<Device> {
     out.extend(gpu_or_skip(test));
     out
 }
-
-/// The workspace's one seeded generator for test data.
-pub use sdfg_testkit::rng::Rng;

@@ -51,7 +51,7 @@ pub trait Ops {
     /// `mov.b64` f64 -> bits
     fn bits(&mut self, a: Self::F) -> Self::I;
     /// `mov.b64` bits -> f64
-    fn from_bits(&mut self, a: Self::I) -> Self::F;
+    fn float(&mut self, a: Self::I) -> Self::F;
     fn iadd(&mut self, a: Self::I, b: Self::I) -> Self::I;
     fn isub(&mut self, a: Self::I, b: Self::I) -> Self::I;
     fn iand(&mut self, a: Self::I, b: Self::I) -> Self::I;
@@ -166,10 +166,10 @@ fn exp_core<O: Ops>(o: &mut O, x: O::F, x_lo: Option<O::F>) -> O::F {
     let bias = o.iconst(1023);
     let e1 = o.iadd(k1, bias);
     let e1 = o.ishl(e1, 52);
-    let s1 = o.from_bits(e1);
+    let s1 = o.float(e1);
     let e2 = o.iadd(k2, bias);
     let e2 = o.ishl(e2, 52);
-    let s2 = o.from_bits(e2);
+    let s2 = o.float(e2);
     let y = o.mul(p, s1);
     let y = o.mul(y, s2);
     let nan = o.isnan(x);
@@ -205,7 +205,7 @@ pub fn ln_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let one_i = o.iconst(1);
     let e_plus = o.iadd(e, one_i);
     let e = o.seli(big, e_plus, e);
-    let m = o.from_bits(mbits);
+    let m = o.float(mbits);
     let one = o.fconst(1.0);
     let two = o.fconst(2.0);
     let f = o.sub(m, one);
@@ -268,7 +268,7 @@ fn ln_dd<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
     let one_i = o.iconst(1);
     let e_plus = o.iadd(e, one_i);
     let e = o.seli(big, e_plus, e);
-    let m = o.from_bits(mbits);
+    let m = o.float(mbits);
     let one = o.fconst(1.0);
     let two = o.fconst(2.0);
     let f = o.sub(m, one); // exact
@@ -759,7 +759,7 @@ impl Ops for Interp {
     fn bits(&mut self, a: f64) -> i64 {
         a.to_bits() as i64
     }
-    fn from_bits(&mut self, a: i64) -> f64 {
+    fn float(&mut self, a: i64) -> f64 {
         f64::from_bits(a as u64)
     }
     fn iadd(&mut self, a: i64, b: i64) -> i64 {
@@ -1025,7 +1025,7 @@ impl Ops for PtxOps {
         self.line(format!("mov.b64 %rd{d}, %fd{a}"));
         d
     }
-    fn from_bits(&mut self, a: u32) -> u32 {
+    fn float(&mut self, a: u32) -> u32 {
         let d = self.f();
         self.line(format!("mov.b64 %fd{d}, %rd{a}"));
         d
@@ -1230,7 +1230,11 @@ pub fn fmod_mirror(x: f64, y: f64) -> f64 {
     let mut ey = ((uy >> 52) & 0x7ff) as i64;
     let sx = ux >> 63;
     if uy << 1 == 0 || y.is_nan() || ex == 0x7ff {
-        return (x * y) / (x * y);
+        // NaN, as the PTX computes it: the product divided by itself.
+        let product = x * y;
+        #[allow(clippy::eq_op)]
+        let nan = product / product;
+        return nan;
     }
     if ux << 1 <= uy << 1 {
         if ux << 1 == uy << 1 {
