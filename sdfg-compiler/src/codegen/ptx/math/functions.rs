@@ -2,7 +2,8 @@
 //! round once): exp, ln (also as a double-double, for pow), sin, cos, tanh
 //! and pow.
 
-use super::reduce::{trig_reduce_any, LN2_HI, LN2_LO};
+use super::blocks::{div_dd, fast_two_sum, mul_dd, pow2, two_product};
+use super::reduce::{exp_reduce, ln_reduce, trig_reduce_any, LN2_HI, LN2_LO};
 use super::{factorial, horner, Ops};
 
 /// 2/3 = TWO_THIRDS_HI + TWO_THIRDS_LO (double-double).
@@ -19,21 +20,7 @@ pub fn exp_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
 /// e^(x + lo) for a double-double argument (|lo| <= ulp(x)): the low part
 /// joins the reduced argument.
 fn exp_core<O: Ops>(o: &mut O, x: O::F, x_lo: Option<O::F>) -> O::F {
-    // Clamp so k stays in [-1077, 1025]; out there the result is 0 or inf anyway.
-    let lo = o.fconst(-746.0);
-    let hi = o.fconst(710.0);
-    let below = o.flt(x, lo);
-    let xc = o.sel(below, lo, x);
-    let above = o.fgt(xc, hi);
-    let xc = o.sel(above, hi, xc);
-    let log2e = o.fconst(std::f64::consts::LOG2_E);
-    let t = o.mul(xc, log2e);
-    let kf = o.rint(t);
-    let nkf = o.neg(kf);
-    let ln2hi = o.fconst(LN2_HI);
-    let ln2lo = o.fconst(LN2_LO);
-    let r = o.fma(nkf, ln2hi, xc);
-    let r = o.fma(nkf, ln2lo, r);
+    let (r, kf) = exp_reduce(o, x);
     let r = match x_lo {
         Some(l) => o.add(r, l),
         None => r,
@@ -44,12 +31,8 @@ fn exp_core<O: Ops>(o: &mut O, x: O::F, x_lo: Option<O::F>) -> O::F {
     let k1 = o.isar(k, 1);
     let k2 = o.isub(k, k1);
     let bias = o.iconst(1023);
-    let e1 = o.iadd(k1, bias);
-    let e1 = o.ishl(e1, 52);
-    let s1 = o.float(e1);
-    let e2 = o.iadd(k2, bias);
-    let e2 = o.ishl(e2, 52);
-    let s2 = o.float(e2);
+    let s1 = pow2(o, k1, bias);
+    let s2 = pow2(o, k2, bias);
     let y = o.mul(p, s1);
     let y = o.mul(y, s2);
     let nan = o.isnan(x);
@@ -60,32 +43,7 @@ fn exp_core<O: Ops>(o: &mut O, x: O::F, x_lo: Option<O::F>) -> O::F {
 /// s = f / (2 + f), ln(1 + f) = f - s (f - R(s^2)) with the atanh series
 /// R(z) = sum 2 z^k / (2k + 1) to k = 11; ln x = e ln2_hi + (e ln2_lo + ln(1+f)).
 pub fn ln_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
-    let min_normal = o.fconst(f64::MIN_POSITIVE);
-    let sub = o.flt(x, min_normal);
-    let two54 = o.fconst(18014398509481984.0);
-    let xs_scaled = o.mul(x, two54);
-    let xs = o.sel(sub, xs_scaled, x);
-    let b = o.bits(xs);
-    let biased = o.isar(b, 52);
-    let expmask = o.iconst(0x7ff);
-    let biased = o.iand(biased, expmask);
-    let minus1077 = o.iconst(-1023 - 54);
-    let minus1023 = o.iconst(-1023);
-    let adj = o.seli(sub, minus1077, minus1023);
-    let e = o.iadd(biased, adj);
-    let mant_mask = o.iconst(0x000f_ffff_ffff_ffff);
-    let one_bits = o.iconst(0x3ff0_0000_0000_0000);
-    let mbits = o.iand(b, mant_mask);
-    let mbits = o.ior(mbits, one_bits);
-    let sqrt2_bits = o.iconst(0x3ff6_a09e_667f_3bcd);
-    let big = o.ilt(sqrt2_bits, mbits);
-    let one_exp = o.iconst(1 << 52);
-    let halved = o.isub(mbits, one_exp);
-    let mbits = o.seli(big, halved, mbits);
-    let one_i = o.iconst(1);
-    let e_plus = o.iadd(e, one_i);
-    let e = o.seli(big, e_plus, e);
-    let m = o.float(mbits);
+    let (e, m) = ln_reduce(o, x);
     let one = o.fconst(1.0);
     let two = o.fconst(2.0);
     let f = o.sub(m, one);
@@ -123,77 +81,32 @@ pub fn ln_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
 /// cases (lo = 0). Same decomposition as `ln_prog`; then s = f / (2 + f) is
 /// carried as s_hi + s_lo, and ln(1 + f) = 2 s_hi + (2 s_lo + s_hi R(s_hi^2)).
 fn ln_dd<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
-    let min_normal = o.fconst(f64::MIN_POSITIVE);
-    let sub = o.flt(x, min_normal);
-    let two54 = o.fconst(18014398509481984.0);
-    let xs_scaled = o.mul(x, two54);
-    let xs = o.sel(sub, xs_scaled, x);
-    let b = o.bits(xs);
-    let biased = o.isar(b, 52);
-    let expmask = o.iconst(0x7ff);
-    let biased = o.iand(biased, expmask);
-    let minus1077 = o.iconst(-1023 - 54);
-    let minus1023 = o.iconst(-1023);
-    let adj = o.seli(sub, minus1077, minus1023);
-    let e = o.iadd(biased, adj);
-    let mant_mask = o.iconst(0x000f_ffff_ffff_ffff);
-    let one_bits = o.iconst(0x3ff0_0000_0000_0000);
-    let mbits = o.iand(b, mant_mask);
-    let mbits = o.ior(mbits, one_bits);
-    let sqrt2_bits = o.iconst(0x3ff6_a09e_667f_3bcd);
-    let big = o.ilt(sqrt2_bits, mbits);
-    let one_exp = o.iconst(1 << 52);
-    let halved = o.isub(mbits, one_exp);
-    let mbits = o.seli(big, halved, mbits);
-    let one_i = o.iconst(1);
-    let e_plus = o.iadd(e, one_i);
-    let e = o.seli(big, e_plus, e);
-    let m = o.float(mbits);
+    let (e, m) = ln_reduce(o, x);
     let one = o.fconst(1.0);
     let two = o.fconst(2.0);
     let f = o.sub(m, one); // exact
-                           // d = 2 + f exactly as d_hi + d_lo (Fast2Sum, |2| > |f|).
-    let d_hi = o.add(two, f);
-    let d_minus_2 = o.sub(d_hi, two);
-    let d_lo = o.sub(f, d_minus_2);
-    // s = f / d: s_hi + s_lo.
-    let s_hi = o.div(f, d_hi);
-    let ns_hi = o.neg(s_hi);
-    let resid = o.fma(ns_hi, d_hi, f); // exact
-    let resid = o.fma(ns_hi, d_lo, resid);
-    let s_lo = o.div(resid, d_hi);
+                           // d = 2 + f exactly (|2| > |f|), s = f / d, both as double-doubles.
+    let d = fast_two_sum(o, two, f);
+    let (s_hi, s_lo) = div_dd(o, f, d);
     // ln(1+f) = 2 atanh(s) = 2 s + (2/3) s^3 + s^5 Q(s^2). The cubic term
     // is up to ~3% of the result, so it is formed in double-double too; the
     // rest is below 2^-12 of the result and a plain double suffices.
     // z = s^2 = z_hi + z_lo.
-    let z_hi = o.mul(s_hi, s_hi);
-    let nz_hi = o.neg(z_hi);
-    let z_lo = o.fma(s_hi, s_hi, nz_hi);
+    let (z_hi, z_lo) = two_product(o, s_hi, s_hi);
     let two_s_hi = o.mul(two, s_hi); // exact
     let z_lo = o.fma(two_s_hi, s_lo, z_lo);
-    // c = s^3 = c_hi + c_lo.
-    let c_hi = o.mul(s_hi, z_hi);
-    let nc_hi = o.neg(c_hi);
-    let c_lo = o.fma(s_hi, z_hi, nc_hi);
-    let c_lo = o.fma(s_hi, z_lo, c_lo);
-    let c_lo = o.fma(s_lo, z_hi, c_lo);
-    // t = (2/3) c = t_hi + t_lo.
+    // c = s^3, t = (2/3) c.
+    let (c_hi, c_lo) = mul_dd(o, (s_hi, s_lo), (z_hi, z_lo));
     let c23_hi = o.fconst(TWO_THIRDS_HI);
     let c23_lo = o.fconst(TWO_THIRDS_LO);
-    let t_hi = o.mul(c_hi, c23_hi);
-    let nt_hi = o.neg(t_hi);
-    let t_lo = o.fma(c_hi, c23_hi, nt_hi);
-    let t_lo = o.fma(c_hi, c23_lo, t_lo);
-    let t_lo = o.fma(c_lo, c23_hi, t_lo);
+    let (t_hi, t_lo) = mul_dd(o, (c_hi, c_lo), (c23_hi, c23_lo));
     // tail = s^5 Q(z), Q(z) = sum_{k>=2} 2 z^(k-2) / (2k+1).
     let coeffs: Vec<f64> = (2..=11).rev().map(|k| 2.0 / (2 * k + 1) as f64).collect();
     let q = horner(o, z_hi, &coeffs);
     let c_z = o.mul(c_hi, z_hi);
     let tail = o.mul(c_z, q);
     // l1 = 2 s_hi + t_hi (Fast2Sum: |2 s_hi| > |t_hi|) + (2 s_lo + t_lo + tail).
-    let l1_hi = o.add(two_s_hi, t_hi);
-    let back = o.sub(l1_hi, two_s_hi);
-    let l1_err = o.sub(t_hi, back);
+    let (l1_hi, l1_err) = fast_two_sum(o, two_s_hi, t_hi);
     let two_s_lo = o.mul(two, s_lo);
     let small = o.add(tail, t_lo);
     let small = o.add(small, two_s_lo);
@@ -314,11 +227,7 @@ pub fn tanh_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let d_hi = o.add(em, two);
     let d_minus_2 = o.sub(d_hi, two);
     let d_lo = o.sub(em, d_minus_2);
-    let q0 = o.div(em, d_hi);
-    let nq0 = o.neg(q0);
-    let resid = o.fma(nq0, d_hi, em);
-    let resid = o.fma(nq0, d_lo, resid);
-    let corr = o.div(resid, d_hi);
+    let (q0, corr) = div_dd(o, em, (d_hi, d_lo));
     let small = o.add(q0, corr);
     // Medium/large.
     let cap = o.fconst(22.0);
@@ -351,9 +260,7 @@ pub fn powf_prog<O: Ops>(o: &mut O, x: O::F, y: O::F) -> O::F {
     // y ln|x| in double-double: the exponent's absolute error must stay
     // near 2^-53 even when |y ln x| is ~700.
     let (l_hi, l_lo) = ln_dd(o, ax);
-    let p_hi = o.mul(y, l_hi);
-    let np_hi = o.neg(p_hi);
-    let p_err = o.fma(y, l_hi, np_hi);
+    let (p_hi, p_err) = two_product(o, y, l_hi);
     let p_lo = o.fma(y, l_lo, p_err);
     // Beyond the clamp of exp (or inf / NaN): no low part (it would be
     // huge, or inf - inf); the result is 0 or inf anyway.

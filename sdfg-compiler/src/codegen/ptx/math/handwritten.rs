@@ -66,6 +66,8 @@ pub fn fmod_mirror(x: f64, y: f64) -> f64 {
 
 /// The PTX `.func` of [`fmod_mirror`].
 pub fn fmod_function(name: &str) -> String {
+    let normalize_x = normalize_significand("%rd7", "%rd2", "$F_subx", "$F_doney");
+    let normalize_y = normalize_significand("%rd8", "%rd3", "$F_suby", "$F_loop");
     format!(
         ".func (.param .f64 ret) {name}(.param .f64 a0, .param .f64 a1)
 {{
@@ -106,32 +108,8 @@ $F_work:
 \tand.b64 %rd7, %rd0, 4503599627370495; // mx
 \tand.b64 %rd8, %rd1, 4503599627370495; // my
 \t// normalize x
-\tsetp.eq.u64 %p3, %rd2, 0;
-\t@%p3 bra $F_subx;
-\tor.b64 %rd7, %rd7, 4503599627370496;
-\tbra.uni $F_doney;
-$F_subx:
-\tclz.b64 %r0, %rd7;
-\tcvt.u64.u32 %rd9, %r0;
-\tsub.s64 %rd10, %rd9, 11;
-\tcvt.u32.u64 %r1, %rd10;
-\tshl.b64 %rd7, %rd7, %r1;
-\tmov.b64 %rd11, 12;
-\tsub.s64 %rd2, %rd11, %rd9;
-$F_doney:
-\tsetp.eq.u64 %p3, %rd3, 0;
-\t@%p3 bra $F_suby;
-\tor.b64 %rd8, %rd8, 4503599627370496;
-\tbra.uni $F_loop;
-$F_suby:
-\tclz.b64 %r0, %rd8;
-\tcvt.u64.u32 %rd9, %r0;
-\tsub.s64 %rd10, %rd9, 11;
-\tcvt.u32.u64 %r1, %rd10;
-\tshl.b64 %rd8, %rd8, %r1;
-\tmov.b64 %rd11, 12;
-\tsub.s64 %rd3, %rd11, %rd9;
-$F_loop:
+{normalize_x}$F_doney:
+{normalize_y}$F_loop:
 \tsub.s64 %rd12, %rd7, %rd8;
 \tsetp.lt.s64 %p4, %rd12, 0;
 \t@%p4 bra $F_keep;
@@ -173,6 +151,28 @@ $F_ret:
 \tst.param.f64 [ret], %fd2;
 \tret;
 }}
+"
+    )
+}
+
+/// The PTX that makes the fraction bits in `mant` and the biased exponent
+/// in `exp` an operand of the long division: the implicit bit for a normal
+/// number; for a subnormal, `mant` shifted up to bit 52 by its leading
+/// zeros and `exp = 12 - clz` (at `label`). Jumps to `next` when done.
+fn normalize_significand(mant: &str, exp: &str, label: &str, next: &str) -> String {
+    format!(
+        "\tsetp.eq.u64 %p3, {exp}, 0;
+\t@%p3 bra {label};
+\tor.b64 {mant}, {mant}, 4503599627370496;
+\tbra.uni {next};
+{label}:
+\tclz.b64 %r0, {mant};
+\tcvt.u64.u32 %rd9, %r0;
+\tsub.s64 %rd10, %rd9, 11;
+\tcvt.u32.u64 %r1, %rd10;
+\tshl.b64 {mant}, {mant}, %r1;
+\tmov.b64 %rd11, 12;
+\tsub.s64 {exp}, %rd11, %rd9;
 "
     )
 }

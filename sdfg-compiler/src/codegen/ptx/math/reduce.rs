@@ -1,6 +1,7 @@
 //! The range reductions: exp's x = k ln2 + r, ln's x = 2^e m, and sin/cos's
 //! x = k pi/2 + (r + t) (Cody-Waite below 2^20, Payne-Hanek above).
 
+use super::blocks::{fraction_under, funnel_shl, mul_dd, renormalize, two_product};
 use super::Ops;
 
 /// ln(2) split so that `k * LN2_HI` is exact for |k| < 2^21.
@@ -15,6 +16,58 @@ const TWO_OVER_PI: f64 = f64::from_bits(0x3fe4_5f30_6dc9_c883);
 /// Below this |x|, sin/cos use the Cody-Waite reduction (above: Payne-Hanek).
 pub const TRIG_DOMAIN: f64 = PAYNE_HANEK_FROM;
 
+/// exp's reduction: x = k ln2 + r with |r| <= ln2/2 (Cody-Waite with the
+/// two-part ln2), x clamped first so k stays in [-1077, 1025] (out there
+/// e^x is 0 or inf anyway). Returns r and k (as a float).
+pub(super) fn exp_reduce<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
+    let lo = o.fconst(-746.0);
+    let hi = o.fconst(710.0);
+    let below = o.flt(x, lo);
+    let xc = o.sel(below, lo, x);
+    let above = o.fgt(xc, hi);
+    let xc = o.sel(above, hi, xc);
+    let log2e = o.fconst(std::f64::consts::LOG2_E);
+    let t = o.mul(xc, log2e);
+    let kf = o.rint(t);
+    let nkf = o.neg(kf);
+    let ln2hi = o.fconst(LN2_HI);
+    let ln2lo = o.fconst(LN2_LO);
+    let r = o.fma(nkf, ln2hi, xc);
+    let r = o.fma(nkf, ln2lo, r);
+    (r, kf)
+}
+
+/// ln's reduction: x = 2^e m with m in [sqrt(1/2), sqrt(2)) for finite
+/// x > 0 (a subnormal x is scaled by 2^54 first). Returns e and m; both ln
+/// programs go on from here.
+pub(super) fn ln_reduce<O: Ops>(o: &mut O, x: O::F) -> (O::I, O::F) {
+    let min_normal = o.fconst(f64::MIN_POSITIVE);
+    let sub = o.flt(x, min_normal);
+    let two54 = o.fconst(18014398509481984.0);
+    let xs_scaled = o.mul(x, two54);
+    let xs = o.sel(sub, xs_scaled, x);
+    let b = o.bits(xs);
+    let biased = o.isar(b, 52);
+    let expmask = o.iconst(0x7ff);
+    let biased = o.iand(biased, expmask);
+    let minus1077 = o.iconst(-1023 - 54);
+    let minus1023 = o.iconst(-1023);
+    let adj = o.seli(sub, minus1077, minus1023);
+    let e = o.iadd(biased, adj);
+    // m in [1, 2), then halved (and e incremented) above sqrt(2).
+    let mbits = fraction_under(o, b, 0x3ff0_0000_0000_0000);
+    let sqrt2_bits = o.iconst(0x3ff6_a09e_667f_3bcd);
+    let big = o.ilt(sqrt2_bits, mbits);
+    let one_exp = o.iconst(1 << 52);
+    let halved = o.isub(mbits, one_exp);
+    let mbits = o.seli(big, halved, mbits);
+    let one_i = o.iconst(1);
+    let e_plus = o.iadd(e, one_i);
+    let e = o.seli(big, e_plus, e);
+    let m = o.float(mbits);
+    (e, m)
+}
+
 /// Reduction for sin/cos: x = k pi/2 + (r + t), t a tail below ulp(r).
 /// Accurate for |x| < [`TRIG_DOMAIN`] (k < 2^20): `k * PIO2_1` is exact and
 /// so is `x - k * PIO2_1`; the PIO2_2 product is taken exactly with an fma.
@@ -27,21 +80,16 @@ fn trig_reduce<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F, O::I) {
     let p2 = o.fconst(PIO2_2);
     let p3 = o.fconst(PIO2_3);
     let a = o.fma(nkf, p1, x); // exact
-    let w_hi = o.mul(kf, p2);
-    let nw_hi = o.neg(w_hi);
-    let w_lo = o.fma(kf, p2, nw_hi); // k * PIO2_2 = w_hi + w_lo exactly
+    let (w_hi, w_lo) = two_product(o, kf, p2); // k * PIO2_2, exactly
     let r = o.sub(a, w_hi);
     // Fast2Sum tail: (a - r) - w_hi, exact when |a| >= |w_hi| (always: |w_hi| < 2^-13 |a| or a == 0 with k == 0).
     let a_minus_r = o.sub(a, r);
     let tail = o.sub(a_minus_r, w_hi);
     let tail = o.sub(tail, w_lo);
     let t = o.fma(nkf, p3, tail);
-    // Renormalize r + t.
-    let r2 = o.add(r, t);
-    let r_minus_r2 = o.sub(r, r2);
-    let t2 = o.add(r_minus_r2, t);
+    let (r, t) = renormalize(o, r, t);
     let k = o.f2i(kf);
-    (r2, t2, k)
+    (r, t, k)
 }
 
 /// The bits of 2/pi after the binary point, 64 per word, behind one word
@@ -96,10 +144,7 @@ fn payne_hanek<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F, O::I) {
     let biased = o.isar(b, 52);
     let bias = o.iconst(1023);
     let e = o.isub(biased, bias);
-    let mant_mask = o.iconst(0x000f_ffff_ffff_ffff);
-    let implicit = o.iconst(1 << 52);
-    let m = o.iand(b, mant_mask);
-    let m = o.ior(m, implicit);
+    let m = fraction_under(o, b, 1 << 52);
     let ten = o.iconst(10);
     let off = o.iadd(e, ten);
     let q = o.ishr(off, 6);
@@ -139,12 +184,8 @@ fn payne_hanek<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F, O::I) {
     let l2 = o.iadd(h1, lo2);
     let l2 = o.iadd(l2, c1);
     // Fraction bits: f_hi = L2 << 2 | L1 >> 62, f_lo = L1 << 2 | L0 >> 62.
-    let a = o.ishl(l2, 2);
-    let c = o.ishr(l1, 62);
-    let f_hi = o.ior(a, c);
-    let a = o.ishl(l1, 2);
-    let c = o.ishr(l0, 62);
-    let f_lo = o.ior(a, c);
+    let f_hi = funnel_shl(o, l2, l1, 2);
+    let f_lo = funnel_shl(o, l1, l0, 2);
     // q = bits 190..191, +1 when the fraction is >= 1/2 (then f_hi, read as
     // signed, makes the fraction negative: r in [-pi/4, pi/4)).
     let quad = o.ishr(l2, 62);
@@ -163,15 +204,9 @@ fn payne_hanek<O: Ops>(o: &mut O, ax: O::F) -> (O::F, O::F, O::I) {
     // (a_hi + a_lo) * pi/2.
     let p_hi = o.fconst(PIO2_HI);
     let p_lo = o.fconst(PIO2_LO);
-    let r_hi = o.mul(a_hi, p_hi);
-    let nr_hi = o.neg(r_hi);
-    let r_lo = o.fma(a_hi, p_hi, nr_hi);
-    let r_lo = o.fma(a_hi, p_lo, r_lo);
-    let r_lo = o.fma(a_lo, p_hi, r_lo);
-    let rs = o.add(r_hi, r_lo);
-    let d = o.sub(r_hi, rs);
-    let ts = o.add(d, r_lo);
-    (rs, ts, quad)
+    let (r_hi, r_lo) = mul_dd(o, (a_hi, a_lo), (p_hi, p_lo));
+    let (r, t) = renormalize(o, r_hi, r_lo);
+    (r, t, quad)
 }
 
 /// x = k pi/2 + (r + t) for every x: Cody-Waite below 2^20, Payne-Hanek
