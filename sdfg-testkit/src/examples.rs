@@ -8,7 +8,7 @@ fn range(name: &str, ty: ScalarType, start: Expr, end: Expr) -> MapParam {
     map_param(name, ty, start, end, None)
 }
 
-/// axpy: Y[i] = a * X[i] + Y[i] over f32, 1-D.
+/// axpy: `Y[i] = a * X[i] + Y[i]` over f32, 1-D.
 pub fn axpy() -> Sdfg {
     let mut b = SdfgBuilder::new("axpy");
     let n = b.symbol("N", I64);
@@ -83,7 +83,7 @@ pub fn stencil() -> Sdfg {
     b.build()
 }
 
-/// dot: S += X[i] * Y[i] over f64 (a scalar WCR: per-thread partials, warp
+/// dot: `S += X[i] * Y[i]` over f64 (a scalar WCR: per-thread partials, warp
 /// shuffles, one atomic per warp).
 pub fn dot() -> Sdfg {
     let mut b = SdfgBuilder::new("dot");

@@ -162,7 +162,7 @@ pub enum StatementKind {
     Map(Map),
     /// A stand-alone host tasklet: `tasklet NAME { BODY }`.
     Tasklet(Tasklet),
-    /// `copy SRC[subset] -> DST[subset];` (memlets[0] reads SRC, memlets[1] writes DST).
+    /// `copy SRC[subset] -> DST[subset];` (`memlets[0]` reads SRC, `memlets[1]` writes DST).
     Copy(Copy),
     /// `wait NAME;` (only in `#[sync(manual)]` SDFGs).
     Wait(Wait),

@@ -188,7 +188,7 @@ fn quadrant_select<O: Ops>(o: &mut O, q: O::I, sin: O::F, cos: O::F) -> O::F {
     o.sel(negate, nv, v)
 }
 
-/// sin(x) for every x (see [`trig_reduce_any`]).
+/// sin(x) for every x (reduced by `reduce::trig_reduce_any`).
 pub fn sin_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let (r, t, k) = trig_reduce_any(o, x);
     let (s, c) = sincos_kernels(o, r, t);
@@ -199,7 +199,7 @@ pub fn sin_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     o.sel(is_zero, x, y)
 }
 
-/// cos(x) for every x (see [`trig_reduce_any`]).
+/// cos(x) for every x (reduced by `reduce::trig_reduce_any`).
 pub fn cos_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
     let (r, t, k) = trig_reduce_any(o, x);
     let (s, c) = sincos_kernels(o, r, t);

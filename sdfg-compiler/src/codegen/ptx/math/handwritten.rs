@@ -177,7 +177,8 @@ fn normalize_significand(mant: &str, exp: &str, label: &str, next: &str) -> Stri
     )
 }
 
-/// The PTX `.func` for `powi` on f32 or f64 (mirror: [`powi_mirror`]).
+/// The PTX `.func` for `powi` on f32 or f64 (mirrors: [`super::mirror::powi_f64`],
+/// [`super::mirror::powi_f32`]).
 pub fn powi_function(name: &str, f32_type: bool) -> String {
     let (t, r) = if f32_type {
         ("f32", "%f")

@@ -18,7 +18,7 @@
 //! squaring exactly as compiler-rt's `__powidf2`/`__powisf2`, which is what
 //! Rust's `powi` calls, so it is bit-exact; so is the exact `fmod`.
 //!
-//! The rooms: [`Ops`] (the instruction set, here) and [`horner`]; `blocks`
+//! The rooms: [`Ops`] (the instruction set, here) and `horner`; `blocks`
 //! (bit fields and double-double steps); `reduce` (the range reductions of
 //! exp, ln, sin and cos); `functions` (the f64
 //! programs, which the f32 functions wrap); [`Interp`] and [`mirror`] (the
