@@ -44,7 +44,7 @@ pub struct Module {
     pub(super) functions: HashMap<String, Function>,
 }
 
-pub(super) fn parse_imm(t: &str) -> Option<u64> {
+fn parse_imm(t: &str) -> Option<u64> {
     if let Some(h) = t.strip_prefix("0f").or_else(|| t.strip_prefix("0d")) {
         return u64::from_str_radix(h, 16).ok();
     }
@@ -57,7 +57,7 @@ pub(super) fn parse_imm(t: &str) -> Option<u64> {
         .ok()
 }
 
-pub(super) fn split_args(s: &str) -> Vec<String> {
+fn split_args(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0;
     let mut cur = String::new();

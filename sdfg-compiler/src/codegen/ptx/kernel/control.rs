@@ -20,7 +20,7 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    pub(super) fn local_reg(&mut self, local: usize, ty: ScalarType) -> Reg {
+    fn local_reg(&mut self, local: usize, ty: ScalarType) -> Reg {
         if self.locals.len() <= local {
             self.locals.resize(local + 1, None);
         }
@@ -34,7 +34,7 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    pub(super) fn local_type(&self, local: usize, fallback: ScalarType) -> ScalarType {
+    fn local_type(&self, local: usize, fallback: ScalarType) -> ScalarType {
         self.map
             .body
             .locals
@@ -101,7 +101,7 @@ impl<'a> KernelEmitter<'a> {
     /// `for var in (start..end).step_by(step)` with Rust's semantics: bounds
     /// evaluated once, empty when start >= end, a step <= 0 runs nothing, and
     /// the loop ends when `var + step` would pass `end` or overflow.
-    pub(super) fn for_loop(
+    fn for_loop(
         &mut self,
         var: usize,
         start: &'a Expr,

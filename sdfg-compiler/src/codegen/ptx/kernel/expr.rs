@@ -67,7 +67,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// `&&` / `||`: evaluates the right side only when needed if it reads memory.
-    pub(super) fn logic(&mut self, op: BinOp, lhs: &'a Expr, rhs: &'a Expr) -> Reg {
+    fn logic(&mut self, op: BinOp, lhs: &'a Expr, rhs: &'a Expr) -> Reg {
         let a = self.expr(lhs);
         let a = self.predicate(a, lhs.ty);
         let outer = std::mem::replace(&mut self.conditional, true);
@@ -161,7 +161,7 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    pub(super) fn unary(&mut self, op: UnOp, a: Reg, ty: ScalarType) -> Reg {
+    fn unary(&mut self, op: UnOp, a: Reg, ty: ScalarType) -> Reg {
         let r = self.reg(a.class);
         match (op, ty) {
             (UnOp::Neg, ScalarType::Bool) => self.mov(r, a),
@@ -223,7 +223,7 @@ impl<'a> KernelEmitter<'a> {
 
     /// Integer `/` and `%` that never trap: x / 0 == 0, x % 0 == x,
     /// MIN / -1 == MIN, MIN % -1 == 0 (divide by 1 in those cases).
-    pub(super) fn int_div_rem(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType) -> Reg {
+    fn int_div_rem(&mut self, op: BinOp, a: Reg, b: Reg, ty: ScalarType) -> Reg {
         let t = arith(ty);
         let bs = bits_suffix(ty);
         let b_zero = self.reg(Class::Pred);

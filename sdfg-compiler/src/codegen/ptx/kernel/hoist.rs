@@ -131,7 +131,7 @@ pub(super) fn shared_load(e: &Expr, dy: usize, r: u32, k: u32) -> Option<SharedL
 }
 
 /// Whether `e` reads map parameter `d`.
-pub(super) fn reads_param(e: &Expr, d: usize) -> bool {
+fn reads_param(e: &Expr, d: usize) -> bool {
     let mut found = false;
     e.walk(&mut |x| {
         if matches!(x.kind, ExprKind::Var(VarRef::Param(p)) if p == d) {
@@ -143,7 +143,7 @@ pub(super) fn reads_param(e: &Expr, d: usize) -> bool {
 
 /// The structure of `e` (operators, types, values; no spans) as text:
 /// equal text, equal value for equal parameters and symbols.
-pub(super) fn write_shape(e: &Expr, out: &mut String) {
+fn write_shape(e: &Expr, out: &mut String) {
     let _ = write!(out, "{}:", e.ty);
     let all = |out: &mut String, args: &[&Expr]| {
         out.push('(');
@@ -188,7 +188,7 @@ pub(super) fn write_shape(e: &Expr, out: &mut String) {
 }
 
 /// An index that reads only map parameters, symbols and literals.
-pub(super) fn index_reads_only_params(e: &Expr) -> bool {
+fn index_reads_only_params(e: &Expr) -> bool {
     let mut ok = true;
     e.walk(&mut |x| match &x.kind {
         ExprKind::Var(VarRef::Local(_)) | ExprKind::Load { .. } => ok = false,
@@ -204,7 +204,7 @@ pub(super) fn is_param_itself(e: &Expr) -> bool {
 }
 
 /// `e` is exactly map parameter `d` (possibly widened by casts).
-pub(super) fn is_param_var(e: &Expr, d: usize) -> bool {
+fn is_param_var(e: &Expr, d: usize) -> bool {
     match &e.kind {
         ExprKind::Var(VarRef::Param(p)) => *p == d,
         ExprKind::Cast { arg } => {

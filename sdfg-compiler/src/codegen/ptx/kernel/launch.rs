@@ -99,7 +99,7 @@ impl<'a> KernelEmitter<'a> {
             .collect()
     }
 
-    pub(super) fn load_scalar_param(&mut self, ty: ScalarType, slot: &str) -> Reg {
+    fn load_scalar_param(&mut self, ty: ScalarType, slot: &str) -> Reg {
         if ty == ScalarType::Bool {
             let byte = self.reg(Class::B16);
             self.ins(format!("ld.param.u8 {byte}, {slot}"));

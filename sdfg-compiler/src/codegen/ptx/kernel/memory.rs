@@ -112,7 +112,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// An index value as 64 bits, extended by the signedness of its type.
-    pub(super) fn widen_index(&mut self, r: Reg, ty: ScalarType) -> Reg {
+    fn widen_index(&mut self, r: Reg, ty: ScalarType) -> Reg {
         match ty {
             ScalarType::I32 => {
                 let w = self.reg(Class::B64);
@@ -129,7 +129,7 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    pub(super) fn site_code(&self, index: &[Expr], is_store: bool) -> u32 {
+    fn site_code(&self, index: &[Expr], is_store: bool) -> u32 {
         self.site_codes
             .get(&(index.as_ptr() as usize, is_store))
             .copied()
@@ -137,7 +137,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// Records an out-of-bounds access: the first code wins (CAS 0 -> code).
-    pub(super) fn record_fault(&mut self, oob: Reg, code: u32) {
+    fn record_fault(&mut self, oob: Reg, code: u32) {
         if let Some(f) = self.fault {
             let old = self.reg(Class::B32);
             self.ins(format!("@{oob} atom.cas.b32 {old}, [{f}], 0, {code}"));

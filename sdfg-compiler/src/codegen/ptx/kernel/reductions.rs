@@ -94,7 +94,7 @@ impl<'a> KernelEmitter<'a> {
     /// flags so lanes without updates contribute nothing. Every thread
     /// reaches this point (kernels have no early exit; blocks are whole
     /// warps), as the full member mask requires.
-    pub(super) fn warp_reduce(&mut self, op: WcrOp, partial: Reg, touched: Reg, elem: ScalarType) {
+    fn warp_reduce(&mut self, op: WcrOp, partial: Reg, touched: Reg, elem: ScalarType) {
         self.comment("warp reduction of the partial (lane 0 gets the result)");
         let flag = self.reg(Class::B32);
         self.ins(format!("selp.b32 {flag}, 1, 0, {touched}"));

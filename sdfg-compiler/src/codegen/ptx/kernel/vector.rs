@@ -231,7 +231,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// `base + element * size` for a 1-D vector access.
-    pub(super) fn vector_address(&mut self, c: ContainerId, element: Reg) -> Reg {
+    fn vector_address(&mut self, c: ContainerId, element: Reg) -> Reg {
         let size = self.sdfg.containers[c].elem.size_bytes();
         let base = self.buffers.get(&c).map(|b| b.base).unwrap_or(Reg {
             class: Class::B64,
