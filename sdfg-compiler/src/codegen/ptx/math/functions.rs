@@ -84,8 +84,9 @@ fn ln_dd<O: Ops>(o: &mut O, x: O::F) -> (O::F, O::F) {
     let (e, m) = ln_reduce(o, x);
     let one = o.fconst(1.0);
     let two = o.fconst(2.0);
-    let f = o.sub(m, one); // exact
-                           // d = 2 + f exactly (|2| > |f|), s = f / d, both as double-doubles.
+    // f = m - 1 is exact; d = 2 + f exactly (|2| > |f|) and s = f / d, both
+    // as double-doubles.
+    let f = o.sub(m, one);
     let d = fast_two_sum(o, two, f);
     let (s_hi, s_lo) = div_dd(o, f, d);
     // ln(1+f) = 2 atanh(s) = 2 s + (2/3) s^3 + s^5 Q(s^2). The cubic term

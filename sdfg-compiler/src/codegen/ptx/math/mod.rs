@@ -20,11 +20,10 @@
 //!
 //! The rooms: [`Ops`] (the instruction set, here) and `horner`; `blocks`
 //! (bit fields and double-double steps); `reduce` (the range reductions of
-//! exp, ln, sin and cos); `functions` (the f64
-//! programs, which the f32 functions wrap); [`Interp`] and [`mirror`] (the
-//! Rust executor and the mirrors the tests call); [`PtxOps`] (the PTX
-//! emitter); `handwritten` (`powi` and `fmod`, PTX with loops, and their
-//! mirrors).
+//! exp, ln, sin and cos); `functions` (the f64 programs, which the f32
+//! functions wrap); [`Interp`] and [`mirror`] (the Rust executor and the
+//! mirrors the tests call); [`PtxOps`] (the PTX emitter); `handwritten`
+//! (`powi` and `fmod`, PTX with loops, and their mirrors).
 
 mod blocks;
 mod functions;
