@@ -55,8 +55,8 @@ impl Rng {
 mod tests {
     use super::Rng;
 
-    /// The stream is splitmix64's: the reference values of its author's C
-    /// code for seed 0, which every recorded failing seed relies on.
+    /// The stream is splitmix64's (the reference outputs for seed 0), so a
+    /// seed a failing run prints reproduces it anywhere.
     #[test]
     fn stream_is_splitmix64() {
         let mut r = Rng::new(0);
