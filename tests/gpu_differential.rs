@@ -15,16 +15,14 @@
 mod common;
 
 use sdfg::compiler::codegen::kernel_abi::KernelParam;
-use sdfg::compiler::codegen::ptx::testing::builder::{e, map_param, s as stmt, SdfgBuilder};
-use sdfg::compiler::codegen::ptx::testing::harness::{eval_map, same_value, Data};
-use sdfg::compiler::codegen::ptx::testing::randexpr::{
-    random_inputs, random_kernel, ExprGen, GenConfig,
-};
 use sdfg::compiler::codegen::ptx::{self, ULP_BOUNDS};
 use sdfg::compiler::ir::{
     ContainerId, Expr, MathFn, ScalarType, Sdfg, StatementKind, Stmt, TaskletBody, Value,
 };
 use sdfg::runtime::{Device, DeviceBuffer, KernelArg, LaunchConfig, Module};
+use sdfg_testkit::builder::{e, map_param, s as stmt, SdfgBuilder};
+use sdfg_testkit::harness::{eval_map, same_value, Data};
+use sdfg_testkit::randexpr::{random_inputs, random_kernel, ExprGen, GenConfig};
 use std::collections::BTreeMap;
 
 /// A device buffer of any element type.
@@ -474,11 +472,10 @@ fn transcendental_calls_stay_within_their_documented_ulp_bounds() {
                     *value = call.clone();
                 }
             }
-            stmt.memlets =
-                sdfg::compiler::codegen::ptx::testing::builder::memlets_of(match &stmt.kind {
-                    StatementKind::Map(map) => &map.body.stmts,
-                    _ => unreachable!(),
-                });
+            stmt.memlets = sdfg_testkit::builder::memlets_of(match &stmt.kind {
+                StatementKind::Map(map) => &map.body.stmts,
+                _ => unreachable!(),
+            });
             base.sdfg.states[0].stmts.push(stmt);
             exprs.push(call);
         }

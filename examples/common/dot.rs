@@ -224,7 +224,7 @@ impl Workload for DotWorkload {
         self.x.copy_from_slice(&self.host_x)?;
         self.y.copy_from_slice(&self.host_y)?;
         // The reduction adds to S's old value: start from a random one.
-        let s0 = Rng::new(seed).f64() as f32;
+        let s0 = Rng::new(seed).signed_unit() as f32;
         self.s.copy_from_slice(&[s0])?;
         self.run_plain()?;
         let got = self.s.to_vec()?[0];

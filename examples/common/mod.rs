@@ -76,41 +76,18 @@ pub fn use_small_sizes(device: &Device, opts: &Options) -> bool {
     small
 }
 
-/// A small deterministic generator for inputs (xorshift64*).
-#[derive(Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [-1, 1).
-    pub fn f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-    /// Uniform in [lo, hi).
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (self.f64() + 1.0) * 0.5 * (hi - lo)
-    }
-}
+/// The workspace's one seeded generator (a dev-dependency of the examples).
+pub use sdfg_testkit::rng::Rng;
 
 /// `len` random values in [-1, 1) from `seed`, filled in parallel: each
 /// chunk of 2^20 elements has its own generator, so the data depends only on
 /// the seed, not on the number of threads.
 pub fn random_f32(len: usize, seed: u64) -> Vec<f32> {
-    random_vec(len, seed, |r| r.f64() as f32)
+    random_vec(len, seed, |r| r.signed_unit() as f32)
 }
 
 pub fn random_f64(len: usize, seed: u64) -> Vec<f64> {
-    random_vec(len, seed, |r| r.f64())
+    random_vec(len, seed, |r| r.signed_unit())
 }
 
 fn random_vec<T: Send + Default + Clone>(
@@ -134,15 +111,14 @@ fn random_vec<T: Send + Default + Clone>(
 
 /// A fresh seed per call (so every checked run sees new data), reproducible
 /// from `--seed`.
-pub struct Seeds(u64);
+pub struct Seeds(Rng);
 
 impl Seeds {
     pub fn new(opts: &Options) -> Seeds {
-        Seeds(opts.get("seed", 0x5DF6_u64))
+        Seeds(Rng::new(opts.get("seed", 0x5DF6_u64)))
     }
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(1);
-        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        self.0.next_u64()
     }
 }
 

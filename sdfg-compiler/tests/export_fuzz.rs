@@ -11,29 +11,9 @@ mod common;
 use sdfg_compiler::export::dace::to_sdfg_json_string;
 use sdfg_compiler::export::dot::to_dot;
 use sdfg_compiler::schedule::schedule;
+use sdfg_testkit::rng::Rng;
 use std::panic;
 use std::path::Path;
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
 
 const MULTI_CHAR: [&str; 14] = [
     "..=", "..", "->", "+=", "-=", "*=", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>",
@@ -123,7 +103,7 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0x5eed_e4b0);
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(seed);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export_fuzz");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

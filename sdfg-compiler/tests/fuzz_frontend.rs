@@ -10,32 +10,9 @@
 mod common;
 
 use sdfg_compiler::ir::*;
+use sdfg_testkit::rng::Rng;
 use std::panic;
 use std::time::Instant;
-
-/// xorshift64*: small, deterministic, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
 
 const SEEDS: &[&str] = &[
     common::REPRO,
@@ -780,12 +757,12 @@ fn seed() -> u64 {
     std::env::var("SDFG_FUZZ_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5df9_0001_u64.wrapping_mul(0x9E37_79B9) | 1)
+        .unwrap_or(0x5df9_0001)
 }
 
 /// Runs `make_input` `n` times; fails on the first panic.
 fn fuzz(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
-    let mut rng = Rng(seed().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((name.len() as u64) << 40) | 1);
+    let mut rng = Rng::new(seed() ^ ((name.len() as u64) << 40));
     let started = Instant::now();
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));

@@ -12,6 +12,7 @@
 pub mod bounds;
 pub mod expr;
 pub mod linear;
+pub mod semantics;
 pub mod types;
 
 pub use expr::*;

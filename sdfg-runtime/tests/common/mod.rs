@@ -7,6 +7,7 @@ mod kernels;
 pub use kernels::*;
 use sdfg_runtime::__glue::Program;
 use sdfg_runtime::*;
+use sdfg_testkit::rng::Rng;
 use std::marker::PhantomData;
 
 // ---------------------------------------------------------------- scenarios
@@ -656,15 +657,8 @@ pub fn random_ops_match_sequential_model(dev: &Device, seed: u64) -> Result<()> 
         .collect::<Result<_>>()?;
     let mut model = vec![vec![0i32; N]; BUFFERS];
     let mut downloads: Vec<(Pending<HostBuffer<i32>>, Vec<i32>)> = Vec::new();
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut next = |n: u64| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % n
-    };
+    let mut rng = Rng::new(seed);
+    let mut next = |n: u64| rng.below(n as usize) as u64;
     for step in 0..150 {
         let s = &streams[next(4) as usize];
         let b = next(BUFFERS as u64) as usize;

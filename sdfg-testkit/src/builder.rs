@@ -1,9 +1,9 @@
 //! Builds `ir::Sdfg` values directly (no parser): symbols, containers,
 //! states with `gpu` maps whose memlets are derived from the body.
 
-use crate::ir::bounds::{for_each_access, is_prechecked};
-use crate::ir::*;
 use proc_macro2::Span;
+use sdfg_compiler::ir::bounds::{for_each_access, is_prechecked};
+use sdfg_compiler::ir::*;
 
 fn sp() -> Span {
     Span::call_site()

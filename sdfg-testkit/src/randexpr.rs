@@ -12,35 +12,12 @@
 //! Expressions for which [`is_exact`] is true must agree bit for bit (NaNs:
 //! any NaN); others use transcendental functions (see `ULP_BOUNDS`).
 
-use super::builder::{e, map_param, s, SdfgBuilder};
+use crate::builder::{e, map_param, s, SdfgBuilder};
+use crate::rng::Rng;
 #[allow(unused_imports)]
-use crate::ir::Local;
-use crate::ir::*;
+use sdfg_compiler::ir::Local;
+use sdfg_compiler::ir::*;
 use ScalarType::*;
-
-/// A small deterministic PRNG (splitmix64), so tests need no dependency.
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in 0..n (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.next_u64() % 100 < percent
-    }
-    pub fn pick<T: std::marker::Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct GenConfig {
@@ -129,16 +106,18 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
             ((bits >> 11) as f64 / 9007199254740992.0 - 0.5) * [1.0, 10.0, 1e6][rng.below(3)],
         ),
         I32 | I64 if rng.chance(50) => {
-            crate::eval::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
+            sdfg_compiler::ir::semantics::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
         }
-        U32 | U64 if rng.chance(50) => crate::eval::cast(Value::U64(bits % 1000), ty),
+        U32 | U64 if rng.chance(50) => {
+            sdfg_compiler::ir::semantics::cast(Value::U64(bits % 1000), ty)
+        }
         _ => Value::from_bits(ty, bits),
     }
 }
 
 /// `n` random input values of `ty`.
 pub fn random_inputs(seed: u64, ty: ScalarType, n: usize) -> Vec<Value> {
-    let mut rng = Rng(seed ^ (ty as u64).wrapping_mul(0x5851_F42D_4C95_7F2D));
+    let mut rng = Rng::new(seed ^ (ty as u64).wrapping_mul(0x5851_F42D_4C95_7F2D));
     (0..n).map(|_| random_value(&mut rng, ty)).collect()
 }
 
@@ -162,7 +141,7 @@ const ALL: [ScalarType; 7] = ScalarType::ALL;
 impl ExprGen {
     pub fn new(seed: u64, config: GenConfig, inputs: Vec<(ScalarType, ContainerId)>) -> ExprGen {
         ExprGen {
-            rng: Rng(seed),
+            rng: Rng::new(seed),
             config,
             inputs,
             locals: Vec::new(),
@@ -514,7 +493,7 @@ fn gen_stmts(
             0 | 1 => {
                 let ty = g.rng.pick(&ALL);
                 let init = g.expr(ty, 3);
-                locals.push(super::builder::local(
+                locals.push(crate::builder::local(
                     &format!("l{}", locals.len()),
                     ty,
                     true,
@@ -559,13 +538,13 @@ fn gen_stmts(
             }
             7 if nesting > 0 => {
                 let ty = g.rng.pick(&[I32, I64, U32, U64]);
-                locals.push(super::builder::local(
+                locals.push(crate::builder::local(
                     &format!("k{}", locals.len()),
                     ty,
                     false,
                 ));
                 let var = locals.len() - 1;
-                let lit = |v: i64| e::lit(crate::eval::cast(Value::I64(v), ty));
+                let lit = |v: i64| e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(v), ty));
                 let start = lit(g.rng.below(3) as i64);
                 let end = if g.rng.chance(50) {
                     lit(g.rng.below(6) as i64)

@@ -3,11 +3,9 @@
 
 use sdfg_compiler::codegen::ptx::generate;
 use sdfg_compiler::codegen::ptx::ptxas::assemble_check;
-use sdfg_compiler::codegen::ptx::testing::randexpr::{
-    random_inputs, random_kernel, random_module, GenConfig,
-};
 use sdfg_compiler::eval::{self, MemEnv};
 use sdfg_compiler::ir::{ScalarType, Value};
+use sdfg_testkit::randexpr::{random_inputs, random_kernel, random_module, GenConfig};
 
 #[test]
 fn evaluator_runs_ten_thousand_random_expressions() {
@@ -82,7 +80,7 @@ fn random_kernels_assemble() {
 
 #[test]
 fn random_bodies_assemble() {
-    use sdfg_compiler::codegen::ptx::testing::randexpr::random_body;
+    use sdfg_testkit::randexpr::random_body;
     let count = if cfg!(debug_assertions) { 10 } else { 40 };
     for seed in 0..count {
         let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);

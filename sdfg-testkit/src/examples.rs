@@ -1,14 +1,14 @@
 //! SDFGs used by several test suites (built without the parser).
 
-use super::builder::{e, map_param, s, SdfgBuilder};
-use crate::ir::*;
+use crate::builder::{e, map_param, s, SdfgBuilder};
+use sdfg_compiler::ir::*;
 use ScalarType::*;
 
 fn range(name: &str, ty: ScalarType, start: Expr, end: Expr) -> MapParam {
     map_param(name, ty, start, end, None)
 }
 
-/// axpy: Y[i] = a * X[i] + Y[i] over f32, 1-D.
+/// axpy: `Y[i] = a * X[i] + Y[i]` over f32, 1-D.
 pub fn axpy() -> Sdfg {
     let mut b = SdfgBuilder::new("axpy");
     let n = b.symbol("N", I64);
@@ -83,7 +83,7 @@ pub fn stencil() -> Sdfg {
     b.build()
 }
 
-/// dot: S += X[i] * Y[i] over f64 (a scalar WCR: per-thread partials, warp
+/// dot: `S += X[i] * Y[i]` over f64 (a scalar WCR: per-thread partials, warp
 /// shuffles, one atomic per warp).
 pub fn dot() -> Sdfg {
     let mut b = SdfgBuilder::new("dot");

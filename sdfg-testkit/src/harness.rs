@@ -1,11 +1,11 @@
 //! Runs one `gpu` map twice, through the evaluator and through its
-//! generated PTX on the [`super::ptxsim`] interpreter, from the same inputs.
+//! generated PTX on the [`crate::ptxsim`] interpreter, from the same inputs.
 
-use super::ptxsim::{self, Launch, Memory};
-use crate::codegen::kernel_abi::KernelParam;
-use crate::codegen::ptx::PtxModule;
-use crate::eval::{self, Env, MemEnv};
-use crate::ir::*;
+use crate::ptxsim::{self, Launch, Memory};
+use sdfg_compiler::codegen::kernel_abi::KernelParam;
+use sdfg_compiler::codegen::ptx::PtxModule;
+use sdfg_compiler::eval::{self, Env, MemEnv};
+use sdfg_compiler::ir::*;
 use std::collections::BTreeMap;
 
 /// Container contents by id: (shape, row-major values).
@@ -65,7 +65,7 @@ pub fn eval_map(
             let t = rest % count;
             rest /= count;
             let v = start.wrapping_add((t as i64).wrapping_mul(step));
-            params[d] = eval::cast(Value::I64(v), map.params[d].ty);
+            params[d] = sdfg_compiler::ir::semantics::cast(Value::I64(v), map.params[d].ty);
         }
         env.params = params;
         if let Err(f) = eval::exec_body(&map.body, &mut env) {

@@ -4,10 +4,10 @@
 //! with ptxas's message; the module is saved under target/ptxas-rejected/.
 
 use sdfg_compiler::codegen::ptx::ptxas::{assemble_check, resource_usage, ResourceUsage};
-use sdfg_compiler::codegen::ptx::testing::builder::{e, local, map_param, s, SdfgBuilder};
-use sdfg_compiler::codegen::ptx::testing::examples::{axpy, dot, stencil};
 use sdfg_compiler::codegen::ptx::{generate, PtxModule};
 use sdfg_compiler::ir::*;
+use sdfg_testkit::builder::{e, local, map_param, s, SdfgBuilder};
+use sdfg_testkit::examples::{axpy, dot, stencil};
 use ScalarType::*;
 
 fn ptxas_required() -> bool {
@@ -275,7 +275,7 @@ fn n_dimensional_maps_with_steps_and_param_types() {
 }
 
 fn eval_cast(v: i64, ty: ScalarType) -> Value {
-    sdfg_compiler::eval::cast(Value::I64(v), ty)
+    sdfg_compiler::ir::semantics::cast(Value::I64(v), ty)
 }
 
 #[test]
