@@ -29,6 +29,13 @@ use crate::ir::{
 use serde_json::{json, Map as JsonMap, Value};
 use std::collections::BTreeMap;
 
+/// Attribute of a data descriptor: a scalar written as a one-element
+/// `Array` (see the module doc). DaCe ignores attributes named `_meta*`;
+/// `crate::import` reads the scalar back.
+pub const SCALAR_MARK: &str = "_meta_sdfg_rs_scalar";
+/// Attribute of a map entry: its parameters' types (DaCe's ranges have none).
+pub const PARAM_TYPES_MARK: &str = "_meta_sdfg_rs_param_types";
+
 /// The DaCe `.sdfg` JSON of `sdfg`.
 pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {
     let cx = Cx::new(sdfg);
@@ -212,6 +219,9 @@ impl<'a> Cx<'a> {
             "alignment": 0,
             "start_offset": 0,
         });
+        if c.is_scalar() {
+            attrs[SCALAR_MARK] = json!(true);
+        }
         if let (Some(a), Some(e)) = (attrs.as_object_mut(), extra.as_object()) {
             a.extend(e.clone());
         }
@@ -673,6 +683,7 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                             "params": params,
                             "range": {"type": "Range", "ranges": ranges},
                             "schedule": schedule_name(map.schedule),
+                            PARAM_TYPES_MARK: map.params.iter().map(|p| dtype_name(p.ty)).collect::<Vec<_>>(),
                             "debuginfo": null,
                             "in_connectors": {},
                             "out_connectors": {},

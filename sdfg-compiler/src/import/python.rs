@@ -1,0 +1,1048 @@
+//! The Python DaCe stores: tasklet code of its Python frontend
+//! (`__out = (__in1 + __in2)`, `if`/`elif`/`else`, `for k in range(...)`)
+//! and the SymPy-style text of ranges, shapes, subsets and interstate edges
+//! (`N - 1`, `(not (t < T))`, `Min(a, b)`, `int_floor(a, b)`).
+//!
+//! Not a Python parser: the subset the tasklet language can express, and an
+//! error naming anything else (`lambda`, `while`, strings, ...).
+
+use super::code::{dtype, math_fn, CodeExpr, CodeStmt, Target, Unary};
+use crate::ir::{BinOp, MathFn, ScalarType};
+
+/// What went wrong, phrased to follow the element's name: "uses Python
+/// construct `lambda`", "has a syntax error: expected `)`".
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct CodeError(pub String);
+
+fn construct(what: &str) -> CodeError {
+    CodeError(format!("uses Python construct `{what}`"))
+}
+
+fn syntax(what: impl Into<String>) -> CodeError {
+    CodeError(format!("has a Python syntax error: {}", what.into()))
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Name(String),
+    Int(u128),
+    Float(f64),
+    Op(&'static str),
+    Newline,
+    Indent,
+    Dedent,
+}
+
+const OPS: [&str; 43] = [
+    "**=", "//=", ">>=", "<<=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=",
+    "/=", "%=", "&=", "|=", "^=", "->", ":=", "+", "-", "*", "/", "%", "&", "|", "^", "~", "<",
+    ">", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=",
+];
+
+/// Keywords that start a construct outside the subset.
+const UNSUPPORTED_KEYWORDS: [&str; 22] = [
+    "lambda", "while", "def", "return", "import", "from", "with", "yield", "class", "try", "raise",
+    "global", "nonlocal", "del", "assert", "is", "async", "await", "break", "continue", "None",
+    "print",
+];
+
+fn tokenize(code: &str) -> Result<Vec<Tok>, CodeError> {
+    let mut out = Vec::new();
+    let mut indents: Vec<usize> = vec![0];
+    let mut depth = 0usize;
+    let mut at_line_start = true;
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if at_line_start && depth == 0 {
+            let mut width = 0;
+            while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
+                width += if chars[i] == '\t' { 8 - width % 8 } else { 1 };
+                i += 1;
+            }
+            if i >= chars.len() {
+                break;
+            }
+            if matches!(chars[i], '\n' | '\r' | '#') {
+                // A blank or comment line does not count for indentation.
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            at_line_start = false;
+            let current = indents.last().copied().unwrap_or(0);
+            if width > current {
+                indents.push(width);
+                out.push(Tok::Indent);
+            } else {
+                while width < indents.last().copied().unwrap_or(0) {
+                    indents.pop();
+                    out.push(Tok::Dedent);
+                }
+                if width != indents.last().copied().unwrap_or(0) {
+                    return Err(syntax("inconsistent indentation"));
+                }
+            }
+            continue;
+        }
+        match c {
+            '\n' => {
+                if depth == 0 && !matches!(out.last(), Some(Tok::Newline) | None) {
+                    out.push(Tok::Newline);
+                }
+                if depth == 0 {
+                    at_line_start = true;
+                }
+                i += 1;
+            }
+            ' ' | '\t' | '\r' => i += 1,
+            '\\' if chars.get(i + 1) == Some(&'\n') => i += 2,
+            '#' => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            ';' => {
+                if !matches!(out.last(), Some(Tok::Newline) | None) {
+                    out.push(Tok::Newline);
+                }
+                i += 1;
+            }
+            '\'' | '"' => return Err(construct("string literal")),
+            c if c.is_ascii_digit()
+                || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) =>
+            {
+                let start = i;
+                let mut float = false;
+                if c == '0' && matches!(chars.get(i + 1), Some('x' | 'X' | 'b' | 'B' | 'o' | 'O')) {
+                    let radix = match chars[i + 1] {
+                        'x' | 'X' => 16,
+                        'b' | 'B' => 2,
+                        _ => 8,
+                    };
+                    i += 2;
+                    let s = i;
+                    while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                        i += 1;
+                    }
+                    let digits: String = chars[s..i].iter().filter(|c| **c != '_').collect();
+                    let v = u128::from_str_radix(&digits, radix).map_err(|_| {
+                        syntax(format!(
+                            "bad number `{}`",
+                            chars[start..i].iter().collect::<String>()
+                        ))
+                    })?;
+                    out.push(Tok::Int(v));
+                    continue;
+                }
+                while i < chars.len() {
+                    let d = chars[i];
+                    if d.is_ascii_digit() || d == '_' {
+                        i += 1;
+                    } else if d == '.' && !float {
+                        float = true;
+                        i += 1;
+                    } else if (d == 'e' || d == 'E')
+                        && (chars.get(i + 1).is_some_and(|x| x.is_ascii_digit())
+                            || (matches!(chars.get(i + 1), Some('+' | '-'))
+                                && chars.get(i + 2).is_some_and(|x| x.is_ascii_digit())))
+                    {
+                        float = true;
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+                let text: String = chars[start..i].iter().filter(|c| **c != '_').collect();
+                if i < chars.len() && (chars[i].is_alphabetic() || chars[i] == '_') {
+                    return Err(syntax(format!("bad number `{text}{}`", chars[i])));
+                }
+                if float {
+                    let v: f64 = text
+                        .parse()
+                        .map_err(|_| syntax(format!("bad number `{text}`")))?;
+                    out.push(Tok::Float(v));
+                } else {
+                    let v: u128 = text
+                        .parse()
+                        .map_err(|_| syntax(format!("number `{text}` is too large")))?;
+                    out.push(Tok::Int(v));
+                }
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let start = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let word: String = chars[start..i].iter().collect();
+                if matches!(chars.get(i), Some('\'' | '"')) {
+                    return Err(construct("string literal"));
+                }
+                out.push(Tok::Name(word));
+            }
+            _ => {
+                let rest: String = chars[i..chars.len().min(i + 3)].iter().collect();
+                let Some(op) = OPS.iter().find(|op| rest.starts_with(**op)) else {
+                    return Err(syntax(format!("unexpected character `{c}`")));
+                };
+                match *op {
+                    "(" | "[" | "{" => depth += 1,
+                    ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                i += op.chars().count();
+                out.push(Tok::Op(op));
+            }
+        }
+    }
+    if !matches!(out.last(), Some(Tok::Newline) | None) {
+        out.push(Tok::Newline);
+    }
+    while indents.len() > 1 {
+        indents.pop();
+        out.push(Tok::Dedent);
+    }
+    Ok(out)
+}
+
+/// The code without the indentation all its lines share (DaCe keeps
+/// tasklet code as written inside a `with dace.tasklet:` block).
+fn dedent(code: &str) -> String {
+    let indent = code
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
+    code.lines()
+        .map(|l| l.get(indent..).unwrap_or(l.trim_start()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+struct Parser {
+    toks: Vec<Tok>,
+    pos: usize,
+}
+
+/// Parses tasklet code.
+pub(crate) fn parse_code(code: &str) -> Result<Vec<CodeStmt>, CodeError> {
+    let mut p = Parser {
+        toks: tokenize(&dedent(code))?,
+        pos: 0,
+    };
+    let mut out = Vec::new();
+    while p.pos < p.toks.len() {
+        if p.eat_tok(&Tok::Newline) {
+            continue;
+        }
+        if p.peek() == Some(&Tok::Indent) {
+            return Err(syntax("unexpected indentation"));
+        }
+        p.statement(&mut out)?;
+    }
+    Ok(out)
+}
+
+/// Parses one expression (a range bound, a condition, an assignment's value).
+pub(crate) fn parse_expr(text: &str) -> Result<CodeExpr, CodeError> {
+    let mut p = Parser {
+        toks: tokenize(text)?,
+        pos: 0,
+    };
+    p.skip_newlines();
+    let e = p.expr()?;
+    p.skip_newlines();
+    while p.eat_tok(&Tok::Dedent) {}
+    if p.pos < p.toks.len() {
+        return Err(syntax(format!("unexpected {}", p.describe())));
+    }
+    Ok(e)
+}
+
+/// `lambda a, b: BODY` (the WCR of a memlet): the two parameter names and the body.
+pub(crate) fn parse_lambda(text: &str) -> Result<(String, String, CodeExpr), CodeError> {
+    let mut p = Parser {
+        toks: tokenize(text)?,
+        pos: 0,
+    };
+    p.skip_newlines();
+    let mut parens = 0;
+    while p.eat_op("(") {
+        parens += 1;
+    }
+    if !p.eat_name("lambda") {
+        return Err(syntax("expected `lambda a, b: ...`"));
+    }
+    let a = p.name()?;
+    p.expect_op(",")?;
+    let b = p.name()?;
+    p.expect_op(":")?;
+    let body = p.expr()?;
+    for _ in 0..parens {
+        p.expect_op(")")?;
+    }
+    p.skip_newlines();
+    if p.pos < p.toks.len() {
+        return Err(syntax(format!("unexpected {}", p.describe())));
+    }
+    Ok((a, b, body))
+}
+
+impl Parser {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.pos)
+    }
+    fn peek_at(&self, k: usize) -> Option<&Tok> {
+        self.toks.get(self.pos + k)
+    }
+    fn bump(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.pos).cloned();
+        self.pos += 1;
+        t
+    }
+    fn eat_tok(&mut self, t: &Tok) -> bool {
+        if self.peek() == Some(t) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn eat_op(&mut self, op: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Op(o)) if *o == op) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn eat_name(&mut self, name: &str) -> bool {
+        if matches!(self.peek(), Some(Tok::Name(n)) if n == name) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn is_op(&self, op: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Op(o)) if *o == op)
+    }
+    fn is_name(&self, name: &str) -> bool {
+        matches!(self.peek(), Some(Tok::Name(n)) if n == name)
+    }
+    fn skip_newlines(&mut self) {
+        while self.eat_tok(&Tok::Newline) {}
+    }
+    fn describe(&self) -> String {
+        match self.peek() {
+            None => "end of code".to_string(),
+            Some(Tok::Name(n)) => format!("`{n}`"),
+            Some(Tok::Int(v)) => format!("`{v}`"),
+            Some(Tok::Float(v)) => format!("`{v}`"),
+            Some(Tok::Op(o)) => format!("`{o}`"),
+            Some(Tok::Newline) => "end of line".to_string(),
+            Some(Tok::Indent) => "indentation".to_string(),
+            Some(Tok::Dedent) => "end of block".to_string(),
+        }
+    }
+    fn expect_op(&mut self, op: &str) -> Result<(), CodeError> {
+        if self.eat_op(op) {
+            Ok(())
+        } else {
+            Err(syntax(format!(
+                "expected `{op}`, found {}",
+                self.describe()
+            )))
+        }
+    }
+    fn name(&mut self) -> Result<String, CodeError> {
+        match self.peek() {
+            Some(Tok::Name(n)) if !is_keyword(n) => {
+                let n = n.clone();
+                self.pos += 1;
+                Ok(n)
+            }
+            Some(Tok::Name(n)) if UNSUPPORTED_KEYWORDS.contains(&n.as_str()) => Err(construct(n)),
+            _ => Err(syntax(format!(
+                "expected a name, found {}",
+                self.describe()
+            ))),
+        }
+    }
+
+    fn statement(&mut self, out: &mut Vec<CodeStmt>) -> Result<(), CodeError> {
+        if let Some(Tok::Name(kw)) = self.peek() {
+            match kw.as_str() {
+                "if" => {
+                    self.pos += 1;
+                    let s = self.if_rest()?;
+                    out.push(s);
+                    return Ok(());
+                }
+                "for" => {
+                    self.pos += 1;
+                    let s = self.for_rest()?;
+                    out.push(s);
+                    return Ok(());
+                }
+                "pass" => {
+                    self.pos += 1;
+                    return self.end_of_simple();
+                }
+                k if UNSUPPORTED_KEYWORDS.contains(&k) => return Err(construct(k)),
+                "else" | "elif" => return Err(syntax(format!("`{kw}` without `if`"))),
+                _ => {}
+            }
+        }
+        let target = self.expr()?;
+        let op = match self.bump() {
+            Some(Tok::Op("=")) => None,
+            Some(Tok::Op(aug))
+                if aug.len() >= 2
+                    && aug.ends_with('=')
+                    && !matches!(aug, "==" | "<=" | ">=" | "!=") =>
+            {
+                Some(match aug {
+                    "+=" => BinOp::Add,
+                    "-=" => BinOp::Sub,
+                    "*=" => BinOp::Mul,
+                    "/=" => BinOp::Div,
+                    "%=" => BinOp::Rem,
+                    "&=" => BinOp::BitAnd,
+                    "|=" => BinOp::BitOr,
+                    "^=" => BinOp::BitXor,
+                    "<<=" => BinOp::Shl,
+                    ">>=" => BinOp::Shr,
+                    other => return Err(construct(other)),
+                })
+            }
+            Some(Tok::Op(",")) => return Err(construct("tuple assignment")),
+            Some(Tok::Newline) | None => {
+                return Err(construct("expression statement (its value is unused)"))
+            }
+            _ => {
+                self.pos -= 1;
+                return Err(syntax(format!("expected `=`, found {}", self.describe())));
+            }
+        };
+        let target = match target {
+            CodeExpr::Name(n) => Target::Name(n),
+            CodeExpr::Index(n, i) => Target::Index(n, i),
+            _ => return Err(syntax("can only assign to a name or an element")),
+        };
+        let value = self.expr()?;
+        if self.is_op("=") {
+            return Err(construct("chained assignment"));
+        }
+        out.push(CodeStmt::Assign { target, op, value });
+        self.end_of_simple()
+    }
+
+    fn end_of_simple(&mut self) -> Result<(), CodeError> {
+        if self.eat_tok(&Tok::Newline) || self.pos >= self.toks.len() {
+            Ok(())
+        } else if self.peek() == Some(&Tok::Dedent) {
+            Ok(())
+        } else {
+            Err(syntax(format!(
+                "expected the end of the statement, found {}",
+                self.describe()
+            )))
+        }
+    }
+
+    /// `: NEWLINE INDENT stmts DEDENT` or `: simple_stmt`.
+    fn suite(&mut self) -> Result<Vec<CodeStmt>, CodeError> {
+        self.expect_op(":")?;
+        let mut out = Vec::new();
+        if self.eat_tok(&Tok::Newline) {
+            if !self.eat_tok(&Tok::Indent) {
+                return Err(syntax("expected an indented block"));
+            }
+            while !self.eat_tok(&Tok::Dedent) {
+                if self.pos >= self.toks.len() {
+                    break;
+                }
+                if self.eat_tok(&Tok::Newline) {
+                    continue;
+                }
+                self.statement(&mut out)?;
+            }
+        } else {
+            self.statement(&mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn if_rest(&mut self) -> Result<CodeStmt, CodeError> {
+        let cond = self.expr()?;
+        let then = self.suite()?;
+        let else_ = if self.eat_name("elif") {
+            vec![self.if_rest()?]
+        } else if self.eat_name("else") {
+            self.suite()?
+        } else {
+            Vec::new()
+        };
+        Ok(CodeStmt::If { cond, then, else_ })
+    }
+
+    fn for_rest(&mut self) -> Result<CodeStmt, CodeError> {
+        let var = self.name()?;
+        if !self.eat_name("in") {
+            return Err(syntax("expected `in`"));
+        }
+        if !self.eat_name("range") {
+            return Err(construct("for loop over something else than `range(...)`"));
+        }
+        self.expect_op("(")?;
+        let args = self.args(")")?;
+        let (start, end, step) = match args.len() {
+            1 => (CodeExpr::int(0), args[0].clone(), None),
+            2 => (args[0].clone(), args[1].clone(), None),
+            3 => (args[0].clone(), args[1].clone(), Some(args[2].clone())),
+            _ => return Err(syntax("`range` takes 1 to 3 arguments")),
+        };
+        let body = self.suite()?;
+        Ok(CodeStmt::For {
+            var,
+            ty: None,
+            start,
+            end,
+            step,
+            body,
+        })
+    }
+
+    /// Comma-separated expressions up to `close` (consumed).
+    fn args(&mut self, close: &str) -> Result<Vec<CodeExpr>, CodeError> {
+        let mut out = Vec::new();
+        while !self.eat_op(close) {
+            if matches!(self.peek(), Some(Tok::Name(_)))
+                && matches!(self.peek_at(1), Some(Tok::Op("=")))
+            {
+                return Err(construct("keyword argument"));
+            }
+            if self.is_op("*") || self.is_op("**") {
+                return Err(construct("starred argument"));
+            }
+            out.push(self.expr()?);
+            if self.is_op(":") {
+                return Err(construct("slice"));
+            }
+            if !self.eat_op(",") {
+                self.expect_op(close)?;
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn expr(&mut self) -> Result<CodeExpr, CodeError> {
+        if self.is_name("lambda") {
+            return Err(construct("lambda"));
+        }
+        let body = self.or_expr()?;
+        if self.eat_name("if") {
+            let cond = self.or_expr()?;
+            if !self.eat_name("else") {
+                return Err(syntax("expected `else` in a conditional expression"));
+            }
+            let other = self.expr()?;
+            return Ok(CodeExpr::Cond(
+                Box::new(cond),
+                Box::new(body),
+                Box::new(other),
+            ));
+        }
+        Ok(body)
+    }
+
+    fn or_expr(&mut self) -> Result<CodeExpr, CodeError> {
+        let mut e = self.and_expr()?;
+        while self.eat_name("or") {
+            let r = self.and_expr()?;
+            e = CodeExpr::Binary(BinOp::Or, Box::new(e), Box::new(r));
+        }
+        Ok(e)
+    }
+
+    fn and_expr(&mut self) -> Result<CodeExpr, CodeError> {
+        let mut e = self.not_expr()?;
+        while self.eat_name("and") {
+            let r = self.not_expr()?;
+            e = CodeExpr::Binary(BinOp::And, Box::new(e), Box::new(r));
+        }
+        Ok(e)
+    }
+
+    fn not_expr(&mut self) -> Result<CodeExpr, CodeError> {
+        if self.eat_name("not") {
+            let e = self.not_expr()?;
+            return Ok(CodeExpr::Unary(Unary::Not, Box::new(e)));
+        }
+        self.comparison()
+    }
+
+    fn comparison(&mut self) -> Result<CodeExpr, CodeError> {
+        let first = self.bitor()?;
+        let mut parts: Vec<(BinOp, CodeExpr)> = Vec::new();
+        loop {
+            let op = match self.peek() {
+                Some(Tok::Op("<")) => BinOp::Lt,
+                Some(Tok::Op("<=")) => BinOp::Le,
+                Some(Tok::Op(">")) => BinOp::Gt,
+                Some(Tok::Op(">=")) => BinOp::Ge,
+                Some(Tok::Op("==")) => BinOp::Eq,
+                Some(Tok::Op("!=")) => BinOp::Ne,
+                Some(Tok::Name(n)) if n == "is" => return Err(construct("is")),
+                Some(Tok::Name(n)) if n == "in" => return Err(construct("in")),
+                _ => break,
+            };
+            self.pos += 1;
+            parts.push((op, self.bitor()?));
+        }
+        // `a < b < c` is `a < b and b < c`.
+        let mut left = first;
+        let mut out: Option<CodeExpr> = None;
+        for (op, right) in parts {
+            let cmp = CodeExpr::Binary(op, Box::new(left), Box::new(right.clone()));
+            out = Some(match out {
+                None => cmp,
+                Some(prev) => CodeExpr::Binary(BinOp::And, Box::new(prev), Box::new(cmp)),
+            });
+            left = right;
+        }
+        Ok(out.unwrap_or(left))
+    }
+
+    fn binary_level(
+        &mut self,
+        ops: &[(&str, BinOp)],
+        next: fn(&mut Parser) -> Result<CodeExpr, CodeError>,
+    ) -> Result<CodeExpr, CodeError> {
+        let mut e = next(self)?;
+        'outer: loop {
+            for (sym, op) in ops {
+                if self.eat_op(sym) {
+                    let r = next(self)?;
+                    e = CodeExpr::Binary(*op, Box::new(e), Box::new(r));
+                    continue 'outer;
+                }
+            }
+            return Ok(e);
+        }
+    }
+
+    fn bitor(&mut self) -> Result<CodeExpr, CodeError> {
+        self.binary_level(&[("|", BinOp::BitOr)], Parser::bitxor)
+    }
+    fn bitxor(&mut self) -> Result<CodeExpr, CodeError> {
+        self.binary_level(&[("^", BinOp::BitXor)], Parser::bitand)
+    }
+    fn bitand(&mut self) -> Result<CodeExpr, CodeError> {
+        self.binary_level(&[("&", BinOp::BitAnd)], Parser::shift)
+    }
+    fn shift(&mut self) -> Result<CodeExpr, CodeError> {
+        self.binary_level(&[("<<", BinOp::Shl), (">>", BinOp::Shr)], Parser::arith)
+    }
+    fn arith(&mut self) -> Result<CodeExpr, CodeError> {
+        self.binary_level(&[("+", BinOp::Add), ("-", BinOp::Sub)], Parser::term)
+    }
+
+    fn term(&mut self) -> Result<CodeExpr, CodeError> {
+        let mut e = self.factor()?;
+        loop {
+            if self.eat_op("*") {
+                let r = self.factor()?;
+                e = CodeExpr::Binary(BinOp::Mul, Box::new(e), Box::new(r));
+            } else if self.eat_op("//") {
+                let r = self.factor()?;
+                e = CodeExpr::FloorDiv(Box::new(e), Box::new(r));
+            } else if self.eat_op("/") {
+                let r = self.factor()?;
+                e = CodeExpr::Binary(BinOp::Div, Box::new(e), Box::new(r));
+            } else if self.eat_op("%") {
+                let r = self.factor()?;
+                e = CodeExpr::Binary(BinOp::Rem, Box::new(e), Box::new(r));
+            } else if self.is_op("@") {
+                return Err(construct("@"));
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn factor(&mut self) -> Result<CodeExpr, CodeError> {
+        if self.eat_op("-") {
+            // `-5` is a negative literal; `-(5)` and `-x` negate.
+            match self.peek().cloned() {
+                Some(Tok::Int(v))
+                    if !matches!(self.peek_at(1), Some(Tok::Op("**" | "[" | "(" | "."))) =>
+                {
+                    self.pos += 1;
+                    return Ok(CodeExpr::Int {
+                        value: v,
+                        negative: true,
+                        suffix: None,
+                    });
+                }
+                Some(Tok::Float(v))
+                    if !matches!(self.peek_at(1), Some(Tok::Op("**" | "[" | "(" | "."))) =>
+                {
+                    self.pos += 1;
+                    return Ok(CodeExpr::Float {
+                        value: -v,
+                        negative: true,
+                        suffix: None,
+                    });
+                }
+                _ => {}
+            }
+            let e = self.factor()?;
+            return Ok(CodeExpr::Unary(Unary::Neg, Box::new(e)));
+        }
+        if self.eat_op("+") {
+            return self.factor();
+        }
+        if self.eat_op("~") {
+            let e = self.factor()?;
+            return Ok(CodeExpr::Unary(Unary::BitNot, Box::new(e)));
+        }
+        self.power()
+    }
+
+    fn power(&mut self) -> Result<CodeExpr, CodeError> {
+        let base = self.postfix()?;
+        if self.eat_op("**") {
+            let exp = self.factor()?;
+            return Ok(CodeExpr::Pow(Box::new(base), Box::new(exp)));
+        }
+        Ok(base)
+    }
+
+    fn postfix(&mut self) -> Result<CodeExpr, CodeError> {
+        let (mut e, mut dotted) = self.atom()?;
+        loop {
+            if self.eat_op(".") {
+                let attr = match self.bump() {
+                    Some(Tok::Name(n)) => n,
+                    _ => return Err(syntax("expected a name after `.`")),
+                };
+                match dotted {
+                    Some(path) => dotted = Some(format!("{path}.{attr}")),
+                    None => return Err(construct(&format!(".{attr}"))),
+                }
+                e = CodeExpr::Name(String::new());
+                continue;
+            }
+            if self.eat_op("(") {
+                let args = self.args(")")?;
+                let Some(path) = dotted.take() else {
+                    return Err(construct("call of an expression"));
+                };
+                e = call(&path, args)?;
+                continue;
+            }
+            if self.eat_op("[") {
+                let mut idx = self.args("]")?;
+                if idx.is_empty() {
+                    return Err(syntax("empty subscript"));
+                }
+                e = match e {
+                    CodeExpr::Name(n) if dotted.is_some() && !n.is_empty() => {
+                        dotted = None;
+                        CodeExpr::Index(n, idx)
+                    }
+                    // `A[i][j]` is `A[i, j]`.
+                    CodeExpr::Index(n, mut first) if dotted.is_none() => {
+                        first.append(&mut idx);
+                        CodeExpr::Index(n, first)
+                    }
+                    _ => return Err(construct("subscript of an expression")),
+                };
+                continue;
+            }
+            break;
+        }
+        if let Some(path) = dotted {
+            return constant(&path);
+        }
+        Ok(e)
+    }
+
+    /// An atom, and its dotted name when it is a name (for calls, attributes).
+    fn atom(&mut self) -> Result<(CodeExpr, Option<String>), CodeError> {
+        match self.bump() {
+            Some(Tok::Int(v)) => Ok((CodeExpr::int(v), None)),
+            Some(Tok::Float(v)) => Ok((
+                CodeExpr::Float {
+                    value: v,
+                    negative: false,
+                    suffix: None,
+                },
+                None,
+            )),
+            Some(Tok::Name(n)) => match n.as_str() {
+                "True" => Ok((CodeExpr::Bool(true), None)),
+                "False" => Ok((CodeExpr::Bool(false), None)),
+                k if UNSUPPORTED_KEYWORDS.contains(&k) => Err(construct(k)),
+                k if is_keyword(k) => Err(syntax(format!("unexpected `{k}`"))),
+                _ => Ok((CodeExpr::Name(n.clone()), Some(n))),
+            },
+            Some(Tok::Op("(")) => {
+                let e = self.expr()?;
+                if self.is_op(",") {
+                    return Err(construct("tuple"));
+                }
+                self.expect_op(")")?;
+                Ok((e, None))
+            }
+            Some(Tok::Op("[")) => Err(construct("list")),
+            Some(Tok::Op("{")) => Err(construct("dict or set")),
+            _ => {
+                self.pos = self.pos.saturating_sub(1);
+                Err(syntax(format!(
+                    "expected an expression, found {}",
+                    self.describe()
+                )))
+            }
+        }
+    }
+}
+
+fn is_keyword(n: &str) -> bool {
+    matches!(
+        n,
+        "if" | "else" | "elif" | "for" | "in" | "and" | "or" | "not" | "pass" | "True" | "False"
+    ) || UNSUPPORTED_KEYWORDS.contains(&n)
+}
+
+/// Module prefixes whose functions are the plain math functions.
+fn strip_module(path: &str) -> &str {
+    for prefix in [
+        "dace.math.",
+        "numpy.",
+        "np.",
+        "math.",
+        "cmath.",
+        "dace.",
+        "sympy.",
+    ] {
+        if let Some(rest) = path.strip_prefix(prefix) {
+            return rest;
+        }
+    }
+    path
+}
+
+/// A dotted name used as a value (`math.pi`, SymPy's `oo`), or a plain name.
+fn constant(path: &str) -> Result<CodeExpr, CodeError> {
+    if !path.contains('.') {
+        return Ok(match path {
+            "oo" => CodeExpr::Special {
+                value: f64::INFINITY,
+                ty: None,
+            },
+            "nan" | "NaN" => CodeExpr::Special {
+                value: f64::NAN,
+                ty: None,
+            },
+            "pi" => float(std::f64::consts::PI),
+            _ => CodeExpr::Name(path.to_string()),
+        });
+    }
+    match strip_module(path) {
+        "pi" => Ok(float(std::f64::consts::PI)),
+        "e" => Ok(float(std::f64::consts::E)),
+        "inf" | "infty" | "Inf" => Ok(CodeExpr::Special {
+            value: f64::INFINITY,
+            ty: None,
+        }),
+        "nan" | "NaN" => Ok(CodeExpr::Special {
+            value: f64::NAN,
+            ty: None,
+        }),
+        "True" | "true" => Ok(CodeExpr::Bool(true)),
+        "False" | "false" => Ok(CodeExpr::Bool(false)),
+        _ => Err(construct(path)),
+    }
+}
+
+fn float(value: f64) -> CodeExpr {
+    CodeExpr::Float {
+        value,
+        negative: false,
+        suffix: None,
+    }
+}
+
+/// A call: a math function, a conversion or one of SymPy's functions.
+fn call(path: &str, mut args: Vec<CodeExpr>) -> Result<CodeExpr, CodeError> {
+    let name = strip_module(path);
+    let arity = |n: usize| -> Result<(), CodeError> {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(syntax(format!(
+                "`{path}` takes {n} argument(s), found {}",
+                args.len()
+            )))
+        }
+    };
+    let cast_to = match name {
+        "float" => Some(ScalarType::F64),
+        "int" => Some(ScalarType::I64),
+        "bool" => Some(ScalarType::Bool),
+        "float_" => Some(ScalarType::F64),
+        "int_" => Some(ScalarType::I64),
+        other => dtype(other),
+    };
+    if let Some(ty) = cast_to {
+        arity(1)?;
+        return Ok(CodeExpr::Cast(ty, Box::new(args.remove(0))));
+    }
+    let two = |args: &mut Vec<CodeExpr>| -> (Box<CodeExpr>, Box<CodeExpr>) {
+        let b = args.pop().unwrap_or(CodeExpr::int(0));
+        let a = args.pop().unwrap_or(CodeExpr::int(0));
+        (Box::new(a), Box::new(b))
+    };
+    let compare = |op: BinOp, args: &mut Vec<CodeExpr>| {
+        let (a, b) = two(args);
+        CodeExpr::Binary(op, a, b)
+    };
+    match name {
+        "pow" | "Pow" => {
+            arity(2)?;
+            let (a, b) = two(&mut args);
+            Ok(CodeExpr::Pow(a, b))
+        }
+        "Mod" => {
+            arity(2)?;
+            Ok(compare(BinOp::Rem, &mut args))
+        }
+        "int_floor" | "floordiv" => {
+            arity(2)?;
+            let (a, b) = two(&mut args);
+            Ok(CodeExpr::FloorDiv(a, b))
+        }
+        "int_ceil" => {
+            // ceil(a / b) = (a + b - 1) // b for positive b.
+            arity(2)?;
+            let (a, b) = two(&mut args);
+            let num = CodeExpr::Binary(
+                BinOp::Sub,
+                Box::new(CodeExpr::Binary(BinOp::Add, a, b.clone())),
+                Box::new(CodeExpr::int(1)),
+            );
+            Ok(CodeExpr::FloorDiv(Box::new(num), b))
+        }
+        "Eq" | "Ne" | "Lt" | "Le" | "Gt" | "Ge" | "LessThan" | "StrictLessThan" | "GreaterThan"
+        | "StrictGreaterThan" => {
+            arity(2)?;
+            let op = match name {
+                "Eq" => BinOp::Eq,
+                "Ne" => BinOp::Ne,
+                "Lt" | "StrictLessThan" => BinOp::Lt,
+                "Le" | "LessThan" => BinOp::Le,
+                "Gt" | "StrictGreaterThan" => BinOp::Gt,
+                _ => BinOp::Ge,
+            };
+            Ok(compare(op, &mut args))
+        }
+        "And" | "Or" => {
+            if args.is_empty() {
+                return Err(syntax(format!("`{name}` needs arguments")));
+            }
+            let op = if name == "And" { BinOp::And } else { BinOp::Or };
+            let mut it = args.into_iter();
+            let first = it.next().unwrap_or(CodeExpr::Bool(true));
+            Ok(it.fold(first, |acc, x| {
+                CodeExpr::Binary(op, Box::new(acc), Box::new(x))
+            }))
+        }
+        "Not" => {
+            arity(1)?;
+            Ok(CodeExpr::Unary(Unary::Not, Box::new(args.remove(0))))
+        }
+        "Abs" => {
+            arity(1)?;
+            Ok(CodeExpr::Call(MathFn::Abs, args))
+        }
+        _ => match math_fn(name) {
+            Some(f) => {
+                if matches!(f, MathFn::Min | MathFn::Max) && args.len() > 2 {
+                    // min(a, b, c) = min(min(a, b), c)
+                    let mut it = args.into_iter();
+                    let first = it.next().unwrap_or(CodeExpr::int(0));
+                    return Ok(it.fold(first, |acc, x| CodeExpr::Call(f, vec![acc, x])));
+                }
+                arity(f.arity())?;
+                Ok(CodeExpr::Call(f, args))
+            }
+            None => Err(CodeError(format!(
+                "calls `{path}`, which the tasklet language does not have"
+            ))),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasklet_code() {
+        let s = parse_code("__out = (__in1 * __in2)").unwrap();
+        assert_eq!(s.len(), 1);
+        let s =
+            parse_code("if a > 0:\n    b = 1\nelif a < 0:\n    b = -1\nelse:\n    b = 0\nc = b")
+                .unwrap();
+        assert_eq!(s.len(), 2);
+        assert!(parse_code("f = lambda x: x")
+            .unwrap_err()
+            .0
+            .contains("`lambda`"));
+        assert!(parse_code("while x:\n  pass")
+            .unwrap_err()
+            .0
+            .contains("`while`"));
+        assert!(parse_code("x = 'a'").unwrap_err().0.contains("string"));
+        assert!(parse_code("x = atan(y)").unwrap_err().0.contains("`atan`"));
+    }
+
+    #[test]
+    fn expressions() {
+        assert_eq!(
+            parse_expr("N - 1").unwrap(),
+            CodeExpr::Binary(
+                BinOp::Sub,
+                Box::new(CodeExpr::Name("N".into())),
+                Box::new(CodeExpr::int(1))
+            )
+        );
+        assert!(matches!(
+            parse_expr("(not (t < T))").unwrap(),
+            CodeExpr::Unary(Unary::Not, _)
+        ));
+        assert!(matches!(
+            parse_expr("-5").unwrap(),
+            CodeExpr::Int { negative: true, .. }
+        ));
+        assert!(matches!(
+            parse_expr("-(5)").unwrap(),
+            CodeExpr::Unary(Unary::Neg, _)
+        ));
+        assert!(matches!(
+            parse_expr("dace.float64(t)").unwrap(),
+            CodeExpr::Cast(ScalarType::F64, _)
+        ));
+        let (a, b, body) = parse_lambda("(lambda x, y: (x + y))").unwrap();
+        assert_eq!((a.as_str(), b.as_str()), ("x", "y"));
+        assert!(matches!(body, CodeExpr::Binary(BinOp::Add, _, _)));
+    }
+}

@@ -1,0 +1,46 @@
+//! The DaCe-made fixtures (tests/fixtures/dace, written by
+//! ci/dace_fixtures.py) translate and pass the front end.
+
+use std::path::PathBuf;
+
+fn fixtures() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/dace");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("tests/fixtures/dace exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sdfg"))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_fixture_translates_and_passes_the_front_end() {
+    let files = fixtures();
+    assert!(files.len() >= 5, "{files:?}");
+    for path in files {
+        let json = std::fs::read_to_string(&path).expect("read");
+        let items = match sdfg_compiler::import::translate(&json) {
+            Ok(items) => items,
+            Err(errors) => panic!(
+                "{}: {}",
+                path.display(),
+                errors
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        };
+        if std::env::var_os("SDFG_SHOW_TRANSLATION").is_some() {
+            println!("==== {}\n{items}", path.display());
+        }
+        let source = format!("sdfg Imported {{\n{items}\n}}");
+        if let Err(d) = sdfg_compiler::frontend_str(&source) {
+            panic!(
+                "{}: the front end rejects the translation:\n{d}\n{source}",
+                path.display()
+            );
+        }
+    }
+}
