@@ -202,6 +202,44 @@ impl CodeExpr {
     }
 }
 
+/// Every name tasklet code mentions.
+pub(crate) fn code_names(stmts: &[CodeStmt], out: &mut Vec<String>) {
+    for s in stmts {
+        match s {
+            CodeStmt::Assign { target, value, .. } => {
+                out.push(target.name().to_string());
+                if let Target::Index(_, idx) = target {
+                    idx.iter().for_each(|e| out.extend(e.names()));
+                }
+                out.extend(value.names());
+            }
+            CodeStmt::Declare { value, .. } => out.extend(value.iter().flat_map(|v| v.names())),
+            CodeStmt::If { cond, then, else_ } => {
+                out.extend(cond.names());
+                code_names(then, out);
+                code_names(else_, out);
+            }
+            CodeStmt::For {
+                start,
+                end,
+                step,
+                body,
+                ..
+            } => {
+                out.extend(start.names());
+                out.extend(end.names());
+                out.extend(step.iter().flat_map(|s| s.names()));
+                code_names(body, out);
+            }
+            CodeStmt::Block(b) => code_names(b, out),
+            CodeStmt::AtomicReduce { offset, value, .. } => {
+                out.extend(offset.names());
+                out.extend(value.names());
+            }
+        }
+    }
+}
+
 /// Whether two integer expressions over symbols are equal, tested at a few
 /// sample values of their names (both must evaluate everywhere).
 pub(crate) fn same_integer_value(a: &CodeExpr, b: &CodeExpr) -> bool {

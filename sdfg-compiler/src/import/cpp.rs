@@ -29,10 +29,10 @@ enum Tok {
     Op(&'static str),
 }
 
-const OPS: [&str; 44] = [
+const OPS: [&str; 46] = [
     "<<=", ">>=", "::", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++", "--", "+=", "-=",
     "*=", "/=", "%=", "&=", "|=", "^=", "->", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!",
-    "<", ">", "(", ")", "[", "]", "{", "}", ",", ";", "?", ":",
+    "<", ">", "(", ")", "[", "]", "{", "}", ",", ";", "?", ":", "=", ".",
 ];
 
 fn tokenize(code: &str) -> Result<Vec<Tok>, CodeError> {
@@ -617,14 +617,45 @@ impl Parser {
     }
 
     pub(crate) fn expr(&mut self) -> Result<CodeExpr, CodeError> {
+        let start = self.pos;
         let cond = self.binary(0)?;
         if self.eat_op("?") {
+            // The exporter parenthesizes a condition it prints (`(a < b) ? a : b`
+            // is an `if`), not the comparison of its integer `min`/`max`/`abs`.
+            let parenthesized = self.is_group(start, self.pos - 1);
             let a = self.expr()?;
             self.expect_op(":")?;
             let b = self.expr()?;
+            if parenthesized {
+                return Ok(CodeExpr::Cond(Box::new(cond), Box::new(a), Box::new(b)));
+            }
             return Ok(recognize_select(cond, a, b));
         }
         Ok(cond)
+    }
+
+    /// Whether the tokens `from..to` are one parenthesized group.
+    fn is_group(&self, from: usize, to: usize) -> bool {
+        if to <= from
+            || self.toks.get(from) != Some(&Tok::Op("("))
+            || self.toks.get(to - 1) != Some(&Tok::Op(")"))
+        {
+            return false;
+        }
+        let mut depth = 0i32;
+        for (k, t) in self.toks[from..to].iter().enumerate() {
+            match t {
+                Tok::Op("(") => depth += 1,
+                Tok::Op(")") => {
+                    depth -= 1;
+                    if depth == 0 && from + k + 1 != to {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
     }
 
     /// Precedence climbing over C++'s binary operators.

@@ -18,6 +18,8 @@ pub(crate) struct Model {
     pub symbols: Vec<(String, String)>,
     /// DaCe's argument order (`arg_names`).
     pub arg_names: Vec<String>,
+    /// The symbols our exporter declared (`crate::export::dace::ARGUMENTS_MARK`).
+    pub argument_symbols: Option<Vec<String>>,
     pub states: Vec<StateModel>,
     pub edges: Vec<InterstateModel>,
     /// `start_block` (None: DaCe's rule, the state without incoming edges).
@@ -175,6 +177,9 @@ pub(crate) fn read(json: &Value, errors: &mut Vec<ImportError>) -> Option<Model>
             symbols.push((n.clone(), text(ty).unwrap_or_default()));
         }
     }
+    let argument_symbols = attrs[crate::export::dace::ARGUMENTS_MARK]
+        .as_array()
+        .map(|a| a.iter().filter_map(text).collect());
     let arg_names = match &attrs["arg_names"] {
         Value::Array(a) => a.iter().filter_map(text).collect(),
         _ => Vec::new(),
@@ -275,6 +280,7 @@ pub(crate) fn read(json: &Value, errors: &mut Vec<ImportError>) -> Option<Model>
         arrays,
         symbols,
         arg_names,
+        argument_symbols,
         states,
         edges,
         start,

@@ -109,7 +109,19 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
     };
     let mut lines: Vec<String> = Vec::new();
 
-    // Symbols: declared ones are arguments; assigned ones are inferred.
+    // DaCe's rule for the start state: the one without incoming edges, else `start_block`.
+    let sources: Vec<usize> = (0..model.states.len())
+        .filter(|s| !model.edges.iter().any(|e| e.dst == *s))
+        .collect();
+    let start = match (sources.as_slice(), model.start) {
+        ([one], _) => *one,
+        (_, Some(s)) => s,
+        _ => 0,
+    };
+    let free = free_symbols(model, start);
+
+    // Symbols: free ones are arguments (declared); the others are inferred
+    // from their assignments on edges.
     for (name, ty_text) in &model.symbols {
         let ty = match dtype(ty_text) {
             Some(t) if t.is_integer() || t == ScalarType::Bool => t,
@@ -122,7 +134,11 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
             }
         };
         let dsl = names.name(name);
-        if !assigned.contains(&name.as_str()) {
+        let argument = match &model.argument_symbols {
+            Some(listed) => listed.contains(name),
+            None => !assigned.contains(&name.as_str()) || free.contains(name.as_str()),
+        };
+        if argument {
             lines.push(format!("symbol {dsl}: {ty};"));
         }
         cx.symbols.insert(name.clone(), (dsl, ty));
@@ -139,6 +155,7 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
                     let lookup = |n: &str| cx.symbol_meaning(n);
                     let mut em = Emitter {
                         lookup: &lookup,
+                        adapt_floats: true,
                         errors: Vec::new(),
                     };
                     match em.infer(&v) {
@@ -256,6 +273,7 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
                 let lookup = |n: &str| cx.symbol_only(n);
                 let mut em = Emitter {
                     lookup: &lookup,
+                    adapt_floats: true,
                     errors: Vec::new(),
                 };
                 let t = strip_outer_parens(em.emit(e, None));
@@ -289,15 +307,6 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
         .iter()
         .map(|s| state_names.name(&s.label))
         .collect();
-    // DaCe's rule: the one state without incoming edges, else `start_block`.
-    let sources: Vec<usize> = (0..model.states.len())
-        .filter(|s| !model.edges.iter().any(|e| e.dst == *s))
-        .collect();
-    let start = match (sources.as_slice(), model.start) {
-        ([one], _) => *one,
-        (_, Some(s)) => s,
-        _ => 0,
-    };
     for (i, st) in model.states.iter().enumerate() {
         let mut conv = StateConv::new(&cx, st);
         let body = conv.convert(4);
@@ -349,6 +358,7 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
             let lookup = |n: &str| cx.symbol_meaning(n);
             let mut em = Emitter {
                 lookup: &lookup,
+                adapt_floats: true,
                 errors: Vec::new(),
             };
             let c = strip_outer_parens(em.emit(c, Some(ScalarType::Bool)));
@@ -379,6 +389,7 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
             let lookup = |n: &str| cx.symbol_meaning(n);
             let mut em = Emitter {
                 lookup: &lookup,
+                adapt_floats: true,
                 errors: Vec::new(),
             };
             let v = strip_outer_parens(em.emit(&v, Some(ty)));
@@ -429,6 +440,107 @@ fn strip_exclusion(cond: Option<CodeExpr>, earlier: &[Option<CodeExpr>]) -> Opti
         Some(CodeExpr::Binary(BinOp::And, own, rest)) if *rest == excluded => Some(*own),
         other => other,
     }
+}
+
+/// Names read by a state: ranges, subsets and tasklet code.
+fn names_in_state(st: &super::model::StateModel) -> HashSet<String> {
+    let mut out = Vec::new();
+    let mut texts: Vec<&str> = Vec::new();
+    for n in &st.nodes {
+        match &n.kind {
+            NodeKind::MapEntry { ranges, .. } => {
+                for r in ranges {
+                    texts.extend([r.start.as_str(), r.end.as_str(), r.step.as_str()]);
+                }
+            }
+            NodeKind::Tasklet { code, language, .. } => {
+                let parsed = match language.as_str() {
+                    "CPP" => cpp::parse_code(code),
+                    _ => python::parse_code(code),
+                };
+                if let Ok(stmts) = parsed {
+                    super::code::code_names(&stmts, &mut out);
+                }
+            }
+            _ => {}
+        }
+    }
+    for e in &st.edges {
+        if let Some(m) = &e.memlet {
+            for r in m.subset.iter().chain(&m.other_subset).flatten() {
+                texts.extend([r.start.as_str(), r.end.as_str(), r.step.as_str()]);
+            }
+        }
+    }
+    for t in texts {
+        if let Ok(e) = python::parse_expr(t) {
+            out.extend(e.names());
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Symbols read before any interstate edge assigns them, on some path from
+/// the start: DaCe's free symbols, the arguments of the SDFG.
+fn free_symbols(model: &Model, start: usize) -> HashSet<String> {
+    let reads: Vec<HashSet<String>> = model.states.iter().map(names_in_state).collect();
+    let edge_reads: Vec<HashSet<String>> = model
+        .edges
+        .iter()
+        .map(|e| {
+            let mut names = Vec::new();
+            for text in e
+                .assignments
+                .iter()
+                .map(|(_, v)| v)
+                .chain(e.condition.iter().map(|(c, _)| c))
+            {
+                if let Ok(x) = python::parse_expr(text) {
+                    names.extend(x.names());
+                }
+            }
+            names.into_iter().collect()
+        })
+        .collect();
+    // Symbols surely assigned on every path into each state (None: not reached yet).
+    let mut defined: Vec<Option<HashSet<String>>> = vec![None; model.states.len()];
+    if start < defined.len() {
+        defined[start] = Some(HashSet::new());
+    }
+    loop {
+        let mut changed = false;
+        for e in &model.edges {
+            let Some(before) = defined[e.src].clone() else {
+                continue;
+            };
+            let mut after = before;
+            after.extend(e.assignments.iter().map(|(k, _)| k.clone()));
+            let merged = match &defined[e.dst] {
+                None => after,
+                Some(d) if e.dst == start => d.clone(),
+                Some(d) => d.intersection(&after).cloned().collect(),
+            };
+            if defined[e.dst].as_ref() != Some(&merged) {
+                defined[e.dst] = Some(merged);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut free = HashSet::new();
+    for (s, names) in reads.iter().enumerate() {
+        if let Some(d) = &defined[s] {
+            free.extend(names.difference(d).cloned());
+        }
+    }
+    for (e, names) in model.edges.iter().zip(&edge_reads) {
+        if let Some(d) = &defined[e.src] {
+            free.extend(names.difference(d).cloned());
+        }
+    }
+    free
 }
 
 /// Transient containers whose every access node is inside a map scope.

@@ -385,6 +385,7 @@ impl<'a> StateConv<'a> {
         };
         let mut em = Emitter {
             lookup: &lookup,
+            adapt_floats: true,
             errors: Vec::new(),
         };
         let text = em.emit(e, want);
@@ -421,6 +422,7 @@ impl<'a> StateConv<'a> {
                 };
                 let mut em = Emitter {
                     lookup: &lookup,
+                    adapt_floats: true,
                     errors: Vec::new(),
                 };
                 let (a, b) = (em.infer(&s), em.infer(&end));

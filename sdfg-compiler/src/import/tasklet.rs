@@ -197,6 +197,7 @@ impl Translator<'_, '_> {
         let lookup = |n: &str| self.lookup(n);
         let mut em = Emitter {
             lookup: &lookup,
+            adapt_floats: false,
             errors: Vec::new(),
         };
         let text = em.emit(e, want);
@@ -334,6 +335,7 @@ impl Translator<'_, '_> {
                     let lookup = |n: &str| self.lookup(n);
                     let mut em = Emitter {
                         lookup: &lookup,
+                        adapt_floats: false,
                         errors: Vec::new(),
                     };
                     let (a, b) = (em.infer(start), em.infer(end));

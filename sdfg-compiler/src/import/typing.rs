@@ -82,8 +82,14 @@ pub(crate) fn promote(a: ScalarType, b: ScalarType) -> ScalarType {
     }
 }
 
-fn unify(a: Ty, b: Ty) -> Ty {
+fn unify(a: Ty, b: Ty, adapt_floats: bool) -> Ty {
     use Ty::*;
+    if adapt_floats {
+        match (a, b) {
+            (Known(x), FlexFloat) | (FlexFloat, Known(x)) if x.is_float() => return Known(x),
+            _ => {}
+        }
+    }
     let not_bool = |t: ScalarType| {
         if t == ScalarType::Bool {
             ScalarType::I32
@@ -104,6 +110,11 @@ fn unify(a: Ty, b: Ty) -> Ty {
 /// Writes expressions of the file as tasklet-language text.
 pub(crate) struct Emitter<'a> {
     pub lookup: &'a dyn Fn(&str) -> Option<Meaning>,
+    /// An unsuffixed float literal takes the float type of the other
+    /// operand (symbolic expressions: ranges, interstate edges, where our
+    /// exporter writes `f32` literals without a suffix) instead of being a
+    /// C++ `double` (tasklet code).
+    pub adapt_floats: bool,
     /// Problems, phrased to follow the element's name ("uses `x`, which ...").
     pub errors: Vec<String>,
 }
@@ -231,35 +242,36 @@ impl Emitter<'_> {
                     {
                         Ty::Known(Bool)
                     }
-                    _ => unify(ta, tb),
+                    _ => unify(ta, tb, self.adapt_floats),
                 }
             }
             CodeExpr::FloorDiv(a, b) => {
                 let (ta, tb) = (self.infer(a), self.infer(b));
-                unify(ta, tb)
+                unify(ta, tb, self.adapt_floats)
             }
             CodeExpr::Pow(a, b) => {
                 let (ta, tb) = (self.infer(a), self.infer(b));
                 let is_float =
                     |t: Ty| matches!(t, Ty::FlexFloat) || matches!(t, Ty::Known(x) if x.is_float());
                 match (is_float(ta), is_float(tb)) {
-                    (false, false) => unify(ta, tb),
+                    (false, false) => unify(ta, tb, self.adapt_floats),
                     (true, false) => ta,
-                    _ => unify(ta, tb),
+                    _ => unify(ta, tb, self.adapt_floats),
                 }
             }
             CodeExpr::Cond(c, a, b) => {
                 self.infer(c);
                 let (ta, tb) = (self.infer(a), self.infer(b));
-                unify(ta, tb)
+                unify(ta, tb, self.adapt_floats)
             }
             CodeExpr::Call(f, args) => {
                 let tys: Vec<Ty> = args.iter().map(|a| self.infer(a)).collect();
                 let first = tys.first().copied().unwrap_or(Ty::FlexInt);
                 match f {
-                    MathFn::Min | MathFn::Max => {
-                        tys.into_iter().reduce(unify).unwrap_or(Ty::FlexInt)
-                    }
+                    MathFn::Min | MathFn::Max => tys
+                        .into_iter()
+                        .reduce(|a, b| unify(a, b, self.adapt_floats))
+                        .unwrap_or(Ty::FlexInt),
                     MathFn::Abs => match first {
                         Ty::Known(Bool) => Ty::Known(I32),
                         t => t,
@@ -410,6 +422,13 @@ impl Emitter<'_> {
                 paren(format!("if {c} {{ {x} }} else {{ {y} }}"))
             }
             CodeExpr::Call(f, args) => self.call(*f, args, t),
+            // The exporter writes `pow` as `static_cast<T>(pow(a, b))`,
+            // already of type T here.
+            CodeExpr::Cast(to, a)
+                if matches!(**a, CodeExpr::Pow(..)) && self.infer(a) == Ty::Known(*to) =>
+            {
+                self.emit(a, Some(*to))
+            }
             CodeExpr::Cast(to, a) => {
                 let inner = self.infer(a);
                 let text = self.emit(a, None);
@@ -438,7 +457,7 @@ impl Emitter<'_> {
         }
         if op.is_comparison() {
             let (ta, tb) = (self.infer(a), self.infer(b));
-            let mut u = unify(ta, tb).resolve();
+            let mut u = unify(ta, tb, self.adapt_floats).resolve();
             if ta == Ty::Known(ScalarType::Bool) && tb == Ty::Known(ScalarType::Bool) {
                 u = ScalarType::Bool;
             }
@@ -461,7 +480,7 @@ impl Emitter<'_> {
             let y = match self.infer(amount) {
                 Ty::Known(x) if x.is_integer() => self.emit(amount, None),
                 Ty::Known(_) | Ty::FlexFloat => self.emit(amount, Some(ScalarType::I64)),
-                Ty::FlexInt => self.emit(amount, Some(ScalarType::U32)),
+                Ty::FlexInt => self.emit(amount, None),
             };
             return paren(format!("{x} {sym} {y}"));
         }
@@ -738,6 +757,7 @@ mod tests {
         };
         let mut em = Emitter {
             lookup: &lookup,
+            adapt_floats: false,
             errors: Vec::new(),
         };
         let out = em.emit(&parse_expr(src).unwrap(), want);
