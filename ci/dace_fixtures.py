@@ -2,6 +2,7 @@
 """DaCe-made SDFGs for sdfg-rs's importer (`sdfg NAME = include "x.sdfg";`).
 
 Usage: dace_fixtures.py OUTDIR
+       dace_fixtures.py --errors OUTDIR
 
 Writes, for each program below, OUTDIR/NAME.sdfg (saved by DaCe 1.0.2, as
 its Python frontend or SDFG API made it) and OUTDIR/NAME.io.json: fixed
@@ -12,6 +13,11 @@ The committed copies live in tests/fixtures/dace/ (regenerate them with
 imports them, runs them on our CPU device and compares with DaCe's outputs,
 and when SDFG_DACE_PYTHON is set runs this script again into a temporary
 directory to compare with DaCe live.
+
+`--errors` writes SDFGs outside what sdfg-rs reads, for the compile-fail
+cases of tests/ui/ (`python ci/dace_fixtures.py --errors tests/ui/dace`):
+a library node, a nested SDFG, a tasklet with a `while` loop, a
+thread-block map with shared memory, a CPU map reading GPU memory.
 
 GPU programs (storage GPU_Global, GPU_Device maps) cannot run here (no
 GPU, no nvcc): DaCe runs a CPU twin instead, the same SDFG with GPU storage
@@ -122,6 +128,67 @@ def repro():
     return sdfg
 
 
+@dace.program
+def library_node(A: dace.float64[N], s: dace.float64[1]):
+    s[0] = np.sum(A)
+
+
+@dace.program
+def nested_sdfg(A: dace.float64[N], B: dace.float64[N]):
+    # A sequential loop inside a map becomes a nested SDFG.
+    for i in dace.map[0:N]:
+        acc = 0.0
+        for j in range(3):
+            acc += A[i]
+        B[i] = acc
+
+
+@dace.program
+def tasklet_while(A: dace.float64[N], B: dace.float64[N]):
+    for i in dace.map[0:N]:
+        with dace.tasklet:
+            a << A[i]
+            b >> B[i]
+            x = a
+            while x > 1.0:
+                x = x / 2.0
+            b = x
+
+
+def thread_block():
+    """A GPU map with a thread-block map inside and GPU_Shared storage."""
+    sdfg = dace.SDFG("thread_block")
+    sdfg.add_array("A", [256], dace.float64, storage=dace.StorageType.GPU_Global)
+    sdfg.add_array("S", [32], dace.float64, storage=dace.StorageType.GPU_Shared, transient=True)
+    state = sdfg.add_state()
+    state.add_mapped_tasklet(
+        "block", dict(i="0:256"), dict(a=dace.Memlet("A[i]")), "b = a * 2",
+        dict(b=dace.Memlet("A[i]")), schedule=dace.ScheduleType.GPU_ThreadBlock, external_edges=True)
+    return sdfg
+
+
+def cpu_reads_gpu():
+    """A CPU map reading GPU memory (DaCe's validation lets it through)."""
+    sdfg = dace.SDFG("cpu_reads_gpu")
+    sdfg.add_array("G", [16], dace.float64, storage=dace.StorageType.GPU_Global)
+    sdfg.add_array("H", [16], dace.float64)
+    state = sdfg.add_state()
+    state.add_mapped_tasklet(
+        "host_sum", dict(i="0:16"), dict(g=dace.Memlet("G[i]")), "h = g + 1.0",
+        dict(h=dace.Memlet("H[i]")), schedule=dace.ScheduleType.CPU_Multicore, external_edges=True)
+    return sdfg
+
+
+def error_fixtures():
+    return [
+        ("cpu_reads_gpu", cpu_reads_gpu()),
+        ("library_node", library_node.to_sdfg()),
+        ("nested_sdfg", nested_sdfg.to_sdfg()),
+        ("tasklet_while", tasklet_while.to_sdfg()),
+        ("thread_block", thread_block()),
+    ]
+
+
 def dyadic(n, scale):
     """Values whose sums are exact in float64 in any order."""
     return [((k * 37) % 23 - 11) / scale for k in range(n)]
@@ -189,14 +256,22 @@ def run_on_cpu(name, sdfg, symbols, inputs, outputs):
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    errors = "--errors" in args
+    args = [a for a in args if a != "--errors"]
+    if len(args) != 1:
         print(__doc__)
         return 2
-    outdir = os.path.abspath(sys.argv[1])
+    outdir = os.path.abspath(args[0])
     os.makedirs(outdir, exist_ok=True)
     # DaCe writes debris (.dacecache/, _dacegraphs/) into the working directory.
     os.chdir(tempfile.mkdtemp(prefix="dace_fixtures_"))
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    if errors:
+        for name, sdfg in error_fixtures():
+            sdfg.save(os.path.join(outdir, name + ".sdfg"))
+            print(f"ok   {name}", flush=True)
+        return 0
     for name, sdfg, symbols, inputs, outputs in fixtures():
         sdfg.validate()
         sdfg.save(os.path.join(outdir, name + ".sdfg"))

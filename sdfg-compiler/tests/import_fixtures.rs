@@ -44,3 +44,27 @@ fn every_fixture_translates_and_passes_the_front_end() {
         }
     }
 }
+
+/// The compile-fail fixtures (tests/ui/dace) give the errors their cases show.
+#[test]
+fn error_fixtures_name_the_unsupported_element() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/dace");
+    for (file, expected) in [
+        ("library_node.sdfg", "unsupported DaCe element `Reduce`"),
+        ("nested_sdfg.sdfg", "unsupported DaCe element `NestedSDFG`"),
+        ("tasklet_while.sdfg", "uses Python construct `while`"),
+        ("thread_block.sdfg", "`GPU_ThreadBlock`"),
+        ("thread_block.sdfg", "`GPU_Shared`"),
+    ] {
+        let json = std::fs::read_to_string(dir.join(file)).expect("read");
+        let errors = sdfg_compiler::import::translate(&json).expect_err(file);
+        let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+        if std::env::var_os("SDFG_SHOW_TRANSLATION").is_some() {
+            println!("==== {file}\n{}", text.join("\n"));
+        }
+        assert!(
+            text.iter().any(|t| t.contains(expected)),
+            "{file}: {text:?}"
+        );
+    }
+}

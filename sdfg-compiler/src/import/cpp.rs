@@ -197,6 +197,7 @@ pub(crate) fn parse_code(code: &str) -> Result<Vec<CodeStmt>, CodeError> {
     let mut p = Parser {
         toks: tokenize(code)?,
         pos: 0,
+        depth: 0,
     };
     let mut out = Vec::new();
     while p.pos < p.toks.len() {
@@ -214,6 +215,7 @@ pub(crate) fn parse_expr(text: &str) -> Result<CodeExpr, CodeError> {
     let mut p = Parser {
         toks: tokenize(text)?,
         pos: 0,
+        depth: 0,
     };
     let e = p.expr()?;
     if p.pos < p.toks.len() {
@@ -225,7 +227,12 @@ pub(crate) fn parse_expr(text: &str) -> Result<CodeExpr, CodeError> {
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    /// Nesting of expressions: deep nesting is an error, not a stack overflow.
+    depth: usize,
 }
+
+/// The deepest expression nesting read.
+const MAX_DEPTH: usize = 100;
 
 /// `break` survives only as the overflow guard of the exporter's stepped loop.
 const BREAK: &str = "__sdfg_rs_break";
@@ -362,9 +369,11 @@ impl Parser {
 
     /// One statement as a list (a `{}` block stays a block).
     fn single(&mut self) -> Result<Vec<CodeStmt>, CodeError> {
-        let mut out = Vec::new();
-        self.statement(&mut out)?;
-        Ok(out)
+        self.nested(|p| {
+            let mut out = Vec::new();
+            p.statement(&mut out)?;
+            Ok(out)
+        })
     }
 
     fn statement(&mut self, out: &mut Vec<CodeStmt>) -> Result<(), CodeError> {
@@ -372,7 +381,7 @@ impl Parser {
             return Ok(());
         }
         if self.eat_op("{") {
-            let b = self.block()?;
+            let b = self.nested(Parser::block)?;
             out.push(CodeStmt::Block(b));
             return Ok(());
         }
@@ -617,6 +626,21 @@ impl Parser {
     }
 
     pub(crate) fn expr(&mut self) -> Result<CodeExpr, CodeError> {
+        self.nested(Parser::expr_inner)
+    }
+
+    /// Runs `f` one level deeper; too deep is an error.
+    fn nested<T>(&mut self, f: fn(&mut Parser) -> Result<T, CodeError>) -> Result<T, CodeError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(syntax(format!("code nested more than {MAX_DEPTH} deep")));
+        }
+        self.depth += 1;
+        let out = f(self);
+        self.depth -= 1;
+        out
+    }
+
+    fn expr_inner(&mut self) -> Result<CodeExpr, CodeError> {
         let start = self.pos;
         let cond = self.binary(0)?;
         if self.eat_op("?") {
@@ -694,6 +718,10 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<CodeExpr, CodeError> {
+        self.nested(Parser::unary_inner)
+    }
+
+    fn unary_inner(&mut self) -> Result<CodeExpr, CodeError> {
         if self.eat_op("-") {
             match self.peek().cloned() {
                 Some(Tok::Int(v, suffix))

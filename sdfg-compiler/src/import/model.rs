@@ -396,7 +396,11 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
     let mut nodes = Vec::new();
     // DaCe refers to nodes by their `id`, which is their position.
     for (i, n) in raw_nodes.iter().enumerate() {
-        let node_label = text(&n["label"]).unwrap_or_else(|| format!("node{i}"));
+        // A map's node label carries its range (`axpy[i=0:N]`); the attribute is the name.
+        let node_label = text(&n["attributes"]["label"])
+            .filter(|_| n["type"] == "MapEntry")
+            .or_else(|| text(&n["label"]))
+            .unwrap_or_else(|| format!("node{i}"));
         if index(&n["id"]).is_some_and(|id| id != i) {
             errors.push(error(
                 format!(

@@ -226,13 +226,19 @@ fn dedent(code: &str) -> String {
 struct Parser {
     toks: Vec<Tok>,
     pos: usize,
+    /// Nesting of expressions: deep nesting is an error, not a stack overflow.
+    depth: usize,
 }
+
+/// The deepest expression nesting read.
+const MAX_DEPTH: usize = 100;
 
 /// Parses tasklet code.
 pub(crate) fn parse_code(code: &str) -> Result<Vec<CodeStmt>, CodeError> {
     let mut p = Parser {
         toks: tokenize(&dedent(code))?,
         pos: 0,
+        depth: 0,
     };
     let mut out = Vec::new();
     while p.pos < p.toks.len() {
@@ -252,6 +258,7 @@ pub(crate) fn parse_expr(text: &str) -> Result<CodeExpr, CodeError> {
     let mut p = Parser {
         toks: tokenize(text)?,
         pos: 0,
+        depth: 0,
     };
     p.skip_newlines();
     let e = p.expr()?;
@@ -268,6 +275,7 @@ pub(crate) fn parse_lambda(text: &str) -> Result<(String, String, CodeExpr), Cod
     let mut p = Parser {
         toks: tokenize(text)?,
         pos: 0,
+        depth: 0,
     };
     p.skip_newlines();
     let mut parens = 0;
@@ -457,6 +465,10 @@ impl Parser {
 
     /// `: NEWLINE INDENT stmts DEDENT` or `: simple_stmt`.
     fn suite(&mut self) -> Result<Vec<CodeStmt>, CodeError> {
+        self.nested(Parser::suite_inner)
+    }
+
+    fn suite_inner(&mut self) -> Result<Vec<CodeStmt>, CodeError> {
         self.expect_op(":")?;
         let mut out = Vec::new();
         if self.eat_tok(&Tok::Newline) {
@@ -543,6 +555,21 @@ impl Parser {
     }
 
     pub(crate) fn expr(&mut self) -> Result<CodeExpr, CodeError> {
+        self.nested(Parser::expr_inner)
+    }
+
+    /// Runs `f` one level deeper; too deep is an error.
+    fn nested<T>(&mut self, f: fn(&mut Parser) -> Result<T, CodeError>) -> Result<T, CodeError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(syntax(format!("code nested more than {MAX_DEPTH} deep")));
+        }
+        self.depth += 1;
+        let out = f(self);
+        self.depth -= 1;
+        out
+    }
+
+    fn expr_inner(&mut self) -> Result<CodeExpr, CodeError> {
         if self.is_name("lambda") {
             return Err(construct("lambda"));
         }
@@ -582,7 +609,7 @@ impl Parser {
 
     fn not_expr(&mut self) -> Result<CodeExpr, CodeError> {
         if self.eat_name("not") {
-            let e = self.not_expr()?;
+            let e = self.nested(Parser::not_expr)?;
             return Ok(CodeExpr::Unary(Unary::Not, Box::new(e)));
         }
         self.comparison()
@@ -703,14 +730,14 @@ impl Parser {
                 }
                 _ => {}
             }
-            let e = self.factor()?;
+            let e = self.nested(Parser::factor)?;
             return Ok(CodeExpr::Unary(Unary::Neg, Box::new(e)));
         }
         if self.eat_op("+") {
-            return self.factor();
+            return self.nested(Parser::factor);
         }
         if self.eat_op("~") {
-            let e = self.factor()?;
+            let e = self.nested(Parser::factor)?;
             return Ok(CodeExpr::Unary(Unary::BitNot, Box::new(e)));
         }
         self.power()
@@ -1013,6 +1040,10 @@ mod tests {
             .contains("`while`"));
         assert!(parse_code("x = 'a'").unwrap_err().0.contains("string"));
         assert!(parse_code("x = atan(y)").unwrap_err().0.contains("`atan`"));
+        let deep = format!("x = {}1{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(parse_code(&deep).unwrap_err().0.contains("nested"));
+        let negated = format!("x = {}1", "-".repeat(5000));
+        assert!(parse_code(&negated).unwrap_err().0.contains("nested"));
     }
 
     #[test]

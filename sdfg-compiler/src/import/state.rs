@@ -112,6 +112,16 @@ impl<'a> StateConv<'a> {
 
     /// The statements of the state, each as lines indented by `indent`.
     pub fn convert(&mut self, indent: usize) -> Vec<String> {
+        // A node already reported as unsupported: the rest of the state
+        // would only give follow-up errors.
+        if self
+            .state
+            .nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::Reported))
+        {
+            return Vec::new();
+        }
         for (n, node) in self.state.nodes.iter().enumerate() {
             if let Some(s) = node.scope {
                 if s >= self.state.nodes.len() || !matches!(self.kind(s), NodeKind::MapEntry { .. })
@@ -502,7 +512,7 @@ impl<'a> StateConv<'a> {
         let Some((params, ranges)) = self.params_of(entry, &[]) else {
             return;
         };
-        let name = self.statement_names.fresh(&map_label(&label));
+        let name = self.statement_names.fresh(&label);
         let pad = " ".repeat(indent);
         let body = self.scope_body(entry, &params, indent + 4);
         out.push(format!("{pad}map {name}[{}] on {on} {{", ranges.join(", ")));
@@ -891,7 +901,7 @@ impl<'a> StateConv<'a> {
         let stmts = match parsed {
             Ok(s) => s,
             Err(e) => {
-                self.error(format!("tasklet `{label}` {}", e.0), TASKLET_HELP);
+                self.error(format!("tasklet `{label}` {}", e.0), tasklet_help(&e.0));
                 return;
             }
         };
@@ -944,18 +954,24 @@ impl<'a> StateConv<'a> {
             Ok(l) => lines.extend(l),
             Err(errors) => {
                 for e in errors {
-                    self.error(format!("tasklet `{label}` {e}"), TASKLET_HELP);
+                    self.error(format!("tasklet `{label}` {e}"), tasklet_help(&e));
                 }
             }
         }
     }
 }
 
-const TASKLET_HELP: &str = "sdfg-rs translates tasklets in the subset the tasklet language can express: assignments, arithmetic, comparisons, `and`/`or`/`not`, conditional expressions, `if`, counted loops, casts and the math functions `sqrt exp log sin cos tanh abs min max floor ceil pow`";
-
-/// The map's label without DaCe's range suffix (`axpy_5[i=0:N]` -> `axpy_5`).
-fn map_label(label: &str) -> String {
-    label.split('[').next().unwrap_or(label).to_string()
+/// How to fix a tasklet the translation rejects.
+fn tasklet_help(problem: &str) -> &'static str {
+    if problem.contains("`while`") {
+        "rewrite the loop as a counted one (`for k in range(n):`); the tasklet language has no `while` yet"
+    } else if problem.contains("does not have") {
+        "the math functions are `sqrt exp log sin cos tanh abs min max floor ceil pow`"
+    } else if problem.contains("syntax error") {
+        "check the tasklet's code in DaCe"
+    } else {
+        "write the tasklet in the subset the tasklet language expresses: assignments, arithmetic, comparisons, `and`/`or`/`not`, conditional expressions, `if`, counted loops, casts and math functions"
+    }
 }
 
 fn reduction_line(target: &str, op: WcrOp, value: &str) -> String {
