@@ -515,15 +515,12 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
             continue;
         }
         let m = &e["attributes"]["data"]["attributes"];
-        let memlet = match text(&m["data"]) {
-            None => None,
-            Some(data) => Some(MemletModel {
-                data,
-                subset: ranges(&m["subset"]),
-                other_subset: ranges(&m["other_subset"]),
-                wcr: text(&m["wcr"]).filter(|w| !w.is_empty() && w != "None"),
-            }),
-        };
+        let memlet = text(&m["data"]).map(|data| MemletModel {
+            data,
+            subset: ranges(&m["subset"]),
+            other_subset: ranges(&m["other_subset"]),
+            wcr: text(&m["wcr"]).filter(|w| !w.is_empty() && w != "None"),
+        });
         if let Some(mm) = &memlet {
             let malformed = |v: &Value| !v.is_null() && ranges(v).is_none();
             if malformed(&m["subset"]) || malformed(&m["other_subset"]) {

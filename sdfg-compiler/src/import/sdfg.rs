@@ -41,8 +41,10 @@ pub(crate) struct SdfgCx {
     pub containers: HashMap<String, ContainerInfo>,
     /// DaCe name -> (DSL name, type).
     pub symbols: HashMap<String, (String, ScalarType)>,
-    /// DSL names of symbols and containers (a local must not take one).
+    /// DSL names of symbols and containers (a map parameter must not take one).
     pub taken: HashSet<String>,
+    /// DSL names of containers (a local must not take one; it may shadow a symbol).
+    pub container_names: HashSet<String>,
 }
 
 impl SdfgCx {
@@ -106,6 +108,7 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
         containers: HashMap::new(),
         symbols: HashMap::new(),
         taken: HashSet::new(),
+        container_names: HashSet::new(),
     };
     let mut lines: Vec<String> = Vec::new();
 
@@ -248,6 +251,12 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
         );
         declared.push(&d.name);
     }
+    cx.container_names = cx
+        .containers
+        .values()
+        .filter(|c| !c.temp)
+        .map(|c| c.dsl.clone())
+        .collect();
     cx.taken = cx
         .symbols
         .values()

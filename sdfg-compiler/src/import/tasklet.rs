@@ -36,7 +36,7 @@ pub(crate) struct TaskletCx<'a> {
     pub ports: &'a HashMap<String, Port>,
     /// Symbols, map parameters and the scope's temporaries.
     pub outer: &'a dyn Fn(&str) -> Option<Meaning>,
-    /// Names a local must not take (containers, symbols, parameters).
+    /// Names a local must not take (containers, map parameters).
     pub taken: &'a HashSet<String>,
     /// Temporaries of the enclosing body already declared.
     pub temps_declared: &'a mut HashSet<String>,

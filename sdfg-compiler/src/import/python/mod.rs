@@ -6,8 +6,13 @@
 //! Not a Python parser: the subset the tasklet language can express, and an
 //! error naming anything else (`lambda`, `while`, strings, ...).
 
-use super::code::{dtype, math_fn, CodeExpr, CodeStmt, Target, Unary};
-use crate::ir::{BinOp, MathFn, ScalarType};
+mod calls;
+mod lex;
+
+use super::code::{CodeExpr, CodeStmt, Target, Unary};
+use crate::ir::BinOp;
+use calls::{call, constant};
+use lex::{dedent, is_keyword, tokenize, Tok, UNSUPPORTED_KEYWORDS};
 
 /// What went wrong, phrased to follow the element's name: "uses Python
 /// construct `lambda`", "has a syntax error: expected `)`".
@@ -20,207 +25,6 @@ fn construct(what: &str) -> CodeError {
 
 fn syntax(what: impl Into<String>) -> CodeError {
     CodeError(format!("has a Python syntax error: {}", what.into()))
-}
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Name(String),
-    Int(u128),
-    Float(f64),
-    Op(&'static str),
-    Newline,
-    Indent,
-    Dedent,
-}
-
-const OPS: [&str; 43] = [
-    "**=", "//=", ">>=", "<<=", "**", "//", "<<", ">>", "<=", ">=", "==", "!=", "+=", "-=", "*=",
-    "/=", "%=", "&=", "|=", "^=", "->", ":=", "+", "-", "*", "/", "%", "&", "|", "^", "~", "<",
-    ">", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=",
-];
-
-/// Keywords that start a construct outside the subset.
-const UNSUPPORTED_KEYWORDS: [&str; 22] = [
-    "lambda", "while", "def", "return", "import", "from", "with", "yield", "class", "try", "raise",
-    "global", "nonlocal", "del", "assert", "is", "async", "await", "break", "continue", "None",
-    "print",
-];
-
-fn tokenize(code: &str) -> Result<Vec<Tok>, CodeError> {
-    let mut out = Vec::new();
-    let mut indents: Vec<usize> = vec![0];
-    let mut depth = 0usize;
-    let mut at_line_start = true;
-    let chars: Vec<char> = code.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if at_line_start && depth == 0 {
-            let mut width = 0;
-            while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
-                width += if chars[i] == '\t' { 8 - width % 8 } else { 1 };
-                i += 1;
-            }
-            if i >= chars.len() {
-                break;
-            }
-            if matches!(chars[i], '\n' | '\r' | '#') {
-                // A blank or comment line does not count for indentation.
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-                i += 1;
-                continue;
-            }
-            at_line_start = false;
-            let current = indents.last().copied().unwrap_or(0);
-            if width > current {
-                indents.push(width);
-                out.push(Tok::Indent);
-            } else {
-                while width < indents.last().copied().unwrap_or(0) {
-                    indents.pop();
-                    out.push(Tok::Dedent);
-                }
-                if width != indents.last().copied().unwrap_or(0) {
-                    return Err(syntax("inconsistent indentation"));
-                }
-            }
-            continue;
-        }
-        match c {
-            '\n' => {
-                if depth == 0 && !matches!(out.last(), Some(Tok::Newline) | None) {
-                    out.push(Tok::Newline);
-                }
-                if depth == 0 {
-                    at_line_start = true;
-                }
-                i += 1;
-            }
-            ' ' | '\t' | '\r' => i += 1,
-            '\\' if chars.get(i + 1) == Some(&'\n') => i += 2,
-            '#' => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            ';' => {
-                if !matches!(out.last(), Some(Tok::Newline) | None) {
-                    out.push(Tok::Newline);
-                }
-                i += 1;
-            }
-            '\'' | '"' => return Err(construct("string literal")),
-            c if c.is_ascii_digit()
-                || (c == '.' && chars.get(i + 1).is_some_and(|d| d.is_ascii_digit())) =>
-            {
-                let start = i;
-                let mut float = false;
-                if c == '0' && matches!(chars.get(i + 1), Some('x' | 'X' | 'b' | 'B' | 'o' | 'O')) {
-                    let radix = match chars[i + 1] {
-                        'x' | 'X' => 16,
-                        'b' | 'B' => 2,
-                        _ => 8,
-                    };
-                    i += 2;
-                    let s = i;
-                    while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                        i += 1;
-                    }
-                    let digits: String = chars[s..i].iter().filter(|c| **c != '_').collect();
-                    let v = u128::from_str_radix(&digits, radix).map_err(|_| {
-                        syntax(format!(
-                            "bad number `{}`",
-                            chars[start..i].iter().collect::<String>()
-                        ))
-                    })?;
-                    out.push(Tok::Int(v));
-                    continue;
-                }
-                while i < chars.len() {
-                    let d = chars[i];
-                    if d.is_ascii_digit() || d == '_' {
-                        i += 1;
-                    } else if d == '.' && !float {
-                        float = true;
-                        i += 1;
-                    } else if (d == 'e' || d == 'E')
-                        && (chars.get(i + 1).is_some_and(|x| x.is_ascii_digit())
-                            || (matches!(chars.get(i + 1), Some('+' | '-'))
-                                && chars.get(i + 2).is_some_and(|x| x.is_ascii_digit())))
-                    {
-                        float = true;
-                        i += 2;
-                    } else {
-                        break;
-                    }
-                }
-                let text: String = chars[start..i].iter().filter(|c| **c != '_').collect();
-                if i < chars.len() && (chars[i].is_alphabetic() || chars[i] == '_') {
-                    return Err(syntax(format!("bad number `{text}{}`", chars[i])));
-                }
-                if float {
-                    let v: f64 = text
-                        .parse()
-                        .map_err(|_| syntax(format!("bad number `{text}`")))?;
-                    out.push(Tok::Float(v));
-                } else {
-                    let v: u128 = text
-                        .parse()
-                        .map_err(|_| syntax(format!("number `{text}` is too large")))?;
-                    out.push(Tok::Int(v));
-                }
-            }
-            c if c.is_alphabetic() || c == '_' => {
-                let start = i;
-                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
-                    i += 1;
-                }
-                let word: String = chars[start..i].iter().collect();
-                if matches!(chars.get(i), Some('\'' | '"')) {
-                    return Err(construct("string literal"));
-                }
-                out.push(Tok::Name(word));
-            }
-            _ => {
-                let rest: String = chars[i..chars.len().min(i + 3)].iter().collect();
-                let Some(op) = OPS.iter().find(|op| rest.starts_with(**op)) else {
-                    return Err(syntax(format!("unexpected character `{c}`")));
-                };
-                match *op {
-                    "(" | "[" | "{" => depth += 1,
-                    ")" | "]" | "}" => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-                i += op.chars().count();
-                out.push(Tok::Op(op));
-            }
-        }
-    }
-    if !matches!(out.last(), Some(Tok::Newline) | None) {
-        out.push(Tok::Newline);
-    }
-    while indents.len() > 1 {
-        indents.pop();
-        out.push(Tok::Dedent);
-    }
-    Ok(out)
-}
-
-/// The code without the indentation all its lines share (DaCe keeps
-/// tasklet code as written inside a `with dace.tasklet:` block).
-fn dedent(code: &str) -> String {
-    let indent = code
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
-        .min()
-        .unwrap_or(0);
-    code.lines()
-        .map(|l| l.get(indent..).unwrap_or(l.trim_start()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 struct Parser {
@@ -451,9 +255,10 @@ impl Parser {
     }
 
     fn end_of_simple(&mut self) -> Result<(), CodeError> {
-        if self.eat_tok(&Tok::Newline) || self.pos >= self.toks.len() {
-            Ok(())
-        } else if self.peek() == Some(&Tok::Dedent) {
+        if self.eat_tok(&Tok::Newline)
+            || self.pos >= self.toks.len()
+            || self.peek() == Some(&Tok::Dedent)
+        {
             Ok(())
         } else {
             Err(syntax(format!(
@@ -842,185 +647,10 @@ impl Parser {
     }
 }
 
-fn is_keyword(n: &str) -> bool {
-    matches!(
-        n,
-        "if" | "else" | "elif" | "for" | "in" | "and" | "or" | "not" | "pass" | "True" | "False"
-    ) || UNSUPPORTED_KEYWORDS.contains(&n)
-}
-
-/// Module prefixes whose functions are the plain math functions.
-fn strip_module(path: &str) -> &str {
-    for prefix in [
-        "dace.math.",
-        "numpy.",
-        "np.",
-        "math.",
-        "cmath.",
-        "dace.",
-        "sympy.",
-    ] {
-        if let Some(rest) = path.strip_prefix(prefix) {
-            return rest;
-        }
-    }
-    path
-}
-
-/// A dotted name used as a value (`math.pi`, SymPy's `oo`), or a plain name.
-fn constant(path: &str) -> Result<CodeExpr, CodeError> {
-    if !path.contains('.') {
-        return Ok(match path {
-            "oo" => CodeExpr::Special {
-                value: f64::INFINITY,
-                ty: None,
-            },
-            "nan" | "NaN" => CodeExpr::Special {
-                value: f64::NAN,
-                ty: None,
-            },
-            "pi" => float(std::f64::consts::PI),
-            _ => CodeExpr::Name(path.to_string()),
-        });
-    }
-    match strip_module(path) {
-        "pi" => Ok(float(std::f64::consts::PI)),
-        "e" => Ok(float(std::f64::consts::E)),
-        "inf" | "infty" | "Inf" => Ok(CodeExpr::Special {
-            value: f64::INFINITY,
-            ty: None,
-        }),
-        "nan" | "NaN" => Ok(CodeExpr::Special {
-            value: f64::NAN,
-            ty: None,
-        }),
-        "True" | "true" => Ok(CodeExpr::Bool(true)),
-        "False" | "false" => Ok(CodeExpr::Bool(false)),
-        _ => Err(construct(path)),
-    }
-}
-
-fn float(value: f64) -> CodeExpr {
-    CodeExpr::Float {
-        value,
-        negative: false,
-        suffix: None,
-    }
-}
-
-/// A call: a math function, a conversion or one of SymPy's functions.
-fn call(path: &str, mut args: Vec<CodeExpr>) -> Result<CodeExpr, CodeError> {
-    let name = strip_module(path);
-    let arity = |n: usize| -> Result<(), CodeError> {
-        if args.len() == n {
-            Ok(())
-        } else {
-            Err(syntax(format!(
-                "`{path}` takes {n} argument(s), found {}",
-                args.len()
-            )))
-        }
-    };
-    let cast_to = match name {
-        "float" => Some(ScalarType::F64),
-        "int" => Some(ScalarType::I64),
-        "bool" => Some(ScalarType::Bool),
-        "float_" => Some(ScalarType::F64),
-        "int_" => Some(ScalarType::I64),
-        other => dtype(other),
-    };
-    if let Some(ty) = cast_to {
-        arity(1)?;
-        return Ok(CodeExpr::Cast(ty, Box::new(args.remove(0))));
-    }
-    let two = |args: &mut Vec<CodeExpr>| -> (Box<CodeExpr>, Box<CodeExpr>) {
-        let b = args.pop().unwrap_or(CodeExpr::int(0));
-        let a = args.pop().unwrap_or(CodeExpr::int(0));
-        (Box::new(a), Box::new(b))
-    };
-    let compare = |op: BinOp, args: &mut Vec<CodeExpr>| {
-        let (a, b) = two(args);
-        CodeExpr::Binary(op, a, b)
-    };
-    match name {
-        "pow" | "Pow" => {
-            arity(2)?;
-            let (a, b) = two(&mut args);
-            Ok(CodeExpr::Pow(a, b))
-        }
-        "Mod" => {
-            arity(2)?;
-            Ok(compare(BinOp::Rem, &mut args))
-        }
-        "int_floor" | "floordiv" => {
-            arity(2)?;
-            let (a, b) = two(&mut args);
-            Ok(CodeExpr::FloorDiv(a, b))
-        }
-        "int_ceil" => {
-            // ceil(a / b) = (a + b - 1) // b for positive b.
-            arity(2)?;
-            let (a, b) = two(&mut args);
-            let num = CodeExpr::Binary(
-                BinOp::Sub,
-                Box::new(CodeExpr::Binary(BinOp::Add, a, b.clone())),
-                Box::new(CodeExpr::int(1)),
-            );
-            Ok(CodeExpr::FloorDiv(Box::new(num), b))
-        }
-        "Eq" | "Ne" | "Lt" | "Le" | "Gt" | "Ge" | "LessThan" | "StrictLessThan" | "GreaterThan"
-        | "StrictGreaterThan" => {
-            arity(2)?;
-            let op = match name {
-                "Eq" => BinOp::Eq,
-                "Ne" => BinOp::Ne,
-                "Lt" | "StrictLessThan" => BinOp::Lt,
-                "Le" | "LessThan" => BinOp::Le,
-                "Gt" | "StrictGreaterThan" => BinOp::Gt,
-                _ => BinOp::Ge,
-            };
-            Ok(compare(op, &mut args))
-        }
-        "And" | "Or" => {
-            if args.is_empty() {
-                return Err(syntax(format!("`{name}` needs arguments")));
-            }
-            let op = if name == "And" { BinOp::And } else { BinOp::Or };
-            let mut it = args.into_iter();
-            let first = it.next().unwrap_or(CodeExpr::Bool(true));
-            Ok(it.fold(first, |acc, x| {
-                CodeExpr::Binary(op, Box::new(acc), Box::new(x))
-            }))
-        }
-        "Not" => {
-            arity(1)?;
-            Ok(CodeExpr::Unary(Unary::Not, Box::new(args.remove(0))))
-        }
-        "Abs" => {
-            arity(1)?;
-            Ok(CodeExpr::Call(MathFn::Abs, args))
-        }
-        _ => match math_fn(name) {
-            Some(f) => {
-                if matches!(f, MathFn::Min | MathFn::Max) && args.len() > 2 {
-                    // min(a, b, c) = min(min(a, b), c)
-                    let mut it = args.into_iter();
-                    let first = it.next().unwrap_or(CodeExpr::int(0));
-                    return Ok(it.fold(first, |acc, x| CodeExpr::Call(f, vec![acc, x])));
-                }
-                arity(f.arity())?;
-                Ok(CodeExpr::Call(f, args))
-            }
-            None => Err(CodeError(format!(
-                "calls `{path}`, which the tasklet language does not have"
-            ))),
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::ScalarType;
 
     #[test]
     fn tasklet_code() {
