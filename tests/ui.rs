@@ -1,3 +1,10 @@
+//! Compile-fail cases: tests/ui/*.rs with the expected tests/ui/*.stderr.
+//!
+//! trybuild builds the cases as a crate in `target/tests/trybuild/sdfg/`, so
+//! a case that includes a DaCe file (`sdfg NAME = include "...";`, relative
+//! to the crate's manifest directory) reaches the repository through
+//! `../../../../` (the default target directory).
+
 #[test]
 fn ui_fail() {
     let t = trybuild::TestCases::new();

@@ -379,6 +379,21 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
             }
             text.push_str(&format!(" if {c}"));
         }
+        // DaCe runs an edge's assignments one after the other, the DSL all
+        // at once: they agree unless one reads another's target.
+        let targets: Vec<&str> = e.assignments.iter().map(|(k, _)| k.as_str()).collect();
+        for (name, value) in &e.assignments {
+            let reads = python::parse_expr(value).map(|v| v.names()).unwrap_or_default();
+            if let Some(other) = reads.iter().find(|r| *r != name && targets.contains(&r.as_str())) {
+                errors.push(
+                    ImportError::new(format!(
+                        "{what} assigns `{name}` from `{other}`, which it also assigns"
+                    ))
+                    .note("DaCe runs the assignments of an edge in order; sdfg-rs runs them all at once")
+                    .help("split the edge through an empty state, one assignment on each part"),
+                );
+            }
+        }
         let mut assigns = Vec::new();
         for (name, value) in &e.assignments {
             let Some(v) = parse_symbolic(
