@@ -59,7 +59,9 @@ fn guide_examples_compile_as_documented() {
         let result = body
             .parse::<proc_macro2::TokenStream>()
             .map_err(|e| e.to_string())
-            .and_then(|tokens| sdfg_compiler::frontend_at(tokens, &root).map_err(|d| d.to_string()));
+            .and_then(|tokens| {
+                sdfg_compiler::frontend_at(tokens, &root).map_err(|d| d.to_string())
+            });
         if tags.contains(&"compile_fail") {
             assert!(
                 result.is_err(),

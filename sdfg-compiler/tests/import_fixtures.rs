@@ -74,7 +74,10 @@ fn error_fixtures_name_the_unsupported_element() {
 fn the_guide_shows_the_reproducers_translation() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
     let guide = std::fs::read_to_string(root.join("docs/GUIDE.md")).expect("GUIDE");
-    let chapter = guide.split("## 13. Coming from DaCe").nth(1).expect("the chapter");
+    let chapter = guide
+        .split("## 13. Coming from DaCe")
+        .nth(1)
+        .expect("the chapter");
     let shown = chapter
         .split("reads as\n\n```text\n")
         .nth(1)

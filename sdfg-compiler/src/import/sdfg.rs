@@ -383,8 +383,13 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
         // at once: they agree unless one reads another's target.
         let targets: Vec<&str> = e.assignments.iter().map(|(k, _)| k.as_str()).collect();
         for (name, value) in &e.assignments {
-            let reads = python::parse_expr(value).map(|v| v.names()).unwrap_or_default();
-            if let Some(other) = reads.iter().find(|r| *r != name && targets.contains(&r.as_str())) {
+            let reads = python::parse_expr(value)
+                .map(|v| v.names())
+                .unwrap_or_default();
+            if let Some(other) = reads
+                .iter()
+                .find(|r| *r != name && targets.contains(&r.as_str()))
+            {
                 errors.push(
                     ImportError::new(format!(
                         "{what} assigns `{name}` from `{other}`, which it also assigns"

@@ -273,6 +273,7 @@ impl Translator<'_, '_> {
                 let mutable = self.assigned.contains_key(name);
                 let dsl = self.declare(name, ty);
                 let m = if mutable { "mut " } else { "" };
+                let text = super::typing::strip_outer_parens(text);
                 out.push(format!("{pad}let {m}{dsl}: {ty} = {text};"));
             }
             CodeStmt::Assign { target, op, value } => self.assign(target, *op, value, &pad, out),

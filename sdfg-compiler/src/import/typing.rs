@@ -401,10 +401,12 @@ impl Emitter<'_> {
                     let zero = int_literal(0, false, t).unwrap_or_default();
                     return paren(format!("{zero} - {}", self.emit(a, Some(t))));
                 }
-                paren(format!("-{}", self.emit(a, Some(t))))
+                // Unary operators bind tighter than any binary one and `as`;
+                // a method receiver gets parentheses where it needs them.
+                format!("-{}", self.emit(a, Some(t)))
             }
-            CodeExpr::Unary(Unary::Not, a) => paren(format!("!{}", self.emit(a, Some(Bool)))),
-            CodeExpr::Unary(Unary::BitNot, a) => paren(format!("!{}", self.emit(a, Some(t)))),
+            CodeExpr::Unary(Unary::Not, a) => format!("!{}", self.emit(a, Some(Bool))),
+            CodeExpr::Unary(Unary::BitNot, a) => format!("!{}", self.emit(a, Some(t))),
             CodeExpr::Binary(op, a, b) => self.binary(*op, a, b, t),
             CodeExpr::FloorDiv(a, b) => {
                 let (x, y) = (self.emit(a, Some(t)), self.emit(b, Some(t)));
@@ -603,8 +605,11 @@ impl Emitter<'_> {
             .iter()
             .enumerate()
             .map(|(d, i)| {
+                let zero = |e: &CodeExpr| matches!(e, CodeExpr::Int { value: 0, .. });
                 let e = match offsets.get(d) {
-                    Some(CodeExpr::Int { value: 0, .. }) | None => i.clone(),
+                    None => i.clone(),
+                    Some(off) if zero(off) => i.clone(),
+                    Some(off) if zero(i) => off.clone(),
                     Some(off) => {
                         CodeExpr::Binary(BinOp::Add, Box::new(off.clone()), Box::new(i.clone()))
                     }
