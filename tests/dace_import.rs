@@ -38,8 +38,15 @@ const FIXTURES: [&str; 6] = [
     "repro",
 ];
 
+/// Where this crate was built, or the working directory (the packed GPU run
+/// starts the test binaries from a copy of the checkout).
 fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dace")
+    let built = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dace");
+    if built.is_dir() {
+        built
+    } else {
+        PathBuf::from("tests/fixtures/dace")
+    }
 }
 
 fn read_io(dir: &Path, name: &str) -> Value {

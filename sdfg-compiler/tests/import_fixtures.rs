@@ -3,8 +3,19 @@
 
 use std::path::PathBuf;
 
+/// The repository root: where this crate was built, or the working directory
+/// (the packed GPU run starts the test binaries from a copy of the checkout).
+fn repo_root() -> PathBuf {
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    if built.join("tests/fixtures/dace").is_dir() {
+        built
+    } else {
+        PathBuf::from(".")
+    }
+}
+
 fn fixtures() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/dace");
+    let dir = repo_root().join("tests/fixtures/dace");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/fixtures/dace exists")
         .map(|e| e.expect("entry").path())
@@ -48,7 +59,7 @@ fn every_fixture_translates_and_passes_the_front_end() {
 /// The compile-fail fixtures (tests/ui/dace) give the errors their cases show.
 #[test]
 fn error_fixtures_name_the_unsupported_element() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/ui/dace");
+    let dir = repo_root().join("tests/ui/dace");
     for (file, expected) in [
         ("library_node.sdfg", "unsupported DaCe element `Reduce`"),
         ("nested_sdfg.sdfg", "unsupported DaCe element `NestedSDFG`"),
@@ -72,7 +83,7 @@ fn error_fixtures_name_the_unsupported_element() {
 /// The translation docs/GUIDE.md shows ("Coming from DaCe") is the real one.
 #[test]
 fn the_guide_shows_the_reproducers_translation() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = repo_root();
     let guide = std::fs::read_to_string(root.join("docs/GUIDE.md")).expect("GUIDE");
     let chapter = guide
         .split("## 13. Coming from DaCe")

@@ -6,6 +6,17 @@
 use serde_json::Value;
 use std::path::PathBuf;
 
+/// The repository root: where this crate was built, or the working directory
+/// (the packed GPU run starts the test binaries from a copy of the checkout).
+fn repo_root() -> PathBuf {
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    if built.join("tests/fixtures/dace").is_dir() {
+        built
+    } else {
+        PathBuf::from(".")
+    }
+}
+
 /// xorshift64*: deterministic, so a failure reproduces.
 struct Rng(u64);
 
@@ -145,7 +156,7 @@ fn mutate(v: &mut Value, rng: &mut Rng) {
 }
 
 fn seeds() -> Vec<(String, Value)> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = repo_root();
     let mut out = Vec::new();
     for dir in ["tests/fixtures/dace", "tests/ui/dace"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
