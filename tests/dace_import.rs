@@ -29,6 +29,9 @@ sdfg! {
     pub sdfg DaceRepro = include "tests/fixtures/dace/repro.sdfg";
 }
 
+// The spelling of the same thing.
+sdfg! { include "tests/fixtures/dace/axpy.sdfg" as DaceAxpyAgain, #[streams(single)] }
+
 const FIXTURES: [&str; 6] = [
     "axpy",
     "jacobi_2d",
@@ -226,6 +229,36 @@ fixture_test!(dace_jacobi_2d_gpu_matches_dace, "jacobi_2d_gpu");
 fixture_test!(dace_reduction_matches_dace, "reduction");
 fixture_test!(dace_loop_matches_dace, "loop");
 fixture_test!(dace_repro_matches_dace, "repro");
+
+#[test]
+fn the_include_as_spelling_reads_the_same_file() {
+    let io = read_io(&fixture_dir(), "axpy");
+    let device = Device::cpu();
+    let p = DaceAxpyAgain::load(&device).expect("load");
+    let (a, x, mut y) = (
+        input_f64(&io, "a"),
+        input_f64(&io, "x"),
+        input_f64(&io, "y"),
+    );
+    p.run(DaceAxpyAgainArgs {
+        N: symbol(&io, "N") as i32,
+        a: &a,
+        x: &x,
+        y: &mut y,
+    })
+    .expect("run");
+    compare(
+        "axpy",
+        &device,
+        &vec![("y", json_f64(y))],
+        &io,
+        "DaCe (committed)",
+    );
+    assert_eq!(
+        DaceAxpyAgain::ir().expect("ir").streams,
+        sdfg::compiler::ir::StreamPolicy::Single
+    );
+}
 
 /// DaCe run live: fresh fixtures translate as the committed ones, and
 /// DaCe's fresh outputs equal ours.

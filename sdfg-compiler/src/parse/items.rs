@@ -23,10 +23,15 @@ const ITEM_KINDS: &str =
 const STMT_KINDS: &str =
     "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;` or `wait NAME;`";
 
-/// `[attrs] [vis] sdfg Name { ... }`
+/// `[attrs] [vis] sdfg Name { ... }`, `[attrs] [vis] sdfg Name = include "f.sdfg";`
+/// or `[attrs] [vis] include "f.sdfg" as Name [, attrs]`.
 pub(super) fn parse_header(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Header> {
-    let attrs = input.call(Attribute::parse_outer)?;
+    let mut attrs = input.call(Attribute::parse_outer)?;
     let vis: syn::Visibility = input.parse()?;
+    if input.peek(syn::Ident) && input.fork().parse::<Ident>().is_ok_and(|i| i == "include") {
+        let (name, include) = parse_include_as(input, &mut attrs)?;
+        return header_with(name, vis, attrs, TokenStream::new(), Some(include), diags);
+    }
     let kw: Ident = input.parse().map_err(|e| {
         syn::Error::new(
             e.span(),
@@ -45,6 +50,17 @@ pub(super) fn parse_header(input: ParseStream, diags: &mut Diagnostics) -> syn::
     } else {
         (parse_sdfg_body(input)?, None)
     };
+    header_with(name, vis, attrs, body, include, diags)
+}
+
+fn header_with(
+    name: Ident,
+    vis: syn::Visibility,
+    attrs: Vec<Attribute>,
+    body: TokenStream,
+    include: Option<IncludeAst>,
+    diags: &mut Diagnostics,
+) -> syn::Result<Header> {
     let mut header = Header {
         name,
         vis: vis.into_token_stream(),
@@ -111,6 +127,45 @@ fn parse_include(input: ParseStream) -> syn::Result<IncludeAst> {
         path: path.value(),
         span: path.span(),
     })
+}
+
+/// `include "f.sdfg" as Name [, #[attr] ...]`: the spelling of
+/// `sdfg Name = include "f.sdfg";` (attributes before or after).
+fn parse_include_as(
+    input: ParseStream,
+    attrs: &mut Vec<Attribute>,
+) -> syn::Result<(Ident, IncludeAst)> {
+    const FORM: &str = "write `include \"path/to/file.sdfg\" as NAME` (or `sdfg NAME = include \"path/to/file.sdfg\";`)";
+    input.parse::<Ident>()?;
+    let path: syn::LitStr = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected the file's path as a string: {FORM}"),
+        )
+    })?;
+    input
+        .parse::<Token![as]>()
+        .map_err(|e| syn::Error::new(e.span(), format!("expected `as NAME`: {FORM}")))?;
+    let name: Ident = input.parse()?;
+    if input.peek(Token![,]) {
+        input.parse::<Token![,]>()?;
+        attrs.extend(input.call(Attribute::parse_outer)?);
+    }
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+    }
+    if !input.is_empty() {
+        return Err(
+            input.error("unexpected tokens after the included file; write one sdfg per `sdfg!`")
+        );
+    }
+    Ok((
+        name,
+        IncludeAst {
+            path: path.value(),
+            span: path.span(),
+        },
+    ))
 }
 
 fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnostic> {
