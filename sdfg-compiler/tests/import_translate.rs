@@ -151,6 +151,23 @@ fn rejected(json: &str) -> String {
 }
 
 #[test]
+fn a_default_map_takes_its_schedule_from_the_storage_it_touches() {
+    let gpu = one_map("__out = __in", "Python", "float64", "float64", None)
+        .replace("CPU_Multicore", "Default")
+        .replace(
+            "\"shape\":[\"N\"]",
+            "\"shape\":[\"N\"],\"storage\":\"GPU_Global\"",
+        );
+    assert!(
+        accepted(&gpu).contains("map m[i in 0i64..N] on gpu {"),
+        "{gpu}"
+    );
+    let cpu = one_map("__out = __in", "Python", "float64", "float64", None)
+        .replace("CPU_Multicore", "Default");
+    assert!(accepted(&cpu).contains("map m[i in 0i64..N] on cpu {"));
+}
+
+#[test]
 fn python_tasklet_with_branches_and_locals() {
     let code = "if __in > 0:\n    y = __in * 2\nelif __in < 0:\n    y = -__in\nelse:\n    y = 1\n__out = y + 0.5";
     let items = accepted(&one_map(code, "Python", "float64", "float64", None));

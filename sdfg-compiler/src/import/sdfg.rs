@@ -34,6 +34,8 @@ pub(crate) struct ContainerInfo {
     /// A temporary of map bodies (a local there, not a container).
     pub temp: bool,
     pub storage: Storage,
+    /// DaCe's storage name (`Default` stays `Default` here).
+    pub declared_storage: String,
     pub transient: bool,
 }
 
@@ -246,6 +248,7 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
                 boxed: d.boxed_scalar,
                 temp,
                 storage,
+                declared_storage: d.storage.clone(),
                 transient: d.transient,
             },
         );

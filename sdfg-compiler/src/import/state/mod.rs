@@ -492,7 +492,11 @@ impl<'a> StateConv<'a> {
         let label = self.label(entry).to_string();
         let on = match schedule.as_str() {
             "GPU_Device" => "gpu",
-            "CPU_Multicore" | "Default" => "cpu",
+            "CPU_Multicore" => "cpu",
+            "Default" => match self.default_schedule(entry) {
+                Some(on) => on,
+                None => return,
+            },
             "Sequential" => "seq",
             "GPU_ThreadBlock" | "GPU_ThreadBlock_Dynamic" => {
                 self.error(
@@ -519,6 +523,41 @@ impl<'a> StateConv<'a> {
         out.push(format!("{pad}map {name}[{}] on {on} {{", ranges.join(", ")));
         out.extend(body);
         out.push(format!("{pad}}}"));
+    }
+
+    /// DaCe's rule for a top-level map of schedule `Default`: the storage of
+    /// the arrays its memlets touch inside (`CPU_Heap` makes it a CPU map,
+    /// `GPU_Global` a GPU map); none of those: a CPU map.
+    fn default_schedule(&mut self, entry: usize) -> Option<&'static str> {
+        let exit = self.exit_of(entry);
+        let inside = self.out_edges[entry]
+            .iter()
+            .chain(exit.map(|x| &self.in_edges[x]).into_iter().flatten())
+            .filter_map(|&e| self.state.edges[e].memlet.as_ref());
+        let mut found: Vec<&'static str> = Vec::new();
+        for m in inside {
+            let Some(c) = self.cx.containers.get(&m.data) else {
+                continue;
+            };
+            let on = match c.declared_storage.as_str() {
+                _ if c.scalar || c.temp => continue,
+                "CPU_Heap" | "CPU_ThreadLocal" => "cpu",
+                "GPU_Global" => "gpu",
+                _ => continue,
+            };
+            if !found.contains(&on) {
+                found.push(on);
+            }
+        }
+        if found.len() > 1 {
+            let label = self.label(entry).to_string();
+            self.error(
+                format!("map `{label}` has schedule `Default` and touches both `CPU_Heap` and `GPU_Global` arrays"),
+                "give the map a schedule, `GPU_Device` or `CPU_Multicore` (DaCe cannot choose one either)",
+            );
+            return None;
+        }
+        Some(found.first().copied().unwrap_or("cpu"))
     }
 
     /// DaCe's dynamic map inputs (connectors of the entry not named `IN_*`).

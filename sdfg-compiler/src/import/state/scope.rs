@@ -85,7 +85,6 @@ impl StateConv<'_> {
                     let Some((scope, ranges)) = self.params_of(n, params) else {
                         continue;
                     };
-                    let pad = " ".repeat(indent);
                     for (k, r) in ranges.iter().enumerate() {
                         lines.push(format!("{}for {r} {{", " ".repeat(indent + 4 * k)));
                     }
@@ -94,7 +93,6 @@ impl StateConv<'_> {
                     for k in (0..ranges.len()).rev() {
                         lines.push(format!("{}}}", " ".repeat(indent + 4 * k)));
                     }
-                    let _ = pad;
                 }
                 NodeKind::Access { data } => {
                     self.inner_access(n, data, params, indent, &mut temps_declared, &mut lines)
