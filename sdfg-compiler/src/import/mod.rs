@@ -196,7 +196,7 @@ pub fn resolve(ast: &SdfgAst, include: &IncludeAst, base: &Path) -> Result<Inclu
 pub fn in_translation(mut diags: Diagnostics, written: &str) -> Diagnostics {
     for d in &mut diags.list {
         d.notes.push(format!(
-            "in the SDFG of `{written}`, translated to the sdfg! language (`sdfg_compiler::import::translate` shows the translation)"
+            "in the SDFG of `{written}`, translated to the sdfg! language (`sdfg::compiler::import::translate` shows the translation)"
         ));
     }
     diags
