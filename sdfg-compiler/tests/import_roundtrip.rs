@@ -1,9 +1,9 @@
 //! Round trip: every SDFG our exporter writes reads back to the same IR.
 //!
 //! The programs are all the SDFGs of the project: the `sdfg! { ... }`
-//! invocations of the examples and tests, the test programs kept as source
-//! text (raw strings with an `sdfg NAME { ... }`), and the accepted
-//! programs of docs/GUIDE.md. Each is lowered, exported with
+//! invocations of the examples and tests (`macro_rules!` templates filled
+//! in), the test programs kept as source text (raw and plain strings with an
+//! `sdfg NAME { ... }`), and the accepted programs of docs/GUIDE.md. Each is lowered, exported with
 //! `export::dace::to_sdfg_json_string`, translated back with
 //! `import::translate` and lowered again; the two IRs must be equal as
 //! structures, spans ignored, ids compared by the names they refer to (the
@@ -66,6 +66,57 @@ fn bodies_after<'a>(code: &'a str, start: &str) -> Vec<&'a str> {
     out
 }
 
+/// Plain string literals `"sdfg NAME { ... }"` of `code` (not format
+/// strings), with Rust's `\` line continuations and escapes applied.
+fn plain_strings(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("\"sdfg ") {
+        let start = from + at + 1;
+        let mut text = String::new();
+        let mut chars = code[start..].char_indices();
+        let mut end = None;
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '"' => {
+                    end = Some(start + i);
+                    break;
+                }
+                '\\' => match chars.next() {
+                    Some((_, '\n')) => {
+                        // A continuation: the newline and the next line's indentation go.
+                        let rest = &code[start + i + 2..];
+                        let skip = rest.len() - rest.trim_start().len();
+                        for _ in 0..skip {
+                            chars.next();
+                        }
+                    }
+                    Some((_, 'n')) => text.push('\n'),
+                    Some((_, other)) => text.push(other),
+                    None => break,
+                },
+                other => text.push(other),
+            }
+        }
+        let Some(end) = end else { break };
+        if !text.contains("{{") {
+            out.push(text);
+        }
+        from = end + 1;
+    }
+    out
+}
+
+/// A `macro_rules!` template's body with its metavariables filled in
+/// (`$($policy)*` -> `auto`, `$name` -> `name`).
+fn instantiate(body: &str) -> String {
+    let mut out = body.replace("$($policy)*", "auto");
+    while let Some(at) = out.find('$') {
+        out.remove(at);
+    }
+    out
+}
+
 /// Raw strings `r#"..."#` of `code` that hold an sdfg.
 fn raw_strings(code: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -118,10 +169,13 @@ fn programs() -> Vec<(String, String)> {
         let code = std::fs::read_to_string(&f).expect("read");
         let name = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
         for body in bodies_after(&code, "sdfg! {") {
-            out.push((name.clone(), body.to_string()));
+            out.push((name.clone(), instantiate(body)));
         }
         for s in raw_strings(&code) {
             out.push((name.clone(), s.to_string()));
+        }
+        for s in plain_strings(&code) {
+            out.push((name.clone(), s));
         }
     }
     let guide = std::fs::read_to_string(root().join("docs/GUIDE.md")).expect("GUIDE");
