@@ -669,3 +669,29 @@ fn every_exported_sdfg_imports_back_to_the_same_ir() {
         failures.join("\n\n")
     );
 }
+
+/// The comparison can fail: programs that differ in one literal, a type, a
+/// storage or an edge dump differently.
+#[test]
+fn the_comparison_sees_small_differences() {
+    let base = "sdfg P { symbol N: i64; host A: f64[N]; gpu G: f64[N]; state s { map m[i in 0..N] on cpu { A[i] = 1.5; } } state e {} s -> e if N > 2; }";
+    let dump = |src: &str| {
+        Dump {
+            sdfg: &sdfg_compiler::frontend_str(src).expect("valid"),
+        }
+        .all()
+    };
+    let original = dump(base);
+    for variant in [
+        base.replace("1.5", "2.5"),
+        base.replace("f64[N]; gpu", "f32[N]; gpu")
+            .replace("1.5", "1.5f32"),
+        base.replace("gpu G", "pinned G"),
+        base.replace("N > 2", "N > 3"),
+        base.replace("on cpu", "on seq"),
+        base.replace("0..N", "1..N"),
+    ] {
+        assert_ne!(dump(&variant), original, "{variant}");
+    }
+    assert_eq!(dump(base), original);
+}
