@@ -20,10 +20,10 @@
 //! that module's names for the marks DaCe ignores (`_meta_*` attributes)
 //! and the C++ helper text.
 //!
-//! Modules: [`model`] (JSON -> structs), [`python`] and [`cpp`] (code
-//! parsers into [`code`]), [`typing`] (C++ conversions made explicit),
-//! [`tasklet`] (connectors -> container accesses), [`state`] (a state's
-//! graph -> statements), [`sdfg`] (the whole file -> items), [`names`].
+//! Modules: `model` (JSON -> structs), `python` and `cpp` (code
+//! parsers into `code`), `typing` (C++ conversions made explicit),
+//! `tasklet` (connectors -> container accesses), `state` (a state's
+//! graph -> statements), `sdfg` (the whole file -> items), `names`.
 
 mod code;
 mod cpp;
