@@ -6,11 +6,14 @@
 //! [`validate`] (every check, all errors at once) -> `schedule` (streams,
 //! events, sync points) -> [`codegen`] (PTX, Rust, host glue) -> `export`.
 //! [`eval`] is the reference meaning of the tasklet language.
+//! [`import`] reads a DaCe `.sdfg` file (`sdfg NAME = include "file.sdfg";`)
+//! into the items of an invocation, before lowering.
 
 pub mod codegen;
 pub mod diag;
 pub mod eval;
 pub mod export;
+pub mod import;
 pub mod ir;
 pub mod lower;
 pub mod parse;
@@ -22,11 +25,43 @@ pub use diag::{Diagnostic, Diagnostics};
 use proc_macro2::TokenStream;
 
 /// Parse, lower and validate one `sdfg!` invocation's tokens into a checked IR.
+/// An included `.sdfg` file is read relative to `CARGO_MANIFEST_DIR` (the
+/// crate being compiled), else the current directory.
 pub fn frontend(tokens: TokenStream) -> Result<ir::Sdfg, Diagnostics> {
-    let ast = parse::parse(tokens)?;
-    let sdfg = lower::lower(&ast)?;
-    validate::validate(&sdfg)?;
-    Ok(sdfg)
+    frontend_at(tokens, &manifest_dir()).map(|f| f.sdfg)
+}
+
+/// What the front end made of one invocation.
+pub struct Frontend {
+    pub sdfg: ir::Sdfg,
+    /// The DaCe file of `sdfg NAME = include "...";`, translated.
+    pub included: Option<import::Included>,
+}
+
+/// [`frontend`], with included files read relative to `base`.
+pub fn frontend_at(tokens: TokenStream, base: &std::path::Path) -> Result<Frontend, Diagnostics> {
+    let mut ast = parse::parse(tokens)?;
+    let included = match ast.include.take() {
+        Some(include) => {
+            let inc = import::resolve(&ast, &include, base)?;
+            ast = inc.ast.clone();
+            Some(inc)
+        }
+        None => None,
+    };
+    let in_file = |d: Diagnostics| match &included {
+        Some(inc) => import::in_translation(d, &inc.written),
+        None => d,
+    };
+    let sdfg = lower::lower(&ast).map_err(in_file)?;
+    validate::validate(&sdfg).map_err(in_file)?;
+    Ok(Frontend { sdfg, included })
+}
+
+fn manifest_dir() -> std::path::PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default()
 }
 
 /// [`frontend`] on source text (tests, tools, the fuzz target).
@@ -43,20 +78,28 @@ pub fn frontend_str(source: &str) -> Result<ir::Sdfg, Diagnostics> {
 /// The whole macro: front end, then code generation; on error, every
 /// diagnostic as a `compile_error!` at the user's tokens.
 pub fn expand(tokens: TokenStream) -> TokenStream {
-    let source = tokens.to_string();
-    let sdfg = match frontend(tokens) {
-        Ok(sdfg) => sdfg,
+    let written = tokens.to_string();
+    let Frontend { sdfg, included } = match frontend_at(tokens, &manifest_dir()) {
+        Ok(f) => f,
         Err(diags) => return diags.to_compile_errors(),
     };
     let schedule = schedule::schedule(&sdfg);
     let ptx = codegen::ptx::generate(&sdfg);
     let texts = codegen::host::Texts {
-        source,
+        // An included SDFG's source is its translation (what `ir()` parses).
+        source: included.as_ref().map_or(written, |inc| inc.source.clone()),
         dot: export::dot::to_dot(&sdfg, Some(&schedule)),
         sdfg_json: export::dace::to_sdfg_json_string(&sdfg),
     };
     match codegen::host::generate(&sdfg, &schedule, &ptx, &texts) {
-        Ok(tokens) => tokens,
+        Ok(mut tokens) => {
+            if let Some(inc) = included {
+                // Cargo rebuilds the crate when the file changes.
+                let path = inc.path.to_string_lossy().into_owned();
+                tokens.extend(quote::quote! { const _: &[u8] = include_bytes!(#path); });
+            }
+            tokens
+        }
         Err(diags) => diags.to_compile_errors(),
     }
 }

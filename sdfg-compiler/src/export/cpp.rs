@@ -85,7 +85,7 @@ pub fn tasklet_to_cpp(
 }
 
 /// C++ keywords and standard names a Rust local may be called.
-const CPP_RESERVED: &[&str] = &[
+pub(crate) const CPP_RESERVED: &[&str] = &[
     "auto",
     "bool",
     "case",

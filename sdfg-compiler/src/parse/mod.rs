@@ -31,6 +31,16 @@ pub struct SdfgAst {
     /// `#[sync(...)]` and where it was written.
     pub sync: Option<(SyncMode, Span)>,
     pub items: Vec<Item>,
+    /// `sdfg NAME = include "file.sdfg";`: the items come from a DaCe file
+    /// (read by `crate::import`); `items` is empty until then.
+    pub include: Option<IncludeAst>,
+}
+
+/// `include "path/to/file.sdfg"`: the path as written and the literal's span.
+#[derive(Clone, Debug)]
+pub struct IncludeAst {
+    pub path: String,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -164,15 +174,13 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
             return Err(diags);
         }
     };
-    let mut items = Vec::new();
-    for chunk in split_items(header.body, ITEM_KEYWORDS) {
-        let end = last_span(&chunk);
-        match (|input: ParseStream| items::parse_item(input, &mut diags)).parse2(chunk) {
-            Ok(Some(item)) => items.push(item),
-            Ok(None) => {}
-            Err(e) => diags.extend(at_end_of_chunk(e, end).into()),
+    let items = match parse_items(header.body) {
+        Ok(items) => items,
+        Err(errors) => {
+            diags.extend(errors);
+            Vec::new()
         }
-    }
+    };
     diags.finish(SdfgAst {
         name: header.name,
         vis: header.vis,
@@ -180,7 +188,23 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
         streams: header.streams,
         sync: header.sync,
         items,
+        include: header.include,
     })
+}
+
+/// The items of an sdfg body (what is inside `sdfg NAME { ... }`).
+pub fn parse_items(body: TokenStream) -> Result<Vec<Item>, Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let mut items = Vec::new();
+    for chunk in split_items(body, ITEM_KEYWORDS) {
+        let end = last_span(&chunk);
+        match (|input: ParseStream| items::parse_item(input, &mut diags)).parse2(chunk) {
+            Ok(Some(item)) => items.push(item),
+            Ok(None) => {}
+            Err(e) => diags.extend(at_end_of_chunk(e, end).into()),
+        }
+    }
+    diags.finish(items)
 }
 
 /// Keywords that start a top-level item.

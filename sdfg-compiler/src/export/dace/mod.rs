@@ -33,6 +33,16 @@ use super::print::{expr_to_python_boxed, BodyNames};
 use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, Storage};
 use serde_json::{json, Map as JsonMap, Value};
 
+/// Attribute of a data descriptor: a scalar written as a one-element
+/// `Array` (see the module doc). DaCe ignores attributes named `_meta*`;
+/// `crate::import` reads the scalar back.
+pub const SCALAR_MARK: &str = "_meta_sdfg_rs_scalar";
+/// Attribute of a map entry: its parameters' types (DaCe's ranges have none).
+pub const PARAM_TYPES_MARK: &str = "_meta_sdfg_rs_param_types";
+/// Attribute of the SDFG: the declared symbols (the arguments; DaCe would
+/// take every symbol read before an edge assigns it).
+pub const ARGUMENTS_MARK: &str = "_meta_sdfg_rs_argument_symbols";
+
 /// The DaCe `.sdfg` JSON of `sdfg`.
 pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {
     let cx = Cx::new(sdfg);
@@ -68,6 +78,7 @@ pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {
             "arg_names": arg_names,
             "_arrays": arrays,
             "symbols": symbols,
+            ARGUMENTS_MARK: sdfg.symbols.iter().filter(|s| s.declared).map(|s| s.name.text.as_str()).collect::<Vec<_>>(),
             "global_code": {"frame": code_block("", "CPP")},
             "init_code": {"frame": code_block("", "CPP")},
             "exit_code": {"frame": code_block("", "CPP")},

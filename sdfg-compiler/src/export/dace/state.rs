@@ -5,7 +5,7 @@
 
 use super::data::{empty_memlet_json, memlet_json, product, range_json};
 use super::symbolic::hull;
-use super::{code_block, dace_identifier, schedule_name, Cx};
+use super::{code_block, dace_identifier, dtype_name, schedule_name, Cx, PARAM_TYPES_MARK};
 use crate::export::cpp::{tasklet_to_cpp, wcr_lambda, HELPERS};
 use crate::export::print::{container_name, BodyNames};
 use crate::ir::{Access, DataNode, Dataflow, Memlet, State, StatementKind};
@@ -286,6 +286,7 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                             "params": params,
                             "range": {"type": "Range", "ranges": ranges},
                             "schedule": schedule_name(map.schedule),
+                            PARAM_TYPES_MARK: map.params.iter().map(|p| dtype_name(p.ty)).collect::<Vec<_>>(),
                             "debuginfo": null,
                             "in_connectors": {},
                             "out_connectors": {},
