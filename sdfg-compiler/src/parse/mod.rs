@@ -11,6 +11,7 @@
 
 mod body;
 mod items;
+mod raw;
 
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{MapSchedule, ScalarType, Storage, StreamPolicy, SyncMode};
@@ -172,14 +173,16 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
             Err(e) => diags.extend(at_end_of_chunk(e, end).into()),
         }
     }
-    diags.finish(SdfgAst {
+    let mut ast = SdfgAst {
         name: header.name,
         vis: header.vis,
         docs: header.docs,
         streams: header.streams,
         sync: header.sync,
         items,
-    })
+    };
+    raw::unraw_ast(&mut ast);
+    diags.finish(ast)
 }
 
 /// Keywords that start a top-level item.
