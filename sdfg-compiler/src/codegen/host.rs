@@ -17,7 +17,7 @@
 use super::kernel_abi::KernelParam;
 use super::ptx::{PtxKernel, PtxModule};
 use super::rust_body::{literal, rust_type, zero_of, BodyEmitter, DataAccess};
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::diag::Diagnostics;
 use crate::ir::bounds::{for_each_access, AccessSite};
 use crate::ir::{
     ContainerId, Expr, ExprKind, Map, MapSchedule, ScalarType, Sdfg, State, StateId, Statement,
@@ -34,7 +34,6 @@ pub fn generate(
     ptx: &PtxModule,
     texts: &Texts,
 ) -> Result<TokenStream, Diagnostics> {
-    check_supported(sdfg)?;
     let g = Glue {
         empty: TaskletBody::default(),
         sdfg,
@@ -52,32 +51,6 @@ pub struct Texts {
     pub dot: String,
     /// DaCe `.sdfg` JSON (`Name::to_sdfg_json()`).
     pub sdfg_json: String,
-}
-
-/// What the glue cannot express yet, as compile errors at the user's tokens.
-fn check_supported(sdfg: &Sdfg) -> Result<(), Diagnostics> {
-    let mut diags = Diagnostics::new();
-    let assigned: Vec<SymbolId> = sdfg
-        .edges
-        .iter()
-        .flat_map(|e| e.assignments.iter().map(|a| a.0))
-        .collect();
-    for c in &sdfg.containers {
-        for dim in &c.shape {
-            dim.walk(&mut |e| {
-                if let ExprKind::Var(VarRef::Symbol(s)) = e.kind {
-                    if assigned.contains(&s) {
-                        let sym = &sdfg.symbols[s].name.text;
-                        diags.push(
-                            Diagnostic::error(e.span, format!("the shape of `{}` uses `{sym}`, which an interstate edge assigns", c.name.text))
-                                .help("shapes are fixed for a whole run: use a declared symbol that no edge assigns"),
-                        );
-                    }
-                }
-            });
-        }
-    }
-    diags.finish(())
 }
 
 struct Glue<'a> {
@@ -332,7 +305,7 @@ impl<'a> Glue<'a> {
                 setup.extend(quote!(let mut #v: #t = #z;));
             }
         }
-        // Shapes are fixed for the run (check_supported): evaluate them once.
+        // Shapes are fixed for the run (validate::shapes): evaluate them once.
         let symbols_only = Place::symbols_only(self);
         for (c, cont) in sdfg.containers.iter().enumerate() {
             let ext = self.extents(c);
