@@ -23,7 +23,7 @@ use crate::ir::{
     ContainerId, Expr, ExprKind, Map, MapSchedule, ScalarType, Sdfg, State, StateId, Statement,
     StatementKind, StmtId, Storage, SubsetDim, SymbolId, TaskletBody, UnOp, VarRef, WcrOp,
 };
-use crate::schedule::{Schedule, SyncSite};
+use crate::schedule::{Schedule, Streams, SyncSite};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -144,9 +144,9 @@ impl<'a> Glue<'a> {
             })
             .collect();
         let nkernels = entries.len();
-        let streams = match self.schedule.num_streams {
-            0 => quote!(::sdfg::runtime::StreamSpec::Default),
-            n => quote!(::sdfg::runtime::StreamSpec::Created(#n)),
+        let streams = match self.schedule.streams {
+            Streams::Default => quote!(::sdfg::runtime::StreamSpec::Default),
+            Streams::Created(n) => quote!(::sdfg::runtime::StreamSpec::Created(#n)),
         };
         let execute = self.execute_fn(&args_name);
         let doc_run = format!("Runs `{name_str}` to completion: returns when every result is complete and visible where it lives.");
@@ -385,8 +385,7 @@ impl<'a> Glue<'a> {
         }
         setup.extend(prepare);
         setup.extend(refs);
-        let nstreams = self.schedule.num_streams.max(1);
-        for k in 0..nstreams {
+        for k in 0..self.schedule.streams.count() {
             let s = format_ident!("__s{}", k);
             setup.extend(quote!(let #s: ::sdfg::runtime::Stream = __cx.stream(#k).clone();));
         }
