@@ -181,7 +181,7 @@ impl<'a> Glue<'a> {
             impl #name {
                 /// The PTX module of this SDFG's `gpu` maps (one kernel per map).
                 pub const PTX: &'static str = #ptx_text;
-                /// The `sdfg!` source this was generated from (for [`Self::ir`]).
+                /// The `sdfg!` source this was generated from (`ir()` rebuilds the IR from it).
                 pub const SOURCE: &'static str = #source;
 
                 /// Loads the program on `device` (the PTX module is JIT-compiled once per device and cached).
@@ -217,15 +217,9 @@ impl<'a> Glue<'a> {
                     self.__execute(cx, args)
                 }
 
-                /// The SDFG's IR, rebuilt from [`Self::SOURCE`].
-                pub fn ir() -> ::core::result::Result<::sdfg::compiler::ir::Sdfg, ::sdfg::compiler::Diagnostics> {
-                    ::sdfg::compiler::frontend_str(Self::SOURCE)
-                }
-
-                /// The stream assignment, events and sync points the glue uses.
-                pub fn schedule() -> ::core::result::Result<::sdfg::compiler::schedule::Schedule, ::sdfg::compiler::Diagnostics> {
-                    Self::ir().map(|ir| ::sdfg::compiler::schedule::schedule(&ir))
-                }
+                // `ir()` and `schedule()` with the facade's `introspect`
+                // feature (a `cfg` here would test the user's features).
+                ::sdfg::__introspection_methods!();
 
                 /// A Graphviz drawing of the SDFG with its streams, events and sync
                 /// points (`dot -Tsvg` renders it).
