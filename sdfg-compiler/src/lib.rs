@@ -49,13 +49,14 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
         Err(diags) => return diags.to_compile_errors(),
     };
     let schedule = schedule::schedule(&sdfg);
-    let ptx = codegen::ptx::generate(&sdfg);
+    let abis = codegen::abi::kernel_abis(&sdfg);
+    let ptx = codegen::ptx::generate_for(&sdfg, &abis, &codegen::ptx::Tuning::default());
     let texts = codegen::host::Texts {
         source,
         dot: export::dot::to_dot(&sdfg, Some(&schedule)),
         sdfg_json: export::dace::to_sdfg_json_string(&sdfg),
     };
-    match codegen::host::generate(&sdfg, &schedule, &ptx, &texts) {
+    match codegen::host::generate(&sdfg, &schedule, &abis, &ptx, &texts) {
         Ok(tokens) => tokens,
         Err(diags) => diags.to_compile_errors(),
     }

@@ -14,7 +14,7 @@
 //! issues its statements in textual order (waiting at sync points), settles
 //! what is still in flight, moves the containers back and tries its edges.
 
-use super::kernel_abi::KernelParam;
+use super::abi::{BufferAccess, KernelAbi, ParamValue, Passing};
 use super::ptx::{PtxKernel, PtxModule};
 use super::rust_body::{literal, rust_type, zero_of, BodyEmitter, DataAccess};
 use crate::diag::Diagnostics;
@@ -27,10 +27,12 @@ use crate::schedule::{Schedule, Streams, SyncSite};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
-/// Everything `sdfg!` expands to for one SDFG.
+/// Everything `sdfg!` expands to for one SDFG: `abis` are its kernels'
+/// ABIs, `ptx` the module generated from them.
 pub fn generate(
     sdfg: &Sdfg,
     schedule: &Schedule,
+    abis: &[KernelAbi],
     ptx: &PtxModule,
     texts: &Texts,
 ) -> Result<TokenStream, Diagnostics> {
@@ -38,6 +40,7 @@ pub fn generate(
         empty: TaskletBody::default(),
         sdfg,
         schedule,
+        abis,
         ptx,
     };
     Ok(g.items(texts))
@@ -58,6 +61,7 @@ struct Glue<'a> {
     empty: TaskletBody,
     sdfg: &'a Sdfg,
     schedule: &'a Schedule,
+    abis: &'a [KernelAbi],
     ptx: &'a PtxModule,
 }
 
@@ -132,14 +136,13 @@ impl<'a> Glue<'a> {
         };
 
         let fields = self.arg_fields();
-        let twins: Vec<TokenStream> = self.ptx.kernels.iter().map(|k| self.cpu_twin(k)).collect();
+        let twins: Vec<TokenStream> = self.abis.iter().map(|a| self.cpu_twin(a)).collect();
         let entries: Vec<TokenStream> = self
-            .ptx
-            .kernels
+            .abis
             .iter()
-            .map(|k| {
-                let n = &k.abi.name;
-                let f = format_ident!("cpu_{}", k.abi.name);
+            .map(|a| {
+                let n = &a.name;
+                let f = format_ident!("cpu_{}", a.name);
                 quote!(::sdfg::runtime::KernelEntry { name: #n, cpu: #f })
             })
             .collect();
@@ -481,17 +484,23 @@ impl<'a> Glue<'a> {
         format_ident!("__s{}", s)
     }
 
-    fn kernel(&self, sid: StateId, k: StmtId) -> (usize, &PtxKernel) {
-        self.ptx
-            .kernels
+    /// The kernel of `gpu` map `k` of state `sid`: its index in the
+    /// module, its ABI, and its launch shape.
+    fn kernel(&self, sid: StateId, k: StmtId) -> (usize, &KernelAbi, &PtxKernel) {
+        let index = self
+            .abis
             .iter()
-            .enumerate()
-            .find(|(_, x)| x.state == sid && x.stmt == k)
-            .expect("every gpu map has a kernel in the PTX module")
+            .position(|a| a.state == sid && a.stmt == k)
+            .expect("every gpu map has a kernel ABI");
+        let shape = self
+            .ptx
+            .kernel(sid, k)
+            .expect("every gpu map has a kernel in the PTX module");
+        (index, &self.abis[index], shape)
     }
 
     fn kernel_launch(&self, sid: StateId, k: StmtId, st: &Statement, m: &Map) -> TokenStream {
-        let (index, kernel) = self.kernel(sid, k);
+        let (index, abi, kernel) = self.kernel(sid, k);
         let stream = self.stream_of(sid, k);
         let counts: Vec<Ident> = (0..m.params.len())
             .map(|d| format_ident!("__cnt_{}_{}", k, d))
@@ -499,45 +508,63 @@ impl<'a> Glue<'a> {
         let [bx, by, bz] = kernel.block;
         let ipt = kernel.items_per_thread;
         let rows = kernel.rows_per_thread;
-        let args: Vec<TokenStream> = kernel
-            .abi
+        let args: Vec<TokenStream> = abi
             .params
             .iter()
-            .map(|p| match p {
-                KernelParam::Buffer { container, writes, reads } => {
-                    let r = self.gpu_ref(*container);
-                    match (reads, writes) {
-                        (true, true) => quote!(::sdfg::runtime::KernelArg::read_write(#r)),
-                        (_, true) => quote!(::sdfg::runtime::KernelArg::write(#r)),
-                        _ => quote!(::sdfg::runtime::KernelArg::read(#r)),
+            .map(|p| {
+                // Where the glue holds the value...
+                let value = match &p.value {
+                    ParamValue::Buffer { container, .. } => {
+                        let r = self.gpu_ref(*container);
+                        quote!(#r)
+                    }
+                    ParamValue::Extent { container, dim } => {
+                        let e = self.extents(*container);
+                        quote!(#e[#dim])
+                    }
+                    ParamValue::Symbol(s) => {
+                        let v = self.sym(*s);
+                        quote!(#v)
+                    }
+                    ParamValue::HostScalar(c) => {
+                        let span = st
+                            .memlets
+                            .iter()
+                            .find(|mm| mm.container == *c)
+                            .map(|mm| mm.span)
+                            .unwrap_or(st.span);
+                        let v = self.host_var(*c, span);
+                        quote_spanned!(span=> ::sdfg::runtime::host_read(&#v)[0])
+                    }
+                    ParamValue::RangeStart(d) => {
+                        let v = format_ident!("__start_{}_{}", k, d);
+                        quote!(#v)
+                    }
+                    ParamValue::RangeCount(d) => {
+                        let v = format_ident!("__cnt_{}_{}", k, d);
+                        quote!(#v)
+                    }
+                    ParamValue::RangeStep(d) => {
+                        let v = format_ident!("__step_{}_{}", k, d);
+                        quote!(#v)
+                    }
+                    ParamValue::Fault => TokenStream::new(),
+                };
+                // ...and how it passes.
+                match p.passing {
+                    Passing::Buffer { access, .. } => match access {
+                        BufferAccess::ReadWrite => {
+                            quote!(::sdfg::runtime::KernelArg::read_write(#value))
+                        }
+                        BufferAccess::Write => quote!(::sdfg::runtime::KernelArg::write(#value)),
+                        BufferAccess::Read => quote!(::sdfg::runtime::KernelArg::read(#value)),
+                    },
+                    Passing::FaultWord => quote!(::sdfg::runtime::KernelArg::fault()),
+                    Passing::Scalar(t) => {
+                        let t = rust_type(t);
+                        quote!(::sdfg::runtime::KernelArg::value((#value) as #t))
                     }
                 }
-                KernelParam::Extent { container, dim } => {
-                    let e = self.extents(*container);
-                    quote!(::sdfg::runtime::KernelArg::value(#e[#dim] as u64))
-                }
-                KernelParam::Symbol(s) => {
-                    let v = self.sym(*s);
-                    quote!(::sdfg::runtime::KernelArg::value(#v))
-                }
-                KernelParam::HostScalar(c) => {
-                    let span = st.memlets.iter().find(|mm| mm.container == *c).map(|mm| mm.span).unwrap_or(st.span);
-                    let v = self.host_var(*c, span);
-                    quote_spanned!(span=> ::sdfg::runtime::KernelArg::value(::sdfg::runtime::host_read(&#v)[0]))
-                }
-                KernelParam::RangeStart(d) => {
-                    let v = format_ident!("__start_{}_{}", k, d);
-                    quote!(::sdfg::runtime::KernelArg::value(#v as i64))
-                }
-                KernelParam::RangeCount(d) => {
-                    let v = format_ident!("__cnt_{}_{}", k, d);
-                    quote!(::sdfg::runtime::KernelArg::value(#v))
-                }
-                KernelParam::RangeStep(d) => {
-                    let v = format_ident!("__step_{}_{}", k, d);
-                    quote!(::sdfg::runtime::KernelArg::value(#v as i64))
-                }
-                KernelParam::Fault => quote!(::sdfg::runtime::KernelArg::fault()),
             })
             .collect();
         quote! {{
@@ -953,56 +980,49 @@ impl<'a> Glue<'a> {
         out
     }
 
-    /// The Rust twin of a gpu map, run by the CPU device.
-    fn cpu_twin(&self, kernel: &PtxKernel) -> TokenStream {
+    /// The Rust twin of a gpu map, run by the CPU device: each argument
+    /// bound as its ABI parameter passes (cells of a buffer, a scalar).
+    fn cpu_twin(&self, abi: &KernelAbi) -> TokenStream {
         let sdfg = self.sdfg;
-        let st = &sdfg.states[kernel.state].stmts[kernel.stmt];
+        let st = &sdfg.states[abi.state].stmts[abi.stmt];
         let StatementKind::Map(m) = &st.kind else {
             return TokenStream::new();
         };
-        let fname = format_ident!("cpu_{}", kernel.abi.name);
+        let fname = format_ident!("cpu_{}", abi.name);
         let mut prologue = TokenStream::new();
-        for (i, p) in kernel.abi.params.iter().enumerate() {
-            prologue.extend(match p {
-                KernelParam::Buffer { container, .. } => {
-                    let n = ident("__d_", self.cname(*container));
-                    let t = self.elem(*container);
-                    quote!(let #n: &[<#t as ::sdfg::runtime::Elem>::Cell] = __args.cells::<#t>(#i);)
+        for (i, p) in abi.params.iter().enumerate() {
+            let name = match &p.value {
+                ParamValue::Buffer { container, .. } => ident("__d_", self.cname(*container)),
+                ParamValue::Extent { container, dim } => {
+                    format_ident!("__ext_{}_{}", self.cname(*container), dim)
                 }
-                KernelParam::Extent { container, dim } => {
-                    let n = format_ident!("__ext_{}_{}", self.cname(*container), dim);
-                    quote!(let #n: usize = __args.value::<u64>(#i) as usize;)
+                ParamValue::Symbol(s) => self.sym(*s),
+                ParamValue::HostScalar(c) => ident("__hs_", self.cname(*c)),
+                ParamValue::RangeStart(d) => format_ident!("__start_{}", d),
+                ParamValue::RangeCount(d) => format_ident!("__cnt_{}", d),
+                ParamValue::RangeStep(d) => format_ident!("__step_{}", d),
+                ParamValue::Fault => continue,
+            };
+            prologue.extend(match p.passing {
+                Passing::Buffer { elem, .. } => {
+                    let t = rust_type(elem);
+                    quote!(let #name: &[<#t as ::sdfg::runtime::Elem>::Cell] = __args.cells::<#t>(#i);)
                 }
-                KernelParam::Symbol(s) => {
-                    let n = self.sym(*s);
-                    let t = rust_type(sdfg.symbols[*s].ty);
-                    quote!(let #n: #t = __args.value::<#t>(#i);)
+                Passing::Scalar(t) => {
+                    let t = rust_type(t);
+                    quote!(let #name: #t = __args.value::<#t>(#i);)
                 }
-                KernelParam::HostScalar(c) => {
-                    let n = ident("__hs_", self.cname(*c));
-                    let t = self.elem(*c);
-                    quote!(let #n: #t = __args.value::<#t>(#i);)
-                }
-                KernelParam::RangeStart(d) => {
-                    let n = format_ident!("__start_{}", d);
-                    quote!(let #n: i64 = __args.value::<i64>(#i);)
-                }
-                KernelParam::RangeCount(d) => {
-                    let n = format_ident!("__cnt_{}", d);
-                    quote!(let #n: u64 = __args.value::<u64>(#i);)
-                }
-                KernelParam::RangeStep(d) => {
-                    let n = format_ident!("__step_{}", d);
-                    quote!(let #n: i64 = __args.value::<i64>(#i);)
-                }
-                KernelParam::Fault => TokenStream::new(),
+                Passing::FaultWord => TokenStream::new(),
             });
         }
-        for p in &kernel.abi.params {
-            if let KernelParam::Buffer { container, .. } = p {
-                let n = self.extents(*container);
-                let dims: Vec<Ident> = (0..sdfg.containers[*container].shape.len())
-                    .map(|d| format_ident!("__ext_{}_{}", self.cname(*container), d))
+        for p in &abi.params {
+            if let ParamValue::Buffer { container, .. } = p.value {
+                let n = self.extents(container);
+                let dims: Vec<TokenStream> = (0..sdfg.containers[container].shape.len())
+                    .map(|d| {
+                        let e = format_ident!("__ext_{}_{}", self.cname(container), d);
+                        quote!(#e as usize)
+                    })
                     .collect();
                 let rank = dims.len();
                 prologue.extend(quote!(let #n: [usize; #rank] = [#(#dims),*];));
@@ -1024,7 +1044,7 @@ impl<'a> Glue<'a> {
             map: m,
             prefix: RangePrefix::Kernel,
         };
-        let iteration = ranges.parallel(&code, &kernel.abi.name);
+        let iteration = ranges.parallel(&code, &abi.name);
         quote! {
             pub(super) fn #fname(__args: &::sdfg::runtime::KernelArgs<'_>) {
                 #prologue

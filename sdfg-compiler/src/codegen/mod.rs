@@ -2,12 +2,11 @@
 //! device and host-side maps/tasklets (`cpu`), and the host state machine
 //! written against sdfg-runtime (`host`).
 //!
-//! `kernel_abi` fixes, for every `gpu` map, the kernel's parameter list. The
+//! `abi` fixes, once, for every `gpu` map, the kernel's parameter list. The
 //! PTX kernel, its Rust twin for the CPU device and the host glue that
-//! launches either are all generated from this one list, so they agree by
-//! construction.
+//! launches either all read this one list, so they agree by construction.
 
+pub mod abi;
 pub mod host;
-pub mod kernel_abi;
 pub mod ptx;
 pub(crate) mod rust_body;

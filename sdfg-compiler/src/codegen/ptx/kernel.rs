@@ -8,7 +8,7 @@
 //! (`%rs` (.b16) only carries bytes of `bool` memory and parameters).
 
 use super::{MathFunc, PtxKernel, Tuning};
-use crate::codegen::kernel_abi::{KernelAbi, KernelParam};
+use crate::codegen::abi::{BufferAccess, KernelAbi, KernelParam, ParamValue};
 use crate::ir::bounds::{is_prechecked, LoopScope};
 use crate::ir::{
     BinOp, ContainerId, Expr, ExprKind, Map, MathFn, ScalarType, Sdfg, StateId, Stmt, StmtId,
@@ -565,12 +565,7 @@ impl<'a> KernelEmitter<'a> {
             .params
             .iter()
             .enumerate()
-            .map(|(k, p)| {
-                format!(
-                    "\t.param .{} {name}_param_{k}",
-                    param_ptx_type(self.sdfg, p)
-                )
-            })
+            .map(|(k, p)| format!("\t.param .{} {name}_param_{k}", param_ptx_type(p)))
             .collect();
         header.push_str(&params.join(",\n"));
         header.push_str("\n)\n");
@@ -616,12 +611,8 @@ impl<'a> KernelEmitter<'a> {
         let abi_params = self.abi.params.clone();
         for (k, p) in abi_params.iter().enumerate() {
             let slot = format!("[{name}_param_{k}]");
-            match p {
-                KernelParam::Buffer {
-                    container,
-                    reads,
-                    writes,
-                } => {
+            match &p.value {
+                ParamValue::Buffer { container, access } => {
                     let raw = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {raw}, {slot}"));
                     let base = self.reg(Class::B64);
@@ -630,41 +621,39 @@ impl<'a> KernelEmitter<'a> {
                         *container,
                         BufferRegs {
                             base,
-                            read_only: *reads && !*writes,
+                            read_only: *access == BufferAccess::Read,
                             extents: Vec::new(),
                         },
                     );
                 }
-                KernelParam::Extent { container, dim } => {
+                ParamValue::Extent { container, dim } => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {r}, {slot}"));
                     extents.insert((*container, *dim), r);
                 }
-                KernelParam::Symbol(s) => {
-                    let ty = self.sdfg.symbols[*s].ty;
-                    let r = self.load_scalar_param(ty, &slot);
+                ParamValue::Symbol(s) => {
+                    let r = self.load_scalar_param(p.param_type(), &slot);
                     self.symbols.insert(*s, r);
                 }
-                KernelParam::HostScalar(c) => {
-                    let ty = self.sdfg.containers[*c].elem;
-                    let r = self.load_scalar_param(ty, &slot);
+                ParamValue::HostScalar(c) => {
+                    let r = self.load_scalar_param(p.param_type(), &slot);
                     self.host_scalars.insert(*c, r);
                 }
-                KernelParam::RangeStart(d) | KernelParam::RangeStep(d) => {
+                ParamValue::RangeStart(d) | ParamValue::RangeStep(d) => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.s64 {r}, {slot}"));
-                    if matches!(p, KernelParam::RangeStart(_)) {
+                    if matches!(p.value, ParamValue::RangeStart(_)) {
                         starts.insert(*d, r);
                     } else {
                         steps.insert(*d, r);
                     }
                 }
-                KernelParam::RangeCount(d) => {
+                ParamValue::RangeCount(d) => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {r}, {slot}"));
                     counts.insert(*d, r);
                 }
-                KernelParam::Fault => {
+                ParamValue::Fault => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {r}, {slot}"));
                     self.fault = Some(r);
@@ -2142,8 +2131,8 @@ impl<'a> KernelEmitter<'a> {
     }
 }
 
-fn param_ptx_type(sdfg: &Sdfg, p: &KernelParam) -> &'static str {
-    mem_type(p.value_type(sdfg))
+fn param_ptx_type(p: &KernelParam) -> &'static str {
+    mem_type(p.param_type())
 }
 
 /// Loads that every iteration performs first and unconditionally: the
