@@ -4,7 +4,7 @@
 //! The pipeline reads in one direction, one module per stage:
 //! [`parse`] (tokens -> AST with spans) -> [`lower`] (AST -> [`ir`]) ->
 //! [`validate`] (every check, all errors at once) -> `schedule` (streams,
-//! events, sync points) -> [`codegen`] (PTX, Rust, host glue) -> `export`.
+//! events, sync points) -> [`codegen`] (kernel ABI, PTX, Rust, host glue) -> `export`.
 //! [`eval`] is the reference meaning of the tasklet language.
 
 pub mod codegen;
@@ -49,15 +49,10 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
         Err(diags) => return diags.to_compile_errors(),
     };
     let schedule = schedule::schedule(&sdfg);
-    let abis = codegen::abi::kernel_abis(&sdfg);
-    let ptx = codegen::ptx::generate_for(&sdfg, &abis, &codegen::ptx::Tuning::default());
-    let texts = codegen::host::Texts {
+    let texts = codegen::glue::Texts {
         source,
         dot: export::dot::to_dot(&sdfg, Some(&schedule)),
         sdfg_json: export::dace::to_sdfg_json_string(&sdfg),
     };
-    match codegen::host::generate(&sdfg, &schedule, &abis, &ptx, &texts) {
-        Ok(tokens) => tokens,
-        Err(diags) => diags.to_compile_errors(),
-    }
+    codegen::generate(&sdfg, &schedule, &texts)
 }

@@ -17,6 +17,7 @@
 //!    `RangeCount(d)` (u64, iterations), `RangeStep(d)` (i64);
 //! 6. `Fault` (u64 address of the fault word, written on an out-of-bounds access).
 
+use super::names;
 use crate::ir::{
     Access, ContainerId, Expr, ExprKind, Map, MapSchedule, Memlet, ScalarType, Sdfg, StateId,
     StatementKind, StmtId, Storage, SymbolId, VarRef,
@@ -28,7 +29,7 @@ use std::collections::BTreeSet;
 pub struct KernelAbi {
     pub state: StateId,
     pub stmt: StmtId,
-    /// The PTX entry name: `k_<state>_<map>`.
+    /// The PTX entry name (`k_<state>_<map>`, see [`names::kernel_entries`]).
     pub name: String,
     pub params: Vec<KernelParam>,
 }
@@ -152,9 +153,11 @@ pub fn gpu_maps(sdfg: &Sdfg) -> Vec<(StateId, StmtId)> {
 
 /// The ABI of every `gpu` map, in [`gpu_maps`] order.
 pub fn kernel_abis(sdfg: &Sdfg) -> Vec<KernelAbi> {
-    gpu_maps(sdfg)
-        .into_iter()
-        .filter_map(|(state, stmt)| {
+    let maps = gpu_maps(sdfg);
+    let names = names::kernel_entries(sdfg, &maps);
+    maps.into_iter()
+        .zip(names)
+        .filter_map(|((state, stmt), name)| {
             let statement = &sdfg.states[state].stmts[stmt];
             let StatementKind::Map(map) = &statement.kind else {
                 return None;
@@ -162,7 +165,7 @@ pub fn kernel_abis(sdfg: &Sdfg) -> Vec<KernelAbi> {
             Some(KernelAbi {
                 state,
                 stmt,
-                name: format!("k_{}_{}", sdfg.states[state].name.text, map.name.text),
+                name,
                 params: params(sdfg, &statement.memlets, map),
             })
         })
