@@ -10,27 +10,13 @@
 
 use sdfg::prelude::*;
 
-sdfg! {
-    /// Writes T on the GPU, reads it on the host, uses it as a map range.
-    #[streams(default)]
-    pub sdfg Repro {
-        symbol X_size: i32;
-        gpu T_GPU: i32;
-        host X: i32[X_size];
-        host U: i32[1];
-        transient host T: i32;
+// The SDFG of DESIGN.md section 3 (`pub sdfg Repro` with
+// `#[streams(default)]`), written once in tests/common/fixtures.rs for the
+// examples and the tests.
+#[path = "../tests/common/fixtures.rs"]
+mod fixtures;
 
-        state first {
-            map write[i in 0..1] on gpu { T_GPU = 10; }
-            copy T_GPU -> T;
-            tasklet cpu_computation { U[0] = T + 1; }
-        }
-        state second {
-            map compute[i in 0..R] on cpu { X[i] = 1; }
-        }
-        first -> second { R = T; S = false; }
-    }
-}
+fixtures::repro!(sdfg, Repro, default);
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device = Device::auto();

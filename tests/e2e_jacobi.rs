@@ -4,26 +4,7 @@
 mod common;
 use sdfg::prelude::*;
 
-sdfg! {
-    pub sdfg Jacobi2d {
-        symbol N: i64; symbol TSTEPS: i64;
-        gpu A: f64[N, N];
-        gpu B: f64[N, N];
-        state init {}
-        state step {
-            map b[i in 1..N-1, j in 1..N-1] on gpu {
-                B[i, j] = 0.2 * (A[i, j] + A[i, j-1] + A[i, j+1] + A[i+1, j] + A[i-1, j]);
-            }
-            map a[i in 1..N-1, j in 1..N-1] on gpu {
-                A[i, j] = 0.2 * (B[i, j] + B[i, j-1] + B[i, j+1] + B[i+1, j] + B[i-1, j]);
-            }
-        }
-        state done {}
-        init -> step { t = 0 }
-        step -> step if t + 1 < TSTEPS { t = t + 1 }
-        step -> done if t + 1 >= TSTEPS;
-    }
-}
+common::fixtures::jacobi2d!(sdfg);
 
 fn reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64]) {
     for _ in 0..tsteps {
@@ -54,9 +35,9 @@ fn reference(n: usize, tsteps: usize, a: &mut [f64], b: &mut [f64]) {
 fn matches_plain_rust_bit_for_bit() {
     for device in common::devices("jacobi2d") {
         let (n, tsteps) = (37usize, 12usize);
-        let mut rng = common::Rng::new(7);
-        let a0: Vec<f64> = (0..n * n).map(|_| rng.f64()).collect();
-        let b0: Vec<f64> = (0..n * n).map(|_| rng.f64()).collect();
+        let mut rng = sdfg_testkit::rng::Rng::new(7);
+        let a0: Vec<f64> = (0..n * n).map(|_| rng.signed_unit()).collect();
+        let b0: Vec<f64> = (0..n * n).map(|_| rng.signed_unit()).collect();
         let program = Jacobi2d::load(&device).unwrap();
         let mut a = DeviceBuffer::from_slice(&device, &a0).unwrap();
         let mut b = DeviceBuffer::from_slice(&device, &b0).unwrap();

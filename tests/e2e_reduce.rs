@@ -31,8 +31,8 @@ sdfg! {
 fn sums_and_extrema_match_a_sequential_reference() {
     for device in common::devices("reductions") {
         let n = 100_000usize;
-        let mut rng = common::Rng::new(11);
-        let a: Vec<f64> = (0..n).map(|_| rng.f64()).collect();
+        let mut rng = sdfg_testkit::rng::Rng::new(11);
+        let a: Vec<f64> = (0..n).map(|_| rng.signed_unit()).collect();
         let ints: Vec<i64> = (0..n)
             .map(|_| (rng.next_u64() % 2_000_001) as i64 - 1_000_000)
             .collect();
@@ -96,7 +96,7 @@ sdfg! {
 fn nested_min_max_of_a_negated_operand() {
     for device in common::devices("negated_min_max") {
         // The element the GPU differential test caught first, then random ones.
-        let mut rng = common::Rng::new(5);
+        let mut rng = sdfg_testkit::rng::Rng::new(5);
         let mut a = vec![2i32];
         let mut b = vec![-596i32];
         let mut c = vec![-139_737_078i32];

@@ -6,36 +6,10 @@
 mod common;
 use sdfg::prelude::*;
 
-macro_rules! repro {
-    ($name:ident, $args:ident, $($policy:tt)*) => {
-        sdfg! {
-            /// Writes T on the GPU, reads it on the host, uses it as a map range.
-            #[streams($($policy)*)]
-            pub sdfg $name {
-                symbol X_size: i32;
-                gpu T_GPU: i32;
-                host X: i32[X_size];
-                host U: i32[1];
-                transient host T: i32;
-
-                state first {
-                    map write[i in 0..1] on gpu { T_GPU = 10; }
-                    copy T_GPU -> T;
-                    tasklet cpu_computation { U[0] = T + 1; }
-                }
-                state second {
-                    map compute[i in 0..R] on cpu { X[i] = 1; }
-                }
-                first -> second { R = T; S = false; }
-            }
-        }
-    };
-}
-
-repro!(ReproDefault, ReproDefaultArgs, default);
-repro!(ReproSingle, ReproSingleArgs, single);
-repro!(ReproMax2, ReproMax2Args, max(2));
-repro!(ReproAuto, ReproAutoArgs, auto);
+common::fixtures::repro!(sdfg, ReproDefault, default);
+common::fixtures::repro!(sdfg, ReproSingle, single);
+common::fixtures::repro!(sdfg, ReproMax2, max(2));
+common::fixtures::repro!(sdfg, ReproAuto, auto);
 
 macro_rules! check_policy {
     ($test:ident, $name:ident, $args:ident) => {

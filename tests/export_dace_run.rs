@@ -7,137 +7,19 @@
 //! it the comparison is skipped with a printed line, unless
 //! `SDFG_REQUIRE_DACE=1` (CI), which makes that a failure.
 
+mod common;
+
 use sdfg::compiler::export::dace::{dtype_name, to_sdfg_json_string};
 use sdfg::compiler::ir::Sdfg;
 use sdfg::prelude::*;
 use std::path::{Path, PathBuf};
 
-sdfg! {
-    pub sdfg WcrSum {
-        symbol N: i64;
-        host A: i64[N];
-        host S: i64[1];
-        state s {
-            map sum[i in 0..N] on cpu { S[0] += A[i]; }
-        }
-    }
-}
-
-sdfg! {
-    pub sdfg CopySubsets {
-        host A: i32[20];
-        host B: i32[10];
-        host M: i32[4, 5];
-        host V: i32[3];
-        state s {
-            copy A[2..12] -> B[0..10];
-            copy M[2, 1..4] -> V[0..3];
-        }
-    }
-}
-
-sdfg! {
-    pub sdfg CpuOnly {
-        symbol N: i64;
-        host X: i64[N];
-        host Y: i64[N];
-        host total: i64[1];
-        state s {
-            map scale[i in 0..N] on cpu {
-                let v = X[i] * 3;
-                Y[i] = if v > 10 { v - 10 } else { v };
-            }
-            tasklet summarize {
-                let mut acc = 0i64;
-                for k in 0..N { acc += Y[k]; }
-                total[0] = acc / 2;
-            }
-        }
-    }
-}
-
-sdfg! {
-    pub sdfg LoopCond {
-        symbol N: i64;
-        host A: i64[N];
-        state init {}
-        state body {
-            map inc[i in 0..N] on seq { A[i] = A[i] + k; }
-        }
-        state done {}
-        init -> body { k = 0 }
-        body -> body if k + 1 < 4 { k = k + 1 }
-        body -> done;
-    }
-}
-
-sdfg! {
-    pub sdfg Semantics {
-        host inp: i64[6];
-        host fin: f64[2];
-        host out: i64[22];
-        host fout: f64[7];
-        host f32out: f32[1];
-        state s {
-            tasklet sem {
-                let a = inp[0]; let b = inp[1]; let c = inp[2]; let m = inp[3]; let neg1 = inp[4]; let sh = inp[5];
-                out[0] = a / b;
-                out[1] = a % b;
-                out[2] = c / 2;
-                out[3] = c % 2;
-                out[4] = m / neg1;
-                out[5] = m % neg1;
-                out[6] = a << sh;
-                out[7] = c >> sh;
-                out[8] = if a > 0 { 1 } else { 2 };
-                out[9] = (a as f64 * 2.5) as i64;
-                out[10] = !a;
-                out[11] = c.abs();
-                out[12] = a.min(c);
-                let mut s = 0i64;
-                for k in (1i64..10).step_by(3) { s += k; }
-                out[13] = s;
-                let x = 1i64;
-                let x = x + 10;
-                out[14] = x;
-                if c < 0 { out[15] = 100; } else { out[15] = 200; }
-                out[16] = if a > 100 { inp[a] } else { 5 };
-                let mut n = 0i64;
-                for k in (9223372036854775802i64..9223372036854775807).step_by(4) { n += 1; }
-                out[17] = n;
-                let mut z = 0i64;
-                for k in (0i64..5).step_by(b) { z += 1; }
-                out[18] = z;
-                out[19] = (fin[0] / fin[0]) as i64;
-                out[20] = (fin[1] * 1e300) as i64;
-                out[21] = (fin[1] * -1e300) as i32 as i64;
-                let nan = fin[0] / fin[0];
-                fout[0] = nan.min(1.5);
-                fout[1] = fin[1].sqrt();
-                fout[2] = (-0.5f64).max(nan);
-                fout[3] = 1.0 / fin[0];
-                fout[4] = nan;
-                fout[5] = fin[1].powi(3);
-                fout[6] = (fin[1] * -1.25).floor();
-                f32out[0] = fin[1] as f32 * 0.1;
-            }
-        }
-    }
-}
-
-sdfg! {
-    pub sdfg Reductions2 {
-        symbol N: i64;
-        host A: i64[N];
-        host R: i64[4];
-        state s {
-            map mn[i in 0..N] on cpu { R[0] = R[0].min(A[i]); }
-            map mx[i in 0..=N - 1] on cpu { R[1] = R[1].max(A[i]); }
-            map pr[i in (0..N).step_by(3)] on seq { R[2] *= A[i]; }
-            map two[i in 0..4i64, j in 0..3i64] on cpu { R[3] += i * j; }
-        }
-    }
-}
+common::fixtures::wcr_sum!(sdfg);
+common::fixtures::copy_subsets!(sdfg);
+common::fixtures::cpu_only!(sdfg);
+common::fixtures::loop_cond!(sdfg);
+common::fixtures::semantics!(sdfg);
+common::fixtures::reductions2!(sdfg);
 
 /// Writes NAME.sdfg and NAME.run.json (format: ci/dace_check.py). Values
 /// are JSON text (see [`ints`], [`floats`]).
@@ -343,30 +225,13 @@ fn dace_computes_what_we_compute() {
         ],
     );
 
-    let python = match std::env::var("SDFG_DACE_PYTHON") {
-        Ok(p) if !p.is_empty() => p,
-        _ => {
-            if std::env::var("SDFG_REQUIRE_DACE").as_deref() == Ok("1") {
-                panic!("SDFG_REQUIRE_DACE=1 but SDFG_DACE_PYTHON is not set");
-            }
-            println!("skipped: no DaCe (set SDFG_DACE_PYTHON to a python with dace==1.0.2)");
-            return;
-        }
+    let Some(python) = common::dace::python_or_skip() else {
+        return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("ci/dace_check.py");
-    let run = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(&dir)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    println!("{text}");
+    let (ok, text) = common::dace::check(&python, &[dir.as_os_str()]);
     assert!(
-        run.status.success(),
-        "DaCe disagrees with our CPU device:\n{text}"
+        ok,
+        "DaCe disagrees with our CPU device:
+{text}"
     );
 }

@@ -15,16 +15,14 @@
 mod common;
 
 use sdfg::compiler::codegen::abi::ParamValue;
-use sdfg::compiler::codegen::ptx::testing::builder::{e, map_param, s as stmt, SdfgBuilder};
-use sdfg::compiler::codegen::ptx::testing::harness::{eval_map, same_value, Data};
-use sdfg::compiler::codegen::ptx::testing::randexpr::{
-    random_inputs, random_kernel, ExprGen, GenConfig,
-};
 use sdfg::compiler::codegen::ptx::{self, ULP_BOUNDS};
 use sdfg::compiler::ir::{
     ContainerId, Expr, MathFn, ScalarType, Sdfg, StatementKind, Stmt, TaskletBody, Value,
 };
 use sdfg::runtime::{Device, DeviceBuffer, KernelArg, LaunchConfig, Module};
+use sdfg_testkit::builder::{e, map_param, s as stmt, SdfgBuilder};
+use sdfg_testkit::harness::{eval_map, same_value, Data};
+use sdfg_testkit::randexpr::{random_inputs, random_kernel, ExprGen, GenConfig};
 use std::collections::BTreeMap;
 
 /// A device buffer of any element type.
@@ -187,7 +185,10 @@ fn run_case(
         .iter()
         .map(|k| k.abi.name.clone())
         .collect();
-    let module = Module::load_dynamic(device, module_ptx.text.clone(), names)
+    // SAFETY: the PTX backend generated this module from `case.sdfg`; each
+    // launch below passes its kernel's ABI parameters (built from
+    // `kernel.abi`), and every buffer has the `n` elements the extents say.
+    let module = unsafe { Module::load_dynamic(device, module_ptx.text.clone(), names) }
         .expect("the module JIT-compiles");
     let mut data = Data::new();
     let mut buffers: BTreeMap<ContainerId, AnyBuffer> = BTreeMap::new();
@@ -227,7 +228,8 @@ fn run_case(
             kernel.items_per_thread,
             kernel.rows_per_thread,
         );
-        stream.launch(&module, k, &config, &args).expect("launch");
+        // SAFETY: see the module load above.
+        unsafe { stream.launch(&module, k, &config, &args) }.expect("launch");
         stream
             .synchronize()
             .expect("no fault: every access of a random kernel is in bounds");
@@ -466,11 +468,10 @@ fn transcendental_calls_stay_within_their_documented_ulp_bounds() {
                     *value = call.clone();
                 }
             }
-            stmt.memlets =
-                sdfg::compiler::codegen::ptx::testing::builder::memlets_of(match &stmt.kind {
-                    StatementKind::Map(map) => &map.body.stmts,
-                    _ => unreachable!(),
-                });
+            stmt.memlets = sdfg_testkit::builder::memlets_of(match &stmt.kind {
+                StatementKind::Map(map) => &map.body.stmts,
+                _ => unreachable!(),
+            });
             base.sdfg.states[0].stmts.push(stmt);
             exprs.push(call);
         }

@@ -1,7 +1,7 @@
 //! AXPY (`Y = a*X + Y`, f32) as one `gpu` map.
 
 use crate::common::{
-    bit_mismatch, device_time_ms, end_after, f32_bits, random_f32, AnyResult, Check, Options, Rng,
+    bit_mismatch, f32_bits, launch_on_or_own, random_f32, AnyResult, Check, Launch, Options, Rng,
     Workload,
 };
 use rayon::prelude::*;
@@ -60,6 +60,24 @@ pub fn axpy_reference(a: f32, x: &[f32], y: &mut [f32]) {
     y.par_iter_mut().zip(x).for_each(|(y, &x)| *y = a * x + *y);
 }
 
+impl Launch for AxpyWorkload {
+    fn launch<R>(
+        &mut self,
+        stream: Option<&Stream>,
+        then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
+    ) -> sdfg::runtime::Result<R> {
+        let a = [self.a];
+        let args = AxpyArgs {
+            N: self.n as i64,
+            A: &a,
+            X: &self.x,
+            Y: &mut self.y,
+        };
+        let running = launch_on_or_own!(self.program, stream, args)?;
+        then(running)
+    }
+}
+
 impl Workload for AxpyWorkload {
     fn name(&self) -> &'static str {
         "axpy"
@@ -82,12 +100,7 @@ impl Workload for AxpyWorkload {
         // Y is both input and output: every element must change, so fresh
         // random values are the poison (an unwritten element keeps its input).
         self.y.copy_from_slice(&self.host_y)?;
-        self.program.run(AxpyArgs {
-            N: self.n as i64,
-            A: &[self.a],
-            X: &self.x,
-            Y: &mut self.y,
-        })?;
+        self.run_call()?;
         let got = self.y.to_vec()?;
         let mut want = self.host_y.clone();
         axpy_reference(self.a, &self.host_x, &mut want);
@@ -95,29 +108,10 @@ impl Workload for AxpyWorkload {
         Ok(Check::bit_exact("Y", mismatch, self.n))
     }
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
-        let (program, n, a) = (&self.program, self.n as i64, [self.a]);
-        let (x, y) = (&self.x, &mut self.y);
-        Ok(device_time_ms(stream, |s| {
-            let running = program.launch_on(
-                s,
-                AxpyArgs {
-                    N: n,
-                    A: &a,
-                    X: x,
-                    Y: y,
-                },
-            )?;
-            end_after(s, running)
-        })?)
+        self.time_call(stream)
     }
     fn run_plain(&mut self) -> AnyResult<()> {
-        self.program.run(AxpyArgs {
-            N: self.n as i64,
-            A: &[self.a],
-            X: &self.x,
-            Y: &mut self.y,
-        })?;
-        Ok(())
+        self.run_call()
     }
     fn host_version_ms(&mut self) -> f64 {
         let (a, x, y) = (self.a, &self.host_x, &mut self.host_y);

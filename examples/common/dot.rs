@@ -9,7 +9,7 @@
 //!   of `N`.
 
 use crate::common::{
-    device_time_ms, end_after, random_f32, wall_ms, AnyResult, Check, Options, Rng, Workload,
+    launch_on_or_own, random_f32, wall_ms, AnyResult, Check, Launch, Options, Rng, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -119,9 +119,9 @@ impl DotWorkload {
             Loaded::Partials(_) => DotForm::Partials,
         }
     }
+}
 
-    /// Launches one call on `stream` (the caller's) or on the program's own
-    /// streams, and hands the running call to `then`.
+impl Launch for DotWorkload {
     fn launch<R>(
         &mut self,
         stream: Option<&Stream>,
@@ -129,23 +129,17 @@ impl DotWorkload {
     ) -> sdfg::runtime::Result<R> {
         let (n, p, k) = (self.n as i64, self.p as i64, self.k as i64);
         let (x, y, s) = (&self.x, &self.y, &mut self.s);
-        let running = match (&self.program, stream) {
-            (Loaded::Direct(prog), Some(st)) => prog.launch_on(
-                st,
-                DotDirectArgs {
+        let running = match &self.program {
+            Loaded::Direct(program) => {
+                let args = DotDirectArgs {
                     N: n,
                     X: x,
                     Y: y,
                     S: s,
-                },
-            )?,
-            (Loaded::Direct(prog), None) => prog.launch(DotDirectArgs {
-                N: n,
-                X: x,
-                Y: y,
-                S: s,
-            })?,
-            (Loaded::Partials(prog), st) => {
+                };
+                launch_on_or_own!(program, stream, args)?
+            }
+            Loaded::Partials(program) => {
                 let args = DotPartialsArgs {
                     N: n,
                     P: p,
@@ -154,10 +148,7 @@ impl DotWorkload {
                     Y: y,
                     S: s,
                 };
-                match st {
-                    Some(st) => prog.launch_on(st, args)?,
-                    None => prog.launch(args)?,
-                }
+                launch_on_or_own!(program, stream, args)?
             }
         };
         then(running)
@@ -233,21 +224,17 @@ impl Workload for DotWorkload {
         self.x.copy_from_slice(&self.host_x)?;
         self.y.copy_from_slice(&self.host_y)?;
         // The reduction adds to S's old value: start from a random one.
-        let s0 = Rng::new(seed).f64() as f32;
+        let s0 = Rng::new(seed).signed_unit() as f32;
         self.s.copy_from_slice(&[s0])?;
         self.run_plain()?;
         let got = self.s.to_vec()?[0];
         Ok(dot_check(&self.host_x, &self.host_y, s0, got))
     }
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
-        let stream_for_end = stream.clone();
-        Ok(device_time_ms(stream, |st| {
-            self.launch(Some(st), |running| end_after(&stream_for_end, running))
-        })?)
+        self.time_call(stream)
     }
     fn run_plain(&mut self) -> AnyResult<()> {
-        self.launch(None, |running| running.wait())?;
-        Ok(())
+        self.run_call()
     }
     fn host_version_ms(&mut self) -> f64 {
         let (x, y) = (&self.host_x, &self.host_y);

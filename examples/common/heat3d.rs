@@ -1,9 +1,6 @@
 //! NPBench heat_3d: a host-driven loop of two 7-point stencil maps in 3-D.
 
-use crate::common::{
-    bit_mismatch, device_time_ms, end_after, f64_bits, random_f64, wall_ms, AnyResult, Check,
-    Options, Workload,
-};
+use crate::common::{impl_two_grid_launch, AnyResult, Check, Launch, Options, TwoGrids, Workload};
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
@@ -70,12 +67,7 @@ pub const SMALL: (usize, usize) = (40, 20);
 
 pub struct Heat3dWorkload {
     program: Heat3d,
-    pub n: usize,
-    pub tsteps: usize,
-    a: DeviceBuffer<f64>,
-    b: DeviceBuffer<f64>,
-    host_a: Vec<f64>,
-    host_b: Vec<f64>,
+    grids: TwoGrids,
 }
 
 impl Heat3dWorkload {
@@ -86,86 +78,50 @@ impl Heat3dWorkload {
         if n < 3 || tsteps < 2 {
             return Err("heat3d needs --n >= 3 and --tsteps >= 2".into());
         }
-        let len = n * n * n;
-        let (host_a, host_b) = (random_f64(len, 1), random_f64(len, 2));
         Ok(Heat3dWorkload {
             program: Heat3d::load(device)?,
-            n,
-            tsteps,
-            a: DeviceBuffer::from_slice(device, &host_a)?,
-            b: DeviceBuffer::from_slice(device, &host_b)?,
-            host_a,
-            host_b,
+            grids: TwoGrids::new(device, n, tsteps, n * n * n)?,
         })
     }
+
+    /// Time steps: NPBench's `for t in range(1, TSTEPS)`.
     fn steps(&self) -> f64 {
-        (self.tsteps - 1) as f64
+        (self.grids.tsteps - 1) as f64
     }
 }
+
+impl_two_grid_launch!(Heat3dWorkload, Heat3dArgs);
 
 impl Workload for Heat3dWorkload {
     fn name(&self) -> &'static str {
         "heat3d"
     }
     fn sizes(&self) -> String {
-        format!(
-            "N = {}, TSTEPS = {} ({} steps, f64)",
-            self.n,
-            self.tsteps,
-            self.tsteps - 1
-        )
+        let (n, tsteps) = (self.grids.n, self.grids.tsteps);
+        format!("N = {n}, TSTEPS = {tsteps} ({} steps, f64)", tsteps - 1)
     }
     fn min_bytes(&self) -> f64 {
         // Per sweep: the source read once, the interior of the target written.
-        let (n, inner) = (self.n as f64, (self.n - 2) as f64);
+        let (n, inner) = (self.grids.n as f64, (self.grids.n - 2) as f64);
         2.0 * self.steps() * 8.0 * (n * n * n + inner * inner * inner)
     }
     fn flops(&self) -> f64 {
         // 3 * (2 mul + 2 add/sub + 1 mul) + 3 adds per interior point.
-        let inner = (self.n - 2) as f64;
+        let inner = (self.grids.n - 2) as f64;
         2.0 * self.steps() * 18.0 * inner * inner * inner
     }
     fn check(&mut self, seed: u64) -> AnyResult<Check> {
-        // B's boundary is read by the second sweep and its interior must be
-        // overwritten: random values in both.
-        let len = self.n * self.n * self.n;
-        self.host_a = random_f64(len, seed ^ 1);
-        self.host_b = random_f64(len, seed ^ 2);
-        self.a.copy_from_slice(&self.host_a)?;
-        self.b.copy_from_slice(&self.host_b)?;
-        self.run_plain()?;
-        let (got_a, got_b) = (self.a.to_vec()?, self.b.to_vec()?);
-        let (mut want_a, mut want_b) = (self.host_a.clone(), self.host_b.clone());
-        heat3d_reference(self.n, self.tsteps, &mut want_a, &mut want_b);
-        let mismatch = bit_mismatch("A", &got_a, &want_a, f64_bits)
-            .or_else(|| bit_mismatch("B", &got_b, &want_b, f64_bits));
-        Ok(Check::bit_exact("A and B", mismatch, 2 * len))
+        self.grids.randomize(seed)?;
+        self.run_call()?;
+        self.grids.check(heat3d_reference)
     }
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
-        let (program, n, tsteps) = (&self.program, self.n as i64, self.tsteps as i64);
-        let (a, b) = (&mut self.a, &mut self.b);
-        Ok(device_time_ms(stream, |s| {
-            let args = Heat3dArgs {
-                N: n,
-                TSTEPS: tsteps,
-                A: a,
-                B: b,
-            };
-            end_after(s, program.launch_on(s, args)?)
-        })?)
+        self.time_call(stream)
     }
     fn run_plain(&mut self) -> AnyResult<()> {
-        self.program.run(Heat3dArgs {
-            N: self.n as i64,
-            TSTEPS: self.tsteps as i64,
-            A: &mut self.a,
-            B: &mut self.b,
-        })?;
-        Ok(())
+        self.run_call()
     }
     fn host_version_ms(&mut self) -> f64 {
-        let (n, t) = (self.n, self.tsteps);
-        let (a, b) = (&mut self.host_a, &mut self.host_b);
-        wall_ms(|| heat3d_reference(n, t, a, b)).1
+        self.grids.reference_ms(heat3d_reference)
     }
 }

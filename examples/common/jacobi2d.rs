@@ -1,33 +1,12 @@
 //! Polybench/NPBench jacobi-2d: a host-driven loop of two 5-point stencil maps.
 
-use crate::common::{
-    bit_mismatch, device_time_ms, end_after, f64_bits, random_f64, wall_ms, AnyResult, Check,
-    Options, Workload,
-};
+use crate::common::{impl_two_grid_launch, AnyResult, Check, Launch, Options, TwoGrids, Workload};
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
-sdfg! {
-    /// DESIGN.md section 3: `TSTEPS` steps of B from A, then A from B.
-    pub sdfg Jacobi2d {
-        symbol N: i64; symbol TSTEPS: i64;
-        gpu A: f64[N, N];
-        gpu B: f64[N, N];
-        state init {}
-        state step {
-            map b[i in 1..N-1, j in 1..N-1] on gpu {
-                B[i, j] = 0.2 * (A[i, j] + A[i, j-1] + A[i, j+1] + A[i+1, j] + A[i-1, j]);
-            }
-            map a[i in 1..N-1, j in 1..N-1] on gpu {
-                A[i, j] = 0.2 * (B[i, j] + B[i, j-1] + B[i, j+1] + B[i+1, j] + B[i-1, j]);
-            }
-        }
-        state done {}
-        init -> step { t = 0 }
-        step -> step if t + 1 < TSTEPS { t = t + 1 }
-        step -> done if t + 1 >= TSTEPS;
-    }
-}
+// DESIGN.md section 3: `TSTEPS` steps of B from A, then A from B (the
+// SDFG is written once for the examples and the tests).
+crate::common::fixtures::jacobi2d!(sdfg);
 
 /// One sweep `dst = 0.2 * (5-point sum of src)` over the interior, in the
 /// DSL's operation order (bit-exact); rows in parallel.
@@ -69,12 +48,7 @@ pub const WIDE_SMALL: (usize, usize) = (256, 2);
 pub struct Jacobi2dWorkload {
     name: &'static str,
     program: Jacobi2d,
-    pub n: usize,
-    pub tsteps: usize,
-    a: DeviceBuffer<f64>,
-    b: DeviceBuffer<f64>,
-    host_a: Vec<f64>,
-    host_b: Vec<f64>,
+    grids: TwoGrids,
 }
 
 impl Jacobi2dWorkload {
@@ -95,77 +69,45 @@ impl Jacobi2dWorkload {
         if n < 3 || tsteps < 1 {
             return Err("jacobi2d needs --n >= 3 and --tsteps >= 1".into());
         }
-        let host_a = random_f64(n * n, 1);
-        let host_b = random_f64(n * n, 2);
         Ok(Jacobi2dWorkload {
             name,
             program: Jacobi2d::load(device)?,
-            n,
-            tsteps,
-            a: DeviceBuffer::from_slice(device, &host_a)?,
-            b: DeviceBuffer::from_slice(device, &host_b)?,
-            host_a,
-            host_b,
+            grids: TwoGrids::new(device, n, tsteps, n * n)?,
         })
     }
 }
+
+impl_two_grid_launch!(Jacobi2dWorkload, Jacobi2dArgs);
 
 impl Workload for Jacobi2dWorkload {
     fn name(&self) -> &'static str {
         self.name
     }
     fn sizes(&self) -> String {
-        format!("N = {}, TSTEPS = {} (f64)", self.n, self.tsteps)
+        format!("N = {}, TSTEPS = {} (f64)", self.grids.n, self.grids.tsteps)
     }
     fn min_bytes(&self) -> f64 {
         // Per sweep: the source read once, the interior of the target written.
-        let (n, inner) = (self.n as f64, (self.n - 2) as f64);
-        2.0 * self.tsteps as f64 * 8.0 * (n * n + inner * inner)
+        let (n, inner) = (self.grids.n as f64, (self.grids.n - 2) as f64);
+        2.0 * self.grids.tsteps as f64 * 8.0 * (n * n + inner * inner)
     }
     fn flops(&self) -> f64 {
         // 4 adds + 1 multiply per interior point per sweep.
-        2.0 * self.tsteps as f64 * 5.0 * ((self.n - 2) * (self.n - 2)) as f64
+        let inner = (self.grids.n - 2) as f64;
+        2.0 * self.grids.tsteps as f64 * 5.0 * inner * inner
     }
     fn check(&mut self, seed: u64) -> AnyResult<Check> {
-        // Random A and B: B's boundary is read by the second sweep, and its
-        // interior must be overwritten (random values are the poison).
-        self.host_a = random_f64(self.n * self.n, seed ^ 1);
-        self.host_b = random_f64(self.n * self.n, seed ^ 2);
-        self.a.copy_from_slice(&self.host_a)?;
-        self.b.copy_from_slice(&self.host_b)?;
-        self.run_plain()?;
-        let (got_a, got_b) = (self.a.to_vec()?, self.b.to_vec()?);
-        let (mut want_a, mut want_b) = (self.host_a.clone(), self.host_b.clone());
-        jacobi2d_reference(self.n, self.tsteps, &mut want_a, &mut want_b);
-        let mismatch = bit_mismatch("A", &got_a, &want_a, f64_bits)
-            .or_else(|| bit_mismatch("B", &got_b, &want_b, f64_bits));
-        Ok(Check::bit_exact("A and B", mismatch, 2 * self.n * self.n))
+        self.grids.randomize(seed)?;
+        self.run_call()?;
+        self.grids.check(jacobi2d_reference)
     }
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
-        let (program, n, tsteps) = (&self.program, self.n as i64, self.tsteps as i64);
-        let (a, b) = (&mut self.a, &mut self.b);
-        Ok(device_time_ms(stream, |s| {
-            let args = Jacobi2dArgs {
-                N: n,
-                TSTEPS: tsteps,
-                A: a,
-                B: b,
-            };
-            end_after(s, program.launch_on(s, args)?)
-        })?)
+        self.time_call(stream)
     }
     fn run_plain(&mut self) -> AnyResult<()> {
-        self.program.run(Jacobi2dArgs {
-            N: self.n as i64,
-            TSTEPS: self.tsteps as i64,
-            A: &mut self.a,
-            B: &mut self.b,
-        })?;
-        Ok(())
+        self.run_call()
     }
     fn host_version_ms(&mut self) -> f64 {
-        let (n, t) = (self.n, self.tsteps);
-        let (a, b) = (&mut self.host_a, &mut self.host_b);
-        wall_ms(|| jacobi2d_reference(n, t, a, b)).1
+        self.grids.reference_ms(jacobi2d_reference)
     }
 }

@@ -7,7 +7,11 @@
 //! shared by their example and the benchmark.
 #![allow(dead_code)]
 
-use sdfg::runtime::{Device, Event, Running, Stream};
+/// The SDFGs the examples share with the tests.
+#[path = "../../tests/common/fixtures.rs"]
+pub mod fixtures;
+
+use sdfg::runtime::{Device, DeviceBuffer, Event, Running, Stream};
 use std::time::Instant;
 
 pub type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -72,41 +76,18 @@ pub fn use_small_sizes(device: &Device, opts: &Options) -> bool {
     small
 }
 
-/// A small deterministic generator for inputs (xorshift64*).
-#[derive(Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [-1, 1).
-    pub fn f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
-    /// Uniform in [lo, hi).
-    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (self.f64() + 1.0) * 0.5 * (hi - lo)
-    }
-}
+/// The workspace's one seeded generator (a dev-dependency of the examples).
+pub use sdfg_testkit::rng::Rng;
 
 /// `len` random values in [-1, 1) from `seed`, filled in parallel: each
 /// chunk of 2^20 elements has its own generator, so the data depends only on
 /// the seed, not on the number of threads.
 pub fn random_f32(len: usize, seed: u64) -> Vec<f32> {
-    random_vec(len, seed, |r| r.f64() as f32)
+    random_vec(len, seed, |r| r.signed_unit() as f32)
 }
 
 pub fn random_f64(len: usize, seed: u64) -> Vec<f64> {
-    random_vec(len, seed, |r| r.f64())
+    random_vec(len, seed, |r| r.signed_unit())
 }
 
 fn random_vec<T: Send + Default + Clone>(
@@ -130,15 +111,14 @@ fn random_vec<T: Send + Default + Clone>(
 
 /// A fresh seed per call (so every checked run sees new data), reproducible
 /// from `--seed`.
-pub struct Seeds(u64);
+pub struct Seeds(Rng);
 
 impl Seeds {
     pub fn new(opts: &Options) -> Seeds {
-        Seeds(opts.get("seed", 0x5DF6_u64))
+        Seeds(Rng::new(opts.get("seed", 0x5DF6_u64)))
     }
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(1);
-        self.0.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        self.0.next_u64()
     }
 }
 
@@ -368,6 +348,135 @@ pub trait Workload {
     /// Wall-clock ms of the plain Rust (rayon) version of the same loop
     /// nest over host copies of the inputs.
     fn host_version_ms(&mut self) -> f64;
+}
+
+/// One call of a workload's program: on the caller's `stream` (timed) or
+/// on the program's own streams (`None`); `then` gets the running call.
+/// The check, the timing and the plain run all go through it, so each
+/// workload builds its arguments in one place.
+pub trait Launch {
+    fn launch<R>(
+        &mut self,
+        stream: Option<&Stream>,
+        then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
+    ) -> sdfg::runtime::Result<R>;
+
+    /// `Workload::time_once`: device milliseconds of one call on `stream`.
+    fn time_call(&mut self, stream: &Stream) -> AnyResult<f64> {
+        Ok(device_time_ms(stream, |st| {
+            self.launch(Some(st), |running| end_after(st, running))
+        })?)
+    }
+
+    /// `Workload::run_plain`: one call on the program's own streams,
+    /// waited for.
+    fn run_call(&mut self) -> AnyResult<()> {
+        self.launch(None, |running| running.wait())?;
+        Ok(())
+    }
+}
+
+/// `program.launch_on(stream, args)` when `stream` is the caller's
+/// (`Some`), else `program.launch(args)`: how a [`Launch::launch`] issues
+/// its call (the generated programs share no trait).
+#[allow(unused_macros)] // by the workloads, not every example has one
+macro_rules! launch_on_or_own {
+    ($program:expr, $stream:expr, $args:expr) => {
+        match $stream {
+            Some(stream) => $program.launch_on(stream, $args),
+            None => $program.launch($args),
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use launch_on_or_own;
+
+/// The two f64 grids of a stencil that sweeps B from A, then A from B, for
+/// `tsteps` steps (jacobi2d, heat3d): on the device, and the host copies
+/// that the plain Rust reference runs on.
+pub struct TwoGrids {
+    pub n: usize,
+    pub tsteps: usize,
+    pub a: DeviceBuffer<f64>,
+    pub b: DeviceBuffer<f64>,
+    host_a: Vec<f64>,
+    host_b: Vec<f64>,
+}
+
+/// `impl Launch` for a two-grid stencil workload (fields `program` and
+/// `grids: TwoGrids`) whose program takes `N`, `TSTEPS`, `A` and `B` in
+/// arguments of type `$args`.
+#[allow(unused_macros)] // by the stencils, not every example has one
+macro_rules! impl_two_grid_launch {
+    ($workload:ty, $args:ident) => {
+        impl $crate::common::Launch for $workload {
+            fn launch<R>(
+                &mut self,
+                stream: Option<&::sdfg::runtime::Stream>,
+                then: impl FnOnce(::sdfg::runtime::Running<'_>) -> ::sdfg::runtime::Result<R>,
+            ) -> ::sdfg::runtime::Result<R> {
+                let g = &mut self.grids;
+                let args = $args {
+                    N: g.n as i64,
+                    TSTEPS: g.tsteps as i64,
+                    A: &mut g.a,
+                    B: &mut g.b,
+                };
+                let running = $crate::common::launch_on_or_own!(self.program, stream, args)?;
+                then(running)
+            }
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use impl_two_grid_launch;
+
+/// The plain Rust version of a two-grid stencil: `(n, tsteps, a, b)`.
+pub type TwoGridReference = fn(usize, usize, &mut [f64], &mut [f64]);
+
+impl TwoGrids {
+    /// Grids of `len` elements each, random.
+    pub fn new(device: &Device, n: usize, tsteps: usize, len: usize) -> AnyResult<TwoGrids> {
+        let (host_a, host_b) = (random_f64(len, 1), random_f64(len, 2));
+        Ok(TwoGrids {
+            n,
+            tsteps,
+            a: DeviceBuffer::from_slice(device, &host_a)?,
+            b: DeviceBuffer::from_slice(device, &host_b)?,
+            host_a,
+            host_b,
+        })
+    }
+
+    /// Fresh random A and B from `seed`, on the device and on the host. B's
+    /// boundary is read by the second sweep and its interior must be
+    /// overwritten: random values are the poison.
+    pub fn randomize(&mut self, seed: u64) -> AnyResult<()> {
+        let len = self.host_a.len();
+        self.host_a = random_f64(len, seed ^ 1);
+        self.host_b = random_f64(len, seed ^ 2);
+        self.a.copy_from_slice(&self.host_a)?;
+        self.b.copy_from_slice(&self.host_b)?;
+        Ok(())
+    }
+
+    /// The device grids against `reference` run on the host copies, bit
+    /// for bit.
+    pub fn check(&self, reference: TwoGridReference) -> AnyResult<Check> {
+        let (got_a, got_b) = (self.a.to_vec()?, self.b.to_vec()?);
+        let (mut want_a, mut want_b) = (self.host_a.clone(), self.host_b.clone());
+        reference(self.n, self.tsteps, &mut want_a, &mut want_b);
+        let mismatch = bit_mismatch("A", &got_a, &want_a, f64_bits)
+            .or_else(|| bit_mismatch("B", &got_b, &want_b, f64_bits));
+        Ok(Check::bit_exact("A and B", mismatch, 2 * want_a.len()))
+    }
+
+    /// Wall-clock milliseconds of `reference` on the host copies.
+    pub fn reference_ms(&mut self, reference: TwoGridReference) -> f64 {
+        let (n, t) = (self.n, self.tsteps);
+        let (a, b) = (&mut self.host_a, &mut self.host_b);
+        wall_ms(|| reference(n, t, a, b)).1
+    }
 }
 
 /// The body of every example: one checked run on fresh random inputs, then

@@ -24,7 +24,7 @@
 //! The benchmark times all three on the GPU (docs/BENCHMARKS.md).
 
 use crate::common::{
-    device_time_ms, end_after, random_f32, wall_ms, AnyResult, Check, Options, Workload,
+    launch_on_or_own, random_f32, wall_ms, AnyResult, Check, Launch, Options, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -238,9 +238,9 @@ impl SoftmaxWorkload {
     fn len(&self) -> usize {
         self.dims[0] * self.dims[1] * self.dims[2] * self.dims[2]
     }
+}
 
-    /// Launches one call on `stream` (the caller's) or on the program's own
-    /// streams, and hands the running call to `then`.
+impl Launch for SoftmaxWorkload {
     fn launch<R>(
         &mut self,
         stream: Option<&Stream>,
@@ -248,46 +248,23 @@ impl SoftmaxWorkload {
     ) -> sdfg::runtime::Result<R> {
         let [n, h, sm] = self.dims.map(|d| d as i64);
         let (x, out) = (&self.x, &mut self.out);
+        // The three programs take the same arguments under three type names.
+        macro_rules! call {
+            ($program:expr, $args:ident) => {{
+                let args = $args {
+                    N: n,
+                    H: h,
+                    SM: sm,
+                    X: x,
+                    OUT: out,
+                };
+                launch_on_or_own!($program, stream, args)?
+            }};
+        }
         let running = match &self.program {
-            Loaded::TwoPass(prog) => {
-                let args = SoftmaxTwoPassArgs {
-                    N: n,
-                    H: h,
-                    SM: sm,
-                    X: x,
-                    OUT: out,
-                };
-                match stream {
-                    Some(st) => prog.launch_on(st, args)?,
-                    None => prog.launch(args)?,
-                }
-            }
-            Loaded::Online(prog) => {
-                let args = SoftmaxOnlineArgs {
-                    N: n,
-                    H: h,
-                    SM: sm,
-                    X: x,
-                    OUT: out,
-                };
-                match stream {
-                    Some(st) => prog.launch_on(st, args)?,
-                    None => prog.launch(args)?,
-                }
-            }
-            Loaded::Rows(prog) => {
-                let args = SoftmaxRowsArgs {
-                    N: n,
-                    H: h,
-                    SM: sm,
-                    X: x,
-                    OUT: out,
-                };
-                match stream {
-                    Some(st) => prog.launch_on(st, args)?,
-                    None => prog.launch(args)?,
-                }
-            }
+            Loaded::TwoPass(program) => call!(program, SoftmaxTwoPassArgs),
+            Loaded::Online(program) => call!(program, SoftmaxOnlineArgs),
+            Loaded::Rows(program) => call!(program, SoftmaxRowsArgs),
         };
         then(running)
     }
@@ -327,14 +304,10 @@ impl Workload for SoftmaxWorkload {
         Ok(softmax_check(self.dims[2], &self.host_x, &got, roundings))
     }
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64> {
-        let stream_for_end = stream.clone();
-        Ok(device_time_ms(stream, |st| {
-            self.launch(Some(st), |running| end_after(&stream_for_end, running))
-        })?)
+        self.time_call(stream)
     }
     fn run_plain(&mut self) -> AnyResult<()> {
-        self.launch(None, |running| running.wait())?;
-        Ok(())
+        self.run_call()
     }
     fn host_version_ms(&mut self) -> f64 {
         let mut out = vec![0.0f32; self.len()];

@@ -2,6 +2,8 @@
 //! reported together, each at the user's tokens, in rustc's style (lowercase
 //! message, a `help:` with the fix).
 
+pub mod suggest;
+
 use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
 

@@ -18,6 +18,7 @@
 //!   (validation normally rejects it; the definition keeps backends total);
 //! - a cast to `bool` (rejected by validation) is `x != 0`.
 
+use crate::ir::semantics::{cast, max_number, min_number};
 use crate::ir::{
     BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt, TaskletBody, UnOp, Value, VarRef,
     WcrOp,
@@ -411,38 +412,32 @@ pub fn compare(op: BinOp, a: Value, b: Value) -> bool {
     truthy(binary(op, a, b))
 }
 
-/// `v as ty` with Rust's semantics.
-pub fn cast(v: Value, ty: ScalarType) -> Value {
-    macro_rules! to {
-        ($x:expr) => {
-            match ty {
-                ScalarType::I32 => Value::I32($x as i32),
-                ScalarType::I64 => Value::I64($x as i64),
-                ScalarType::U32 => Value::U32($x as u32),
-                ScalarType::U64 => Value::U64($x as u64),
-                ScalarType::F32 => Value::F32($x as f32),
-                ScalarType::F64 => Value::F64($x as f64),
-                ScalarType::Bool => unreachable!(),
-            }
+/// A math method on a float receiver `x` of variant `$ty` (f32 or f64),
+/// with the second operand `b` converted to the receiver's type.
+macro_rules! float_call {
+    ($f:expr, $x:expr, $b:expr, $ty:ident) => {{
+        let (x, b) = ($x, $b);
+        let y = match cast(b, ScalarType::$ty) {
+            Value::$ty(y) => y,
+            _ => 0.0,
         };
-    }
-    if ty == ScalarType::Bool {
-        return Value::Bool(match v {
-            Value::Bool(b) => b,
-            Value::F32(x) => x != 0.0,
-            Value::F64(x) => x != 0.0,
-            other => other.to_bits() != 0,
-        });
-    }
-    match v {
-        Value::I32(x) => to!(x),
-        Value::I64(x) => to!(x),
-        Value::U32(x) => to!(x),
-        Value::U64(x) => to!(x),
-        Value::F32(x) => to!(x),
-        Value::F64(x) => to!(x),
-        Value::Bool(x) => to!(x as u8),
-    }
+        Value::$ty(match $f {
+            MathFn::Sqrt => x.sqrt(),
+            MathFn::Abs => x.abs(),
+            MathFn::Exp => x.exp(),
+            MathFn::Ln => x.ln(),
+            MathFn::Sin => x.sin(),
+            MathFn::Cos => x.cos(),
+            MathFn::Tanh => x.tanh(),
+            MathFn::Powi => x.powi(index_value(b) as i32),
+            MathFn::Powf => x.powf(y),
+            // Widening to f64 is exact: one definition serves both types.
+            MathFn::Min => min_number(x.into(), y.into()) as _,
+            MathFn::Max => max_number(x.into(), y.into()) as _,
+            MathFn::Floor => x.floor(),
+            MathFn::Ceil => x.ceil(),
+        })
+    }};
 }
 
 /// A math method; `args[0]` is the receiver.
@@ -475,54 +470,8 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
                 }
             }
         }
-        (_, Value::F32(x)) => {
-            let y = match b {
-                Value::F32(y) => y,
-                other => match cast(other, ScalarType::F32) {
-                    Value::F32(y) => y,
-                    _ => 0.0,
-                },
-            };
-            Value::F32(match f {
-                MathFn::Sqrt => x.sqrt(),
-                MathFn::Abs => x.abs(),
-                MathFn::Exp => x.exp(),
-                MathFn::Ln => x.ln(),
-                MathFn::Sin => x.sin(),
-                MathFn::Cos => x.cos(),
-                MathFn::Tanh => x.tanh(),
-                MathFn::Powi => x.powi(index_value(b) as i32),
-                MathFn::Powf => x.powf(y),
-                MathFn::Min => min_number(x as f64, y as f64) as _,
-                MathFn::Max => max_number(x as f64, y as f64) as _,
-                MathFn::Floor => x.floor(),
-                MathFn::Ceil => x.ceil(),
-            })
-        }
-        (_, Value::F64(x)) => {
-            let y = match b {
-                Value::F64(y) => y,
-                other => match cast(other, ScalarType::F64) {
-                    Value::F64(y) => y,
-                    _ => 0.0,
-                },
-            };
-            Value::F64(match f {
-                MathFn::Sqrt => x.sqrt(),
-                MathFn::Abs => x.abs(),
-                MathFn::Exp => x.exp(),
-                MathFn::Ln => x.ln(),
-                MathFn::Sin => x.sin(),
-                MathFn::Cos => x.cos(),
-                MathFn::Tanh => x.tanh(),
-                MathFn::Powi => x.powi(index_value(b) as i32),
-                MathFn::Powf => x.powf(y),
-                MathFn::Min => min_number(x as f64, y as f64) as _,
-                MathFn::Max => max_number(x as f64, y as f64) as _,
-                MathFn::Floor => x.floor(),
-                MathFn::Ceil => x.ceil(),
-            })
-        }
+        (_, Value::F32(x)) => float_call!(f, x, b, F32),
+        (_, Value::F64(x)) => float_call!(f, x, b, F64),
         // Float functions on integers are rejected by validation: identity.
         (_, v) => v,
     }
@@ -605,46 +554,5 @@ impl Env for MemEnv {
             None => v,
         };
         true
-    }
-}
-
-/// IEEE 754-2019 minimumNumber: a NaN operand is ignored and -0.0 < +0.0
-/// (PTX `min`; Rust's `f64::min` leaves the sign of a zero unspecified).
-/// Works on f32 values too: widening to f64 is exact. The runtime's
-/// `MinMaxNumber` is the same function for the CPU device.
-pub fn min_number(x: f64, y: f64) -> f64 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() {
-        x
-    } else if x == y {
-        if x.is_sign_negative() {
-            x
-        } else {
-            y
-        }
-    } else if x < y {
-        x
-    } else {
-        y
-    }
-}
-
-/// IEEE 754-2019 maximumNumber (see [`min_number`]).
-pub fn max_number(x: f64, y: f64) -> f64 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() {
-        x
-    } else if x == y {
-        if x.is_sign_negative() {
-            y
-        } else {
-            x
-        }
-    } else if x > y {
-        x
-    } else {
-        y
     }
 }

@@ -7,9 +7,9 @@
 //! `SDFG_REQUIRE_DACE=1`, which makes its absence a failure (CI sets it).
 //! `SDFG_EXPORT_DIR` keeps the files somewhere to look at.
 
-mod export_common;
+mod common;
 
-use export_common::*;
+use common::*;
 use sdfg_compiler::export::dace::{dtype_name, to_sdfg_json, to_sdfg_json_string};
 use sdfg_compiler::ir::Sdfg;
 use serde_json::{json, Value};
@@ -104,6 +104,9 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
     // Semantics: the expected values follow the tasklet language's rules
     // (DESIGN / ir::expr), written out with Rust's own operations.
     let (a, c, m) = (7i64, -7i64, i64::MIN);
+    // `f64::NAN as i64` below is meant: it spells Rust's saturating cast
+    // (NaN -> 0), which the C++ export must reproduce.
+    #[allow(clippy::cast_nan_to_int)]
     let out_sem = vec![
         0,     // a / 0
         a,     // a % 0
@@ -250,29 +253,15 @@ fn write_all(dir: &Path) {
 fn dace_loads_validates_and_runs_the_exports() {
     let dir = export_dir();
     write_all(&dir);
-    let python = match std::env::var("SDFG_DACE_PYTHON") {
-        Ok(p) if !p.is_empty() => p,
-        _ => {
-            if std::env::var("SDFG_REQUIRE_DACE").as_deref() == Ok("1") {
-                panic!("SDFG_REQUIRE_DACE=1 but SDFG_DACE_PYTHON is not set");
-            }
-            println!("skipped: no DaCe (set SDFG_DACE_PYTHON to a python with dace==1.0.2)");
-            return;
-        }
+    let Some(python) = common::dace::python_or_skip() else {
+        return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/dace_check.py");
-    let out = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let (ok, text) = common::dace::check(&python, &[dir.as_os_str()]);
+    assert!(
+        ok,
+        "DaCe rejected an export:
+{text}"
     );
-    println!("{text}");
-    assert!(out.status.success(), "DaCe rejected an export:\n{text}");
 }
 
 /// The structural facts DaCe relies on, checked without DaCe.

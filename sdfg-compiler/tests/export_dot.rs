@@ -2,9 +2,9 @@
 //! Graphviz is installed) a render of each test SDFG to SVG and PNG, which
 //! must succeed without warnings. `SDFG_EXPORT_DIR` keeps the pictures.
 
-mod export_common;
+mod common;
 
-use export_common::*;
+use common::*;
 use sdfg_compiler::export::dot::to_dot;
 use sdfg_compiler::schedule::schedule;
 use std::path::{Path, PathBuf};

@@ -6,34 +6,14 @@
 //! `SDFG_FUZZ_ITERS` sets the number of mutants per seed, `SDFG_FUZZ_SEED`
 //! the seed.
 
-mod export_common;
+mod common;
 
 use sdfg_compiler::export::dace::to_sdfg_json_string;
 use sdfg_compiler::export::dot::to_dot;
 use sdfg_compiler::schedule::schedule;
+use sdfg_testkit::rng::Rng;
 use std::panic;
 use std::path::Path;
-
-/// xorshift64*.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-}
 
 const MULTI_CHAR: [&str; 14] = [
     "..=", "..", "->", "+=", "-=", "*=", "==", "!=", "<=", ">=", "&&", "||", "<<", ">>",
@@ -123,11 +103,11 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0x5eed_e4b0);
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng::new(seed);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export_fuzz");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let seeds: Vec<Vec<String>> = export_common::SOURCES.iter().map(|s| lex(s)).collect();
+    let seeds: Vec<Vec<String>> = common::SOURCES.iter().map(|s| lex(s)).collect();
     let (mut accepted, mut written) = (0usize, 0usize);
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));
@@ -171,25 +151,13 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
     println!("{accepted} valid mutants exported, {written} kept for DaCe");
     assert!(accepted > 50, "too few mutants were valid: {accepted}");
 
-    let Ok(python) = std::env::var("SDFG_DACE_PYTHON") else {
-        println!("skipped the DaCe part: no DaCe");
+    let Some(python) = common::dace::python_or_skip() else {
         return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ci/dace_check.py");
-    let out = std::process::Command::new(&python)
-        .arg(&script)
-        .arg("--validate-only")
-        .arg(&dir)
-        .output()
-        .expect("run python");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    println!("{text}");
+    let (ok, text) = common::dace::check(&python, &["--validate-only".as_ref(), dir.as_os_str()]);
     assert!(
-        out.status.success(),
-        "DaCe rejected a mutant export:\n{text}"
+        ok,
+        "DaCe rejected a mutant export:
+{text}"
     );
 }

@@ -1,9 +1,9 @@
 //! The expression printers: Rust syntax with the fewest parentheses that
 //! keep the meaning, Python for DaCe; and the exporters' robustness.
 
-mod export_common;
+mod common;
 
-use export_common::lower;
+use common::lower;
 use sdfg_compiler::export::dace::to_sdfg_json;
 use sdfg_compiler::export::dot::to_dot;
 use sdfg_compiler::export::print::{expr_to_python, stmts_to_rust, BodyNames};
@@ -82,7 +82,7 @@ X[12] = s;
 
 #[test]
 fn python_printer_speaks_dace() {
-    let sdfg = lower(export_common::JACOBI2D);
+    let sdfg = lower(common::JACOBI2D);
     let cond = |k: usize| {
         expr_to_python(
             sdfg.edges[k].condition.as_ref().expect("a condition"),
@@ -111,7 +111,7 @@ pub sdfg Py {
 /// placeholders; nothing panics.
 #[test]
 fn exporters_survive_broken_ir() {
-    let mut sdfg = lower(export_common::STREAMS);
+    let mut sdfg = lower(common::STREAMS);
     let state = &mut sdfg.states[0];
     state.stmts[0].memlets[0].container = 99;
     state

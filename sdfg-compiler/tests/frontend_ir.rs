@@ -1,51 +1,11 @@
 //! The front end on the two SDFGs of DESIGN section 3, asserted in detail,
 //! plus focused tests of typing, literals, reductions, subsets and ranges.
 
+mod common;
+
+use common::{JACOBI2D, REPRO};
 use sdfg_compiler::frontend_str;
 use sdfg_compiler::ir::*;
-
-const REPRO: &str = r#"
-    /// Writes T on the GPU, reads it on the host, uses it as a map range.
-    #[streams(default)]
-    pub sdfg Repro {
-        symbol X_size: i32;
-        gpu T_GPU: i32;
-        host X: i32[X_size];
-        host U: i32[1];
-        transient host T: i32;
-
-        state first {
-            map write[i in 0..1] on gpu { T_GPU = 10; }
-            copy T_GPU -> T;
-            tasklet cpu_computation { U[0] = T + 1; }
-        }
-        state second {
-            map compute[i in 0..R] on cpu { X[i] = 1; }
-        }
-        first -> second { R = T; S = false; }
-    }
-"#;
-
-const JACOBI: &str = r#"
-    pub sdfg Jacobi2d {
-        symbol N: i64; symbol TSTEPS: i64;
-        gpu A: f64[N, N];
-        gpu B: f64[N, N];
-        state init {}
-        state step {
-            map b[i in 1..N-1, j in 1..N-1] on gpu {
-                B[i, j] = 0.2 * (A[i, j] + A[i, j-1] + A[i, j+1] + A[i+1, j] + A[i-1, j]);
-            }
-            map a[i in 1..N-1, j in 1..N-1] on gpu {
-                A[i, j] = 0.2 * (B[i, j] + B[i, j-1] + B[i, j+1] + B[i+1, j] + B[i-1, j]);
-            }
-        }
-        state done {}
-        init -> step { t = 0 }
-        step -> step if t + 1 < TSTEPS { t = t + 1 }
-        step -> done if t + 1 >= TSTEPS;
-    }
-"#;
 
 /// Lowers `src`, failing the test with every diagnostic when it does not.
 pub fn ok(src: &str) -> Sdfg {
@@ -313,7 +273,7 @@ fn repro_edge_with_simultaneous_assignments() {
 
 #[test]
 fn jacobi_maps_and_memlets() {
-    let s = ok(JACOBI);
+    let s = ok(JACOBI2D);
     assert_eq!(s.name.text, "Jacobi2d");
     let names: Vec<&str> = s.states.iter().map(|x| x.name.text.as_str()).collect();
     assert_eq!(names, vec!["init", "step", "done"]);
@@ -371,7 +331,7 @@ fn jacobi_maps_and_memlets() {
 
 #[test]
 fn jacobi_edges_and_inferred_loop_counter() {
-    let s = ok(JACOBI);
+    let s = ok(JACOBI2D);
     let t = s.symbol_by_name("t").expect("t is inferred");
     assert_eq!(s.symbols[t].ty, ScalarType::I64);
     assert!(!s.symbols[t].declared);

@@ -7,73 +7,16 @@
 //! enough for about 20 s in a debug build); `SDFG_FUZZ_SEED` the seed.
 //! Example: `SDFG_FUZZ_ITERS=2000000 cargo test --release -p sdfg-compiler --test fuzz_frontend -- --nocapture`.
 
+mod common;
+
 use sdfg_compiler::ir::*;
+use sdfg_testkit::rng::Rng;
 use std::panic;
 use std::time::Instant;
 
-/// xorshift64*: small, deterministic, good enough to pick mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            (self.next() % n as u64) as usize
-        }
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
-
 const SEEDS: &[&str] = &[
-    r#"
-    /// Writes T on the GPU, reads it on the host, uses it as a map range.
-    #[streams(default)]
-    pub sdfg Repro {
-        symbol X_size: i32;
-        gpu T_GPU: i32;
-        host X: i32[X_size];
-        host U: i32[1];
-        transient host T: i32;
-        state first {
-            map write[i in 0..1] on gpu { T_GPU = 10; }
-            copy T_GPU -> T;
-            tasklet cpu_computation { U[0] = T + 1; }
-        }
-        state second {
-            map compute[i in 0..R] on cpu { X[i] = 1; }
-        }
-        first -> second { R = T; S = false; }
-    }"#,
-    r#"
-    pub sdfg Jacobi2d {
-        symbol N: i64; symbol TSTEPS: i64;
-        gpu A: f64[N, N];
-        gpu B: f64[N, N];
-        state init {}
-        state step {
-            map b[i in 1..N-1, j in 1..N-1] on gpu {
-                B[i, j] = 0.2 * (A[i, j] + A[i, j-1] + A[i, j+1] + A[i+1, j] + A[i-1, j]);
-            }
-            map a[i in 1..N-1, j in 1..N-1] on gpu {
-                A[i, j] = 0.2 * (B[i, j] + B[i, j-1] + B[i, j+1] + B[i+1, j] + B[i-1, j]);
-            }
-        }
-        state done {}
-        init -> step { t = 0 }
-        step -> step if t + 1 < TSTEPS { t = t + 1 }
-        step -> done if t + 1 >= TSTEPS;
-    }"#,
+    common::REPRO,
+    common::JACOBI2D,
     r#"
     #[streams(max(2))] #[sync(manual)]
     pub(crate) sdfg Everything {
@@ -814,12 +757,12 @@ fn seed() -> u64 {
     std::env::var("SDFG_FUZZ_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(0x5df9_0001_u64.wrapping_mul(0x9E37_79B9) | 1)
+        .unwrap_or(0x5df9_0001)
 }
 
 /// Runs `make_input` `n` times; fails on the first panic.
 fn fuzz(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
-    let mut rng = Rng(seed().wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((name.len() as u64) << 40) | 1);
+    let mut rng = Rng::new(seed() ^ ((name.len() as u64) << 40));
     let started = Instant::now();
     let hook = panic::take_hook();
     panic::set_hook(Box::new(|_| {}));

@@ -2,29 +2,14 @@
 //! the same instructions) against Rust std, over random and edge inputs.
 
 use sdfg_compiler::codegen::ptx::math::mirror as m;
+use sdfg_testkit::rng::Rng;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, lo: f64, hi: f64) -> f64 {
-        lo + (hi - lo) * self.unit()
-    }
-    /// A random finite double with a random exponent in [lo_exp, hi_exp].
-    fn log_uniform(&mut self, lo_exp: i32, hi_exp: i32) -> f64 {
-        let e = lo_exp + (self.next() % (hi_exp - lo_exp + 1) as u64) as i32;
-        let m = 1.0 + self.unit();
-        let s = if self.next() & 1 == 0 { 1.0 } else { -1.0 };
-        s * m * 2f64.powi(e)
-    }
+/// A random finite double with a random exponent in [lo_exp, hi_exp].
+fn log_uniform(r: &mut Rng, lo_exp: i32, hi_exp: i32) -> f64 {
+    let e = lo_exp + (r.next_u64() % (hi_exp - lo_exp + 1) as u64) as i32;
+    let m = 1.0 + r.unit();
+    let s = if r.next_u64() & 1 == 0 { 1.0 } else { -1.0 };
+    s * m * 2f64.powi(e)
 }
 
 fn ulp64(a: f64, b: f64) -> f64 {
@@ -152,18 +137,20 @@ const N: usize = if cfg!(debug_assertions) {
 
 #[test]
 fn exp_within_bounds() {
-    let mut r = Rng(1);
+    let mut r = Rng::new(1);
     let mut xs: Vec<f64> = (0..N).map(|_| r.range(-745.5, 709.9)).collect();
     xs.extend((0..N).map(|_| r.range(-2.0, 2.0)));
-    xs.extend((0..N / 4).map(|_| r.log_uniform(-60, 9)));
+    xs.extend((0..N / 4).map(|_| log_uniform(&mut r, -60, 9)));
     check64("exp f64", m::exp_f64, f64::exp, &xs, bound("exp f64"));
     check32("exp f32", m::exp_f32, f32::exp, &xs, bound("exp f32"));
 }
 
 #[test]
 fn ln_within_bounds() {
-    let mut r = Rng(2);
-    let mut xs: Vec<f64> = (0..N).map(|_| r.log_uniform(-1074, 1023).abs()).collect();
+    let mut r = Rng::new(2);
+    let mut xs: Vec<f64> = (0..N)
+        .map(|_| log_uniform(&mut r, -1074, 1023).abs())
+        .collect();
     xs.extend((0..N).map(|_| r.range(0.5, 2.0)));
     xs.extend((0..N / 4).map(|_| 1.0 + r.range(-1e-6, 1e-6)));
     xs.extend((0..1000).map(|_| -r.unit()));
@@ -174,10 +161,10 @@ fn ln_within_bounds() {
 
 #[test]
 fn sin_cos_within_bounds() {
-    let mut r = Rng(3);
+    let mut r = Rng::new(3);
     let mut xs: Vec<f64> = (0..N).map(|_| r.range(-10.0, 10.0)).collect();
     xs.extend((0..N).map(|_| r.range(-1e6, 1e6)));
-    xs.extend((0..N / 4).map(|_| r.log_uniform(-80, 19)));
+    xs.extend((0..N / 4).map(|_| log_uniform(&mut r, -80, 19)));
     // Near multiples of pi/2, where the reduction cancels.
     xs.extend((1..20000).map(|k| k as f64 * std::f64::consts::FRAC_PI_2));
     xs.extend([355.0, 103993.0, 104348.0, 208341.0, 312689.0, 833719.0]);
@@ -186,7 +173,7 @@ fn sin_cos_within_bounds() {
     check32("sin f32", m::sin_f32, f32::sin, &xs, bound("sin f32"));
     check32("cos f32", m::cos_f32, f32::cos, &xs, bound("cos f32"));
     // Large arguments (Payne-Hanek), including the worst cases for doubles.
-    let mut big: Vec<f64> = (0..N).map(|_| r.log_uniform(19, 1023)).collect();
+    let mut big: Vec<f64> = (0..N).map(|_| log_uniform(&mut r, 19, 1023)).collect();
     big.extend([
         f64::MAX,
         -f64::MAX,
@@ -199,24 +186,24 @@ fn sin_cos_within_bounds() {
     ]);
     check64("sin f64", m::sin_f64, f64::sin, &big, bound("sin f64"));
     check64("cos f64", m::cos_f64, f64::cos, &big, bound("cos f64"));
-    let big32: Vec<f64> = (0..N).map(|_| r.log_uniform(19, 127)).collect();
+    let big32: Vec<f64> = (0..N).map(|_| log_uniform(&mut r, 19, 127)).collect();
     check32("sin f32", m::sin_f32, f32::sin, &big32, bound("sin f32"));
     check32("cos f32", m::cos_f32, f32::cos, &big32, bound("cos f32"));
 }
 
 #[test]
 fn tanh_within_bounds() {
-    let mut r = Rng(4);
+    let mut r = Rng::new(4);
     let mut xs: Vec<f64> = (0..N).map(|_| r.range(-25.0, 25.0)).collect();
     xs.extend((0..N).map(|_| r.range(-1.0, 1.0)));
-    xs.extend((0..N / 4).map(|_| r.log_uniform(-80, 5)));
+    xs.extend((0..N / 4).map(|_| log_uniform(&mut r, -80, 5)));
     check64("tanh f64", m::tanh_f64, f64::tanh, &xs, bound("tanh f64"));
     check32("tanh f32", m::tanh_f32, f32::tanh, &xs, bound("tanh f32"));
 }
 
 #[test]
 fn powf_within_bounds() {
-    let mut r = Rng(5);
+    let mut r = Rng::new(5);
     let mut worst64 = (0.0f64, 0.0, 0.0);
     let mut worst32 = (0.0f64, 0.0f32, 0.0f32);
     let specials = [
@@ -243,7 +230,7 @@ fn powf_within_bounds() {
         }
     }
     for _ in 0..N {
-        let x = r.log_uniform(-60, 60).abs();
+        let x = log_uniform(&mut r, -60, 60).abs();
         let y = r.range(-20.0, 20.0);
         pairs.push((x, y));
         pairs.push((-x, y.round()));
@@ -286,12 +273,12 @@ fn powf_within_bounds() {
 
 #[test]
 fn powi_is_bit_exact() {
-    let mut r = Rng(6);
+    let mut r = Rng::new(6);
     for _ in 0..N {
-        let x = r.log_uniform(-40, 40);
-        let n = (r.next() % 200) as i32 - 100;
-        let n = if r.next() % 50 == 0 {
-            [i32::MIN, i32::MAX, 0, -1][(r.next() % 4) as usize]
+        let x = log_uniform(&mut r, -40, 40);
+        let n = r.below(200) as i32 - 100;
+        let n = if r.chance(2) {
+            r.pick(&[i32::MIN, i32::MAX, 0, -1])
         } else {
             n
         };
@@ -309,7 +296,7 @@ fn powi_is_bit_exact() {
 #[test]
 fn fmod_is_exact() {
     use sdfg_compiler::codegen::ptx::math::fmod_mirror;
-    let mut r = Rng(7);
+    let mut r = Rng::new(7);
     let specials = [
         0.0,
         -0.0,
@@ -334,10 +321,13 @@ fn fmod_is_exact() {
         }
     }
     for _ in 0..N {
-        pairs.push((r.log_uniform(-1074, 1023), r.log_uniform(-1074, 1023)));
-        pairs.push((r.log_uniform(-30, 60), r.log_uniform(-30, 30)));
-        let x32 = r.log_uniform(-149, 127) as f32 as f64;
-        pairs.push((x32, r.log_uniform(-149, 127) as f32 as f64));
+        pairs.push((
+            log_uniform(&mut r, -1074, 1023),
+            log_uniform(&mut r, -1074, 1023),
+        ));
+        pairs.push((log_uniform(&mut r, -30, 60), log_uniform(&mut r, -30, 30)));
+        let x32 = log_uniform(&mut r, -149, 127) as f32 as f64;
+        pairs.push((x32, log_uniform(&mut r, -149, 127) as f32 as f64));
     }
     for (x, y) in pairs {
         let (a, b) = (fmod_mirror(x, y), x % y);

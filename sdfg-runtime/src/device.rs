@@ -1,91 +1,20 @@
 //! Devices: a CUDA GPU (through cudarc) or the CPU emulator.
+//!
+//! `Device` is declared here, with the memory and kernels it owns; its
+//! stream methods (`default_stream`, `new_stream`, `synchronize`) are added
+//! by the stream floor (`streams/device.rs`), which is built on it.
 
-use crate::cpu::worker::lock;
 use crate::cuda::CudaContext;
 use crate::error::{Error, Result};
-use crate::kernel::{Module, ModuleKey};
-use crate::stream::{Stream, StreamInner};
+use crate::kernel::module::{Module, ModuleKey};
+use crate::lock::lock;
+use crate::order::counters::{CounterCells, Counters};
+use crate::order::device_order::DeviceOrder;
+use crate::order::ids::next_id;
+use crate::order::stream_state::StreamInner;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-
-/// A snapshot of a device's operation counters.
-///
-/// The counting rules (tests assert exact numbers, on both devices):
-/// - `host_syncs`: the host blocked until some stream work finished that the
-///   host did not already know to be finished. One per `Pending::wait`,
-///   per stream in `Running::wait`, per `Stream::synchronize` /
-///   `Event::synchronize` / `Device::synchronize` (per stream), per tracker
-///   wait (host access to a `HostBuffer` still written by a stream, drop of a
-///   buffer still in use on a GPU), and one per `DeviceBuffer::to_vec` and
-///   `copy_from_slice`. A wait for work already known finished (an earlier
-///   host sync covered it) is free and not counted.
-/// - `event_waits`: a stream was made to wait for an event of another stream:
-///   one per `Stream::wait_event` and one per cross-stream dependency that the
-///   buffer trackers found (skipped when the producer's work is known
-///   finished, or this stream already waited for it).
-/// - `event_records`: an event was recorded: one per `Stream::record_event`,
-///   `record_timing_event`, and per new event the trackers needed (one
-///   recorded at a position that covers the dependency is reused). Internal
-///   completion markers of `Pending`s are not counted.
-/// - `kernel_launches`: kernels issued (launches with an empty grid issue nothing).
-/// - `copies`: copy operations issued, whatever the number of driver calls:
-///   each `copy_*` call, `from_slice`, `copy_from_slice` and `to_vec` with
-///   at least one element (empty copies issue nothing).
-///
-/// ```
-/// use sdfg_runtime::{Device, DeviceBuffer};
-/// let dev = Device::cpu();
-/// let before = dev.counters();
-/// let buf = DeviceBuffer::from_slice(&dev, &[1, 2, 3])?;
-/// assert_eq!(buf.to_vec()?, [1, 2, 3]);
-/// let d = dev.counters() - before;
-/// assert_eq!((d.copies, d.host_syncs), (2, 1));
-/// # Ok::<(), sdfg_runtime::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Host waits for stream work.
-    pub host_syncs: u64,
-    /// Streams made to wait for another stream's event.
-    pub event_waits: u64,
-    /// Events recorded.
-    pub event_records: u64,
-    /// Kernels launched.
-    pub kernel_launches: u64,
-    /// Copies issued.
-    pub copies: u64,
-}
-
-impl std::ops::Sub for Counters {
-    type Output = Counters;
-    /// The counts between two snapshots (`later - earlier`).
-    fn sub(self, earlier: Counters) -> Counters {
-        Counters {
-            host_syncs: self.host_syncs.saturating_sub(earlier.host_syncs),
-            event_waits: self.event_waits.saturating_sub(earlier.event_waits),
-            event_records: self.event_records.saturating_sub(earlier.event_records),
-            kernel_launches: self.kernel_launches.saturating_sub(earlier.kernel_launches),
-            copies: self.copies.saturating_sub(earlier.copies),
-        }
-    }
-}
-
-/// The live counters of a device.
-#[derive(Default)]
-pub(crate) struct CounterCells {
-    pub(crate) host_syncs: AtomicU64,
-    pub(crate) event_waits: AtomicU64,
-    pub(crate) event_records: AtomicU64,
-    pub(crate) kernel_launches: AtomicU64,
-    pub(crate) copies: AtomicU64,
-}
-
-impl CounterCells {
-    pub(crate) fn bump(counter: &AtomicU64) {
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
-}
 
 pub(crate) enum DeviceKind {
     Cpu { capacity: u64 },
@@ -96,19 +25,14 @@ pub(crate) struct DeviceInner {
     pub(crate) id: u64,
     pub(crate) name: String,
     pub(crate) kind: DeviceKind,
-    pub(crate) counters: CounterCells,
-    /// Serializes the issuing of stream operations of this device, so that the
-    /// trackers' view of "who used a buffer last" is consistent. Only issuing
-    /// is serialized (microseconds), never the work.
-    pub(crate) issue_lock: Mutex<()>,
+    /// Counters, the issue lock and the staging pool, shared by the streams.
+    pub(crate) order: DeviceOrder,
     pub(crate) default_stream: Arc<StreamInner>,
     pub(crate) streams: Mutex<Vec<Weak<StreamInner>>>,
     pub(crate) modules: Mutex<HashMap<ModuleKey, Arc<Module>>>,
     /// Bytes of live device buffers (CPU device).
     pub(crate) live_bytes: Arc<AtomicU64>,
     pub(crate) sm_count: u32,
-    /// Pinned staging blocks free for reuse (CUDA device).
-    pub(crate) staging_pool: Mutex<Vec<crate::cuda::PinnedBlock>>,
 }
 
 impl Drop for DeviceInner {
@@ -117,15 +41,8 @@ impl Drop for DeviceInner {
         // the map holds the last references, and `kind` (the context) is
         // dropped after this function, field by field.
         lock(&self.modules).clear();
-        lock(&self.staging_pool).clear();
+        self.order.staging.clear();
     }
-}
-
-static NEXT_ID: AtomicU64 = AtomicU64::new(1);
-
-/// A process-unique id for devices and streams.
-pub(crate) fn next_id() -> u64 {
-    NEXT_ID.fetch_add(1, Ordering::Relaxed)
 }
 
 /// A compute device: a CUDA GPU or the CPU emulator. Cheap to clone (shared).
@@ -230,14 +147,12 @@ impl Device {
                 id,
                 name,
                 kind,
-                counters: CounterCells::default(),
-                issue_lock: Mutex::new(()),
+                order: DeviceOrder::default(),
                 streams: Mutex::new(vec![Arc::downgrade(&default_stream)]),
                 default_stream,
                 modules: Mutex::new(HashMap::new()),
                 live_bytes: Arc::new(AtomicU64::new(0)),
                 sm_count,
-                staging_pool: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -269,82 +184,7 @@ impl Device {
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
     pub fn counters(&self) -> Counters {
-        let c = &self.inner.counters;
-        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        Counters {
-            host_syncs: get(&c.host_syncs),
-            event_waits: get(&c.event_waits),
-            event_records: get(&c.event_records),
-            kernel_launches: get(&c.kernel_launches),
-            copies: get(&c.copies),
-        }
-    }
-
-    /// The device-wide default stream: the legacy default stream on CUDA, one
-    /// device-wide worker on the CPU device.
-    ///
-    /// ```
-    /// let dev = sdfg_runtime::Device::cpu();
-    /// assert_eq!(dev.default_stream(), dev.default_stream());
-    /// ```
-    pub fn default_stream(&self) -> Stream {
-        Stream {
-            device: self.clone(),
-            inner: Arc::clone(&self.inner.default_stream),
-        }
-    }
-
-    /// A new stream (CUDA: `CU_STREAM_NON_BLOCKING`; CPU: a new worker thread).
-    ///
-    /// ```
-    /// let dev = sdfg_runtime::Device::cpu();
-    /// let s = dev.new_stream()?;
-    /// assert_ne!(s, dev.default_stream());
-    /// # Ok::<(), sdfg_runtime::Error>(())
-    /// ```
-    pub fn new_stream(&self) -> Result<Stream> {
-        let inner = match &self.inner.kind {
-            DeviceKind::Cpu { .. } => {
-                StreamInner::new_cpu(self.inner.id, "stream").map_err(|e| {
-                    Error::InvalidArgument(format!("could not start a stream worker: {e}"))
-                })?
-            }
-            DeviceKind::Cuda(ctx) => StreamInner::new_cuda(self.inner.id, ctx)?,
-        };
-        let mut streams = lock(&self.inner.streams);
-        streams.retain(|w| w.strong_count() > 0);
-        streams.push(Arc::downgrade(&inner));
-        drop(streams);
-        Ok(Stream {
-            device: self.clone(),
-            inner,
-        })
-    }
-
-    /// Waits for the work of every live stream of this device (one counted
-    /// host sync per stream with outstanding work) and reports kernel faults.
-    ///
-    /// ```
-    /// let dev = sdfg_runtime::Device::cpu();
-    /// dev.synchronize()?;
-    /// # Ok::<(), sdfg_runtime::Error>(())
-    /// ```
-    pub fn synchronize(&self) -> Result<()> {
-        let streams: Vec<Arc<StreamInner>> = lock(&self.inner.streams)
-            .iter()
-            .filter_map(Weak::upgrade)
-            .collect();
-        let mut first_error = None;
-        for s in streams {
-            let stream = Stream {
-                device: self.clone(),
-                inner: s,
-            };
-            if let Err(e) = stream.synchronize() {
-                first_error.get_or_insert(e);
-            }
-        }
-        first_error.map_or(Ok(()), Err)
+        self.inner.order.counters.snapshot()
     }
 
     /// Bytes of device memory in use: `total - free` on CUDA (all processes),
@@ -382,8 +222,13 @@ impl Device {
         self.inner.id
     }
 
+    /// What this device's streams share for ordering (counters, issue lock, staging).
+    pub(crate) fn order(&self) -> &DeviceOrder {
+        &self.inner.order
+    }
+
     pub(crate) fn counters_cells(&self) -> &CounterCells {
-        &self.inner.counters
+        &self.inner.order.counters
     }
 
     pub(crate) fn cuda(&self) -> Option<&Arc<CudaContext>> {
@@ -420,27 +265,12 @@ impl Device {
         let ctx = self
             .cuda()
             .ok_or_else(|| Error::Unsupported("pinned staging on a cpu device".into()))?;
-        let mut pool = lock(&self.inner.staging_pool);
-        let best = pool
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| b.bytes >= bytes)
-            .min_by_key(|(_, b)| b.bytes)
-            .map(|(i, _)| i);
-        if let Some(i) = best {
-            return Ok(pool.swap_remove(i));
-        }
-        drop(pool);
-        crate::cuda::PinnedBlock::new(ctx, bytes, false)
+        self.inner.order.staging.take(ctx, bytes)
     }
 
     /// Returns a staging block to the pool (bounded; the rest is freed).
     pub(crate) fn give_back_staging(&self, block: crate::cuda::PinnedBlock) {
-        const MAX_POOLED: usize = 16;
-        let mut pool = lock(&self.inner.staging_pool);
-        if pool.len() < MAX_POOLED {
-            pool.push(block);
-        }
+        self.inner.order.staging.give_back(block);
     }
 }
 

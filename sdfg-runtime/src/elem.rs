@@ -298,8 +298,9 @@ impl Elem for bool {
 /// may write it through shared references without undefined behaviour.
 ///
 /// ```
-/// use sdfg_runtime::{cells, Elem};
-/// use sdfg_runtime::rayon::prelude::*;
+/// use sdfg_runtime::Elem;
+/// use sdfg_runtime::__glue::cells;
+/// use rayon::prelude::*;
 /// let mut x = vec![0i64; 4];
 /// let c = cells(&mut x);
 /// (0..1000i64).into_par_iter().for_each(|i| i64::store(&c[0], i)); // racy, but not UB

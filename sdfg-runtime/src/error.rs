@@ -89,3 +89,14 @@ pub enum Error {
 
 /// The runtime's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The message of a caught panic.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".to_string()
+    }
+}

@@ -2,6 +2,7 @@
 
 mod common;
 
+use sdfg_runtime::__glue::{cells, KernelArgs, KernelEntry, Program};
 use sdfg_runtime::*;
 
 fn cpu() -> Device {
@@ -159,7 +160,7 @@ fn gpu_without_cuda_is_an_error() {
 /// WCR cells under rayon contention: exact integer sums.
 #[test]
 fn wcr_sum_under_contention() {
-    use sdfg_runtime::rayon::prelude::*;
+    use rayon::prelude::*;
     let mut total = [0i64; 1];
     let mut total_u32 = [0u32; 1];
     let mut maximum = [i32::MIN; 1];
@@ -181,7 +182,7 @@ fn wcr_sum_under_contention() {
 /// A racy parallel write through cells is well defined (one of the values wins).
 #[test]
 fn racy_map_write_through_cells() {
-    use sdfg_runtime::rayon::prelude::*;
+    use rayon::prelude::*;
     let mut x = vec![0i32; 4];
     {
         let c = cells(&mut x);
@@ -204,10 +205,11 @@ fn cpu_kernel_panic_is_reported() -> Result<()> {
         cpu: wrong_type,
     }];
     let dev = cpu();
-    let m = Module::load(&dev, "panicky", &K)?;
+    // SAFETY (load and launch): a CPU device runs only the CPU twin.
+    let m = unsafe { Module::load(&dev, "panicky", &K) }?;
     let s = dev.new_stream()?;
     let x = DeviceBuffer::<i32>::zeros(&dev, 1)?;
-    s.launch(&m, 0, &common::single_thread(), &[KernelArg::read(&x)])?;
+    unsafe { s.launch(&m, 0, &common::single_thread(), &[KernelArg::read(&x)]) }?;
     match s.synchronize() {
         Err(Error::KernelPanicked { kernel, message }) => {
             assert_eq!(kernel, "wrong_type");

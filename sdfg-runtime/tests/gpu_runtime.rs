@@ -70,7 +70,8 @@ fn random_ops_match_sequential_model() -> Result<()> {
 fn invalid_ptx_reports_the_jit_log() {
     let Some(dev) = gpu() else { return };
     let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry broken() { bogus.instruction; }\n";
-    match Module::load_dynamic(&dev, ptx.to_string(), vec!["broken".into()]) {
+    // SAFETY: the module does not compile; nothing is launched.
+    match unsafe { Module::load_dynamic(&dev, ptx.to_string(), vec!["broken".into()]) } {
         Err(Error::JitFailed { log }) => {
             println!("jit log: {log}");
             assert!(!log.is_empty());
@@ -86,7 +87,10 @@ fn invalid_ptx_reports_the_jit_log() {
 #[test]
 fn missing_kernel_name_is_an_error() {
     let Some(dev) = gpu() else { return };
-    let r = Module::load_dynamic(&dev, common::PTX.to_string(), vec!["no_such_kernel".into()]);
+    // SAFETY: the entry does not exist; nothing is launched.
+    let r = unsafe {
+        Module::load_dynamic(&dev, common::PTX.to_string(), vec!["no_such_kernel".into()])
+    };
     assert!(
         matches!(&r, Err(Error::InvalidArgument(m)) if m.contains("no_such_kernel")),
         "{r:?}"

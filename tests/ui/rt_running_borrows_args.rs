@@ -1,13 +1,10 @@
 // An argument cannot be mutated while the `Running` of a launch holds it.
-use sdfg::runtime::{Device, Error, Program, ProgramSpec, Running, StreamSpec};
+use sdfg::runtime::__glue::{Program, ProgramSpec, StreamSpec};
+use sdfg::runtime::{Device, Error, Running};
 use std::marker::PhantomData;
 
-static SPEC: ProgramSpec = ProgramSpec {
-    name: "fake",
-    ptx: "",
-    kernels: &[],
-    streams: StreamSpec::Created(1),
-};
+// SAFETY: no kernels, so nothing is ever launched.
+static SPEC: ProgramSpec = unsafe { ProgramSpec::new("fake", "", &[], StreamSpec::Created(1)) };
 
 /// What a generated `launch` looks like: the Running borrows the arguments.
 fn launch<'a>(program: &'a Program, x: &'a mut Vec<i32>) -> Result<Running<'a>, Error> {
@@ -18,7 +15,8 @@ fn launch<'a>(program: &'a Program, x: &'a mut Vec<i32>) -> Result<Running<'a>, 
 
 fn main() -> Result<(), Error> {
     let dev = Device::cpu();
-    let program = Program::load(&dev, &SPEC)?;
+    // SAFETY: as above.
+    let program = unsafe { Program::load(&dev, &SPEC) }?;
     let mut x = vec![1, 2, 3];
     let running = launch(&program, &mut x)?;
     x.push(4);

@@ -74,13 +74,25 @@ fn rust_prec(e: &Expr) -> u8 {
         ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Load { .. } | ExprKind::Call { .. } => 15,
         ExprKind::Unary { .. } => 13,
         ExprKind::Cast { .. } => 12,
-        ExprKind::Binary { op, .. } => rust_binop_prec(*op),
+        ExprKind::Binary { op, .. } => binop_prec(*op, Syntax::Rust),
         // `if c { a } else { b }` needs parentheses inside any operator.
         ExprKind::Select { .. } => 0,
     }
 }
 
-fn rust_binop_prec(op: BinOp) -> u8 {
+/// The two syntaxes printed here.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Syntax {
+    Rust,
+    Python,
+}
+
+/// Binary operator precedence, higher binds tighter. Rust and Python rank
+/// the arithmetic, shift and bit operators alike; below them they differ:
+/// Python's `not` (3, see `py_prec`) binds looser than its comparisons and
+/// tighter than `and` and `or`.
+fn binop_prec(op: BinOp, syntax: Syntax) -> u8 {
+    let python = syntax == Syntax::Python;
     match op {
         BinOp::Mul | BinOp::Div | BinOp::Rem => 11,
         BinOp::Add | BinOp::Sub => 10,
@@ -88,8 +100,11 @@ fn rust_binop_prec(op: BinOp) -> u8 {
         BinOp::BitAnd => 8,
         BinOp::BitXor => 7,
         BinOp::BitOr => 6,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if python => 4,
         BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 5,
+        BinOp::And if python => 2,
         BinOp::And => 4,
+        BinOp::Or if python => 1,
         BinOp::Or => 3,
     }
 }
@@ -137,7 +152,7 @@ pub fn expr_to_rust(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
             format!("{sym}{}", rust_operand(arg, 13, sdfg, names))
         }
         ExprKind::Binary { op, lhs, rhs } => {
-            let p = rust_binop_prec(*op);
+            let p = binop_prec(*op, Syntax::Rust);
             // Left-associative operators; comparisons do not chain at all.
             let lhs_min = if op.is_comparison() { p + 1 } else { p };
             format!(
@@ -316,22 +331,8 @@ fn py_prec(e: &Expr) -> u8 {
                 12
             }
         }
-        ExprKind::Binary { op, .. } => py_binop_prec(*op),
+        ExprKind::Binary { op, .. } => binop_prec(*op, Syntax::Python),
         ExprKind::Select { .. } => 0,
-    }
-}
-
-fn py_binop_prec(op: BinOp) -> u8 {
-    match op {
-        BinOp::Mul | BinOp::Div | BinOp::Rem => 11,
-        BinOp::Add | BinOp::Sub => 10,
-        BinOp::Shl | BinOp::Shr => 9,
-        BinOp::BitAnd => 8,
-        BinOp::BitXor => 7,
-        BinOp::BitOr => 6,
-        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
-        BinOp::And => 2,
-        BinOp::Or => 1,
     }
 }
 
@@ -395,7 +396,7 @@ pub fn expr_to_python_boxed(
             UnOp::Not => format!("~{}", py_operand(arg, 12, sdfg, names, boxed)),
         },
         ExprKind::Binary { op, lhs, rhs } => {
-            let p = py_binop_prec(*op);
+            let p = binop_prec(*op, Syntax::Python);
             let sym = match op {
                 BinOp::And => "and",
                 BinOp::Or => "or",

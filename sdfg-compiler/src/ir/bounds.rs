@@ -192,7 +192,7 @@ impl<'a> Walk<'a> {
                     if let Some(st) = step {
                         self.expr(st, f);
                     }
-                    let outer = std::mem::replace(&mut self.loops, LoopScope::default());
+                    let outer = std::mem::take(&mut self.loops);
                     self.loops = outer.enter_loop(*var, start, end, step.as_ref());
                     self.enclosing.push((*var, start, end, step.as_ref()));
                     self.stmts(body, f);

@@ -11,6 +11,8 @@
 
 pub mod bounds;
 pub mod expr;
+pub mod linear;
+pub mod semantics;
 pub mod types;
 
 pub use expr::*;
@@ -161,7 +163,7 @@ pub enum StatementKind {
     Map(Map),
     /// A stand-alone host tasklet: `tasklet NAME { BODY }`.
     Tasklet(Tasklet),
-    /// `copy SRC[subset] -> DST[subset];` (memlets[0] reads SRC, memlets[1] writes DST).
+    /// `copy SRC[subset] -> DST[subset];` (`memlets[0]` reads SRC, `memlets[1]` writes DST).
     Copy(Copy),
     /// `wait NAME;` (only in `#[sync(manual)]` SDFGs).
     Wait(Wait),

@@ -19,11 +19,9 @@
 mod body;
 mod dataflow;
 mod memlets;
-mod names;
 mod typing;
 
-pub use names::closest_name;
-
+use crate::diag::suggest::closest_name;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{self, *};
 use crate::parse::{self, Item, SdfgAst, StmtAst};

@@ -81,47 +81,59 @@ fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnosti
             }
             Ok(())
         }
-        "streams" => {
-            let policy = attr.parse_args_with(parse_streams).map_err(|e| {
-                Diagnostic::error(e.span(), e.to_string())
-                    .help("write `#[streams(default)]`, `#[streams(single)]`, `#[streams(max(4))]` or `#[streams(auto)]`")
-            })?;
-            if header.streams.is_some() {
-                return Err(Diagnostic::error(span, "duplicate `#[streams]` attribute")
-                    .help("keep one `#[streams(...)]`"));
-            }
-            header.streams = Some((policy, span));
-            Ok(())
-        }
-        "sync" => {
-            let mode = attr.parse_args_with(parse_sync).map_err(|e| {
-                Diagnostic::error(e.span(), e.to_string())
-                    .help("write `#[sync(auto)]` or `#[sync(manual)]`")
-            })?;
-            if header.sync.is_some() {
-                return Err(Diagnostic::error(span, "duplicate `#[sync]` attribute")
-                    .help("keep one `#[sync(...)]`"));
-            }
-            header.sync = Some((mode, span));
-            Ok(())
-        }
+        "streams" => set_once(
+            &mut header.streams,
+            attr,
+            span,
+            parse_streams,
+            "write `#[streams(default)]`, `#[streams(single)]`, `#[streams(max(4))]` or `#[streams(auto)]`",
+        ),
+        "sync" => set_once(
+            &mut header.sync,
+            attr,
+            span,
+            parse_sync,
+            "write `#[sync(auto)]` or `#[sync(manual)]`",
+        ),
         "start" => Err(Diagnostic::error(span, "`#[start]` belongs on a state")
             .help("write it before `state NAME { ... }` inside the sdfg")),
         _ => {
             let d = Diagnostic::error(span, format!("unknown attribute `#[{name}]`"));
-            Err(
-                match crate::lower::closest_name(&name, ["streams", "sync", "start"]) {
-                    Some("start") => {
-                        d.help("`#[start]` belongs on a state: `#[start] state NAME { ... }`")
-                    }
-                    Some(close) => d.help(format!("did you mean `#[{close}(...)]`?")),
-                    None => d.help(
-                        "an sdfg takes `#[streams(...)]`, `#[sync(...)]` and `///` doc comments",
-                    ),
-                },
-            )
+            Err(match closest_name(&name, ["streams", "sync", "start"]) {
+                Some("start") => {
+                    d.help("`#[start]` belongs on a state: `#[start] state NAME { ... }`")
+                }
+                Some(close) => d.help(format!("did you mean `#[{close}(...)]`?")),
+                None => {
+                    d.help("an sdfg takes `#[streams(...)]`, `#[sync(...)]` and `///` doc comments")
+                }
+            })
         }
     }
+}
+
+/// A `#[NAME(...)]` attribute of the sdfg that may appear once: its
+/// argument parsed into `slot` (`help` says how to write it when it does
+/// not parse).
+fn set_once<T>(
+    slot: &mut Option<(T, Span)>,
+    attr: &Attribute,
+    span: Span,
+    parse: fn(ParseStream) -> syn::Result<T>,
+    help: &str,
+) -> Result<(), Diagnostic> {
+    let name = attr.path().to_token_stream().to_string();
+    let value = attr
+        .parse_args_with(parse)
+        .map_err(|e| Diagnostic::error(e.span(), e.to_string()).help(help))?;
+    if slot.is_some() {
+        return Err(
+            Diagnostic::error(span, format!("duplicate `#[{name}]` attribute"))
+                .help(format!("keep one `#[{name}(...)]`")),
+        );
+    }
+    *slot = Some((value, span));
+    Ok(())
 }
 
 fn doc_text(attr: &Attribute) -> Option<String> {

@@ -13,6 +13,7 @@ mod body;
 mod items;
 mod raw;
 
+use crate::diag::suggest::{backticked, closest_name};
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{MapSchedule, ScalarType, Storage, StreamPolicy, SyncMode};
 use proc_macro2::{Ident, Span, TokenStream};
@@ -282,20 +283,11 @@ pub(crate) fn type_name(ident: &Ident) -> Result<TypeName, Diagnostic> {
         None => {
             let names: Vec<&str> = ScalarType::ALL.iter().map(|t| t.rust_name()).collect();
             let mut d = Diagnostic::error(ident.span(), format!("unknown type `{text}`"));
-            d = match crate::lower::closest_name(&text, names.iter().copied()) {
+            d = match closest_name(&text, names.iter().copied()) {
                 Some(c) => d.help(format!("did you mean `{c}`?")),
                 None => d.help(format!("the element types are {}", backticked(&names))),
             };
             Err(d)
         }
     }
-}
-
-/// `a`, `b` and `c` -> "`a`, `b`, `c`".
-pub(crate) fn backticked(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

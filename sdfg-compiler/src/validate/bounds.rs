@@ -1,10 +1,10 @@
 //! Constant indices and subsets against constant dimensions, and copies:
 //! element types and shapes must match.
 
-use super::affine::{constant, Affine};
 use super::storage::shape_text;
 use super::*;
 use crate::diag::Diagnostic;
+use crate::ir::linear::{constant_value, Affine, AffineVar};
 
 pub(super) fn check(sdfg: &Sdfg, diags: &mut Diagnostics) {
     for state in &sdfg.states {
@@ -108,13 +108,20 @@ fn map_ranges(sdfg: &Sdfg, stmt: &Statement, map: &Map, diags: &mut Diagnostics)
 /// None when the map provably runs no iteration.
 fn param_interval(index: &Expr, map: &Map) -> Option<(usize, Affine, Affine)> {
     let form = Affine::of(index)?;
-    let mut params = form.terms.iter().filter(|((kind, _), _)| *kind == 1);
-    let (&(_, p), &coef) = params.next()?;
+    let mut params = form.terms.iter().filter_map(|(v, &k)| match v {
+        AffineVar::Param(p) => Some((*p, k)),
+        AffineVar::Symbol(_) => None,
+    });
+    let (p, coef) = params.next()?;
     if coef != 1 || params.next().is_some() {
         return None;
     }
     let param = map.params.get(p)?;
-    if param.step.as_ref().is_some_and(|s| constant(s) != Some(1)) {
+    if param
+        .step
+        .as_ref()
+        .is_some_and(|s| constant_value(s) != Some(1))
+    {
         return None;
     }
     let (start, end) = (Affine::of(&param.start)?, Affine::of(&param.end)?);
@@ -122,7 +129,7 @@ fn param_interval(index: &Expr, map: &Map) -> Option<(usize, Affine, Affine)> {
         return None;
     }
     let mut rest = form;
-    rest.terms.remove(&(1, p));
+    rest.terms.remove(&AffineVar::Param(p));
     Some((p, start.add(&rest, 1)?, end.add(&rest, 1)?))
 }
 
@@ -138,7 +145,7 @@ fn dim_name(c: &Container, dim: usize) -> String {
 fn indices(sdfg: &Sdfg, container: ContainerId, index: &[Expr], diags: &mut Diagnostics) {
     let c = &sdfg.containers[container];
     for (dim, (i, extent)) in index.iter().zip(&c.shape).enumerate() {
-        let (Some(value), Some(len)) = (constant(i), constant(extent)) else {
+        let (Some(value), Some(len)) = (constant_value(i), constant_value(extent)) else {
             continue;
         };
         if value < 0 || value >= len {

@@ -6,9 +6,9 @@
 //!   DaCe (their order is not defined by the dataflow). A reduction counts
 //!   as a read of the value it updates.
 
-use super::affine::Affine;
 use super::*;
 use crate::diag::Diagnostic;
+use crate::ir::linear::{Affine, AffineVar};
 
 pub(super) fn check(sdfg: &Sdfg, diags: &mut Diagnostics) {
     for state in &sdfg.states {
@@ -167,14 +167,17 @@ fn interval(d: &SubsetDim, params: &[MapParam]) -> Option<(Affine, Affine)> {
     }
     // One parameter with coefficient 1: `p + rest` covers `start + rest .. end + rest`.
     let SubsetDim::Index(_) = d else { return None };
-    let mut param_terms = lo.terms.iter().filter(|((kind, _), _)| *kind == 1);
-    let (&(_, p), &coef) = param_terms.next()?;
+    let mut param_terms = lo.terms.iter().filter_map(|(v, &k)| match v {
+        AffineVar::Param(p) => Some((*p, k)),
+        AffineVar::Symbol(_) => None,
+    });
+    let (p, coef) = param_terms.next()?;
     if coef != 1 || param_terms.next().is_some() {
         return None;
     }
     let param = params.get(p)?;
     let mut rest = lo;
-    rest.terms.remove(&(1, p));
+    rest.terms.remove(&AffineVar::Param(p));
     let start = Affine::of(&param.start)?;
     let end = Affine::of(&param.end)?;
     if start.has_params() || end.has_params() {

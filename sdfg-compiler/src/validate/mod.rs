@@ -9,7 +9,6 @@
 //! - `reach`: states unreachable from the start state;
 //! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
 
-mod affine;
 mod bounds;
 mod conflicts;
 mod reach;

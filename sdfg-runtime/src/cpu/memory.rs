@@ -1,6 +1,7 @@
 //! Memory of the CPU device.
 
 use crate::elem::{cells_from_raw, Elem};
+use crate::error::{Error, Result};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -19,9 +20,9 @@ impl<T: Elem> CpuCells<T> {
         len: usize,
         live_bytes: &Arc<AtomicU64>,
         capacity: u64,
-    ) -> crate::Result<Arc<Self>> {
+    ) -> Result<Arc<Self>> {
         let bytes = (len as u128) * (std::mem::size_of::<T>() as u128);
-        let oom = crate::Error::OutOfMemory {
+        let oom = Error::OutOfMemory {
             bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
         };
         let bytes = u64::try_from(bytes).map_err(|_| oom.clone())?;
@@ -72,10 +73,10 @@ unsafe impl<T: Elem> Send for HeapBlock<T> {}
 unsafe impl<T: Elem> Sync for HeapBlock<T> {}
 
 impl<T: Elem> HeapBlock<T> {
-    pub(crate) fn new(len: usize) -> crate::Result<Self> {
+    pub(crate) fn new(len: usize) -> Result<Self> {
         let mut v: Vec<T> = Vec::new();
         if v.try_reserve_exact(len).is_err() {
-            return Err(crate::Error::OutOfMemory {
+            return Err(Error::OutOfMemory {
                 bytes: (len as u64).saturating_mul(std::mem::size_of::<T>() as u64),
             });
         }

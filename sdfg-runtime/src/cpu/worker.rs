@@ -5,9 +5,10 @@
 //! device are just positions, and waiting for an event is waiting for that
 //! count.
 
+use crate::lock::lock;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 /// A unit of work run by a worker.
 pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
@@ -23,12 +24,6 @@ pub(crate) struct Worker {
     has_work: Condvar,
     completed: Mutex<u64>,
     progress: Condvar,
-}
-
-/// Locks a mutex, ignoring poisoning: every critical section in this runtime
-/// leaves its data consistent, and jobs run outside the locks.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Worker {

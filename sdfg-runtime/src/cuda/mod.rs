@@ -7,10 +7,11 @@
 //! call without libcuda).
 
 use crate::error::{Error, Result};
+use crate::lock::lock;
 use cudarc::driver::result::{self as cu, DriverError};
 use cudarc::driver::sys;
 use std::ffi::{c_void, CString};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Turns a driver error into an [`Error::Driver`] naming the call.
 pub(crate) fn driver(call: &'static str) -> impl Fn(DriverError) -> Error {
@@ -79,7 +80,7 @@ impl CudaContext {
             Err(panic) => Err(Error::NoCuda {
                 reason: format!(
                     "the cuda driver could not be used: {}",
-                    crate::kernel::panic_message(&*panic)
+                    crate::error::panic_message(&*panic)
                 ),
             }),
         }
@@ -373,6 +374,45 @@ impl Drop for PinnedBlock {
             // SAFETY: the owner ordered every stream use before dropping; freed once.
             let _ = unsafe { cu::free_host(self.ptr) };
         }
+    }
+}
+
+/// Pinned staging blocks free for reuse (one pool per CUDA device): uploads
+/// from pageable memory and downloads into slices go through them.
+#[derive(Default)]
+pub(crate) struct StagingPool {
+    free: Mutex<Vec<PinnedBlock>>,
+}
+
+impl StagingPool {
+    /// The smallest free block of at least `bytes`, or a new one.
+    pub(crate) fn take(&self, ctx: &Arc<CudaContext>, bytes: usize) -> Result<PinnedBlock> {
+        let mut pool = lock(&self.free);
+        let best = pool
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.bytes >= bytes)
+            .min_by_key(|(_, b)| b.bytes)
+            .map(|(i, _)| i);
+        if let Some(i) = best {
+            return Ok(pool.swap_remove(i));
+        }
+        drop(pool);
+        PinnedBlock::new(ctx, bytes, false)
+    }
+
+    /// Returns a block to the pool (bounded; the rest is freed).
+    pub(crate) fn give_back(&self, block: PinnedBlock) {
+        const MAX_POOLED: usize = 16;
+        let mut pool = lock(&self.free);
+        if pool.len() < MAX_POOLED {
+            pool.push(block);
+        }
+    }
+
+    /// Frees every pooled block (while the context is still retained).
+    pub(crate) fn clear(&self) {
+        lock(&self.free).clear();
     }
 }
 

@@ -1,166 +1,14 @@
-//! Test kernels (PTX + CPU twins) and scenarios shared by the CPU and GPU
-//! runtime tests: each scenario runs unchanged on either device.
+//! Scenarios shared by the CPU and GPU runtime tests: each runs unchanged
+//! on either device, with the test kernels of `kernels.rs`.
 #![allow(dead_code)]
 
+mod kernels;
+
+pub use kernels::*;
+use sdfg_runtime::__glue::Program;
 use sdfg_runtime::*;
+use sdfg_testkit::rng::Rng;
 use std::marker::PhantomData;
-use std::time::Duration;
-
-pub const PTX: &str = include_str!("ptx.ptx");
-
-pub const SLOW_FILL: usize = 0;
-pub const ADD_ONE: usize = 1;
-pub const SLOW_COPY: usize = 2;
-pub const CHECKED_STORE: usize = 3;
-pub const AXPY_IF: usize = 4;
-
-/// How long the "slow" kernels spin or sleep.
-pub const SLOW_NS: u64 = 100_000_000;
-
-fn spin(ns: u64) {
-    std::thread::sleep(Duration::from_nanos(ns));
-}
-
-fn slow_fill(args: &KernelArgs<'_>) {
-    let out = args.cells::<i32>(0);
-    let len: u64 = args.value(1);
-    let value: u32 = args.value(2);
-    spin(args.value(3));
-    for cell in &out[..len as usize] {
-        i32::store(cell, value as i32);
-    }
-}
-
-fn add_one(args: &KernelArgs<'_>) {
-    use sdfg_runtime::rayon::prelude::*;
-    let x = args.cells::<i32>(0);
-    let len: u64 = args.value(1);
-    x[..len as usize]
-        .par_iter()
-        .for_each(|c| i32::store(c, i32::load(c).wrapping_add(1)));
-}
-
-fn slow_copy(args: &KernelArgs<'_>) {
-    let src = args.cells::<i32>(0);
-    let dst = args.cells::<i32>(1);
-    let len: u64 = args.value(2);
-    spin(args.value(3));
-    for i in 0..len as usize {
-        i32::store(&dst[i], i32::load(&src[i]));
-    }
-}
-
-fn checked_store(args: &KernelArgs<'_>) {
-    let x = args.cells::<i32>(0);
-    let len: u64 = args.value(1);
-    let index: u64 = args.value(2);
-    let value: u32 = args.value(3);
-    if index < len && (index as usize) < x.len() {
-        i32::store(&x[index as usize], value as i32);
-    } else {
-        args.fault(7);
-    }
-}
-
-fn axpy_if(args: &KernelArgs<'_>) {
-    let y = args.cells::<f64>(0);
-    let x = args.cells::<f64>(1);
-    let len: u64 = args.value(2);
-    let a: f64 = args.value(3);
-    let flag: bool = args.value(4);
-    if !flag {
-        return;
-    }
-    for i in 0..len as usize {
-        f64::store(&y[i], a.mul_add(f64::load(&x[i]), f64::load(&y[i])));
-    }
-}
-
-pub static KERNELS: [KernelEntry; 5] = [
-    KernelEntry {
-        name: "slow_fill",
-        cpu: slow_fill,
-    },
-    KernelEntry {
-        name: "add_one",
-        cpu: add_one,
-    },
-    KernelEntry {
-        name: "slow_copy",
-        cpu: slow_copy,
-    },
-    KernelEntry {
-        name: "checked_store",
-        cpu: checked_store,
-    },
-    KernelEntry {
-        name: "axpy_if",
-        cpu: axpy_if,
-    },
-];
-
-pub static SPEC_TWO_STREAMS: ProgramSpec = ProgramSpec {
-    name: "two_streams",
-    ptx: PTX,
-    kernels: &KERNELS,
-    streams: StreamSpec::Created(2),
-};
-
-pub static SPEC_DEFAULT: ProgramSpec = ProgramSpec {
-    name: "default_stream",
-    ptx: PTX,
-    kernels: &KERNELS,
-    streams: StreamSpec::Default,
-};
-
-pub fn single_thread() -> LaunchConfig {
-    LaunchConfig {
-        grid: [1, 1, 1],
-        block: [1, 1, 1],
-        shared_bytes: 0,
-    }
-}
-
-pub fn module(dev: &Device) -> std::sync::Arc<Module> {
-    Module::load(dev, PTX, &KERNELS).expect("the test module loads")
-}
-
-/// Issues the slow fill of `buf` with `value` on `stream`.
-pub fn launch_slow_fill(
-    stream: &Stream,
-    m: &Module,
-    buf: &DeviceBuffer<i32>,
-    value: i32,
-) -> Result<()> {
-    stream.launch(
-        m,
-        SLOW_FILL,
-        &single_thread(),
-        &[
-            KernelArg::write(buf),
-            KernelArg::value(buf.len() as u64),
-            KernelArg::value(value as u32),
-            KernelArg::value(SLOW_NS),
-        ],
-    )
-}
-
-pub fn launch_add_one(stream: &Stream, m: &Module, buf: &DeviceBuffer<i32>) -> Result<()> {
-    let config = LaunchConfig::for_counts(stream.device(), &[buf.len() as u64], [128, 1, 1], 1);
-    stream.launch(
-        m,
-        ADD_ONE,
-        &config,
-        &[
-            KernelArg::read_write(buf),
-            KernelArg::value(buf.len() as u64),
-        ],
-    )
-}
-
-pub fn whole<T: Elem>(b: &DeviceBuffer<T>) -> Region {
-    Region::whole(b.len())
-}
 
 // ---------------------------------------------------------------- scenarios
 
@@ -220,17 +68,20 @@ pub fn cross_stream_write_after_read(dev: &Device) -> Result<()> {
     let src = DeviceBuffer::from_slice(dev, &[1i32; 64])?;
     let dst = DeviceBuffer::<i32>::zeros(dev, 64)?;
     let before = dev.counters();
-    a.launch(
-        &m,
-        SLOW_COPY,
-        &single_thread(),
-        &[
-            KernelArg::read(&src),
-            KernelArg::write(&dst),
-            KernelArg::value(64u64),
-            KernelArg::value(SLOW_NS),
-        ],
-    )?;
+    // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+    unsafe {
+        a.launch(
+            &m,
+            SLOW_COPY,
+            &single_thread(),
+            &[
+                KernelArg::read(&src),
+                KernelArg::write(&dst),
+                KernelArg::value(64u64),
+                KernelArg::value(SLOW_NS),
+            ],
+        )
+    }?;
     b.copy_to_device(
         &[2i32; 64][..],
         &Region::whole(64),
@@ -295,7 +146,8 @@ pub fn forgotten_pending_slice_untouched(dev: &Device) -> Result<()> {
 
 /// A forgotten `Running`: later uses of its buffers are still ordered.
 pub fn forgotten_running_then_reuse(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
     let buf = DeviceBuffer::<i32>::zeros(dev, 100)?;
     let other = dev.new_stream()?;
     let before = dev.counters();
@@ -317,7 +169,8 @@ pub fn forgotten_running_then_reuse(dev: &Device) -> Result<()> {
 
 /// Dropping a buffer right after forgetting the `Running` that writes it.
 pub fn drop_buffer_after_forgotten_running(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
     let baseline = dev.memory_in_use()?;
     {
         let buf = DeviceBuffer::<i32>::zeros(dev, 1 << 20)?;
@@ -470,18 +323,21 @@ pub fn faults_and_launch_errors(dev: &Device) -> Result<()> {
     let s = dev.new_stream()?;
     let x = DeviceBuffer::<i32>::zeros(dev, 4)?;
     let store = |index: u64| {
-        s.launch(
-            &m,
-            CHECKED_STORE,
-            &single_thread(),
-            &[
-                KernelArg::write(&x),
-                KernelArg::value(4u64),
-                KernelArg::value(index),
-                KernelArg::value(5u32),
-                KernelArg::fault(),
-            ],
-        )
+        // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+        unsafe {
+            s.launch(
+                &m,
+                CHECKED_STORE,
+                &single_thread(),
+                &[
+                    KernelArg::write(&x),
+                    KernelArg::value(4u64),
+                    KernelArg::value(index),
+                    KernelArg::value(5u32),
+                    KernelArg::fault(),
+                ],
+            )
+        }
     };
     store(2)?;
     s.synchronize()?;
@@ -503,20 +359,25 @@ pub fn faults_and_launch_errors(dev: &Device) -> Result<()> {
         shared_bytes: 0,
     };
     assert!(matches!(
-        s.launch(&m, ADD_ONE, &bad_block, &[]),
+        // SAFETY: refused before anything is issued.
+        unsafe { s.launch(&m, ADD_ONE, &bad_block, &[]) },
         Err(Error::InvalidArgument(_))
     ));
     assert!(matches!(
-        s.launch(&m, 99, &single_thread(), &[]),
+        // SAFETY: refused before anything is issued.
+        unsafe { s.launch(&m, 99, &single_thread(), &[]) },
         Err(Error::InvalidArgument(_))
     ));
     let empty = LaunchConfig::for_counts(dev, &[0], [128, 1, 1], 1);
-    s.launch(
-        &m,
-        ADD_ONE,
-        &empty,
-        &[KernelArg::read_write(&x), KernelArg::value(0u64)],
-    )?;
+    // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+    unsafe {
+        s.launch(
+            &m,
+            ADD_ONE,
+            &empty,
+            &[KernelArg::read_write(&x), KernelArg::value(0u64)],
+        )
+    }?;
     assert_eq!(dev.counters() - before, Counters::default());
     Ok(())
 }
@@ -529,18 +390,21 @@ pub fn scalar_parameters(dev: &Device) -> Result<()> {
     let y = DeviceBuffer::from_slice(dev, &[10.0f64, 20.0, 30.0])?;
     let config = LaunchConfig::for_counts(dev, &[3], [64, 1, 1], 1);
     for flag in [false, true] {
-        s.launch(
-            &m,
-            AXPY_IF,
-            &config,
-            &[
-                KernelArg::read_write(&y),
-                KernelArg::read(&x),
-                KernelArg::value(3u64),
-                KernelArg::value(2.0f64),
-                KernelArg::value(flag),
-            ],
-        )?;
+        // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+        unsafe {
+            s.launch(
+                &m,
+                AXPY_IF,
+                &config,
+                &[
+                    KernelArg::read_write(&y),
+                    KernelArg::read(&x),
+                    KernelArg::value(3u64),
+                    KernelArg::value(2.0f64),
+                    KernelArg::value(flag),
+                ],
+            )
+        }?;
     }
     assert_eq!(y.to_vec()?, [12.0, 24.0, 36.0]);
     Ok(())
@@ -548,7 +412,8 @@ pub fn scalar_parameters(dev: &Device) -> Result<()> {
 
 /// One program, eight threads, each with its own arguments and context.
 pub fn program_from_eight_threads(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..8)
             .map(|t| {
@@ -591,7 +456,8 @@ pub fn program_from_eight_threads(dev: &Device) -> Result<()> {
 
 /// Running::wait counts one host sync per stream with outstanding work.
 pub fn running_counts(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_TWO_STREAMS)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
     let buf = DeviceBuffer::<i32>::zeros(dev, 10)?;
     {
         // Warm the pool so the counts below do not include setup.
@@ -662,24 +528,21 @@ pub fn timing_events(dev: &Device) -> Result<()> {
 
 /// The module cache: one load per device and PTX.
 pub fn module_cache(dev: &Device) -> Result<()> {
-    let a = Module::load(dev, PTX, &KERNELS)?;
-    let b = Program::load(dev, &SPEC_DEFAULT)?;
+    // SAFETY: as in `module`.
+    let a = unsafe { Module::load(dev, PTX, &KERNELS) }?;
+    // SAFETY: the specs use the test module (see `module`).
+    let b = unsafe { Program::load(dev, &SPEC_DEFAULT) }?;
     assert!(std::sync::Arc::ptr_eq(&a, b.module()));
     Ok(())
 }
 
-pub static SPEC_OTHER: ProgramSpec = ProgramSpec {
-    name: "other_program",
-    ptx: PTX,
-    kernels: &KERNELS,
-    streams: StreamSpec::Created(1),
-};
-
 /// Two different programs share a buffer: the second one's use is ordered
 /// after the first one's (still running) write by one event.
 pub fn two_programs_share_a_buffer(dev: &Device) -> Result<()> {
-    let first = Program::load(dev, &SPEC_TWO_STREAMS)?;
-    let second = Program::load(dev, &SPEC_OTHER)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let first = unsafe { Program::load(dev, &SPEC_TWO_STREAMS) }?;
+    // SAFETY: the specs use the test module (see `module`).
+    let second = unsafe { Program::load(dev, &SPEC_OTHER) }?;
     let shared = DeviceBuffer::<i32>::zeros(dev, 256)?;
     let before = dev.counters();
     let ctx = first.context()?;
@@ -765,7 +628,8 @@ pub fn host_buffer_source_waits(dev: &Device) -> Result<()> {
 
 /// A program on the default stream and on a caller's stream.
 pub fn default_stream_program(dev: &Device) -> Result<()> {
-    let program = Program::load(dev, &SPEC_DEFAULT)?;
+    // SAFETY: the specs use the test module (see `module`).
+    let program = unsafe { Program::load(dev, &SPEC_DEFAULT) }?;
     let buf = DeviceBuffer::<i32>::zeros(dev, 32)?;
     let ctx = program.context()?;
     assert_eq!(ctx.stream(0), &dev.default_stream());
@@ -793,15 +657,8 @@ pub fn random_ops_match_sequential_model(dev: &Device, seed: u64) -> Result<()> 
         .collect::<Result<_>>()?;
     let mut model = vec![vec![0i32; N]; BUFFERS];
     let mut downloads: Vec<(Pending<HostBuffer<i32>>, Vec<i32>)> = Vec::new();
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut next = |n: u64| {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) % n
-    };
+    let mut rng = Rng::new(seed);
+    let mut next = |n: u64| rng.below(n as usize) as u64;
     for step in 0..150 {
         let s = &streams[next(4) as usize];
         let b = next(BUFFERS as u64) as usize;
@@ -811,18 +668,21 @@ pub fn random_ops_match_sequential_model(dev: &Device, seed: u64) -> Result<()> 
                 model[b].iter_mut().for_each(|v| *v += 1);
             }
             1 => {
-                let value = step as i32;
-                s.launch(
-                    &m,
-                    SLOW_FILL,
-                    &single_thread(),
-                    &[
-                        KernelArg::write(&buffers[b]),
-                        KernelArg::value(N as u64),
-                        KernelArg::value(value as u32),
-                        KernelArg::value(1_000_000u64 + next(3) * 1_000_000),
-                    ],
-                )?;
+                let value = step;
+                // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+                unsafe {
+                    s.launch(
+                        &m,
+                        SLOW_FILL,
+                        &single_thread(),
+                        &[
+                            KernelArg::write(&buffers[b]),
+                            KernelArg::value(N as u64),
+                            KernelArg::value(value as u32),
+                            KernelArg::value(1_000_000u64 + next(3) * 1_000_000),
+                        ],
+                    )
+                }?;
                 model[b] = vec![value; N];
             }
             2 => {
@@ -836,7 +696,7 @@ pub fn random_ops_match_sequential_model(dev: &Device, seed: u64) -> Result<()> 
                 model[b] = model[from].clone();
             }
             3 => {
-                let data: Vec<i32> = (0..N as i32).map(|i| i * step as i32).collect();
+                let data: Vec<i32> = (0..N as i32).map(|i| i * step).collect();
                 s.copy_to_device(&data, &Region::whole(N), &buffers[b], &Region::whole(N))?;
                 model[b] = data;
             }

@@ -74,11 +74,12 @@ impl Glue<'_> {
                 #[allow(unused_imports)]
                 use super::*;
                 pub(super) static KERNELS: [#kernel_entry; #nkernels] = [#(#entries),*];
-                pub(super) static SPEC: #program_spec = #program_spec {
-                    name: #name_str,
-                    ptx: #ptx_text,
-                    kernels: &KERNELS,
-                    streams: #streams,
+                // SAFETY: the PTX, the kernel table and the glue that launches
+                // them are generated together from this one SDFG: each launch
+                // passes its kernel's ABI parameters, bounds are prechecked or
+                // guarded in the kernel.
+                pub(super) static SPEC: #program_spec = unsafe {
+                    #program_spec::new(#name_str, #ptx_text, &KERNELS, #streams)
                 };
                 #(#twins)*
             }
@@ -92,7 +93,9 @@ impl Glue<'_> {
 
                 /// Loads the program on `device` (the PTX module is JIT-compiled once per device and cached).
                 pub fn load(device: &#device) -> ::core::result::Result<Self, #error> {
-                    ::core::result::Result::Ok(Self { __program: #program::load(device, &#private::SPEC)? })
+                    // SAFETY: `SPEC` is this SDFG's generated spec (see its SAFETY above).
+                    let __program = unsafe { #program::load(device, &#private::SPEC) }?;
+                    ::core::result::Result::Ok(Self { __program })
                 }
 
                 /// The device this program runs on.

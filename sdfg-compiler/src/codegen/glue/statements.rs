@@ -100,7 +100,11 @@ impl Glue<'_> {
         let launch_config = rt::launch_config();
         quote! {{
             let __cfg = #launch_config::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows);
-            #stream.launch(__module, #index, &__cfg, &[#(#args),*])?;
+            let __args: &[#kernel_arg<'_>] = &[#(#args),*];
+            // SAFETY: `__module` is this SDFG's module and `__args` is the
+            // parameter list of kernel `#index`'s ABI, built by the generator
+            // that wrote the kernel.
+            unsafe { #stream.launch(__module, #index, &__cfg, __args) }?;
         }}
     }
 

@@ -19,6 +19,10 @@
 //! `rows_per_thread` consecutive iterations: with step 1, a load that one
 //! row's iteration shares with another's (`A[i + 1, j]` of row i is
 //! `A[i, j]` of row i + 1) is issued once for all of them.
+//!
+//! This file is the front door: the module, its kernels and their launch
+//! shapes. `kernel` emits one entry per map, [`math`] the subroutines they
+//! call, [`ptxas`] assembles a module for the tests.
 
 mod kernel;
 pub mod math;
@@ -288,6 +292,3 @@ pub const ULP_BOUNDS: &[UlpBound] = &[
         note: "via f64",
     },
 ];
-
-#[doc(hidden)]
-pub mod testing;

@@ -1,0 +1,150 @@
+//! The benchmarked computations, in table order: how each loads its
+//! workload, which hand-written baseline it is compared with, and its
+//! target share of the copy bandwidth.
+
+use crate::baselines::{BaselineResult, Baselines, Reps};
+use crate::common::{AnyResult, Options, Workload};
+use crate::{axpy, dot, heat3d, jacobi2d, raw, softmax};
+use sdfg::prelude::*;
+
+/// The benchmarked computations, in table order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Axpy,
+    Stencil2d,
+    Jacobi2d,
+    Heat3d,
+    DotPartials,
+    DotDirect,
+    SoftmaxTwoPass,
+    SoftmaxOnline,
+    SoftmaxRows,
+}
+
+pub(crate) const KINDS: [Kind; 9] = [
+    Kind::Axpy,
+    Kind::Stencil2d,
+    Kind::Jacobi2d,
+    Kind::Heat3d,
+    Kind::DotPartials,
+    Kind::DotDirect,
+    Kind::SoftmaxTwoPass,
+    Kind::SoftmaxOnline,
+    Kind::SoftmaxRows,
+];
+
+impl Kind {
+    /// `--only` matches these (a prefix of the example's name).
+    pub(crate) fn family(self) -> &'static str {
+        match self {
+            Kind::Axpy => "axpy",
+            Kind::Stencil2d => "stencil2d",
+            Kind::Jacobi2d => "jacobi2d",
+            Kind::Heat3d => "heat3d",
+            Kind::DotPartials | Kind::DotDirect => "dot",
+            Kind::SoftmaxTwoPass | Kind::SoftmaxOnline | Kind::SoftmaxRows => "softmax",
+        }
+    }
+
+    /// The target: % of the device-to-device copy bandwidth (DESIGN.md 8).
+    pub(crate) fn target_pct(self) -> f64 {
+        match self {
+            Kind::Axpy | Kind::Stencil2d | Kind::Jacobi2d | Kind::Heat3d => 90.0,
+            Kind::DotPartials | Kind::DotDirect => 80.0,
+            Kind::SoftmaxTwoPass | Kind::SoftmaxOnline | Kind::SoftmaxRows => 70.0,
+        }
+    }
+
+    pub(crate) fn load(self, device: &Device, small: bool) -> AnyResult<Box<dyn Workload>> {
+        let opts = Options::none();
+        Ok(match self {
+            Kind::Axpy => Box::new(axpy::AxpyWorkload::new(device, &opts, small)?),
+            Kind::Stencil2d => {
+                let (n, t) = stencil2d_sizes(small);
+                Box::new(jacobi2d::Jacobi2dWorkload::with_sizes(
+                    device,
+                    "stencil2d",
+                    n,
+                    t,
+                )?)
+            }
+            Kind::Jacobi2d => Box::new(jacobi2d::Jacobi2dWorkload::new(device, &opts, small)?),
+            Kind::Heat3d => Box::new(heat3d::Heat3dWorkload::new(device, &opts, small)?),
+            Kind::DotPartials => Box::new(dot::DotWorkload::new(
+                device,
+                &opts,
+                small,
+                dot::DotForm::Partials,
+            )?),
+            Kind::DotDirect => Box::new(dot::DotWorkload::new(
+                device,
+                &opts,
+                small,
+                dot::DotForm::Direct,
+            )?),
+            Kind::SoftmaxTwoPass => Box::new(softmax::SoftmaxWorkload::new(
+                device,
+                &opts,
+                small,
+                softmax::SoftmaxForm::TwoPass,
+            )?),
+            Kind::SoftmaxOnline => Box::new(softmax::SoftmaxWorkload::new(
+                device,
+                &opts,
+                small,
+                softmax::SoftmaxForm::Online,
+            )?),
+            Kind::SoftmaxRows => Box::new(softmax::SoftmaxWorkload::new(
+                device,
+                &opts,
+                small,
+                softmax::SoftmaxForm::Rows,
+            )?),
+        })
+    }
+
+    /// The baseline of this computation (one per family: both dot forms and
+    /// both softmax forms compare with the same hand-written kernel).
+    pub(crate) fn baseline(
+        self,
+        b: &Baselines<'_>,
+        small: bool,
+        reps: Reps,
+    ) -> raw::RawResult<BaselineResult> {
+        // The sizes the workloads take by default.
+        match self {
+            Kind::Axpy => b.axpy(if small { axpy::SMALL_N } else { axpy::FULL_N }, reps),
+            Kind::Stencil2d => {
+                let (n, t) = stencil2d_sizes(small);
+                b.jacobi2d(n, t, reps)
+            }
+            Kind::Jacobi2d => {
+                let (n, t) = if small {
+                    jacobi2d::SMALL
+                } else {
+                    jacobi2d::FULL
+                };
+                b.jacobi2d(n, t, reps)
+            }
+            Kind::Heat3d => {
+                let (n, t) = if small { heat3d::SMALL } else { heat3d::FULL };
+                b.heat3d(n, t, reps)
+            }
+            Kind::DotPartials | Kind::DotDirect => {
+                b.dot(if small { dot::SMALL_N } else { dot::FULL_N }, reps)
+            }
+            Kind::SoftmaxTwoPass | Kind::SoftmaxOnline | Kind::SoftmaxRows => {
+                b.softmax(if small { softmax::SMALL } else { softmax::FULL }, reps)
+            }
+        }
+    }
+}
+
+/// (N, TSTEPS) of the 8192^2 stencil row (its `--small` form otherwise).
+pub(crate) fn stencil2d_sizes(small: bool) -> (usize, usize) {
+    if small {
+        jacobi2d::WIDE_SMALL
+    } else {
+        jacobi2d::WIDE
+    }
+}

@@ -1,0 +1,135 @@
+//! The secondary sections: module load time (the PTX JIT and the module
+//! cache), every example on the CPU device against plain Rust (rayon), and
+//! registers and spills per kernel from `ptxas -v`.
+
+use crate::baselines::{self, Reps};
+use crate::common::{median, wall_ms, AnyResult, Table};
+use crate::kinds::{Kind, KINDS};
+use crate::overhead::Tiny10;
+use crate::{axpy, dot, heat3d, jacobi2d, softmax};
+use sdfg::prelude::*;
+
+/// Wall-clock ms of the first `Heat3d::load` on a fresh device (the PTX JIT
+/// on a GPU) and of a second load on the same device (the module cache).
+pub(crate) fn module_load(gpu: bool) -> AnyResult<(f64, f64)> {
+    let fresh = if gpu { Device::gpu(0)? } else { Device::cpu() };
+    let (first, first_ms) = wall_ms(|| heat3d::Heat3d::load(&fresh));
+    first?;
+    let (second, second_ms) = wall_ms(|| heat3d::Heat3d::load(&fresh));
+    second?;
+    Ok((first_ms, second_ms))
+}
+
+/// One row of the CPU device table: (name, sizes, sdfg ms, rayon ms).
+pub(crate) type CpuRow = (String, String, f64, f64);
+
+/// Every example on the CPU device (small sizes) against the plain Rust
+/// rayon version of the same loop nest; wall-clock medians.
+pub(crate) fn cpu_device_section(
+    reps: Reps,
+    selected: &dyn Fn(Kind) -> bool,
+) -> AnyResult<Vec<CpuRow>> {
+    let cpu = Device::cpu();
+    let mut out = Vec::new();
+    for kind in KINDS.into_iter().filter(|k| selected(*k)) {
+        let mut work = kind.load(&cpu, true)?;
+        let mut sdfg_ms = Vec::new();
+        let mut rayon_ms = Vec::new();
+        for rep in 0..reps.warmup.min(1) + reps.timed {
+            let (result, ms) = wall_ms(|| work.run_plain());
+            result?;
+            let host = work.host_version_ms();
+            if rep >= reps.warmup.min(1) {
+                sdfg_ms.push(ms);
+                rayon_ms.push(host);
+            }
+        }
+        out.push((
+            work.name().to_string(),
+            work.sizes(),
+            median(&sdfg_ms),
+            median(&rayon_ms),
+        ));
+    }
+    println!();
+    println!(
+        "CPU device ({}; small sizes; wall-clock medians of run() vs plain Rust rayon):",
+        cpu.name()
+    );
+    let mut t = Table::new(&["kernel", "sdfg ms", "rayon ms", "sdfg/rayon", "sizes"]);
+    for (name, sizes, s, r) in &out {
+        t.row(vec![
+            name.clone(),
+            format!("{s:.3}"),
+            format!("{r:.3}"),
+            format!("{:.2}x", s / r),
+            sizes.clone(),
+        ]);
+    }
+    t.print();
+    Ok(out)
+}
+
+/// Registers and spills per kernel from `ptxas -v` (only when `SDFG_PTXAS`
+/// names a ptxas binary).
+pub(crate) fn ptxas_report(selected: &dyn Fn(Kind) -> bool) {
+    if std::env::var_os("SDFG_PTXAS").is_none() {
+        return;
+    }
+    use sdfg::compiler::codegen::ptx::ptxas;
+    let modules: [(Option<Kind>, &str, &str); 10] = [
+        (Some(Kind::Axpy), "Axpy", axpy::Axpy::PTX),
+        (Some(Kind::Jacobi2d), "Jacobi2d", jacobi2d::Jacobi2d::PTX),
+        (Some(Kind::Heat3d), "Heat3d", heat3d::Heat3d::PTX),
+        (
+            Some(Kind::DotPartials),
+            "DotPartials",
+            dot::DotPartials::PTX,
+        ),
+        (Some(Kind::DotDirect), "DotDirect", dot::DotDirect::PTX),
+        (
+            Some(Kind::SoftmaxTwoPass),
+            "SoftmaxTwoPass",
+            softmax::SoftmaxTwoPass::PTX,
+        ),
+        (
+            Some(Kind::SoftmaxOnline),
+            "SoftmaxOnline",
+            softmax::SoftmaxOnline::PTX,
+        ),
+        (
+            Some(Kind::SoftmaxRows),
+            "SoftmaxRows",
+            softmax::SoftmaxRows::PTX,
+        ),
+        (None, "Tiny10", Tiny10::PTX),
+        (None, "baselines.ptx", baselines::PTX),
+    ];
+    println!();
+    println!("ptxas -arch=sm_90 -v (registers, spills, stack per kernel):");
+    let mut t = Table::new(&["module", "kernel", "registers", "spill st/ld", "stack"]);
+    for (kind, module, ptx) in modules {
+        if kind.is_some_and(|k| !selected(k)) {
+            continue;
+        }
+        match ptxas::assemble_check(ptx) {
+            Ok(Some(log)) => {
+                for u in ptxas::resource_usage(&log) {
+                    t.row(vec![
+                        module.into(),
+                        u.function,
+                        u.registers.to_string(),
+                        format!("{}/{}", u.spill_stores, u.spill_loads),
+                        u.stack_frame.to_string(),
+                    ]);
+                }
+            }
+            Ok(None) => {
+                println!("  SDFG_PTXAS is set but ptxas did not run");
+                return;
+            }
+            Err(e) => println!("  {module}: ptxas rejected it: {e}"),
+        }
+    }
+    t.print();
+}

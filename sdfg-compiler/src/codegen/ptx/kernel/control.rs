@@ -1,0 +1,155 @@
+//! Statements: the body of one iteration, locals, `if` and `for`.
+
+use super::regs::{arith, Class, Reg};
+use super::KernelEmitter;
+use crate::ir::bounds::LoopScope;
+use crate::ir::{Expr, ScalarType, Stmt, Value};
+
+impl<'a> KernelEmitter<'a> {
+    pub(super) fn body(&mut self) {
+        self.locals = vec![None; self.map.body.locals.len()];
+        self.conditional = false;
+        self.loops = LoopScope::default();
+        let stmts = &self.map.body.stmts;
+        self.stmts(stmts);
+    }
+
+    pub(super) fn stmts(&mut self, stmts: &'a [Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn local_reg(&mut self, local: usize, ty: ScalarType) -> Reg {
+        if self.locals.len() <= local {
+            self.locals.resize(local + 1, None);
+        }
+        match self.locals[local] {
+            Some(r) if r.class == Class::of(ty) => r,
+            _ => {
+                let r = self.reg_of(ty);
+                self.locals[local] = Some(r);
+                r
+            }
+        }
+    }
+
+    fn local_type(&self, local: usize, fallback: ScalarType) -> ScalarType {
+        self.map
+            .body
+            .locals
+            .get(local)
+            .map(|l| l.ty)
+            .unwrap_or(fallback)
+    }
+
+    pub(super) fn stmt(&mut self, s: &'a Stmt) {
+        match s {
+            Stmt::Let { local, init, .. } => {
+                let v = self.expr(init);
+                let ty = self.local_type(*local, init.ty);
+                let v = self.convert(v, init.ty, ty);
+                // A fresh register per `let`: shadowing and re-execution in loops are plain moves.
+                if self.locals.len() <= *local {
+                    self.locals.resize(*local + 1, None);
+                }
+                let r = self.reg_of(ty);
+                self.locals[*local] = Some(r);
+                self.mov(r, v);
+            }
+            Stmt::AssignLocal { local, value, .. } => {
+                let v = self.expr(value);
+                let ty = self.local_type(*local, value.ty);
+                let v = self.convert(v, value.ty, ty);
+                let r = self.local_reg(*local, ty);
+                self.mov(r, v);
+            }
+            Stmt::Store {
+                container,
+                index,
+                value,
+                wcr,
+                ..
+            } => self.store(*container, index, value, *wcr),
+            Stmt::If {
+                cond, then, else_, ..
+            } => {
+                let c = self.expr(cond);
+                let c = self.predicate(c, cond.ty);
+                let l_else = self.label();
+                let l_end = self.label();
+                self.ins(format!("@!{c} bra {l_else}"));
+                let outer = std::mem::replace(&mut self.conditional, true);
+                self.stmts(then);
+                self.ins(format!("bra.uni {l_end}"));
+                self.place(&l_else);
+                self.stmts(else_);
+                self.place(&l_end);
+                self.conditional = outer;
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+                ..
+            } => self.for_loop(*var, start, end, step.as_ref(), body),
+        }
+    }
+
+    /// `for var in (start..end).step_by(step)` with Rust's semantics: bounds
+    /// evaluated once, empty when start >= end, a step <= 0 runs nothing, and
+    /// the loop ends when `var + step` would pass `end` or overflow.
+    fn for_loop(
+        &mut self,
+        var: usize,
+        start: &'a Expr,
+        end: &'a Expr,
+        step: Option<&'a Expr>,
+        body: &'a [Stmt],
+    ) {
+        let ty = start.ty;
+        if !ty.is_integer() {
+            return; // rejected by validation
+        }
+        let s = self.expr(start);
+        let e = self.expr(end);
+        let e = self.convert(e, end.ty, ty);
+        let st = match step {
+            Some(x) => {
+                let r = self.expr(x);
+                self.convert(r, x.ty, ty)
+            }
+            None => self.constant(Value::from_bits(ty, 1)),
+        };
+        let counter = self.reg_of(ty);
+        self.mov(counter, s);
+        let l_head = self.label();
+        let l_end = self.label();
+        let a = arith(ty);
+        let p = self.reg(Class::Pred);
+        self.ins(format!("setp.le.{a} {p}, {st}, 0"));
+        self.ins(format!("@{p} bra {l_end}"));
+        self.place(&l_head);
+        let p = self.reg(Class::Pred);
+        self.ins(format!("setp.ge.{a} {p}, {counter}, {e}"));
+        self.ins(format!("@{p} bra {l_end}"));
+        let v = self.local_reg(var, ty);
+        self.mov(v, counter);
+        let outer = self.loops.clone();
+        self.loops = outer.enter_loop(var, start, end, step);
+        self.stmts(body);
+        self.loops = outer;
+        // Stop when the distance to the end (unsigned) is at most the step.
+        let distance = self.reg_of(ty);
+        let u = if ty.bits() == 64 { "u64" } else { "u32" };
+        self.ins(format!("sub.{u} {distance}, {e}, {counter}"));
+        let p = self.reg(Class::Pred);
+        self.ins(format!("setp.le.{u} {p}, {distance}, {st}"));
+        self.ins(format!("@{p} bra {l_end}"));
+        self.ins(format!("add.{u} {counter}, {counter}, {st}"));
+        self.ins(format!("bra.uni {l_head}"));
+        self.place(&l_end);
+    }
+}

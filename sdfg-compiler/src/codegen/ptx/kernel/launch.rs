@@ -1,0 +1,415 @@
+//! The kernel's parameters and launch shape: loading the `.param`s, the
+//! grid-stride loops over x, y and z, and the tiles (several items in x,
+//! runs of rows in y) each thread runs per step.
+
+use super::hoist::{hoistable_loads, shared_load, SharedLoad};
+use super::regs::{arith, Class, Reg};
+use super::{BufferRegs, KernelEmitter};
+use crate::codegen::abi::{BufferAccess, ParamValue};
+use crate::codegen::ptx::Tuning;
+use crate::ir::{ContainerId, Expr, ScalarType, Stmt};
+use std::collections::HashMap;
+
+impl<'a> KernelEmitter<'a> {
+    /// Loads every parameter; returns (start, count, step) per map dimension.
+    pub(super) fn load_params(&mut self) -> Vec<(Reg, Reg, Reg)> {
+        let name = self.abi.name.clone();
+        let mut starts = HashMap::new();
+        let mut counts = HashMap::new();
+        let mut steps = HashMap::new();
+        let mut extents: HashMap<(ContainerId, usize), Reg> = HashMap::new();
+        let abi_params = self.abi.params.clone();
+        for (k, p) in abi_params.iter().enumerate() {
+            let slot = format!("[{name}_param_{k}]");
+            match &p.value {
+                ParamValue::Buffer { container, access } => {
+                    let raw = self.reg(Class::B64);
+                    self.ins(format!("ld.param.u64 {raw}, {slot}"));
+                    let base = self.reg(Class::B64);
+                    self.ins(format!("cvta.to.global.u64 {base}, {raw}"));
+                    self.buffers.insert(
+                        *container,
+                        BufferRegs {
+                            base,
+                            read_only: *access == BufferAccess::Read,
+                            extents: Vec::new(),
+                        },
+                    );
+                }
+                ParamValue::Extent { container, dim } => {
+                    let r = self.reg(Class::B64);
+                    self.ins(format!("ld.param.u64 {r}, {slot}"));
+                    extents.insert((*container, *dim), r);
+                }
+                ParamValue::Symbol(s) => {
+                    let r = self.load_scalar_param(p.param_type(), &slot);
+                    self.symbols.insert(*s, r);
+                }
+                ParamValue::HostScalar(c) => {
+                    let r = self.load_scalar_param(p.param_type(), &slot);
+                    self.host_scalars.insert(*c, r);
+                }
+                ParamValue::RangeStart(d) | ParamValue::RangeStep(d) => {
+                    let r = self.reg(Class::B64);
+                    self.ins(format!("ld.param.s64 {r}, {slot}"));
+                    if matches!(p.value, ParamValue::RangeStart(_)) {
+                        starts.insert(*d, r);
+                    } else {
+                        steps.insert(*d, r);
+                    }
+                }
+                ParamValue::RangeCount(d) => {
+                    let r = self.reg(Class::B64);
+                    self.ins(format!("ld.param.u64 {r}, {slot}"));
+                    counts.insert(*d, r);
+                }
+                ParamValue::Fault => {
+                    let r = self.reg(Class::B64);
+                    self.ins(format!("ld.param.u64 {r}, {slot}"));
+                    self.fault = Some(r);
+                }
+            }
+        }
+        for (c, buf) in self.buffers.iter_mut() {
+            let rank = self.sdfg.containers[*c].shape.len();
+            buf.extents = (0..rank)
+                .map(|d| extents.get(&(*c, d)).copied())
+                .collect::<Option<Vec<_>>>()
+                .unwrap_or_default();
+        }
+        let dims = self.map.params.len();
+        (0..dims)
+            .map(|d| {
+                let zero = Reg {
+                    class: Class::B64,
+                    n: 0,
+                };
+                (
+                    starts.get(&d).copied().unwrap_or(zero),
+                    counts.get(&d).copied().unwrap_or(zero),
+                    steps.get(&d).copied().unwrap_or(zero),
+                )
+            })
+            .collect()
+    }
+
+    fn load_scalar_param(&mut self, ty: ScalarType, slot: &str) -> Reg {
+        if ty == ScalarType::Bool {
+            let byte = self.reg(Class::B16);
+            self.ins(format!("ld.param.u8 {byte}, {slot}"));
+            let p = self.reg(Class::Pred);
+            self.ins(format!("setp.ne.u16 {p}, {byte}, 0"));
+            p
+        } else {
+            let r = self.reg_of(ty);
+            self.ins(format!("ld.param.{} {r}, {slot}", arith(ty)));
+            r
+        }
+    }
+
+    /// `%ctaid.a * %ntid.a * scale + %tid.a` and `%nctaid.a * %ntid.a * scale` as u64.
+    pub(super) fn thread_start_and_stride(&mut self, axis: char, scale: u32) -> (Reg, Reg, Reg) {
+        let tid = self.reg(Class::B32);
+        let ntid = self.reg(Class::B32);
+        let ctaid = self.reg(Class::B32);
+        let nctaid = self.reg(Class::B32);
+        self.ins(format!("mov.u32 {tid}, %tid.{axis}"));
+        self.ins(format!("mov.u32 {ntid}, %ntid.{axis}"));
+        self.ins(format!("mov.u32 {ctaid}, %ctaid.{axis}"));
+        self.ins(format!("mov.u32 {nctaid}, %nctaid.{axis}"));
+        let tile = self.reg(Class::B32);
+        self.ins(format!("mul.lo.u32 {tile}, {ntid}, {scale}"));
+        let start = self.reg(Class::B64);
+        self.ins(format!("mul.wide.u32 {start}, {ctaid}, {tile}"));
+        let tid64 = self.reg(Class::B64);
+        self.ins(format!("cvt.u64.u32 {tid64}, {tid}"));
+        self.ins(format!("add.u64 {start}, {start}, {tid64}"));
+        let stride = self.reg(Class::B64);
+        self.ins(format!("mul.wide.u32 {stride}, {nctaid}, {tile}"));
+        let ntid64 = self.reg(Class::B64);
+        self.ins(format!("cvt.u64.u32 {ntid64}, {ntid}"));
+        (start, stride, ntid64)
+    }
+
+    /// The value of map parameter `d` for iteration `t`: `start + t * step`,
+    /// converted to the parameter's type.
+    pub(super) fn param_value(&mut self, d: usize, t: Reg, range: (Reg, Reg, Reg)) -> Reg {
+        let v = self.reg(Class::B64);
+        self.ins(format!("mad.lo.s64 {v}, {t}, {}, {}", range.2, range.0));
+        let ty = self.map.params[d].ty;
+        if ty.bits() == 64 {
+            v
+        } else {
+            let r = self.reg(Class::B32);
+            self.ins(format!("cvt.u32.u64 {r}, {v}"));
+            r
+        }
+    }
+
+    /// The grid-stride loops: x = innermost dimension, y = the next, z = the
+    /// product of all outer ones (decomposed with div/rem).
+    pub(super) fn grid_loops(&mut self, ranges: &[(Reg, Reg, Reg)], ipt: u32, rows: u32) {
+        let dims = ranges.len();
+        self.params = vec![
+            Reg {
+                class: Class::B64,
+                n: 0
+            };
+            dims
+        ];
+        // z: the product of the outer dimensions.
+        let mut z_end = None;
+        if dims >= 3 {
+            let count_z = self.reg(Class::B64);
+            self.mov(count_z, ranges[0].1);
+            for r in &ranges[1..dims - 2] {
+                self.ins(format!("mul.lo.u64 {count_z}, {count_z}, {}", r.1));
+            }
+            let (tz, stride_z, _) = self.thread_start_and_stride('z', 1);
+            let head = self.label();
+            let end = self.label();
+            self.place(&head);
+            let p = self.reg(Class::Pred);
+            self.ins(format!("setp.ge.u64 {p}, {tz}, {count_z}"));
+            self.ins(format!("@{p} bra {end}"));
+            // Row-major decomposition, innermost of the outer dimensions first.
+            let rest = self.reg(Class::B64);
+            self.mov(rest, tz);
+            for d in (0..dims - 2).rev() {
+                let idx = if d == 0 {
+                    rest
+                } else {
+                    let q = self.reg(Class::B64);
+                    let i = self.reg(Class::B64);
+                    self.ins(format!("div.u64 {q}, {rest}, {}", ranges[d].1));
+                    self.ins(format!("mul.lo.u64 {i}, {q}, {}", ranges[d].1));
+                    self.ins(format!("sub.u64 {i}, {rest}, {i}"));
+                    self.mov(rest, q);
+                    i
+                };
+                self.params[d] = self.param_value(d, idx, ranges[d]);
+            }
+            z_end = Some((head, end, tz, stride_z));
+        }
+        let mut y_end = None;
+        // With several rows per thread: the iteration index of the first.
+        let mut y_run = None;
+        if dims >= 2 {
+            let d = dims - 2;
+            let (ty, stride_y, _) = self.thread_start_and_stride('y', 1);
+            let head = self.label();
+            let end = self.label();
+            self.place(&head);
+            let p = self.reg(Class::Pred);
+            if rows <= 1 {
+                self.ins(format!("setp.ge.u64 {p}, {ty}, {}", ranges[d].1));
+                self.ins(format!("@{p} bra {end}"));
+                self.params[d] = self.param_value(d, ty, ranges[d]);
+            } else {
+                let y0 = self.reg(Class::B64);
+                self.ins(format!("mul.lo.u64 {y0}, {ty}, {rows}"));
+                self.ins(format!("setp.ge.u64 {p}, {y0}, {}", ranges[d].1));
+                self.ins(format!("@{p} bra {end}"));
+                y_run = Some((y0, rows));
+            }
+            y_end = Some((head, end, ty, stride_y));
+        }
+        // x: the innermost dimension (or a single iteration for a 0-d map).
+        let count_x = if dims >= 1 {
+            ranges[dims - 1].1
+        } else {
+            let c = self.reg(Class::B64);
+            self.ins(format!("mov.u64 {c}, 1"));
+            c
+        };
+        let plan = if dims == 1 { self.vector_plan() } else { None };
+        let after_x = self.label();
+        if let Some(plan) = &plan {
+            self.vector_x_loop(plan, ranges[0], after_x.clone());
+        }
+        let (tx, stride_x, ntid_x) = self.thread_start_and_stride('x', ipt);
+        let head = self.label();
+        let end = self.label();
+        self.place(&head);
+        let p = self.reg(Class::Pred);
+        self.ins(format!("setp.ge.u64 {p}, {tx}, {count_x}"));
+        self.ins(format!("@{p} bra {end}"));
+        self.tile(tx, ntid_x, count_x, ranges, ipt, y_run);
+        self.ins(format!("add.u64 {tx}, {tx}, {stride_x}"));
+        self.ins(format!("bra.uni {head}"));
+        self.place(&end);
+        self.place(&after_x);
+        for (head, end, t, stride) in [y_end, z_end].into_iter().flatten() {
+            self.ins(format!("add.u64 {t}, {t}, {stride}"));
+            self.ins(format!("bra.uni {head}"));
+            self.place(&end);
+        }
+    }
+
+    /// One grid-stride step in x: `ipt` iterations `tx + k * ntid.x`
+    /// (coalesced across the block for every k), for one row or, with
+    /// `y_run = Some((y0, rows))`, for the rows `y0 .. y0 + rows`. A full
+    /// tile runs unrolled with the leading loads of all items issued first;
+    /// with step 1 in y, a load that several rows share is issued once. The
+    /// last, partial tiles run plain loops.
+    pub(super) fn tile(
+        &mut self,
+        tx: Reg,
+        ntid_x: Reg,
+        count_x: Reg,
+        ranges: &[(Reg, Reg, Reg)],
+        ipt: u32,
+        y_run: Option<(Reg, u32)>,
+    ) {
+        let dims = ranges.len();
+        let set_x = |this: &mut Self, t: Reg| {
+            if dims >= 1 {
+                this.params[dims - 1] = this.param_value(dims - 1, t, ranges[dims - 1]);
+            }
+        };
+        if ipt <= 1 && y_run.is_none() {
+            set_x(self, tx);
+            self.body();
+            return;
+        }
+        let dy = dims.wrapping_sub(2);
+        let partial = self.label();
+        let done = self.label();
+        let p = self.reg(Class::Pred);
+        if ipt > 1 {
+            let last = self.reg(Class::B64);
+            self.ins(format!("mad.lo.u64 {last}, {ntid_x}, {}, {tx}", ipt - 1));
+            self.ins(format!("setp.ge.u64 {p}, {last}, {count_x}"));
+            self.ins(format!("@{p} bra {partial}"));
+        }
+        if let Some((y0, rows)) = y_run {
+            let (_, count_y, step_y) = ranges[dy];
+            let last = self.reg(Class::B64);
+            self.ins(format!("add.u64 {last}, {y0}, {}", rows - 1));
+            self.ins(format!("setp.ge.u64 {p}, {last}, {count_y}"));
+            self.ins(format!("@{p} bra {partial}"));
+            // Sharing loads between rows assumes row r + 1 is row r's i + 1.
+            self.ins(format!("setp.ne.s64 {p}, {step_y}, 1"));
+            self.ins(format!("@{p} bra {partial}"));
+        }
+        self.comment("full tile: every item in range; leading loads of all items first");
+        let hoist = hoistable_loads(self.sdfg, &self.map.body.stmts);
+        let rows = y_run.map_or(1, |(_, rows)| rows);
+        let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
+        let mut items = Vec::new();
+        for r in 0..rows {
+            if let Some((y0, _)) = y_run {
+                let t = self.reg(Class::B64);
+                self.ins(format!("add.u64 {t}, {y0}, {r}"));
+                self.params[dy] = self.param_value(dy, t, ranges[dy]);
+            }
+            for k in 0..ipt {
+                let t = if k == 0 {
+                    tx
+                } else {
+                    let t = self.reg(Class::B64);
+                    self.ins(format!("mad.lo.u64 {t}, {ntid_x}, {k}, {tx}"));
+                    t
+                };
+                set_x(self, t);
+                let params = self.params.clone();
+                let mut loaded = HashMap::new();
+                for e in &hoist {
+                    let key = y_run.and_then(|_| shared_load(e, dy, r, k));
+                    let reg = match key.as_ref().and_then(|key| issued.get(key)) {
+                        Some(&reg) => reg,
+                        None => {
+                            let reg = self.expr(e);
+                            if let Some(key) = key {
+                                issued.insert(key, reg);
+                            }
+                            reg
+                        }
+                    };
+                    loaded.insert(*e as *const Expr, reg);
+                }
+                items.push((params, loaded));
+            }
+        }
+        for (params, loaded) in items {
+            self.params = params;
+            self.hoisted = loaded;
+            self.body();
+        }
+        self.hoisted.clear();
+        self.ins(format!("bra.uni {done}"));
+        self.place(&partial);
+        self.comment("partial tile: items while in range");
+        let mut row_loop = None;
+        if let Some((y0, rows)) = y_run {
+            let r = self.reg(Class::B64);
+            self.ins(format!("mov.u64 {r}, 0"));
+            let row_head = self.label();
+            let row_next = self.label();
+            self.place(&row_head);
+            let p = self.reg(Class::Pred);
+            self.ins(format!("setp.ge.u64 {p}, {r}, {rows}"));
+            self.ins(format!("@{p} bra {done}"));
+            let t = self.reg(Class::B64);
+            self.ins(format!("add.u64 {t}, {y0}, {r}"));
+            self.ins(format!("setp.ge.u64 {p}, {t}, {}", ranges[dy].1));
+            self.ins(format!("@{p} bra {done}"));
+            self.params[dy] = self.param_value(dy, t, ranges[dy]);
+            row_loop = Some((r, row_head, row_next));
+        }
+        let x_done = row_loop
+            .as_ref()
+            .map_or(done.clone(), |(_, _, next)| next.clone());
+        // The items of this tile only: with several rows the partial path
+        // also runs for a full x tile whose rows are not all in range.
+        let x_end = self.reg(Class::B64);
+        self.ins(format!("mad.lo.u64 {x_end}, {ntid_x}, {ipt}, {tx}"));
+        self.ins(format!("min.u64 {x_end}, {x_end}, {count_x}"));
+        let t = self.reg(Class::B64);
+        self.mov(t, tx);
+        let head = self.label();
+        self.place(&head);
+        let p = self.reg(Class::Pred);
+        self.ins(format!("setp.ge.u64 {p}, {t}, {x_end}"));
+        self.ins(format!("@{p} bra {x_done}"));
+        set_x(self, t);
+        self.body();
+        self.ins(format!("add.u64 {t}, {t}, {ntid_x}"));
+        self.ins(format!("bra.uni {head}"));
+        if let Some((r, row_head, row_next)) = row_loop {
+            self.place(&row_next);
+            self.ins(format!("add.u64 {r}, {r}, 1"));
+            self.ins(format!("bra.uni {row_head}"));
+        }
+        self.place(&done);
+    }
+}
+
+/// Launch shape chosen for a map of `dims` dimensions: (block, items per
+/// thread in x, rows per thread in y).
+pub(super) fn geometry(dims: usize, body: &[Stmt], tuning: &Tuning) -> ([u32; 3], u32, u32) {
+    let mut has_loop = false;
+    let mut n_stmts = 0;
+    for s in body {
+        s.walk(&mut |s| {
+            n_stmts += 1;
+            if matches!(s, Stmt::For { .. }) {
+                has_loop = true;
+            }
+        });
+    }
+    // Unrolling duplicates the body: only for small straight-line bodies,
+    // where it buys independent loads in flight (and, over rows, loads
+    // shared by neighbouring rows).
+    let unroll = !has_loop && n_stmts <= 8;
+    match (dims <= 1, unroll) {
+        (true, true) => ([tuning.block_1d, 1, 1], tuning.items_1d.max(1), 1),
+        (true, false) => ([256, 1, 1], 1, 1),
+        (false, true) => (
+            [tuning.block_2d[0], tuning.block_2d[1], 1],
+            tuning.items_2d.max(1),
+            tuning.rows_2d.max(1),
+        ),
+        (false, false) => ([128, 2, 1], 1, 1),
+    }
+}

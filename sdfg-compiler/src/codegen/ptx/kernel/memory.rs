@@ -1,0 +1,259 @@
+//! Global memory: addresses (with bounds checks where the host did not
+//! prove them), fault codes, loads and stores.
+
+use super::hoist::split_constant;
+use super::regs::{immediate, mem_type, Class, Reg};
+use super::KernelEmitter;
+use crate::ir::bounds::is_prechecked;
+use crate::ir::{ContainerId, Expr, ScalarType, Storage, Value, WcrOp};
+
+impl<'a> KernelEmitter<'a> {
+    /// The byte address of `container[index]` (64-bit offsets) and, when the
+    /// access is not prechecked, the predicate "out of bounds".
+    pub(super) fn address(
+        &mut self,
+        container: ContainerId,
+        index: &'a [Expr],
+    ) -> Option<(Reg, Option<Reg>)> {
+        let elem = self.sdfg.containers[container].elem;
+        let size = elem.size_bytes();
+        let (base, extents) = {
+            let b = self.buffers.get(&container)?;
+            (b.base, b.extents.clone())
+        };
+        if index.is_empty() {
+            return Some((base, None));
+        }
+        if extents.len() != index.len() {
+            return None; // rank mismatch: rejected by validation
+        }
+        let prechecked = is_prechecked(index, self.conditional, &self.loops);
+        // One dimension with a 32-bit index that the host checked: mul.wide.
+        if index.len() == 1 && prechecked && index[0].ty.bits() == 32 {
+            let i = self.expr(&index[0]);
+            let off = self.reg(Class::B64);
+            let s = if index[0].ty.is_signed_integer() {
+                "s32"
+            } else {
+                "u32"
+            };
+            self.ins(format!("mul.wide.{s} {off}, {i}, {size}"));
+            let addr = self.reg(Class::B64);
+            self.ins(format!("add.s64 {addr}, {base}, {off}"));
+            return Some((addr, None));
+        }
+        // Host-checked indices `e + c` are split: the offset of `e` is shared
+        // by neighbouring accesses (A[i, j - 1], A[i + 1, j], ... in a
+        // stencil: ptxas reuses one product), `c` adds a constant stride.
+        // Exact: the host proved every index in range, so no wrap happens.
+        let mut wide = Vec::new();
+        let mut consts = Vec::new();
+        for e in index {
+            let (core, c) = if prechecked {
+                split_constant(e)
+            } else {
+                (e, 0)
+            };
+            let r = self.expr(core);
+            wide.push(self.widen_index(r, core.ty));
+            consts.push(c);
+        }
+        let oob = if prechecked {
+            None
+        } else {
+            let any = self.reg(Class::Pred);
+            for (d, (i, ext)) in wide.iter().zip(&extents).enumerate() {
+                // A negative index is a huge unsigned one: one compare covers both ends.
+                if d == 0 {
+                    self.ins(format!("setp.ge.u64 {any}, {i}, {ext}"));
+                } else {
+                    let p = self.reg(Class::Pred);
+                    self.ins(format!("setp.ge.u64 {p}, {i}, {ext}"));
+                    self.ins(format!("or.pred {any}, {any}, {p}"));
+                }
+            }
+            Some(any)
+        };
+        // Row-major linear offset by Horner: ((i0 * E1 + i1) * E2 + i2) ...
+        let lin = self.reg(Class::B64);
+        self.mov(lin, wide[0]);
+        for d in 1..wide.len() {
+            self.ins(format!(
+                "mad.lo.u64 {lin}, {lin}, {}, {}",
+                extents[d], wide[d]
+            ));
+        }
+        // The byte address of the core; neighbours add a byte offset to it,
+        // so ptxas computes the core once for a stencil's accesses and folds
+        // a constant offset into the load (`[core+8]`).
+        let core = self.reg(Class::B64);
+        self.ins(format!("mad.lo.u64 {core}, {lin}, {size}, {base}"));
+        if consts.iter().all(|&c| c == 0) {
+            return Some((core, oob));
+        }
+        let addr = self.reg(Class::B64);
+        if consts[..consts.len() - 1].iter().all(|&c| c == 0) {
+            // Only the innermost index has a constant: a constant byte offset.
+            let bytes = consts[consts.len() - 1].wrapping_mul(size as i64);
+            self.ins(format!("add.s64 {addr}, {core}, {bytes}"));
+        } else {
+            // The same Horner scheme over the constants, in elements.
+            let k = self.reg(Class::B64);
+            self.ins(format!("mov.b64 {k}, 0x{:016X}", consts[0] as u64));
+            for d in 1..consts.len() {
+                self.ins(format!(
+                    "mad.lo.u64 {k}, {k}, {}, 0x{:016X}",
+                    extents[d], consts[d] as u64
+                ));
+            }
+            self.ins(format!("mad.lo.u64 {addr}, {k}, {size}, {core}"));
+        }
+        Some((addr, oob))
+    }
+
+    /// An index value as 64 bits, extended by the signedness of its type.
+    fn widen_index(&mut self, r: Reg, ty: ScalarType) -> Reg {
+        match ty {
+            ScalarType::I32 => {
+                let w = self.reg(Class::B64);
+                self.ins(format!("cvt.s64.s32 {w}, {r}"));
+                w
+            }
+            ScalarType::U32 => {
+                let w = self.reg(Class::B64);
+                self.ins(format!("cvt.u64.u32 {w}, {r}"));
+                w
+            }
+            ScalarType::I64 | ScalarType::U64 => r,
+            other => self.convert(r, other, ScalarType::I64),
+        }
+    }
+
+    fn site_code(&self, index: &[Expr], is_store: bool) -> u32 {
+        self.site_codes
+            .get(&(index.as_ptr() as usize, is_store))
+            .copied()
+            .unwrap_or(u32::MAX)
+    }
+
+    /// Records an out-of-bounds access: the first code wins (CAS 0 -> code).
+    fn record_fault(&mut self, oob: Reg, code: u32) {
+        if let Some(f) = self.fault {
+            let old = self.reg(Class::B32);
+            self.ins(format!("@{oob} atom.cas.b32 {old}, [{f}], 0, {code}"));
+        }
+    }
+
+    pub(super) fn load(&mut self, e: &'a Expr, container: ContainerId, index: &'a [Expr]) -> Reg {
+        if let Some(r) = self.hoisted.get(&(e as *const Expr)) {
+            return *r;
+        }
+        let ty = e.ty;
+        if let Some(r) = self.host_scalars.get(&container) {
+            return *r;
+        }
+        let Some((addr, oob)) = self.address(container, index) else {
+            return self.constant(Value::from_bits(ty, 0));
+        };
+        let read_only = self.buffers.get(&container).is_some_and(|b| b.read_only);
+        let space = if read_only { "global.nc" } else { "global" };
+        let guard = oob.map(|p| format!("@!{p} ")).unwrap_or_default();
+        let result = if ty == ScalarType::Bool {
+            let byte = self.reg(Class::B16);
+            if oob.is_some() {
+                self.ins(format!("mov.b16 {byte}, 0"));
+            }
+            self.ins(format!(
+                "{guard}ld.{space}{}.u8 {byte}, [{addr}]",
+                self.load_hint
+            ));
+            let r = self.reg(Class::Pred);
+            self.ins(format!("setp.ne.u16 {r}, {byte}, 0"));
+            r
+        } else {
+            let r = self.reg_of(ty);
+            if oob.is_some() {
+                self.ins(format!(
+                    "mov.{} {r}, {}",
+                    r.class.mov(),
+                    immediate(Value::from_bits(ty, 0))
+                ));
+            }
+            self.ins(format!(
+                "{guard}ld.{space}{}.{} {r}, [{addr}]",
+                self.load_hint,
+                mem_type(ty)
+            ));
+            r
+        };
+        if let Some(p) = oob {
+            let code = self.site_code(index, false);
+            self.record_fault(p, code);
+        }
+        result
+    }
+
+    pub(super) fn store(
+        &mut self,
+        container: ContainerId,
+        index: &'a [Expr],
+        value: &'a Expr,
+        wcr: Option<WcrOp>,
+    ) {
+        let elem = self.sdfg.containers[container].elem;
+        if self.sdfg.containers[container].storage != Storage::Gpu {
+            // Kernels never write host data (validation); evaluate for effects only.
+            let _ = self.expr(value);
+            return;
+        }
+        // Rust evaluates the right side of an assignment first.
+        let v = self.expr(value);
+        let v = self.convert(v, value.ty, elem);
+        if let (Some(&(op, partial, touched)), true) =
+            (self.partials.get(&container), index.is_empty())
+        {
+            // Combined into the thread's partial; one atomic at the end.
+            // The first update starts the partial (no identity element needed,
+            // so NaN and signed-zero cases match the evaluator's order).
+            let combined = self.combine(op, partial, v, elem);
+            let next = self.selp(touched, combined, v);
+            self.mov(partial, next);
+            let yes = self.constant(Value::Bool(true));
+            self.mov(touched, yes);
+            return;
+        }
+        if let Some(lanes) = self.deferred.get_mut(&(index.as_ptr() as usize)) {
+            // Vector path: stored with one vector store after the last lane.
+            lanes.push(v);
+            return;
+        }
+        let Some((addr, oob)) = self.address(container, index) else {
+            return;
+        };
+        let skip = self.label();
+        if let Some(p) = oob {
+            let code = self.site_code(index, true);
+            self.record_fault(p, code);
+            self.ins(format!("@{p} bra {skip}"));
+        }
+        match wcr {
+            None => self.plain_store(addr, v, elem),
+            Some(op) => self.reduce(addr, v, elem, op),
+        }
+        self.place(&skip);
+    }
+
+    pub(super) fn plain_store(&mut self, addr: Reg, v: Reg, elem: ScalarType) {
+        if elem == ScalarType::Bool {
+            let byte = self.reg(Class::B16);
+            self.ins(format!("selp.u16 {byte}, 1, 0, {v}"));
+            self.ins(format!("st.global{}.u8 [{addr}], {byte}", self.store_hint));
+        } else {
+            self.ins(format!(
+                "st.global{}.{} [{addr}], {v}",
+                self.store_hint,
+                mem_type(elem)
+            ));
+        }
+    }
+}

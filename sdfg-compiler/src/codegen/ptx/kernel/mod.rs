@@ -1,0 +1,252 @@
+//! One `gpu` map -> one `.visible .entry`.
+//!
+//! The emitter is a straightforward tree walk: one method per construct,
+//! virtual registers per class (ptxas allocates the real ones), a label
+//! counter. Every value of the tasklet language lives in one register of the
+//! class of its type: `i32`/`u32` in `%r` (.b32), `i64`/`u64` in `%rd`
+//! (.b64), `f32` in `%f`, `f64` in `%fd`, `bool` in a predicate `%p`
+//! (`%rs` (.b16) only carries bytes of `bool` memory and parameters).
+//!
+//! [`KernelEmitter`] holds the state of one kernel; its methods live beside
+//! the construct they emit:
+//! - [`regs`]: register classes, virtual registers, PTX type suffixes and
+//!   immediates;
+//! - [`launch`]: the parameters, the launch shape and the grid-stride loops
+//!   (tiles of items in x, runs of rows in y);
+//! - [`vector`]: the vector path of 1-D maps;
+//! - [`hoist`]: which loads run ahead of a tile's items, and which of them
+//!   neighbouring rows share;
+//! - [`control`]: statements, locals, `if` and `for`;
+//! - [`memory`]: addresses, bounds checks and fault codes, loads and stores;
+//! - [`reductions`]: WCR updates (atomics, CAS loops) and per-thread
+//!   partials of scalar reductions;
+//! - [`expr`]: operators, comparisons, selects and conversions;
+//! - [`calls`]: calls of the module's math subroutines.
+
+mod calls;
+mod control;
+mod expr;
+mod hoist;
+mod launch;
+mod memory;
+mod reductions;
+mod regs;
+mod vector;
+
+use super::{MathFunc, PtxKernel, Tuning};
+use crate::codegen::abi::{KernelAbi, KernelParam};
+use crate::ir::bounds::LoopScope;
+use crate::ir::{
+    ContainerId, Expr, Map, ScalarType, Sdfg, StateId, StmtId, SymbolId, Value, WcrOp,
+};
+use launch::geometry;
+use regs::{immediate, mem_type, Class, Reg, CLASSES};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt::Write;
+
+/// The registers of one buffer parameter.
+struct BufferRegs {
+    base: Reg,
+    /// `ld.global.nc` allowed: read-only in this kernel and never aliased.
+    read_only: bool,
+    extents: Vec<Reg>,
+}
+
+/// Per-kernel emission state.
+pub(super) struct KernelEmitter<'a> {
+    sdfg: &'a Sdfg,
+    map: &'a Map,
+    abi: &'a KernelAbi,
+    funcs: &'a mut BTreeSet<MathFunc>,
+    code: String,
+    reg_counts: [u32; 6],
+    labels: u32,
+    buffers: HashMap<ContainerId, BufferRegs>,
+    symbols: HashMap<SymbolId, Reg>,
+    host_scalars: HashMap<ContainerId, Reg>,
+    fault: Option<Reg>,
+    /// Values of the map parameters for the iteration being emitted.
+    params: Vec<Reg>,
+    locals: Vec<Option<Reg>>,
+    /// Loads already issued for the current iteration (see `hoist::hoistable_loads`).
+    hoisted: HashMap<*const Expr, Reg>,
+    /// Fault code (1 + index in program order) of each indexed access, keyed
+    /// by the address of its index slice.
+    site_codes: HashMap<(usize, bool), u32>,
+    conditional: bool,
+    loops: LoopScope,
+    /// Vector path: per deferred store (address of its index slice), the
+    /// values of the lanes emitted so far.
+    deferred: HashMap<usize, Vec<Reg>>,
+    /// Cache hints of global loads (`.L2::128B`) and plain stores (`.cs`).
+    load_hint: String,
+    store_hint: &'static str,
+    /// Per-thread partial results of WCR updates of scalar containers:
+    /// container -> (operator, partial, "updated at least once").
+    partials: HashMap<ContainerId, (WcrOp, Reg, Reg)>,
+}
+
+impl<'a> KernelEmitter<'a> {
+    pub(super) fn new(
+        sdfg: &'a Sdfg,
+        map: &'a Map,
+        abi: &'a KernelAbi,
+        funcs: &'a mut BTreeSet<MathFunc>,
+    ) -> Self {
+        let mut site_codes = HashMap::new();
+        let mut n = 0u32;
+        crate::ir::bounds::for_each_access(&map.body.stmts, &mut |site| {
+            n += 1;
+            if !site.index.is_empty() {
+                site_codes.insert((site.index.as_ptr() as usize, site.is_store), n);
+            }
+        });
+        KernelEmitter {
+            sdfg,
+            map,
+            abi,
+            funcs,
+            code: String::new(),
+            reg_counts: [0; 6],
+            labels: 0,
+            buffers: HashMap::new(),
+            symbols: HashMap::new(),
+            host_scalars: HashMap::new(),
+            fault: None,
+            params: Vec::new(),
+            locals: Vec::new(),
+            hoisted: HashMap::new(),
+            site_codes,
+            conditional: false,
+            loops: LoopScope::default(),
+            deferred: HashMap::new(),
+            load_hint: String::new(),
+            store_hint: "",
+            partials: HashMap::new(),
+        }
+    }
+
+    fn reg(&mut self, class: Class) -> Reg {
+        let i = class.index();
+        self.reg_counts[i] += 1;
+        Reg {
+            class,
+            n: self.reg_counts[i] - 1,
+        }
+    }
+
+    fn reg_of(&mut self, ty: ScalarType) -> Reg {
+        self.reg(Class::of(ty))
+    }
+
+    fn label(&mut self) -> String {
+        self.labels += 1;
+        format!("$L_{}", self.labels)
+    }
+
+    fn ins(&mut self, s: impl AsRef<str>) {
+        self.code.push('\t');
+        self.code.push_str(s.as_ref());
+        self.code.push_str(";\n");
+    }
+
+    fn place(&mut self, label: &str) {
+        self.code.push_str(label);
+        self.code.push_str(":\n");
+    }
+
+    fn comment(&mut self, s: &str) {
+        let _ = writeln!(self.code, "\t// {s}");
+    }
+
+    fn mov(&mut self, dst: Reg, src: Reg) {
+        self.ins(format!("mov.{} {dst}, {src}", dst.class.mov()));
+    }
+
+    fn constant(&mut self, v: Value) -> Reg {
+        let r = self.reg_of(v.ty());
+        match v {
+            Value::Bool(b) => {
+                let bit = self.zero_b32(b);
+                self.ins(format!("setp.ne.u32 {r}, {bit}, 0"));
+            }
+            _ => self.ins(format!("mov.{} {r}, {}", r.class.mov(), immediate(v))),
+        }
+        r
+    }
+
+    /// A b32 register holding 0 or 1 (setp needs a register operand).
+    fn zero_b32(&mut self, one: bool) -> Reg {
+        let r = self.reg(Class::B32);
+        self.ins(format!("mov.b32 {r}, {}", one as u32));
+        r
+    }
+
+    /// Emits the kernel; returns its PTX text and launch description.
+    pub(super) fn emit(
+        mut self,
+        state: StateId,
+        stmt: StmtId,
+        tuning: &Tuning,
+    ) -> (String, PtxKernel) {
+        let dims = self.map.params.len();
+        let (block, ipt, rows) = geometry(dims, &self.map.body.stmts, tuning);
+        if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
+            self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
+        }
+        if tuning.streaming_stores {
+            self.store_hint = ".cs";
+        }
+        let name = self.abi.name.clone();
+        let mut header = String::new();
+        let _ = writeln!(
+            header,
+            "// map `{}` (state {state}, statement {stmt}): block {:?}, {ipt} item(s) per thread in x, {rows} row(s) in y",
+            self.map.name.text, block
+        );
+        let _ = writeln!(header, ".visible .entry {name}(");
+        let params: Vec<String> = self
+            .abi
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| format!("\t.param .{} {name}_param_{k}", param_ptx_type(p)))
+            .collect();
+        header.push_str(&params.join(",\n"));
+        header.push_str("\n)\n");
+        // Only the unrolled kernels take the tuned shape (and its occupancy).
+        if tuning.min_blocks_per_sm > 0 && (ipt > 1 || rows > 1) {
+            let _ = writeln!(header, ".maxntid {}, {}, {}", block[0], block[1], block[2]);
+            let _ = writeln!(header, ".minnctapersm {}", tuning.min_blocks_per_sm);
+        }
+        header.push_str("{\n");
+
+        let ranges = self.load_params();
+        self.start_scalar_reductions();
+        self.grid_loops(&ranges, ipt, rows);
+        self.finish_scalar_reductions();
+        self.ins("ret");
+
+        let mut decls = String::new();
+        for c in CLASSES {
+            let n = self.reg_counts[c.index()];
+            if n > 0 {
+                let _ = writeln!(decls, "\t.reg {} {}<{}>;", c.decl(), c.prefix(), n);
+            }
+        }
+        let text = format!("{header}{decls}{}}}\n", self.code);
+        let kernel = PtxKernel {
+            state,
+            stmt,
+            abi: self.abi.clone(),
+            block,
+            items_per_thread: ipt,
+            rows_per_thread: rows,
+        };
+        (text, kernel)
+    }
+}
+
+fn param_ptx_type(p: &KernelParam) -> &'static str {
+    mem_type(p.param_type())
+}

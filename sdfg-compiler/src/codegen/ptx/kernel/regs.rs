@@ -1,0 +1,118 @@
+//! Register classes, virtual registers and the PTX spelling of types and
+//! constants.
+
+use crate::ir::{ScalarType, Value};
+use std::fmt;
+
+/// The register class a value lives in (see the module documentation of
+/// [`super`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) enum Class {
+    Pred,
+    B16,
+    B32,
+    B64,
+    F32,
+    F64,
+}
+
+pub(super) const CLASSES: [Class; 6] = [
+    Class::Pred,
+    Class::B16,
+    Class::B32,
+    Class::B64,
+    Class::F32,
+    Class::F64,
+];
+
+impl Class {
+    pub(super) fn of(ty: ScalarType) -> Class {
+        match ty {
+            ScalarType::I32 | ScalarType::U32 => Class::B32,
+            ScalarType::I64 | ScalarType::U64 => Class::B64,
+            ScalarType::F32 => Class::F32,
+            ScalarType::F64 => Class::F64,
+            ScalarType::Bool => Class::Pred,
+        }
+    }
+    pub(super) fn prefix(self) -> &'static str {
+        match self {
+            Class::Pred => "%p",
+            Class::B16 => "%rs",
+            Class::B32 => "%r",
+            Class::B64 => "%rd",
+            Class::F32 => "%f",
+            Class::F64 => "%fd",
+        }
+    }
+    pub(super) fn decl(self) -> &'static str {
+        match self {
+            Class::Pred => ".pred",
+            Class::B16 => ".b16",
+            Class::B32 => ".b32",
+            Class::B64 => ".b64",
+            Class::F32 => ".f32",
+            Class::F64 => ".f64",
+        }
+    }
+    /// The `mov` suffix.
+    pub(super) fn mov(self) -> &'static str {
+        &self.decl()[1..]
+    }
+    pub(super) fn index(self) -> usize {
+        CLASSES.iter().position(|c| *c == self).unwrap_or(0)
+    }
+}
+
+/// A virtual register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Reg {
+    pub(super) class: Class,
+    pub(super) n: u32,
+}
+
+impl fmt::Display for Reg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.class.prefix(), self.n)
+    }
+}
+
+/// The PTX type suffix for arithmetic on `ty` (`s32`, `u64`, `f32`, ...).
+pub(super) fn arith(ty: ScalarType) -> &'static str {
+    match ty {
+        ScalarType::I32 => "s32",
+        ScalarType::I64 => "s64",
+        ScalarType::U32 => "u32",
+        ScalarType::U64 => "u64",
+        ScalarType::F32 => "f32",
+        ScalarType::F64 => "f64",
+        ScalarType::Bool => "pred",
+    }
+}
+
+/// The PTX type of a value in memory or a `.param` (bool: one byte).
+pub(super) fn mem_type(ty: ScalarType) -> &'static str {
+    match ty {
+        ScalarType::Bool => "u8",
+        t => arith(t),
+    }
+}
+
+pub(super) fn bits_suffix(ty: ScalarType) -> &'static str {
+    if ty.bits() == 64 {
+        "b64"
+    } else {
+        "b32"
+    }
+}
+
+/// A constant as a PTX immediate of its type.
+pub(super) fn immediate(v: Value) -> String {
+    match v {
+        Value::I32(_) | Value::U32(_) => format!("0x{:08X}", v.to_bits() as u32),
+        Value::I64(_) | Value::U64(_) => format!("0x{:016X}", v.to_bits()),
+        Value::F32(x) => format!("0f{:08X}", x.to_bits()),
+        Value::F64(x) => format!("0d{:016X}", x.to_bits()),
+        Value::Bool(b) => (b as u32).to_string(),
+    }
+}

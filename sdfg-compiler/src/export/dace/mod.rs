@@ -1,0 +1,227 @@
+//! The SDFG as a DaCe 1.x `.sdfg` file (JSON), loadable by
+//! `dace.SDFG.from_file(path)` of dace 1.0.2 and accepted by `.validate()`.
+//!
+//! The schema follows DaCe's own `to_json` output (checked against files
+//! written by dace 1.0.2). How our IR maps onto DaCe's:
+//! - a symbol (declared or inferred) is an entry of `symbols`;
+//! - a container is an `Array`, or a `Scalar` when it is a scalar that DaCe
+//!   may pass by value (transient, or an argument the SDFG never writes): a
+//!   written scalar argument becomes a one-element `Array`, since DaCe passes
+//!   `Scalar` arguments by value and the result would be lost;
+//! - a map is MapEntry -> Tasklet -> MapExit. Outer memlets cover the hull of
+//!   the inner ones (the whole container for dynamic accesses);
+//! - a tasklet body is C++ (`language: CPP`) reading and writing connectors,
+//!   see [`super::cpp`];
+//! - a copy is one edge between two access nodes, `other_subset` being the
+//!   destination's subset;
+//! - a `wait` has no DaCe equivalent (DaCe synchronizes by itself) and is left out;
+//! - ordering-only edges are empty memlets;
+//! - interstate edges are made mutually exclusive (DaCe does not promise to
+//!   try them in order as we do): the k-th edge's condition is
+//!   `c_k and not (c_1 or ... or c_{k-1})`.
+//!
+//! The rooms: this file writes the document (the SDFG, its symbols, the
+//! interstate edges) and DaCe's names of our types; `data.rs` the data
+//! descriptors and memlets, `state.rs` the nodes and edges of one state,
+//! `symbolic.rs` the symbolic sizes and the ranges a map's memlets cover.
+
+mod data;
+mod state;
+mod symbolic;
+
+use super::print::{expr_to_python_boxed, BodyNames};
+use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, Storage};
+use serde_json::{json, Map as JsonMap, Value};
+
+/// The DaCe `.sdfg` JSON of `sdfg`.
+pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {
+    let cx = Cx::new(sdfg);
+    let mut arrays = JsonMap::new();
+    for (id, c) in sdfg.containers.iter().enumerate() {
+        arrays.insert(c.name.text.clone(), cx.array_json(id));
+    }
+    let mut symbols = JsonMap::new();
+    for s in &sdfg.symbols {
+        symbols.insert(s.name.text.clone(), json!(dtype_name(s.ty)));
+    }
+    let arg_names: Vec<&str> = sdfg
+        .containers
+        .iter()
+        .filter(|c| !c.transient)
+        .map(|c| c.name.text.as_str())
+        .collect();
+    let states: Vec<Value> = sdfg
+        .states
+        .iter()
+        .enumerate()
+        .map(|(id, st)| cx.state_json(id, st))
+        .collect();
+    let start = if sdfg.start < sdfg.states.len() {
+        json!(sdfg.start)
+    } else {
+        Value::Null
+    };
+    json!({
+        "type": "SDFG",
+        "attributes": {
+            "name": dace_identifier(&sdfg.name.text),
+            "arg_names": arg_names,
+            "_arrays": arrays,
+            "symbols": symbols,
+            "global_code": {"frame": code_block("", "CPP")},
+            "init_code": {"frame": code_block("", "CPP")},
+            "exit_code": {"frame": code_block("", "CPP")},
+            "debuginfo": null,
+        },
+        "nodes": states,
+        "edges": cx.interstate_edges_json(),
+        "collapsed": false,
+        "label": "",
+        "id": null,
+        "cfg_list_id": 0,
+        "start_block": start,
+        "dace_version": "1.0.2",
+    })
+}
+
+/// [`to_sdfg_json`], pretty-printed: the contents of a `.sdfg` file.
+pub fn to_sdfg_json_string(sdfg: &Sdfg) -> String {
+    serde_json::to_string_pretty(&to_sdfg_json(sdfg)).unwrap_or_default()
+}
+
+/// DaCe's name of an element type.
+pub fn dtype_name(t: ScalarType) -> &'static str {
+    match t {
+        ScalarType::I32 => "int32",
+        ScalarType::I64 => "int64",
+        ScalarType::U32 => "uint32",
+        ScalarType::U64 => "uint64",
+        ScalarType::F32 => "float32",
+        ScalarType::F64 => "float64",
+        ScalarType::Bool => "bool",
+    }
+}
+
+/// DaCe's storage type of a container.
+pub fn storage_name(s: Storage) -> &'static str {
+    match s {
+        Storage::Host => "CPU_Heap",
+        Storage::Pinned => "CPU_Pinned",
+        Storage::Gpu => "GPU_Global",
+    }
+}
+
+/// DaCe's schedule type of a map.
+pub fn schedule_name(s: MapSchedule) -> &'static str {
+    match s {
+        MapSchedule::Gpu => "GPU_Device",
+        MapSchedule::Cpu => "CPU_Multicore",
+        MapSchedule::Seq => "Sequential",
+    }
+}
+
+/// Our names are Rust identifiers, so already valid in DaCe; a raw
+/// identifier (`r#type`) loses its prefix.
+fn dace_identifier(name: &str) -> String {
+    name.trim_start_matches("r#").to_string()
+}
+
+fn code_block(code: &str, language: &str) -> Value {
+    json!({"string_data": code, "language": language})
+}
+
+/// Whole-SDFG facts the states need.
+struct Cx<'a> {
+    sdfg: &'a Sdfg,
+    /// Scalar containers exported as one-element arrays.
+    boxed_scalars: Vec<ContainerId>,
+}
+
+impl<'a> Cx<'a> {
+    fn new(sdfg: &'a Sdfg) -> Cx<'a> {
+        let written = |id: ContainerId| {
+            sdfg.states.iter().any(|st| {
+                st.stmts
+                    .iter()
+                    .flat_map(|s| &s.memlets)
+                    .any(|m| m.container == id && m.access.is_write())
+            })
+        };
+        let boxed_scalars = sdfg
+            .containers
+            .iter()
+            .enumerate()
+            .filter(|(id, c)| c.is_scalar() && !c.transient && written(*id))
+            .map(|(id, _)| id)
+            .collect();
+        Cx {
+            sdfg,
+            boxed_scalars,
+        }
+    }
+
+    fn py(&self, e: &Expr) -> String {
+        expr_to_python_boxed(e, self.sdfg, &BodyNames::none(), &self.boxed_scalars)
+    }
+
+    fn py_in(&self, e: &Expr, names: &BodyNames) -> String {
+        expr_to_python_boxed(e, self.sdfg, names, &self.boxed_scalars)
+    }
+
+    fn interstate_edges_json(&self) -> Vec<Value> {
+        let sdfg = self.sdfg;
+        let mut out = Vec::new();
+        for (index, e) in sdfg.edges.iter().enumerate() {
+            if e.from >= sdfg.states.len() || e.to >= sdfg.states.len() {
+                continue;
+            }
+            // The edges tried before this one, whose conditions must be false.
+            let earlier: Vec<&crate::ir::InterstateEdge> = sdfg.edges[..index]
+                .iter()
+                .filter(|o| o.from == e.from)
+                .collect();
+            let own = e.condition.as_ref().map(|c| self.py(c));
+            let condition = if earlier.iter().any(|o| o.condition.is_none()) {
+                // An earlier edge is always taken: this one never is.
+                "False".to_string()
+            } else {
+                let negated: Vec<String> = earlier
+                    .iter()
+                    .filter_map(|o| o.condition.as_ref())
+                    .map(|c| format!("({})", self.py(c)))
+                    .collect();
+                match (own, negated.is_empty()) {
+                    (None, true) => "1".to_string(),
+                    (Some(c), true) => c,
+                    (None, false) => format!("not ({})", negated.join(" or ")),
+                    (Some(c), false) => format!("({c}) and not ({})", negated.join(" or ")),
+                }
+            };
+            let mut assignments = JsonMap::new();
+            for (sym, value) in &e.assignments {
+                let name = sdfg
+                    .symbols
+                    .get(*sym)
+                    .map(|s| s.name.text.clone())
+                    .unwrap_or_else(|| format!("__symbol{sym}"));
+                assignments.insert(name, json!(self.py(value)));
+            }
+            out.push(json!({
+                "type": "Edge",
+                "attributes": {
+                    "data": {
+                        "type": "InterstateEdge",
+                        "attributes": {
+                            "assignments": assignments,
+                            "condition": code_block(&condition, "Python"),
+                        },
+                        "label": "",
+                    }
+                },
+                "src": e.from.to_string(),
+                "dst": e.to.to_string(),
+            }));
+        }
+        out
+    }
+}

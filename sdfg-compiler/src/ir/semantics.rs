@@ -1,0 +1,82 @@
+//! The numeric semantics of the language's values that the reference
+//! evaluator ([`crate::eval`]) and the code generators share: a conversion
+//! (`v as ty`, folded by the PTX generator for literals of another type) and
+//! IEEE 754-2019 minimumNumber / maximumNumber (`min`, `max` on floats).
+//! They sit here, below both, so a backend never imports the evaluator.
+
+use super::{ScalarType, Value};
+
+/// `v as ty` with Rust's semantics.
+pub fn cast(v: Value, ty: ScalarType) -> Value {
+    macro_rules! to {
+        ($x:expr) => {
+            match ty {
+                ScalarType::I32 => Value::I32($x as i32),
+                ScalarType::I64 => Value::I64($x as i64),
+                ScalarType::U32 => Value::U32($x as u32),
+                ScalarType::U64 => Value::U64($x as u64),
+                ScalarType::F32 => Value::F32($x as f32),
+                ScalarType::F64 => Value::F64($x as f64),
+                ScalarType::Bool => unreachable!(),
+            }
+        };
+    }
+    if ty == ScalarType::Bool {
+        return Value::Bool(match v {
+            Value::Bool(b) => b,
+            Value::F32(x) => x != 0.0,
+            Value::F64(x) => x != 0.0,
+            other => other.to_bits() != 0,
+        });
+    }
+    match v {
+        Value::I32(x) => to!(x),
+        Value::I64(x) => to!(x),
+        Value::U32(x) => to!(x),
+        Value::U64(x) => to!(x),
+        Value::F32(x) => to!(x),
+        Value::F64(x) => to!(x),
+        Value::Bool(x) => to!(x as u8),
+    }
+}
+
+/// IEEE 754-2019 minimumNumber: a NaN operand is ignored and -0.0 < +0.0
+/// (PTX `min`; Rust's `f64::min` leaves the sign of a zero unspecified).
+/// Works on f32 values too: widening to f64 is exact. The runtime's
+/// `MinMaxNumber` is the same function for the CPU device.
+pub fn min_number(x: f64, y: f64) -> f64 {
+    if x.is_nan() {
+        y
+    } else if y.is_nan() {
+        x
+    } else if x == y {
+        if x.is_sign_negative() {
+            x
+        } else {
+            y
+        }
+    } else if x < y {
+        x
+    } else {
+        y
+    }
+}
+
+/// IEEE 754-2019 maximumNumber (see [`min_number`]).
+pub fn max_number(x: f64, y: f64) -> f64 {
+    if x.is_nan() {
+        y
+    } else if y.is_nan() {
+        x
+    } else if x == y {
+        if x.is_sign_negative() {
+            y
+        } else {
+            x
+        }
+    } else if x > y {
+        x
+    } else {
+        y
+    }
+}

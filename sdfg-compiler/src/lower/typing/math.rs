@@ -1,0 +1,125 @@
+//! The math methods (`x.sqrt()`, `x.powi(n)`, `x.min(y)`, ...): their names,
+//! arities and the operand types each is defined for.
+
+use super::*;
+use syn::spanned::Spanned;
+
+impl Lowerer<'_> {
+    pub(super) fn math_call(
+        &mut self,
+        sc: &mut Scope,
+        m: &syn::ExprMethodCall,
+        expected: Option<ScalarType>,
+    ) -> Option<Expr> {
+        let span = m.span();
+        let name = m.method.to_string();
+        if name == "step_by" {
+            self.error(
+                Diagnostic::error(
+                    m.method.span(),
+                    "`step_by` is only allowed on the range of a `for` loop or a map",
+                )
+                .help("write `for k in (a..b).step_by(s) { ... }`"),
+            );
+            return None;
+        }
+        let Some(func) = MathFn::from_method_name(&name) else {
+            let names: Vec<&str> = MathFn::ALL.iter().map(|f| f.method_name()).collect();
+            let mut d = Diagnostic::error(m.method.span(), format!("unknown method `{name}`"));
+            d = match closest_name(&name, names.iter().copied()) {
+                Some(c) => d.help(format!("did you mean `{c}`?")),
+                None => d.help(format!(
+                    "the math methods are {}",
+                    crate::diag::suggest::backticked(&names)
+                )),
+            };
+            self.error(d);
+            return None;
+        };
+        if m.turbofish.is_some() {
+            self.error(
+                Diagnostic::error(m.method.span(), format!("`{name}` takes no type arguments"))
+                    .help("remove the `::<...>`"),
+            );
+            return None;
+        }
+        if m.args.len() + 1 != func.arity() {
+            let example = match func.arity() {
+                1 => format!("x.{name}()"),
+                _ if func == MathFn::Powi => "x.powi(2)".to_string(),
+                _ => format!("x.{name}(y)"),
+            };
+            self.error(
+                Diagnostic::error(
+                    m.method.span(),
+                    format!(
+                        "`{name}` takes {} but {} given",
+                        count(func.arity() - 1, "argument"),
+                        if m.args.len() == 1 {
+                            "1 was".to_string()
+                        } else {
+                            format!("{} were", m.args.len())
+                        }
+                    ),
+                )
+                .help(format!("write `{example}`")),
+            );
+            return None;
+        }
+        let mut args = Vec::new();
+        match func {
+            MathFn::Powi => {
+                let recv_expected = self.only_if_flexible(sc, &[&m.receiver], expected);
+                let recv = self.expr(sc, &m.receiver, recv_expected);
+                let n = self.expr(sc, &m.args[0], Some(ScalarType::I32));
+                args.push(recv?);
+                args.push(n?);
+            }
+            MathFn::Min | MathFn::Max | MathFn::Powf => {
+                let (recv, arg) =
+                    match self.only_if_flexible(sc, &[&m.receiver, &m.args[0]], expected) {
+                        Some(t) => (
+                            self.expr(sc, &m.receiver, Some(t)),
+                            self.expr(sc, &m.args[0], Some(t)),
+                        ),
+                        None => self.unify(sc, &m.receiver, &m.args[0]),
+                    };
+                args.push(recv?);
+                args.push(arg?);
+            }
+            _ => {
+                let recv_expected = self.only_if_flexible(sc, &[&m.receiver], expected);
+                args.push(self.expr(sc, &m.receiver, recv_expected)?)
+            }
+        }
+        let ty = args[0].ty;
+        let ok = match func {
+            MathFn::Abs => ty.is_float() || ty.is_signed_integer(),
+            MathFn::Min | MathFn::Max => ty.is_numeric(),
+            _ => ty.is_float(),
+        };
+        if !ok {
+            let needs = match func {
+                MathFn::Abs => "a float or a signed integer",
+                MathFn::Min | MathFn::Max => "numbers",
+                _ => "a float",
+            };
+            let text = source_text(&m.receiver);
+            let help =
+                if ty.is_integer() && !matches!(func, MathFn::Abs | MathFn::Min | MathFn::Max) {
+                    format!("convert it first: `({text} as f64).{name}(...)`")
+                } else {
+                    format!("`{name}` is defined for {needs}")
+                };
+            self.error(
+                Diagnostic::error(
+                    m.method.span(),
+                    format!("`{name}` needs {needs}, found `{ty}`"),
+                )
+                .help(help),
+            );
+            return None;
+        }
+        Some(Expr::new(ExprKind::Call { func, args }, ty, span))
+    }
+}

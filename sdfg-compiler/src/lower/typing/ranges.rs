@@ -1,0 +1,142 @@
+//! Ranges of `for` loops, maps and subsets: `a..b`, `a..=b` and
+//! `(a..b).step_by(s)`, with bounds unified to one integer type.
+
+use super::*;
+use syn::spanned::Spanned;
+
+/// A lowered range `start..end` (end exclusive) with an optional step.
+pub(crate) struct LoweredRange {
+    pub ty: ScalarType,
+    pub start: Expr,
+    pub end: Expr,
+    pub step: Option<Expr>,
+}
+
+impl Lowerer<'_> {
+    /// `a..b`, `a..=b` or `(a..b).step_by(s)`: bounds unified to one integer type.
+    pub(crate) fn range(&mut self, sc: &mut Scope, e: &syn::Expr) -> Option<LoweredRange> {
+        let stripped = strip_parens(e);
+        let (range, step) = match stripped {
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                (strip_parens(&m.receiver), Some(&m.args[0]))
+            }
+            other => (other, None),
+        };
+        let syn::Expr::Range(r) = range else {
+            self.error(
+                Diagnostic::error(
+                    e.span(),
+                    format!("expected a range, found `{}`", source_text(e)),
+                )
+                .help("write `a..b`, `a..=b` or `(a..b).step_by(s)`"),
+            );
+            return None;
+        };
+        let (Some(start), Some(end)) = (&r.start, &r.end) else {
+            self.error(
+                Diagnostic::error(r.span(), "a range needs both bounds").help("write `0..N`"),
+            );
+            return None;
+        };
+        let mut parts: Vec<&syn::Expr> = vec![start, end];
+        parts.extend(step);
+        // The first part with a type of its own sets the type.
+        let mut lowered: Vec<Option<Expr>> = vec![None; parts.len()];
+        let mut ok = true;
+        let fixed = parts.iter().position(|p| !is_flexible(self, sc, p));
+        let ty = match fixed {
+            Some(k) => {
+                lowered[k] = self.expr(sc, parts[k], None);
+                // On an error, the other parts are still lowered (for their errors).
+                ok &= lowered[k].is_some();
+                lowered[k].as_ref().map(|e| e.ty)
+            }
+            None => self.default_for(sc, &parts),
+        };
+        for (k, part) in parts.iter().enumerate() {
+            if lowered[k].is_none() && Some(k) != fixed {
+                lowered[k] = self.expr(sc, part, ty);
+                ok &= lowered[k].is_some();
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let mut lowered = lowered.into_iter().flatten();
+        let (start_e, end_e) = (lowered.next()?, lowered.next()?);
+        let step_e = lowered.next();
+        let ty = start_e.ty;
+        if !ty.is_integer() {
+            self.error(
+                Diagnostic::error(
+                    start.span(),
+                    format!("range bounds must be integers, found `{ty}`"),
+                )
+                .help(format!(
+                    "convert them: {}",
+                    cast_hint(&source_text(start), ScalarType::I64)
+                )),
+            );
+            return None;
+        }
+        let end_e = match r.limits {
+            syn::RangeLimits::HalfOpen(_) => end_e,
+            syn::RangeLimits::Closed(_) => self.plus_one(end_e)?,
+        };
+        if let Some(s) = &step_e {
+            if let ExprKind::Lit(v) = s.kind {
+                if v.as_i128().is_some_and(|v| v <= 0) {
+                    self.error(
+                        Diagnostic::error(s.span, "the step of a range must be positive")
+                            .help("write `(a..b).step_by(1)` or a larger step"),
+                    );
+                    return None;
+                }
+            }
+        }
+        Some(LoweredRange {
+            ty,
+            start: start_e,
+            end: end_e,
+            step: step_e,
+        })
+    }
+
+    /// `e + 1` for an inclusive range end (folded for a literal).
+    fn plus_one(&mut self, e: Expr) -> Option<Expr> {
+        let ty = e.ty;
+        if let ExprKind::Lit(v) = e.kind {
+            let next = v.as_i128()? + 1;
+            let folded = match ty {
+                ScalarType::I32 => i32::try_from(next).ok().map(Value::I32),
+                ScalarType::I64 => i64::try_from(next).ok().map(Value::I64),
+                ScalarType::U32 => u32::try_from(next).ok().map(Value::U32),
+                _ => u64::try_from(next).ok().map(Value::U64),
+            };
+            return match folded {
+                Some(v) => Some(Expr::lit(v, e.span)),
+                None => {
+                    self.error(
+                        Diagnostic::error(
+                            e.span,
+                            format!("the end of this inclusive range overflows `{ty}`"),
+                        )
+                        .help("use a wider type"),
+                    );
+                    None
+                }
+            };
+        }
+        let span = e.span;
+        let one = Expr::lit(Value::from_bits(ty, 1), span);
+        Some(Expr::new(
+            ExprKind::Binary {
+                op: BinOp::Add,
+                lhs: Box::new(e),
+                rhs: Box::new(one),
+            },
+            ty,
+            span,
+        ))
+    }
+}

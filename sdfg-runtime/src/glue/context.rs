@@ -1,0 +1,394 @@
+//! The per-call state of a program (streams and transients), the guard a
+//! call holds while issuing, and the pool contexts return to.
+
+use crate::__glue::spec::{ProgramSpec, StreamSpec};
+use crate::device::Device;
+use crate::elem::Elem;
+use crate::error::Result;
+use crate::lock::lock;
+use crate::memory::device_buffer::DeviceBuffer;
+use crate::memory::host_buffer::HostBuffer;
+use crate::streams::running::{CallResources, Running};
+use crate::streams::stream::Stream;
+use std::any::Any;
+use std::marker::PhantomData;
+use std::sync::{Arc, Mutex};
+
+/// Idle contexts of one program.
+#[derive(Default)]
+pub(super) struct ContextPool {
+    idle: Mutex<Vec<Context>>,
+}
+
+impl ContextPool {
+    /// An idle context, if any.
+    pub(super) fn take(&self) -> Option<Context> {
+        lock(&self.idle).pop()
+    }
+
+    fn put(&self, mut context: Context) {
+        context.restore_own_streams();
+        lock(&self.idle).push(context);
+    }
+}
+
+/// A context in a call, and the pool it returns to: what `Running` holds.
+struct PooledCall {
+    context: Context,
+    pool: Arc<ContextPool>,
+}
+
+impl CallResources for PooledCall {
+    fn distinct_streams(&self) -> Vec<Stream> {
+        self.context.distinct_streams()
+    }
+
+    fn recycle(self: Box<Self>) {
+        self.pool.put(self.context);
+    }
+
+    fn abandon(self: Box<Self>) {
+        let PooledCall { context, pool } = *self;
+        // A broken stream might still touch the transients: leak them
+        // rather than free them; the pool itself is fine to release.
+        std::mem::forget(context);
+        drop(pool);
+    }
+}
+
+fn running<'a>(context: Context, pool: &Arc<ContextPool>) -> Running<'a> {
+    Running::new(Box::new(PooledCall {
+        context,
+        pool: Arc::clone(pool),
+    }))
+}
+
+/// The per-call state of a program: its streams and transients (kept across
+/// calls when the context returns to the pool).
+pub struct Context {
+    device: Device,
+    program: &'static str,
+    own: Vec<Stream>,
+    own_uniform: bool,
+    active: Vec<Stream>,
+    /// Every index maps to `active[0]`.
+    uniform: bool,
+    device_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
+    host_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("program", &self.program)
+            .field("streams", &self.active)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Context {
+    pub(super) fn new(device: &Device, spec: &ProgramSpec) -> Result<Context> {
+        let (own, uniform) = match spec.streams {
+            StreamSpec::Default => (vec![device.default_stream()], true),
+            StreamSpec::Created(n) => (
+                (0..n)
+                    .map(|_| device.new_stream())
+                    .collect::<Result<Vec<_>>>()?,
+                false,
+            ),
+        };
+        Ok(Context {
+            device: device.clone(),
+            program: spec.name,
+            active: own.clone(),
+            own,
+            own_uniform: uniform,
+            uniform,
+            device_transients: Vec::new(),
+            host_transients: Vec::new(),
+        })
+    }
+
+    fn restore_own_streams(&mut self) {
+        self.active = self.own.clone();
+        self.uniform = self.own_uniform;
+    }
+
+    /// Maps every stream index to `stream` (until the context is pooled again).
+    pub(super) fn run_everything_on(&mut self, stream: &Stream) {
+        self.active = vec![stream.clone()];
+        self.uniform = true;
+    }
+
+    /// Each stream once (for waiting).
+    fn distinct_streams(&self) -> Vec<Stream> {
+        let mut out: Vec<Stream> = Vec::new();
+        for s in &self.active {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+        out
+    }
+
+    /// The device.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let dev = Device::cpu();
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
+    /// assert_eq!(program.context()?.device(), &dev);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Stream `i` of the program's stream assignment.
+    ///
+    /// # Panics
+    /// If the program has no stream `i` (a code-generator bug).
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let dev = Device::cpu();
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
+    /// let ctx = program.context()?;
+    /// // StreamSpec::Default: every index is the device's default stream.
+    /// assert_eq!(ctx.stream(0), &dev.default_stream());
+    /// assert_eq!(ctx.stream(5), &dev.default_stream());
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn stream(&self, i: usize) -> &Stream {
+        if self.uniform {
+            return &self.active[0];
+        }
+        match self.active.get(i) {
+            Some(s) => s,
+            None => panic!(
+                "program `{}` has {} streams; stream {i} does not exist (code generator bug)",
+                self.program,
+                self.active.len()
+            ),
+        }
+    }
+
+    /// Device transient `slot` with `len` elements of `T`: allocated on first
+    /// use, reallocated when the length (or type) changes, kept across calls.
+    ///
+    /// To hold several transients at once, use
+    /// [`Context::prepare_device_transient`] for each, then
+    /// [`Context::device_transient_ref`].
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// assert_eq!(ctx.device_transient::<f32>(0, 16)?.len(), 16);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn device_transient<T: Elem>(
+        &mut self,
+        slot: usize,
+        len: usize,
+    ) -> Result<&DeviceBuffer<T>> {
+        self.prepare_device_transient::<T>(slot, len)?;
+        Ok(self.device_transient_ref::<T>(slot))
+    }
+
+    /// Makes sure device transient `slot` exists with `len` elements of `T`.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// ctx.prepare_device_transient::<f32>(0, 4)?;
+    /// ctx.prepare_device_transient::<i64>(1, 2)?;
+    /// let (a, b) = (ctx.device_transient_ref::<f32>(0), ctx.device_transient_ref::<i64>(1));
+    /// assert_eq!((a.len(), b.len()), (4, 2));
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn prepare_device_transient<T: Elem>(&mut self, slot: usize, len: usize) -> Result<()> {
+        if self.device_transients.len() <= slot {
+            self.device_transients.resize_with(slot + 1, || None);
+        }
+        let fits = self.device_transients[slot]
+            .as_ref()
+            .and_then(|b| b.downcast_ref::<DeviceBuffer<T>>())
+            .is_some_and(|b| b.len() == len);
+        if !fits {
+            // Drop the old one first (its memory is freed once unused).
+            self.device_transients[slot] = None;
+            self.device_transients[slot] =
+                Some(Box::new(DeviceBuffer::<T>::zeros(&self.device, len)?));
+        }
+        Ok(())
+    }
+
+    /// Device transient `slot`, prepared before.
+    ///
+    /// # Panics
+    /// If the slot was not prepared with element type `T` (a code-generator bug).
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// ctx.prepare_device_transient::<u32>(3, 8)?;
+    /// assert_eq!(ctx.device_transient_ref::<u32>(3).to_vec()?, [0; 8]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn device_transient_ref<T: Elem>(&self, slot: usize) -> &DeviceBuffer<T> {
+        match self
+            .device_transients
+            .get(slot)
+            .and_then(|b| b.as_ref())
+            .and_then(|b| b.downcast_ref::<DeviceBuffer<T>>())
+        {
+            Some(b) => b,
+            None => panic!(
+                "program `{}`: device transient {slot} of {} was not prepared (code generator bug)",
+                self.program,
+                T::TYPE
+            ),
+        }
+    }
+
+    /// Takes host transient `slot` (`len` elements of `T`, pinned on CUDA) out
+    /// of the context, e.g. to move it into a `copy_to_host`; give it back
+    /// with [`Context::put_host_transient`] to keep it for the next call.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// let h = ctx.take_host_transient::<i32>(0, 3)?;
+    /// assert_eq!(h.len(), 3);
+    /// ctx.put_host_transient(0, h);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn take_host_transient<T: Elem>(
+        &mut self,
+        slot: usize,
+        len: usize,
+    ) -> Result<HostBuffer<T>> {
+        let existing = self
+            .host_transients
+            .get_mut(slot)
+            .and_then(Option::take)
+            .and_then(|b| b.downcast::<HostBuffer<T>>().ok())
+            .filter(|b| b.len() == len);
+        match existing {
+            Some(b) => Ok(*b),
+            None => HostBuffer::new(&self.device, len),
+        }
+    }
+
+    /// Puts a host transient back (see [`Context::take_host_transient`]).
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// let mut h = ctx.take_host_transient::<i32>(0, 2)?;
+    /// h.as_mut_slice()[0] = 7;
+    /// ctx.put_host_transient(0, h);
+    /// assert_eq!(ctx.take_host_transient::<i32>(0, 2)?.as_slice(), [7, 0]); // the same buffer
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn put_host_transient<T: Elem>(&mut self, slot: usize, buffer: HostBuffer<T>) {
+        if self.host_transients.len() <= slot {
+            self.host_transients.resize_with(slot + 1, || None);
+        }
+        self.host_transients[slot] = Some(Box::new(buffer));
+    }
+}
+
+/// A context taken from a program's pool for one call. Derefs to [`Context`].
+/// [`ContextGuard::finish`] turns it into the call's [`Running`]; dropping
+/// it unfinished waits for its streams and returns it to the pool.
+pub struct ContextGuard<'p> {
+    pool: &'p Arc<ContextPool>,
+    context: Option<Context>,
+}
+
+impl std::fmt::Debug for ContextGuard<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextGuard")
+            .field("context", &self.context)
+            .finish()
+    }
+}
+
+impl<'p> ContextGuard<'p> {
+    pub(super) fn new(pool: &'p Arc<ContextPool>, context: Context) -> Self {
+        ContextGuard {
+            pool,
+            context: Some(context),
+        }
+    }
+
+    /// Ends issuing: the returned `Running<'a>` borrows the call's arguments
+    /// for `'a` (pass `PhantomData` typed with their lifetime) and returns
+    /// the context to the pool after waiting.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # use std::marker::PhantomData;
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let mut arg = vec![1, 2, 3];
+    /// fn borrow_of<'a>(_: &'a mut Vec<i32>) -> PhantomData<&'a mut ()> { PhantomData }
+    /// let running = program.context()?.finish(borrow_of(&mut arg));
+    /// running.wait()?;
+    /// arg.push(4); // allowed again after the wait
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn finish<'a>(mut self, _borrow: PhantomData<&'a mut ()>) -> Running<'a> {
+        let context = self
+            .context
+            .take()
+            .expect("a guard holds its context until finished");
+        running(context, self.pool)
+    }
+}
+
+impl std::ops::Deref for ContextGuard<'_> {
+    type Target = Context;
+    fn deref(&self) -> &Context {
+        self.context
+            .as_ref()
+            .expect("a guard holds its context until finished")
+    }
+}
+
+impl std::ops::DerefMut for ContextGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Context {
+        self.context
+            .as_mut()
+            .expect("a guard holds its context until finished")
+    }
+}
+
+impl Drop for ContextGuard<'_> {
+    fn drop(&mut self) {
+        if let Some(context) = self.context.take() {
+            drop(running(context, self.pool));
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! One SDFG loaded on one device: its module and its pool of contexts.
+
+use crate::__glue::context::{Context, ContextGuard, ContextPool};
+use crate::__glue::spec::{ProgramSpec, StreamSpec};
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::kernel::module::Module;
+use crate::streams::stream::Stream;
+use std::sync::Arc;
+
+/// One SDFG loaded on one device (`Send + Sync`): share it between threads;
+/// each call takes its own [`Context`].
+///
+/// ```
+/// use sdfg_runtime::Device;
+/// use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+/// // SAFETY: no kernels, so nothing is ever launched.
+/// static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Created(1)) };
+/// let dev = Device::cpu();
+/// let program = unsafe { Program::load(&dev, &SPEC) }?;
+/// assert_eq!(program.device(), &dev);
+/// assert!(program.module().kernel_names().is_empty());
+/// # Ok::<(), sdfg_runtime::Error>(())
+/// ```
+pub struct Program {
+    device: Device,
+    spec: &'static ProgramSpec,
+    module: Arc<Module>,
+    pool: Arc<ContextPool>,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("name", &self.spec.name)
+            .finish()
+    }
+}
+
+impl Program {
+    /// Loads the module (cached per device) and prepares an empty pool.
+    ///
+    /// # Safety
+    ///
+    /// The program's glue launches the kernels of `spec` from safe code:
+    /// the promise that [`ProgramSpec::new`] asks for must hold on
+    /// `device`. It does for every spec that `sdfg!` generates.
+    ///
+    /// ```
+    /// use sdfg_runtime::Device;
+    /// use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// // SAFETY: no kernels, so nothing is ever launched.
+    /// static BAD: ProgramSpec = unsafe { ProgramSpec::new("bad", "", &[], StreamSpec::Created(0)) };
+    /// assert!(unsafe { Program::load(&Device::cpu(), &BAD) }.is_err());
+    /// ```
+    pub unsafe fn load(device: &Device, spec: &'static ProgramSpec) -> Result<Program> {
+        if spec.streams == StreamSpec::Created(0) {
+            return Err(Error::InvalidArgument(format!(
+                "program `{}` asks for 0 created streams; use at least 1",
+                spec.name
+            )));
+        }
+        // SAFETY: the spec's promise (our caller's contract) is the one
+        // `Module::load` asks for.
+        let module = unsafe { Module::load(device, spec.ptx, spec.kernels) }?;
+        Ok(Program {
+            device: device.clone(),
+            spec,
+            module,
+            pool: Arc::new(ContextPool::default()),
+        })
+    }
+
+    /// The device it is loaded on.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let dev = Device::cpu();
+    /// assert!(!unsafe { Program::load(&dev, &SPEC) }?.device().is_gpu());
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Its loaded kernels.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// assert_eq!(program.module().kernel_names().len(), 0);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn module(&self) -> &Arc<Module> {
+        &self.module
+    }
+
+    /// Its spec.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// assert_eq!(unsafe { Program::load(&Device::cpu(), &SPEC) }?.spec().name(), "p");
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn spec(&self) -> &'static ProgramSpec {
+        self.spec
+    }
+
+    /// An idle context from the pool, or a new one with its own streams
+    /// (per the spec) and no transients yet.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Created(2)) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let a = program.context()?;
+    /// let b = program.context()?; // a second, concurrent context
+    /// assert_ne!(a.stream(0), b.stream(0));
+    /// assert_ne!(a.stream(0), a.stream(1));
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn context(&self) -> Result<ContextGuard<'_>> {
+        let context = match self.pool.take() {
+            Some(c) => c,
+            None => Context::new(&self.device, self.spec)?,
+        };
+        Ok(ContextGuard::new(&self.pool, context))
+    }
+
+    /// A context whose every stream index maps to `stream` (for running the
+    /// program on a caller's stream).
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Created(3)) };
+    /// let dev = Device::cpu();
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
+    /// let mine = dev.new_stream()?;
+    /// let ctx = program.context_on(&mine)?;
+    /// assert_eq!(ctx.stream(2), &mine);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn context_on(&self, stream: &Stream) -> Result<ContextGuard<'_>> {
+        self.device.check_same(stream.device().id(), || {
+            "the stream passed to context_on".into()
+        })?;
+        let mut guard = self.context()?;
+        guard.run_everything_on(stream);
+        Ok(guard)
+    }
+}

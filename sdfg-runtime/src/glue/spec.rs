@@ -1,0 +1,78 @@
+//! What the `sdfg!` macro emits for one SDFG: its name, PTX, kernels and
+//! stream policy.
+
+use crate::kernel::cpu_twin::KernelEntry;
+
+/// How a program uses streams.
+///
+/// ```
+/// use sdfg_runtime::__glue::StreamSpec;
+/// assert_ne!(StreamSpec::Default, StreamSpec::Created(1));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamSpec {
+    /// Everything on the device's default stream (CUDA: the legacy default
+    /// stream); every stream index maps to it.
+    Default,
+    /// This many created streams per context (indices `0..n`).
+    Created(usize),
+}
+
+/// What the `sdfg!` macro emits for one SDFG: name, PTX, kernels, streams.
+///
+/// A spec is a promise about its PTX, so building one takes `unsafe`
+/// ([`ProgramSpec::new`]); the fields are not public. Generated code builds
+/// it in a `static`.
+///
+/// ```
+/// use sdfg_runtime::__glue::{ProgramSpec, StreamSpec};
+/// // SAFETY: no kernels, so nothing is ever launched.
+/// static SPEC: ProgramSpec = unsafe { ProgramSpec::new("axpy", "", &[], StreamSpec::Created(1)) };
+/// assert_eq!(SPEC.name(), "axpy");
+/// ```
+#[derive(Debug)]
+pub struct ProgramSpec {
+    /// The SDFG's name (for messages).
+    pub(crate) name: &'static str,
+    /// The PTX module of its `gpu` maps.
+    pub(crate) ptx: &'static str,
+    /// Its kernels, in launch-index order.
+    pub(crate) kernels: &'static [KernelEntry],
+    /// Its stream policy.
+    pub(crate) streams: StreamSpec,
+}
+
+impl ProgramSpec {
+    /// The spec of the SDFG `name`: its PTX module, its kernels in
+    /// launch-index order, and its stream policy.
+    ///
+    /// # Safety
+    ///
+    /// The glue of a program launches the kernels of its spec from safe
+    /// code, so the spec carries the promise that [`Stream::launch`] asks
+    /// of its caller: every entry of `ptx` named in `kernels` declares the
+    /// parameters, and touches only the buffer elements, that the glue of
+    /// this SDFG passes to it (as `sdfg!` generates the PTX, the kernel
+    /// table and the glue together from one SDFG). Each entry's `cpu` twin
+    /// is what the CPU device runs instead.
+    ///
+    /// [`Stream::launch`]: crate::Stream::launch
+    pub const unsafe fn new(
+        name: &'static str,
+        ptx: &'static str,
+        kernels: &'static [KernelEntry],
+        streams: StreamSpec,
+    ) -> ProgramSpec {
+        ProgramSpec {
+            name,
+            ptx,
+            kernels,
+            streams,
+        }
+    }
+
+    /// The SDFG's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}

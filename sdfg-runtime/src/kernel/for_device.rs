@@ -1,0 +1,176 @@
+//! What a kernel needs from a device: its module loaded there (JIT-compiled
+//! once per device and PTX text, then cached in the device) and a grid
+//! sized for it.
+
+use crate::cuda::CudaModule;
+use crate::device::Device;
+use crate::error::{Error, Result};
+use crate::kernel::cpu_twin::KernelEntry;
+use crate::kernel::launch_config::LaunchConfig;
+use crate::kernel::module::{Module, ModuleKey};
+use crate::lock::lock;
+use std::sync::Arc;
+
+impl Module {
+    /// Loads (or finds in the device's cache) a module. CUDA: JIT-compiles
+    /// the PTX (`Err(JitFailed)` with the driver's log) and looks up each
+    /// entry; CPU: keeps the twin table (the PTX is not used).
+    ///
+    /// `kernels` is the table that generated code emits (its type is in the
+    /// hidden glue module); a module without kernels needs none.
+    ///
+    /// # Safety
+    ///
+    /// The caller vouches for the PTX: every entry named in `kernels` keeps
+    /// the contract of [`Stream::launch`] whenever it is launched, with the
+    /// arguments it is launched with. Loading runs no kernel, but a loaded
+    /// module is shared through the device's cache, and programs launch
+    /// their modules from safe code.
+    ///
+    /// [`Stream::launch`]: crate::Stream::launch
+    ///
+    /// ```
+    /// use sdfg_runtime::{Device, Module};
+    /// // SAFETY: no kernels, so nothing can be launched.
+    /// let module = unsafe { Module::load(&Device::cpu(), "", &[]) }?;
+    /// assert!(module.kernel_names().is_empty());
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub unsafe fn load(
+        device: &Device,
+        ptx: &'static str,
+        kernels: &'static [KernelEntry],
+    ) -> Result<Arc<Module>> {
+        let key = ModuleKey {
+            ptx: ptx.to_string(),
+            names: kernels.iter().map(|k| k.name.to_string()).collect(),
+            cpu_twins: if device.is_gpu() {
+                Vec::new()
+            } else {
+                kernels.iter().map(|k| k.cpu as usize).collect()
+            },
+        };
+        // Held during the JIT: eight threads loading one program JIT it once.
+        let mut cache = lock(&device.inner.modules);
+        if let Some(module) = cache.get(&key) {
+            return Ok(Arc::clone(module));
+        }
+        let cuda = match device.cuda() {
+            Some(ctx) => {
+                let names: Vec<&str> = kernels.iter().map(|k| k.name).collect();
+                Some(CudaModule::load(ctx, ptx, &names)?)
+            }
+            None => None,
+        };
+        let module = Arc::new(Module {
+            device_id: device.id(),
+            names: kernels.iter().map(|k| Arc::from(k.name)).collect(),
+            cpu: kernels.iter().map(|k| k.cpu).collect(),
+            cuda,
+        });
+        cache.insert(key, Arc::clone(&module));
+        Ok(module)
+    }
+
+    /// Loads PTX generated at run time (no CPU twins, not cached): for
+    /// differential tests of the PTX backend. `Err(Unsupported)` on the CPU device.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Module::load`]: every entry named in `names` keeps the
+    /// contract of [`Stream::launch`] whenever it is launched.
+    ///
+    /// [`Stream::launch`]: crate::Stream::launch
+    ///
+    /// ```
+    /// use sdfg_runtime::{Device, Error, Module};
+    /// // SAFETY: the CPU device refuses the module, nothing is loaded.
+    /// let r = unsafe { Module::load_dynamic(&Device::cpu(), "...".into(), vec!["k".into()]) };
+    /// assert!(matches!(r, Err(Error::Unsupported(_))));
+    /// ```
+    pub unsafe fn load_dynamic(
+        device: &Device,
+        ptx: String,
+        names: Vec<String>,
+    ) -> Result<Arc<Module>> {
+        let Some(ctx) = device.cuda() else {
+            return Err(Error::Unsupported(
+                "a module without cpu twins cannot run on the cpu device".into(),
+            ));
+        };
+        let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let cuda = CudaModule::load(ctx, &ptx, &name_refs)?;
+        Ok(Arc::new(Module {
+            device_id: device.id(),
+            names: names.iter().map(|n| Arc::from(n.as_str())).collect(),
+            cpu: Vec::new(),
+            cuda: Some(cuda),
+        }))
+    }
+}
+
+impl LaunchConfig {
+    /// A grid for a map with these iteration counts (outermost first): the
+    /// innermost dimension goes to x, the next to y, the product of the rest
+    /// to z. Kernels use grid-stride loops on every axis, so the grid is
+    /// capped (x at `sm_count * 32` blocks, y and z at 65535). A zero count
+    /// gives an empty grid, and `launch` then issues nothing.
+    ///
+    /// ```
+    /// use sdfg_runtime::{Device, LaunchConfig};
+    /// let dev = Device::cpu();
+    /// assert_eq!(LaunchConfig::for_counts(&dev, &[0, 5], [32, 1, 1], 1).grid[1], 0);
+    /// assert_eq!(LaunchConfig::for_counts(&dev, &[1 << 40], [256, 1, 1], 4).grid[0], dev.sm_count() * 32);
+    /// ```
+    pub fn for_counts(
+        device: &Device,
+        counts: &[u64],
+        block: [u32; 3],
+        items_per_thread: u32,
+    ) -> LaunchConfig {
+        LaunchConfig::for_tiles(device, counts, block, items_per_thread, 1)
+    }
+
+    /// [`LaunchConfig::for_counts`] for kernels whose threads also run
+    /// `rows_per_thread` consecutive iterations in y (the stencil form of
+    /// 2-D and higher maps): the y grid covers `block.y * rows_per_thread`
+    /// rows per block.
+    ///
+    /// ```
+    /// use sdfg_runtime::{Device, LaunchConfig};
+    /// let dev = Device::cpu();
+    /// let c = LaunchConfig::for_tiles(&dev, &[100, 1000], [64, 4, 1], 2, 4);
+    /// assert_eq!(c.grid[1], 7); // ceil(100 / (4 * 4))
+    /// ```
+    pub fn for_tiles(
+        device: &Device,
+        counts: &[u64],
+        block: [u32; 3],
+        items_per_thread: u32,
+        rows_per_thread: u32,
+    ) -> LaunchConfig {
+        let n = counts.len();
+        let count_x = if n >= 1 { counts[n - 1] } else { 1 };
+        let count_y = if n >= 2 { counts[n - 2] } else { 1 };
+        let rest: u64 = if n >= 3 {
+            counts[..n - 2]
+                .iter()
+                .fold(1u64, |a, &c| a.saturating_mul(c))
+        } else {
+            1
+        };
+        let ceil_div = |count: u64, per: u64| count.div_ceil(per.max(1));
+        let per_block_x = (block[0].max(1) as u64).saturating_mul(items_per_thread.max(1) as u64);
+        let per_block_y = (block[1].max(1) as u64).saturating_mul(rows_per_thread.max(1) as u64);
+        let max_x = (device.sm_count().max(1) as u64).saturating_mul(32);
+        LaunchConfig {
+            grid: [
+                ceil_div(count_x, per_block_x).min(max_x) as u32,
+                ceil_div(count_y, per_block_y).min(65535) as u32,
+                ceil_div(rest, block[2].max(1) as u64).min(65535) as u32,
+            ],
+            block,
+            shared_bytes: 0,
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! A loaded set of kernels: entry names, CPU twins, and the CUDA module.
+
+use crate::cuda::CudaModule;
+use crate::error::{Error, Result};
+use crate::kernel::cpu_twin::CpuKernel;
+use std::sync::Arc;
+
+/// The cache key of a module: same PTX and entry names (and, on the CPU
+/// device, the same twin functions) is the same module.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct ModuleKey {
+    pub(super) ptx: String,
+    pub(super) names: Vec<String>,
+    pub(super) cpu_twins: Vec<usize>,
+}
+
+/// A loaded set of kernels. Loaded once per device and PTX text (a cache in
+/// the device), so the driver JIT is paid once per process.
+///
+/// ```
+/// use sdfg_runtime::{Device, Module};
+/// use sdfg_runtime::__glue::{KernelArgs, KernelEntry};
+/// use std::sync::Arc;
+/// fn k(_: &KernelArgs<'_>) {}
+/// static KERNELS: [KernelEntry; 1] = [KernelEntry { name: "k", cpu: k }];
+/// let dev = Device::cpu();
+/// // SAFETY (both): a CPU device runs only the CPU twin `k`.
+/// let a = unsafe { Module::load(&dev, "// ptx", &KERNELS) }?;
+/// let b = unsafe { Module::load(&dev, "// ptx", &KERNELS) }?;
+/// assert!(Arc::ptr_eq(&a, &b));
+/// assert_eq!(a.kernel_names(), ["k"]);
+/// # Ok::<(), sdfg_runtime::Error>(())
+/// ```
+pub struct Module {
+    pub(crate) device_id: u64,
+    pub(super) names: Vec<Arc<str>>,
+    pub(super) cpu: Vec<CpuKernel>,
+    pub(super) cuda: Option<CudaModule>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("kernels", &self.names)
+            .finish()
+    }
+}
+
+impl Module {
+    /// The kernels' entry names, in launch-index order.
+    ///
+    /// ```
+    /// // SAFETY: no kernels, so nothing can be launched.
+    /// let m = unsafe { sdfg_runtime::Module::load(&sdfg_runtime::Device::cpu(), "", &[]) }?;
+    /// assert_eq!(m.kernel_names().len(), 0);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn kernel_names(&self) -> Vec<&str> {
+        self.names.iter().map(|n| &**n).collect()
+    }
+
+    pub(crate) fn kernel_name(&self, kernel: usize) -> Result<&Arc<str>> {
+        self.names.get(kernel).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "kernel index {kernel} out of range: the module has {} kernels",
+                self.names.len()
+            ))
+        })
+    }
+
+    pub(crate) fn cpu_kernel(&self, kernel: usize) -> Result<CpuKernel> {
+        self.cpu
+            .get(kernel)
+            .copied()
+            .ok_or_else(|| Error::Unsupported(format!("kernel {kernel} has no cpu twin")))
+    }
+
+    pub(crate) fn cuda_function(&self, kernel: usize) -> Result<cudarc::driver::sys::CUfunction> {
+        self.cuda
+            .as_ref()
+            .and_then(|m| m.functions.get(kernel).copied())
+            .ok_or_else(|| Error::WrongDevice {
+                what: format!("kernel {kernel} was not loaded for a cuda device"),
+            })
+    }
+}

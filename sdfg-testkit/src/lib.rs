@@ -1,0 +1,18 @@
+//! Test support for sdfg-rs, never a dependency of the `sdfg!` macro: the
+//! crates' test suites and examples take it as a dev-dependency.
+//!
+//! - [`builder`]: builds `ir::Sdfg` values directly, without the parser;
+//! - [`examples`]: SDFGs several test suites share (axpy, stencil, dot);
+//! - [`randexpr`]: random well-typed expressions and bodies for
+//!   differential tests of the backends against the evaluator;
+//! - [`ptxsim`]: a sequential interpreter of the PTX subset the backend
+//!   emits, and [`harness`], which runs one `gpu` map through it and through
+//!   the evaluator from the same inputs;
+//! - [`rng`]: the one seeded generator every test, fuzzer and example uses.
+
+pub mod builder;
+pub mod examples;
+pub mod harness;
+pub mod ptxsim;
+pub mod randexpr;
+pub mod rng;

@@ -1,0 +1,232 @@
+//! Bodies: guarded accesses and fault codes, loops, ifs, locals, lazy
+//! logic, and random bodies.
+
+use super::*;
+
+#[test]
+fn guarded_accesses_skip_and_fault() {
+    let mut b = SdfgBuilder::new("guards");
+    let n = b.symbol("N", I64);
+    let a = b.gpu("A", I32, vec![e::sym(n, I64)]);
+    let idx = b.gpu("IDX", I64, vec![e::sym(n, I64)]);
+    let out = b.gpu("O", I32, vec![e::sym(n, I64)]);
+    let st = b.state("s");
+    let i = e::param(0, I64);
+    let body = TaskletBody {
+        locals: vec![],
+        stmts: vec![
+            // O[i] = A[IDX[i]] (IDX may be out of range: skipped, reads 0, faults)
+            s::store(
+                out,
+                vec![i.clone()],
+                e::load(a, I32, vec![e::load(idx, I64, vec![i.clone()])]),
+            ),
+            // A guarded load that never faults: if i > 0 { A[i - 1] } else { 0 }
+            s::reduce(
+                out,
+                vec![i.clone()],
+                e::select(
+                    e::bin(BinOp::Gt, i.clone(), e::i64(0)),
+                    e::load(a, I32, vec![e::sub(i.clone(), e::i64(1))]),
+                    e::i32(0),
+                ),
+                WcrOp::Sum,
+            ),
+        ],
+    };
+    b.gpu_map(
+        st,
+        "g",
+        vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+        body,
+    );
+    let sdfg = b.build();
+    let nn = 50usize;
+    let mut d = fill(&sdfg, &[(a, vec![nn]), (out, vec![nn])], 3);
+    // In range everywhere: no fault.
+    d.insert(
+        idx,
+        (
+            vec![nn],
+            (0..nn).map(|k| Value::I64(((k * 7) % nn) as i64)).collect(),
+        ),
+    );
+    assert_eq!(
+        check(
+            "guards-ok",
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1]]
+        ),
+        0
+    );
+    // Some negative and too-large indices: code 2 = the second access in program order (A[..]).
+    d.insert(
+        idx,
+        (
+            vec![nn],
+            (0..nn)
+                .map(|k| {
+                    Value::I64(if k % 5 == 0 {
+                        -1
+                    } else if k % 7 == 0 {
+                        nn as i64
+                    } else {
+                        k as i64
+                    })
+                })
+                .collect(),
+        ),
+    );
+    assert_eq!(
+        check(
+            "guards-oob",
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1]]
+        ),
+        2
+    );
+}
+
+#[test]
+fn loops_ifs_locals_and_lazy_logic() {
+    let mut b = SdfgBuilder::new("control");
+    let n = b.symbol("N", I64);
+    let flag = b.symbol("FLAG", Bool);
+    let a = b.gpu("A", F32, vec![e::sym(n, I64)]);
+    let out = b.gpu("O", F32, vec![e::sym(n, I64)]);
+    let cnt = b.gpu("C", U32, vec![e::i64(3)]);
+    let hb = b.container("hb", Bool, vec![], Storage::Host);
+    let st = b.state("s");
+    let i = || e::param(0, I64);
+    let locals = vec![
+        local("acc", F32, true),
+        local("k", I64, false),
+        local("u", U32, false),
+        local("j", I32, false),
+    ];
+    let stmts = vec![
+        s::let_(0, e::f32(0.0)),
+        s::for_(
+            1,
+            e::i64(0),
+            e::sym(n, I64),
+            Some(e::i64(3)),
+            vec![s::assign(
+                0,
+                e::add(e::local(0, F32), e::load(a, F32, vec![e::local(1, I64)])),
+            )],
+        ),
+        s::for_(
+            2,
+            e::u32(4),
+            e::u32(0),
+            None,
+            vec![s::assign(0, e::f32(-1.0))],
+        ),
+        s::for_(
+            3,
+            e::i32(-5),
+            e::i32(i32::MAX),
+            Some(e::i32(1 << 30)),
+            vec![s::assign(
+                0,
+                e::add(e::local(0, F32), e::cast(e::local(3, I32), F32)),
+            )],
+        ),
+        s::if_(
+            e::bin(
+                BinOp::And,
+                e::sym(flag, Bool),
+                e::bin(BinOp::Gt, e::load(a, F32, vec![i()]), e::f32(0.0)),
+            ),
+            vec![s::store(out, vec![i()], e::local(0, F32))],
+            vec![
+                s::reduce(
+                    cnt,
+                    vec![e::bin(BinOp::Rem, i(), e::i64(3))],
+                    e::u32(1),
+                    WcrOp::Sum,
+                ),
+                s::store(
+                    out,
+                    vec![i()],
+                    e::select(
+                        e::bin(
+                            BinOp::Or,
+                            e::load(hb, Bool, vec![]),
+                            e::bin(BinOp::Lt, i(), e::i64(4)),
+                        ),
+                        e::load(a, F32, vec![e::add(i(), e::i64(1))]),
+                        e::f32(7.0),
+                    ),
+                ),
+            ],
+        ),
+    ];
+    b.gpu_map(
+        st,
+        "ctl",
+        vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+        TaskletBody { locals, stmts },
+    );
+    let sdfg = b.build();
+    let nn = 23usize;
+    for (fl, hbv) in [(true, false), (false, false), (false, true)] {
+        let mut d = fill(&sdfg, &[(a, vec![nn]), (out, vec![nn])], 9);
+        d.insert(cnt, (vec![3], vec![Value::U32(0); 3]));
+        d.insert(hb, (vec![], vec![Value::Bool(hbv)]));
+        check(
+            "control",
+            &sdfg,
+            &[Value::I64(nn as i64), Value::Bool(fl)],
+            &d,
+            &[[1, 1, 1], [3, 1, 1]],
+        );
+    }
+}
+
+#[test]
+fn random_bodies_match_evaluator() {
+    use sdfg_testkit::randexpr::random_body;
+    let n = 13usize;
+    let seeds = if cfg!(debug_assertions) { 30 } else { 300 };
+    let mut faulted = 0;
+    for seed in 0..seeds {
+        let ty = ScalarType::ALL[(seed % 7) as usize];
+        let k = random_body(seed, ty, seed % 2 == 1);
+        let mut d = Data::new();
+        for &(t, c) in &k.inputs {
+            d.insert(c, (vec![n], random_inputs(seed, t, n)));
+        }
+        d.insert(k.out, (vec![n], vec![Value::from_bits(ty, 0); n]));
+        let acc_ty = k.sdfg.containers[k.acc].elem;
+        d.insert(k.acc, (vec![3], random_inputs(seed + 1, acc_ty, 3)));
+        if check(
+            &format!("body seed {seed}"),
+            &k.sdfg,
+            &[Value::I64(n as i64)],
+            &d,
+            &[[1, 1, 1], [2, 1, 1]],
+        ) != 0
+        {
+            faulted += 1;
+        }
+    }
+    println!("{seeds} random bodies matched ({faulted} with out-of-bounds accesses)");
+}
+
+#[test]
+#[ignore]
+fn debug_body() {
+    use sdfg_testkit::randexpr::random_body;
+    let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
+    let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);
+    if let StatementKind::Map(m) = &k.sdfg.states[0].stmts[0].kind {
+        println!("{:#?}", m.body.stmts);
+    }
+    println!("{}", generate(&k.sdfg).text);
+}

@@ -1,0 +1,194 @@
+//! Map shapes: 1-D (vector and scalar paths), the stencil, 1-4-d maps
+//! with steps and every parameter type, 0-d, empty and negative ranges.
+
+use super::*;
+
+#[test]
+fn axpy_matches_evaluator() {
+    let sdfg = axpy();
+    for n in [0usize, 1, 5, 1024, 1037, 3000] {
+        let mut d = fill(&sdfg, &[(1, vec![n]), (2, vec![n])], n as u64);
+        d.insert(0, (vec![], vec![Value::F32(2.5)]));
+        check(
+            "axpy",
+            &sdfg,
+            &[Value::I64(n as i64)],
+            &d,
+            &[[1, 1, 1], [2, 1, 1], [5, 1, 1]],
+        );
+    }
+}
+
+#[test]
+fn stencil_matches_evaluator() {
+    let sdfg = stencil();
+    for n in [
+        2usize,
+        3,
+        37,
+        if cfg!(debug_assertions) { 100 } else { 300 },
+    ] {
+        let d = fill(&sdfg, &[(0, vec![n, n]), (1, vec![n, n])], n as u64);
+        check(
+            "stencil",
+            &sdfg,
+            &[Value::I64(n as i64)],
+            &d,
+            &[[1, 1, 1], [2, 3, 1]],
+        );
+    }
+}
+
+#[test]
+fn n_dimensional_maps_with_steps() {
+    for dims in 1..=4usize {
+        for pty in [I32, I64, U32, U64] {
+            let mut b = SdfgBuilder::new("nd");
+            let n = b.symbol("N", pty);
+            let shape: Vec<Expr> = (0..dims).map(|_| e::cast(e::sym(n, pty), U64)).collect();
+            let a = b.gpu("A", F64, shape.clone());
+            let out = b.gpu("O", F64, shape);
+            let st = b.state("s");
+            let lit = |v: i64| e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(v), pty));
+            let params: Vec<MapParam> = (0..dims)
+                .map(|d| {
+                    map_param(
+                        &format!("p{d}"),
+                        pty,
+                        lit((d % 2) as i64),
+                        e::sym(n, pty),
+                        if d % 2 == 1 { Some(lit(3)) } else { None },
+                    )
+                })
+                .collect();
+            let idx: Vec<Expr> = (0..dims).map(|d| e::param(d, pty)).collect();
+            let sum = (0..dims).fold(e::f64(0.0), |acc, d| {
+                e::add(acc, e::cast(e::param(d, pty), F64))
+            });
+            let body = TaskletBody {
+                locals: vec![],
+                stmts: vec![s::store(
+                    out,
+                    idx.clone(),
+                    e::add(e::mul(e::load(a, F64, idx), e::f64(2.0)), sum),
+                )],
+            };
+            b.gpu_map(st, "m", params, body);
+            let sdfg = b.build();
+            let size = if cfg!(debug_assertions) { 5usize } else { 7 };
+            let d = fill(
+                &sdfg,
+                &[(a, vec![size; dims]), (out, vec![size; dims])],
+                dims as u64,
+            );
+            let sym = sdfg_compiler::ir::semantics::cast(Value::I64(size as i64), pty);
+            check(
+                &format!("nd{dims}_{pty}"),
+                &sdfg,
+                &[sym],
+                &d,
+                &[[1, 1, 1], [2, 2, 2]],
+            );
+        }
+    }
+}
+
+#[test]
+fn misaligned_or_strided_1d_maps_take_the_scalar_path() {
+    for (start, step) in [(1i64, None), (2, None), (0, Some(2i64)), (3, Some(3))] {
+        let mut b = SdfgBuilder::new("axpy_off");
+        let n = b.symbol("N", I64);
+        let x = b.gpu("X", F32, vec![e::sym(n, I64)]);
+        let y = b.gpu("Y", F32, vec![e::sym(n, I64)]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(
+                y,
+                vec![i.clone()],
+                e::add(
+                    e::mul(e::f32(3.0), e::load(x, F32, vec![i.clone()])),
+                    e::load(y, F32, vec![i]),
+                ),
+            )],
+        };
+        b.gpu_map(
+            st,
+            "a",
+            vec![map_param(
+                "i",
+                I64,
+                e::i64(start),
+                e::sym(n, I64),
+                step.map(e::i64),
+            )],
+            body,
+        );
+        let sdfg = b.build();
+        let nn = 1029usize;
+        let d = fill(&sdfg, &[(x, vec![nn]), (y, vec![nn])], start as u64);
+        check(
+            "axpy_off",
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1], [3, 1, 1]],
+        );
+    }
+}
+
+#[test]
+fn zero_dimensional_empty_and_negative_start_maps() {
+    // A map without parameters: one iteration.
+    let mut b = SdfgBuilder::new("zero_d");
+    let t = b.gpu("T", I32, vec![]);
+    let st = b.state("s");
+    b.gpu_map(
+        st,
+        "w",
+        vec![],
+        TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(t, vec![], e::i32(10))],
+        },
+    );
+    let sdfg = b.build();
+    let mut d = Data::new();
+    d.insert(t, (vec![], vec![Value::I32(0)]));
+    check("zero_d", &sdfg, &[], &d, &[[1, 1, 1], [2, 1, 1]]);
+
+    // i in -5..N-5 writing O[i + 5], and an empty range (N..0).
+    for (lo, hi_off) in [(-5i64, -5i64), (40, -40)] {
+        let mut b = SdfgBuilder::new("neg");
+        let n = b.symbol("N", I64);
+        let o = b.gpu("O", I64, vec![e::sym(n, I64)]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(
+                o,
+                vec![e::add(i.clone(), e::i64(-lo))],
+                e::mul(i, e::i64(3)),
+            )],
+        };
+        let end = e::add(e::sym(n, I64), e::i64(hi_off));
+        b.gpu_map(
+            st,
+            "m",
+            vec![map_param("i", I64, e::i64(lo), end, None)],
+            body,
+        );
+        let sdfg = b.build();
+        let nn = 40usize;
+        let d = fill(&sdfg, &[(o, vec![nn])], 1);
+        check(
+            "neg-start",
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1], [2, 1, 1]],
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! Several rows per thread in y: which loads the rows share, and how
+//! often the stencil's are issued.
+
+use super::*;
+
+/// Several rows per thread in y: loads shared between rows (the row
+/// parameter plus a constant, in any index position) are issued once, but
+/// only with step 1; row-independent loads, steps > 1, partial row runs and
+/// 3-D maps all still match the evaluator.
+#[test]
+fn row_runs_share_loads_only_when_legal() {
+    let f = |c: ContainerId, index: Vec<Expr>| e::load(c, F64, index);
+    let plus = |x: &Expr, c: i64| {
+        if c == 0 {
+            x.clone()
+        } else {
+            e::add(x.clone(), e::i64(c))
+        }
+    };
+    for y_step in [1i64, 2, 3] {
+        let mut b = SdfgBuilder::new("rows");
+        let n = b.symbol("N", I64);
+        let m = b.symbol("M", I64);
+        let a = b.gpu("A", F64, vec![e::sym(n, I64), e::sym(m, I64)]);
+        let t = b.gpu("T", F64, vec![e::sym(m, I64), e::sym(n, I64)]);
+        let c = b.gpu("C", F64, vec![e::sym(m, I64)]);
+        let out = b.gpu("O", F64, vec![e::sym(n, I64), e::sym(m, I64)]);
+        let st = b.state("s");
+        let (i, j) = (e::param(0, I64), e::param(1, I64));
+        let column = (-2..=2).fold(e::f64(0.0), |acc, di| {
+            e::add(acc, f(a, vec![plus(&i, di), j.clone()]))
+        });
+        let value = e::add(
+            e::add(
+                e::add(
+                    column,
+                    e::mul(
+                        f(a, vec![i.clone(), plus(&j, -1)]),
+                        f(a, vec![i.clone(), plus(&j, 1)]),
+                    ),
+                ),
+                e::add(f(t, vec![j.clone(), plus(&i, 1)]), f(c, vec![j.clone()])),
+            ),
+            e::cast(i.clone(), F64),
+        );
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::store(out, vec![i.clone(), j.clone()], value)],
+        };
+        let step = (y_step != 1).then(|| e::i64(y_step));
+        b.gpu_map(
+            st,
+            "m",
+            vec![
+                map_param("i", I64, e::i64(2), e::sub(e::sym(n, I64), e::i64(2)), step),
+                map_param("j", I64, e::i64(1), e::sub(e::sym(m, I64), e::i64(1)), None),
+            ],
+            body,
+        );
+        let sdfg = b.build();
+        for (rows, cols) in [(5usize, 3usize), (9, 7), (23, 41), (37, 130)] {
+            let d = fill(
+                &sdfg,
+                &[
+                    (a, vec![rows, cols]),
+                    (t, vec![cols, rows]),
+                    (c, vec![cols]),
+                    (out, vec![rows, cols]),
+                ],
+                (rows * cols) as u64 + y_step as u64,
+            );
+            check(
+                &format!("rows step {y_step} {rows}x{cols}"),
+                &sdfg,
+                &[Value::I64(rows as i64), Value::I64(cols as i64)],
+                &d,
+                &[[1, 1, 1], [2, 3, 1], [3, 1, 1]],
+            );
+        }
+    }
+    // 3-D: the rows are the middle dimension.
+    let mut b = SdfgBuilder::new("rows3d");
+    let n = b.symbol("N", I64);
+    let shape = vec![e::sym(n, I64), e::sym(n, I64), e::sym(n, I64)];
+    let a = b.gpu("A", F64, shape.clone());
+    let out = b.gpu("O", F64, shape);
+    let st = b.state("s");
+    let (k, i, j) = (e::param(0, I64), e::param(1, I64), e::param(2, I64));
+    let at = |dk: i64, di: i64, dj: i64| f(a, vec![plus(&k, dk), plus(&i, di), plus(&j, dj)]);
+    let value = [
+        (-1, 0, 0),
+        (1, 0, 0),
+        (0, -1, 0),
+        (0, 1, 0),
+        (0, 0, -1),
+        (0, 0, 1),
+        (0, 0, 0),
+    ]
+    .into_iter()
+    .fold(e::f64(0.0), |acc, (dk, di, dj)| e::add(acc, at(dk, di, dj)));
+    let body = TaskletBody {
+        locals: vec![],
+        stmts: vec![s::store(out, vec![k.clone(), i.clone(), j.clone()], value)],
+    };
+    let inner = |name: &str| {
+        map_param(
+            name,
+            I64,
+            e::i64(1),
+            e::sub(e::sym(n, I64), e::i64(1)),
+            None,
+        )
+    };
+    b.gpu_map(st, "m", vec![inner("k"), inner("i"), inner("j")], body);
+    let sdfg = b.build();
+    for size in [3usize, 8, 13] {
+        let d = fill(
+            &sdfg,
+            &[(a, vec![size; 3]), (out, vec![size; 3])],
+            size as u64,
+        );
+        check(
+            "rows 3-d",
+            &sdfg,
+            &[Value::I64(size as i64)],
+            &d,
+            &[[1, 1, 1], [2, 2, 2]],
+        );
+    }
+}
+
+/// The jacobi 5-point stencil's full tile loads each of the `rows + 2`
+/// rows' centre once per x item, not three times: (rows + 2 + 2 rows)
+/// loads per x item, plus the 5 of the partial tile's loop.
+#[test]
+fn stencil_rows_issue_shared_loads_once() {
+    let m = generate(&stencil());
+    let k = &m.kernels[0];
+    let (ipt, rows) = (k.items_per_thread as usize, k.rows_per_thread as usize);
+    assert!(rows > 1, "2-D stencils run several rows per thread");
+    let loads = m.text.matches("ld.global.nc.f64").count();
+    assert_eq!(loads, ipt * (rows + 2 + 2 * rows) + 5, "{}", m.text);
+}

@@ -1,0 +1,288 @@
+//! The SDFGs that several tests and examples share, each written once.
+//!
+//! Each is a macro that hands the SDFG's tokens to a sink macro:
+//! `fixtures::jacobi2d!(sdfg)` declares the program (the facade's tests and
+//! the examples), `fixtures::jacobi2d!(stringify)` is its source text (the
+//! compiler's tests, through `frontend_str`; see
+//! `sdfg-compiler/tests/common/mod.rs`, which includes this file by path).
+//! The doc comments on the macros say what each SDFG exercises.
+#![allow(unused_macros, unused_imports)]
+
+/// DESIGN section 3: the DaCe default-stream reproducer.
+/// `repro!(sink, Name, policy)`: the policy is what `#[streams(...)]` takes.
+macro_rules! repro {
+    ($sink:ident, $name:ident, $($policy:tt)*) => {
+        $sink! {
+            /// Writes T on the GPU, reads it on the host, uses it as a map range.
+            #[streams($($policy)*)]
+            pub sdfg $name {
+                symbol X_size: i32;
+                gpu T_GPU: i32;
+                host X: i32[X_size];
+                host U: i32[1];
+                transient host T: i32;
+
+                state first {
+                    map write[i in 0..1] on gpu { T_GPU = 10; }
+                    copy T_GPU -> T;
+                    tasklet cpu_computation { U[0] = T + 1; }
+                }
+                state second {
+                    map compute[i in 0..R] on cpu { X[i] = 1; }
+                }
+                first -> second { R = T; S = false; }
+            }
+        }
+    };
+}
+pub(crate) use repro;
+
+/// DESIGN section 3: Polybench jacobi-2d, GPU maps and a host loop counter.
+macro_rules! jacobi2d {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg Jacobi2d {
+                symbol N: i64; symbol TSTEPS: i64;
+                gpu A: f64[N, N];
+                gpu B: f64[N, N];
+                state init {}
+                state step {
+                    map b[i in 1..N-1, j in 1..N-1] on gpu {
+                        B[i, j] = 0.2 * (A[i, j] + A[i, j-1] + A[i, j+1] + A[i+1, j] + A[i-1, j]);
+                    }
+                    map a[i in 1..N-1, j in 1..N-1] on gpu {
+                        A[i, j] = 0.2 * (B[i, j] + B[i, j-1] + B[i, j+1] + B[i+1, j] + B[i-1, j]);
+                    }
+                }
+                state done {}
+                init -> step { t = 0 }
+                step -> step if t + 1 < TSTEPS { t = t + 1 }
+                step -> done if t + 1 >= TSTEPS;
+            }
+        }
+    };
+}
+pub(crate) use jacobi2d;
+
+/// A WCR sum over a CPU map.
+macro_rules! wcr_sum {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg WcrSum {
+                symbol N: i64;
+                host A: i64[N];
+                host S: i64[1];
+                state s {
+                    map sum[i in 0..N] on cpu { S[0] += A[i]; }
+                }
+            }
+        }
+    };
+}
+pub(crate) use wcr_sum;
+
+/// Copies with subsets: a window of a 1-D array, a piece of a row of a 2-D one.
+macro_rules! copy_subsets {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg CopySubsets {
+                host A: i32[20];
+                host B: i32[10];
+                host M: i32[4, 5];
+                host V: i32[3];
+                state s {
+                    copy A[2..12] -> B[0..10];
+                    copy M[2, 1..4] -> V[0..3];
+                }
+            }
+        }
+    };
+}
+pub(crate) use copy_subsets;
+
+/// Host only: a CPU map with a local and a select, then a host tasklet
+/// with a loop over dynamic accesses and an integer division.
+macro_rules! cpu_only {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg CpuOnly {
+                symbol N: i64;
+                host X: i64[N];
+                host Y: i64[N];
+                host total: i64[1];
+                state s {
+                    map scale[i in 0..N] on cpu {
+                        let v = X[i] * 3;
+                        Y[i] = if v > 10 { v - 10 } else { v };
+                    }
+                    tasklet summarize {
+                        let mut acc = 0i64;
+                        for k in 0..N { acc += Y[k]; }
+                        total[0] = acc / 2;
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use cpu_only;
+
+/// A state machine with a loop: `body` runs 4 times, adding `k` each time.
+macro_rules! loop_cond {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg LoopCond {
+                symbol N: i64;
+                host A: i64[N];
+                state init {}
+                state body {
+                    map inc[i in 0..N] on seq { A[i] = A[i] + k; }
+                }
+                state done {}
+                init -> body { k = 0 }
+                body -> body if k + 1 < 4 { k = k + 1 }
+                body -> done;
+            }
+        }
+    };
+}
+pub(crate) use loop_cond;
+
+/// Two independent kernels on two streams, a kernel that needs both (an
+/// event), a copy back read on the host (a sync), a host scalar read by a kernel.
+macro_rules! streams {
+    ($sink:ident) => {
+        $sink! {
+            #[streams(auto)]
+            pub sdfg Streams {
+                symbol N: i64;
+                gpu A: f64[N];
+                gpu B: f64[N];
+                gpu C: f64[N];
+                pinned H: f64[N];
+                host total: f64[1];
+                host alpha: f64;
+                state compute {
+                    map fill_a[i in 0..N] on gpu { A[i] = i as f64; }
+                    map fill_b[i in 0..N] on gpu { B[i] = alpha; }
+                    map combine[i in 0..N] on gpu { C[i] = A[i] * B[i]; }
+                    copy C -> H;
+                    map sum[i in 0..N] on cpu { total[0] += H[i]; }
+                }
+            }
+        }
+    };
+}
+pub(crate) use streams;
+
+/// The corners of the tasklet language where C++ and Rust differ: integer
+/// division by zero and `MIN / -1`, masked shifts, NaN-ignoring `min`/`max`,
+/// shadowed locals, stepped loops, conditional stores, guarded loads.
+/// Inputs: `inp = [7, 0, -7, i64::MIN, -1, 65]`, `fin = [0.0, 2.0]`.
+macro_rules! semantics {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg Semantics {
+                host inp: i64[6];
+                host fin: f64[2];
+                host out: i64[22];
+                host fout: f64[7];
+                host f32out: f32[1];
+                state s {
+                    tasklet sem {
+                        let a = inp[0]; let b = inp[1]; let c = inp[2]; let m = inp[3]; let neg1 = inp[4]; let sh = inp[5];
+                        out[0] = a / b;
+                        out[1] = a % b;
+                        out[2] = c / 2;
+                        out[3] = c % 2;
+                        out[4] = m / neg1;
+                        out[5] = m % neg1;
+                        out[6] = a << sh;
+                        out[7] = c >> sh;
+                        out[8] = if a > 0 { 1 } else { 2 };
+                        out[9] = (a as f64 * 2.5) as i64;
+                        out[10] = !a;
+                        out[11] = c.abs();
+                        out[12] = a.min(c);
+                        let mut s = 0i64;
+                        for k in (1i64..10).step_by(3) { s += k; }
+                        out[13] = s;
+                        let x = 1i64;
+                        let x = x + 10;
+                        out[14] = x;
+                        if c < 0 { out[15] = 100; } else { out[15] = 200; }
+                        out[16] = if a > 100 { inp[a] } else { 5 };
+                        let mut n = 0i64;
+                        for k in (9223372036854775802i64..9223372036854775807).step_by(4) { n += 1; }
+                        out[17] = n;
+                        let mut z = 0i64;
+                        for k in (0i64..5).step_by(b) { z += 1; }
+                        out[18] = z;
+                        out[19] = (fin[0] / fin[0]) as i64;
+                        out[20] = (fin[1] * 1e300) as i64;
+                        out[21] = (fin[1] * -1e300) as i32 as i64;
+                        let nan = fin[0] / fin[0];
+                        fout[0] = nan.min(1.5);
+                        fout[1] = fin[1].sqrt();
+                        fout[2] = (-0.5f64).max(nan);
+                        fout[3] = 1.0 / fin[0];
+                        fout[4] = nan;
+                        fout[5] = fin[1].powi(3);
+                        fout[6] = (fin[1] * -1.25).floor();
+                        f32out[0] = fin[1] as f32 * 0.1;
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use semantics;
+
+/// The other reductions (`min`, `max`, `*=`), an inclusive range, a stepped
+/// map and a 2-D map.
+macro_rules! reductions2 {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg Reductions2 {
+                symbol N: i64;
+                host A: i64[N];
+                host R: i64[4];
+                state s {
+                    map mn[i in 0..N] on cpu { R[0] = R[0].min(A[i]); }
+                    map mx[i in 0..=N - 1] on cpu { R[1] = R[1].max(A[i]); }
+                    map pr[i in (0..N).step_by(3)] on seq { R[2] *= A[i]; }
+                    map two[i in 0..4i64, j in 0..3i64] on cpu { R[3] += i * j; }
+                }
+            }
+        }
+    };
+}
+pub(crate) use reductions2;
+
+/// `#[sync(manual)]` with a `wait`, a GPU reduction into a transient scalar.
+macro_rules! manual {
+    ($sink:ident) => {
+        $sink! {
+            #[sync(manual)]
+            #[streams(max(2))]
+            pub sdfg Manual {
+                gpu G: i32[4];
+                pinned H: i32[4];
+                host O: i32[1];
+                transient gpu S: i32;
+                state init {
+                    map z[i in 0..1] on gpu { S = 0; }
+                }
+                state s {
+                    map w[i in 0..4] on gpu { G[i] = i as i32; }
+                    map r[i in 0..4] on gpu { S += G[i]; }
+                    copy G -> H;
+                    wait H;
+                    tasklet t { O[0] = H[0] + H[3]; }
+                }
+                init -> s;
+            }
+        }
+    };
+}
+pub(crate) use manual;
