@@ -4,7 +4,7 @@
 //! The pipeline reads in one direction, one module per stage:
 //! [`parse`] (tokens -> AST with spans) -> [`lower`] (AST -> [`ir`]) ->
 //! [`validate`] (every check, all errors at once) -> `schedule` (streams,
-//! events, sync points) -> [`codegen`] (PTX, Rust, host glue) -> `export`.
+//! events, sync points) -> [`codegen`] (kernel ABI, PTX, Rust, host glue) -> `export`.
 //! [`eval`] is the reference meaning of the tasklet language.
 //! [`import`] reads a DaCe `.sdfg` file (`sdfg NAME = include "file.sdfg";`)
 //! into the items of an invocation, before lowering.
@@ -84,22 +84,17 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
         Err(diags) => return diags.to_compile_errors(),
     };
     let schedule = schedule::schedule(&sdfg);
-    let ptx = codegen::ptx::generate(&sdfg);
-    let texts = codegen::host::Texts {
+    let texts = codegen::glue::Texts {
         // An included SDFG's source is its translation (what `ir()` parses).
         source: included.as_ref().map_or(written, |inc| inc.source.clone()),
         dot: export::dot::to_dot(&sdfg, Some(&schedule)),
         sdfg_json: export::dace::to_sdfg_json_string(&sdfg),
     };
-    match codegen::host::generate(&sdfg, &schedule, &ptx, &texts) {
-        Ok(mut tokens) => {
-            if let Some(inc) = included {
-                // Cargo rebuilds the crate when the file changes.
-                let path = inc.path.to_string_lossy().into_owned();
-                tokens.extend(quote::quote! { const _: &[u8] = include_bytes!(#path); });
-            }
-            tokens
-        }
-        Err(diags) => diags.to_compile_errors(),
+    let mut tokens = codegen::generate(&sdfg, &schedule, &texts);
+    if let Some(inc) = included {
+        // Cargo rebuilds the crate when the file changes.
+        let path = inc.path.to_string_lossy().into_owned();
+        tokens.extend(quote::quote! { const _: &[u8] = include_bytes!(#path); });
     }
+    tokens
 }

@@ -11,6 +11,7 @@
 
 mod body;
 mod items;
+mod raw;
 
 use crate::diag::suggest::{backticked, closest_name};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -181,7 +182,7 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
             Vec::new()
         }
     };
-    diags.finish(SdfgAst {
+    let mut ast = SdfgAst {
         name: header.name,
         vis: header.vis,
         docs: header.docs,
@@ -189,7 +190,9 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
         sync: header.sync,
         items,
         include: header.include,
-    })
+    };
+    raw::unraw_ast(&mut ast);
+    diags.finish(ast)
 }
 
 /// The items of an sdfg body (what is inside `sdfg NAME { ... }`).

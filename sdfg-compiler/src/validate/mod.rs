@@ -6,11 +6,13 @@
 //! - `bounds`: constant indices and subsets against constant dimensions,
 //!   copy shapes and element types;
 //! - `conflicts`: reductions (WCR) and writes that would race in one state;
-//! - `reach`: states unreachable from the start state.
+//! - `reach`: states unreachable from the start state;
+//! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
 
 mod bounds;
 mod conflicts;
 mod reach;
+mod shapes;
 mod storage;
 
 use crate::diag::Diagnostics;
@@ -23,6 +25,7 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
     bounds::check(sdfg, &mut diags);
     conflicts::check(sdfg, &mut diags);
     reach::check(sdfg, &mut diags);
+    shapes::check(sdfg, &mut diags);
     diags.finish(())
 }
 

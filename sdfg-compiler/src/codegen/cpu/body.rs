@@ -8,13 +8,14 @@
 //! `x / 0 == 0`, `x % 0 == x`, masked shift amounts, Rust's `as` casts,
 //! lazy `&&`/`||`/`if`, IEEE floats without contraction.
 
+use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, LoopScope};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, LocalId, MathFn, ScalarType, Stmt, SymbolId, TaskletBody,
-    UnOp, Value, VarRef, WcrOp,
+    BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt, SymbolId, TaskletBody, UnOp,
+    Value, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// How the emitted code reaches data in one place.
 pub(crate) trait DataAccess {
@@ -36,11 +37,6 @@ pub(crate) trait DataAccess {
     /// Map parameter `n` (None outside maps).
     fn param(&self, n: usize) -> TokenStream;
     fn elem_type(&self, c: ContainerId) -> ScalarType;
-}
-
-/// Local variable `l` of a body.
-pub(crate) fn local_ident(l: LocalId) -> proc_macro2::Ident {
-    format_ident!("__l{}", l)
 }
 
 /// The Rust type tokens of a scalar type.
@@ -127,7 +123,7 @@ impl<'a> BodyEmitter<'a> {
     fn stmt(&self, s: &Stmt, loops: &LoopScope) -> TokenStream {
         match s {
             Stmt::Let { local, init, .. } => {
-                let name = local_ident(*local);
+                let name = names::local(*local);
                 let ty = rust_type(self.body.locals[*local].ty);
                 let v = self.expr(init);
                 if self.body.locals[*local].mutable {
@@ -137,7 +133,7 @@ impl<'a> BodyEmitter<'a> {
                 }
             }
             Stmt::AssignLocal { local, value, .. } => {
-                let name = local_ident(*local);
+                let name = names::local(*local);
                 let v = self.expr(value);
                 quote!(#name = #v;)
             }
@@ -177,7 +173,7 @@ impl<'a> BodyEmitter<'a> {
                 body,
                 ..
             } => {
-                let name = local_ident(*var);
+                let name = names::local(*var);
                 let ty = rust_type(self.body.locals[*var].ty);
                 let a = self.expr(start);
                 let b = self.expr(end);
@@ -216,27 +212,26 @@ impl<'a> BodyEmitter<'a> {
         if index.is_empty() {
             return quote!(::core::option::Option::Some(0usize));
         }
+        let check_index = rt::check_index();
         let parts: Vec<TokenStream> = index
             .iter()
             .enumerate()
             .map(|(d, e)| {
                 let v = self.expr(e);
                 let ext = self.data.extent(c, d);
-                quote!(::sdfg::runtime::__glue::check::index(#v, #ext))
+                quote!(#check_index(#v, #ext))
             })
             .collect();
-        let names: Vec<proc_macro2::Ident> = (0..index.len())
-            .map(|d| format_ident!("__i{}", d))
-            .collect();
-        let mut acc = quote!(__i0);
-        for d in 1..index.len() {
+        let indices: Vec<proc_macro2::Ident> = (0..index.len()).map(names::index).collect();
+        let first = &indices[0];
+        let mut acc = quote!(#first);
+        for (d, i) in indices.iter().enumerate().skip(1) {
             let ext = self.data.extent(c, d);
-            let n = &names[d];
-            acc = quote!((#acc) * (#ext) + #n);
+            acc = quote!((#acc) * (#ext) + #i);
         }
         quote! {
             match (#(#parts,)*) {
-                (#(::core::option::Option::Some(#names),)*) => ::core::option::Option::Some(#acc),
+                (#(::core::option::Option::Some(#indices),)*) => ::core::option::Option::Some(#acc),
                 #[allow(unreachable_patterns)]
                 _ => ::core::option::Option::None,
             }
@@ -248,7 +243,7 @@ impl<'a> BodyEmitter<'a> {
         match &e.kind {
             ExprKind::Lit(v) => literal(*v),
             ExprKind::Var(VarRef::Local(l)) => {
-                let n = local_ident(*l);
+                let n = names::local(*l);
                 quote!(#n)
             }
             ExprKind::Var(VarRef::Param(p)) => self.data.param(*p),
@@ -343,8 +338,14 @@ impl<'a> BodyEmitter<'a> {
             MathFn::Powi => quote!((#a).powi(#b)),
             MathFn::Powf => quote!((#a).powf(#b)),
             // Not `f64::min`: the sign of a zero result must match PTX.
-            MathFn::Min => quote!(::sdfg::runtime::MinMaxNumber::min_number(#a, #b)),
-            MathFn::Max => quote!(::sdfg::runtime::MinMaxNumber::max_number(#a, #b)),
+            MathFn::Min => {
+                let mm = rt::min_max_number();
+                quote!(#mm::min_number(#a, #b))
+            }
+            MathFn::Max => {
+                let mm = rt::min_max_number();
+                quote!(#mm::max_number(#a, #b))
+            }
             MathFn::Floor => quote!((#a).floor()),
             MathFn::Ceil => quote!((#a).ceil()),
         }
