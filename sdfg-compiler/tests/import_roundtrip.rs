@@ -168,7 +168,9 @@ fn programs() -> Vec<(String, String)> {
         }
         let code = std::fs::read_to_string(&f).expect("read");
         let name = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
-        for body in bodies_after(&code, "sdfg! {") {
+        // `sdfg! { ... }`, and the shared fixtures' `$sink! { ... }`
+        // (tests/common/fixtures.rs), whose `$name` instantiate fills in.
+        for body in bodies_after(&code, "sdfg! {").into_iter().chain(bodies_after(&code, "$sink! {")) {
             out.push((name.clone(), instantiate(body)));
         }
         for s in raw_strings(&code) {
@@ -615,7 +617,8 @@ fn every_exported_sdfg_imports_back_to_the_same_ir() {
         let header = format!(
             "#[streams({})] sdfg {}",
             policy(original.streams),
-            original.name.text
+            // IR names are bare (`type`); the source needs `r#type`.
+            sdfg_compiler::codegen::names::user(&original.name)
         );
         let back_src = format!("{header} {{\n{items}\n}}");
         let back = match sdfg_compiler::frontend_str(&back_src) {

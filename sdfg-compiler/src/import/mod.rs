@@ -225,7 +225,8 @@ fn header_text(ast: &SdfgAst) -> String {
         out.push_str(&vis);
         out.push(' ');
     }
-    out.push_str(&format!("sdfg {}", ast.name));
+    // The parser stripped a raw prefix (`r#type` is `type`): restore it.
+    out.push_str(&format!("sdfg {}", names::identifier(&ast.name.to_string())));
     out
 }
 
