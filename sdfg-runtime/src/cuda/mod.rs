@@ -6,6 +6,8 @@
 //! libcuda is loaded whenever one of their methods runs (cudarc panics on a
 //! call without libcuda).
 
+pub(crate) mod graph;
+
 use crate::error::{Error, Result};
 use crate::lock::lock;
 use cudarc::driver::result::{self as cu, DriverError};

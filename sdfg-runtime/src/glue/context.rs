@@ -1,13 +1,16 @@
 //! The per-call state of a program (streams and transients), the guard a
 //! call holds while issuing, and the pool contexts return to.
 
+use crate::__glue::graphs::{self, GraphStep, Graphs};
 use crate::__glue::spec::{ProgramSpec, StreamSpec};
 use crate::device::Device;
 use crate::elem::Elem;
 use crate::error::Result;
+use crate::kernel::args::KernelArg;
 use crate::lock::lock;
 use crate::memory::device_buffer::DeviceBuffer;
 use crate::memory::host_buffer::HostBuffer;
+use crate::order::recording;
 use crate::streams::running::{CallResources, Running};
 use crate::streams::stream::Stream;
 use std::any::Any;
@@ -75,6 +78,8 @@ pub struct Context {
     uniform: bool,
     device_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
     host_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
+    /// Graph segments seen, recorded and refused (`glue/graphs.rs`).
+    graphs: Mutex<Graphs>,
 }
 
 impl std::fmt::Debug for Context {
@@ -87,7 +92,11 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    pub(super) fn new(device: &Device, spec: &ProgramSpec) -> Result<Context> {
+    pub(super) fn new(
+        device: &Device,
+        spec: &ProgramSpec,
+        notes: Arc<Mutex<Vec<String>>>,
+    ) -> Result<Context> {
         let (own, uniform) = match spec.streams {
             StreamSpec::Default => (vec![device.default_stream()], true),
             StreamSpec::Created(n) => (
@@ -106,6 +115,7 @@ impl Context {
             uniform,
             device_transients: Vec::new(),
             host_transients: Vec::new(),
+            graphs: Mutex::new(Graphs::new(notes)),
         })
     }
 
@@ -315,6 +325,91 @@ impl Context {
             self.host_transients.resize_with(slot + 1, || None);
         }
         self.host_transients[slot] = Some(Box::new(buffer));
+    }
+}
+
+impl Context {
+    /// At the entry of a capturable segment (state `entry`, every symbol's
+    /// bits in `symbols`, every device buffer of the program in `buffers`
+    /// with how the program uses it): launch its cached graph (`Ran`),
+    /// record it (`Record`), or run it on streams (`Streams`). The policy,
+    /// the key and the cache: `glue/graphs.rs`.
+    ///
+    /// # Safety
+    ///
+    /// The generated glue promises that the stream operations of the
+    /// segment, from `entry` until it calls [`Context::graph_leave`], are
+    /// fully determined by `entry`, `symbols`, the memory of `buffers` and
+    /// this context (its transients and the fault words of its streams), so
+    /// that a recording made for the same key is the segment; that they
+    /// touch only memory of `buffers`; and that it lists the buffers in the
+    /// same order every call.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{GraphStep, Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Created(1)) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let ctx = program.context()?;
+    /// // SAFETY: a segment without operations.
+    /// let first = unsafe { ctx.graph_enter(0, &[7], &[]) }?;
+    /// assert!(matches!(first, GraphStep::Streams)); // seen once: streams
+    /// let second = unsafe { ctx.graph_enter(0, &[7], &[]) }?;
+    /// assert!(matches!(second, GraphStep::Record)); // seen twice: record it
+    /// // Nothing recorded: too small for a graph, run it on streams.
+    /// let left = unsafe { ctx.graph_leave(usize::MAX, &[7], &[]) }?;
+    /// assert!(matches!(left, GraphStep::Restart));
+    /// assert!(matches!(unsafe { ctx.graph_enter(0, &[7], &[]) }?, GraphStep::Streams));
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub unsafe fn graph_enter(
+        &self,
+        entry: usize,
+        symbols: &[u64],
+        buffers: &[KernelArg<'_>],
+    ) -> Result<GraphStep> {
+        let faults = self.active.iter().map(|s| s.inner.fault_identity());
+        let key = graphs::key(entry, symbols, buffers, faults);
+        lock(&self.graphs).enter(&self.device, self.stream(0), key, buffers)
+    }
+
+    /// At the exit of a recorded segment (the next state `exit`, the symbols
+    /// there, the same `buffers` as at the entry): builds and launches the
+    /// graph (`Ran`), or asks for the segment to run again on streams from
+    /// its entry (`Restart`: nothing of it was issued).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Context::graph_enter`], whose segment this ends.
+    pub unsafe fn graph_leave(
+        &self,
+        exit: usize,
+        symbols: &[u64],
+        buffers: &[KernelArg<'_>],
+    ) -> Result<GraphStep> {
+        lock(&self.graphs).leave(&self.device, self.stream(0), exit, symbols, buffers)
+    }
+
+    /// Opens the body of a loop decided on the device (while recording).
+    pub fn graph_loop_begin(&self) {
+        recording::loop_begin();
+    }
+
+    /// Closes the loop body: the body runs again while the `u32` in `flag`
+    /// (written by the body) is nonzero.
+    pub fn graph_loop_end(&self, flag: &DeviceBuffer<u32>) {
+        graphs::loop_end(flag);
+    }
+
+    /// Has the segment being recorded failed (the glue leaves it early)?
+    pub fn graph_recording_failed(&self) -> bool {
+        recording::failed()
+    }
+
+    /// How many segment keys this context remembers (at most
+    /// [`CACHE_ENTRIES`](crate::__glue::CACHE_ENTRIES)).
+    pub fn graph_keys(&self) -> usize {
+        lock(&self.graphs).keys()
     }
 }
 

@@ -5,8 +5,10 @@ use crate::__glue::spec::{ProgramSpec, StreamSpec};
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::kernel::module::Module;
+use crate::lock::lock;
 use crate::streams::stream::Stream;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// One SDFG loaded on one device (`Send + Sync`): share it between threads;
 /// each call takes its own [`Context`].
@@ -27,6 +29,10 @@ pub struct Program {
     spec: &'static ProgramSpec,
     module: Arc<Module>,
     pool: Arc<ContextPool>,
+    /// Graph segments on (see [`Program::set_graphs`]).
+    graphs: AtomicBool,
+    /// Why segments ran on streams (shared with the contexts).
+    notes: Arc<Mutex<Vec<String>>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -68,6 +74,8 @@ impl Program {
             spec,
             module,
             pool: Arc::new(ContextPool::default()),
+            graphs: AtomicBool::new(graphs_allowed_by_env()),
+            notes: Arc::default(),
         })
     }
 
@@ -129,7 +137,7 @@ impl Program {
     pub fn context(&self) -> Result<ContextGuard<'_>> {
         let context = match self.pool.take() {
             Some(c) => c,
-            None => Context::new(&self.device, self.spec)?,
+            None => Context::new(&self.device, self.spec, Arc::clone(&self.notes))?,
         };
         Ok(ContextGuard::new(&self.pool, context))
     }
@@ -156,4 +164,56 @@ impl Program {
         guard.run_everything_on(stream);
         Ok(guard)
     }
+}
+
+impl Program {
+    /// Are graph segments on for later calls? On at load unless the
+    /// environment variable `SDFG_GRAPHS` is `off` (or `0`); a program
+    /// generated with `#[graph(off)]` has no segments either way.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// program.set_graphs(false);
+    /// assert!(!program.graphs_enabled());
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn graphs_enabled(&self) -> bool {
+        self.graphs.load(Ordering::Relaxed)
+    }
+
+    /// Turns graph segments off (or back on) for later calls: a switch for
+    /// benchmarks and tests comparing the two modes. Results are the same.
+    pub fn set_graphs(&self, on: bool) {
+        self.graphs.store(on, Ordering::Relaxed);
+    }
+
+    /// Why segments of this program ran on streams instead of as graphs
+    /// (distinct reasons, at most 32).
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// assert!(program.graph_notes().is_empty());
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn graph_notes(&self) -> Vec<String> {
+        lock(&self.notes).clone()
+    }
+}
+
+/// `SDFG_GRAPHS=off` (or `0`, `false`) turns graph segments off in the
+/// whole process (read once).
+fn graphs_allowed_by_env() -> bool {
+    static ALLOWED: OnceLock<bool> = OnceLock::new();
+    *ALLOWED.get_or_init(|| {
+        !matches!(
+            std::env::var("SDFG_GRAPHS").as_deref().map(str::trim),
+            Ok("off" | "0" | "false")
+        )
+    })
 }

@@ -15,6 +15,9 @@ pub(crate) trait BufferView: Sync {
     fn elem_type(&self) -> ElemType;
     fn cpu_memory(&self) -> Option<Arc<dyn Any + Send + Sync>>;
     fn device_ptr(&self) -> u64;
+    /// What the memory is while it lives: the device address (CUDA) or the
+    /// address of the cells (CPU device). Graph keys use it.
+    fn identity(&self) -> u64;
 }
 
 impl<T: Elem> BufferView for DeviceBuffer<T> {
@@ -36,6 +39,12 @@ impl<T: Elem> BufferView for DeviceBuffer<T> {
     fn device_ptr(&self) -> u64 {
         match self.memory() {
             DeviceMemory::Cpu(_) => 0,
+            DeviceMemory::Cuda(alloc) => alloc.ptr,
+        }
+    }
+    fn identity(&self) -> u64 {
+        match self.memory() {
+            DeviceMemory::Cpu(cells) => Arc::as_ptr(cells) as usize as u64,
             DeviceMemory::Cuda(alloc) => alloc.ptr,
         }
     }

@@ -22,6 +22,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 ///   recorded at a position that covers the dependency is reused). Internal
 ///   completion markers of `Pending`s are not counted.
 /// - `kernel_launches`: kernels issued (launches with an empty grid issue nothing).
+/// - `graph_launches`: recorded segments of program calls launched as one
+///   graph (CUDA graph, or its emulation on the CPU device). The kernels
+///   and copies inside a graph are not counted in `kernel_launches` and
+///   `copies` (the host issued one operation), and the ordering inside it
+///   needs no events; a graph launch is ordered after other streams' work
+///   like any operation (`event_waits`).
 /// - `copies`: copy operations issued, whatever the number of driver calls:
 ///   each `copy_*` call, `from_slice`, `copy_from_slice` and `to_vec` with
 ///   at least one element (empty copies issue nothing).
@@ -48,6 +54,8 @@ pub struct Counters {
     pub kernel_launches: u64,
     /// Copies issued.
     pub copies: u64,
+    /// Graphs launched.
+    pub graph_launches: u64,
 }
 
 impl std::ops::Sub for Counters {
@@ -60,6 +68,7 @@ impl std::ops::Sub for Counters {
             event_records: self.event_records.saturating_sub(earlier.event_records),
             kernel_launches: self.kernel_launches.saturating_sub(earlier.kernel_launches),
             copies: self.copies.saturating_sub(earlier.copies),
+            graph_launches: self.graph_launches.saturating_sub(earlier.graph_launches),
         }
     }
 }
@@ -72,6 +81,7 @@ pub(crate) struct CounterCells {
     pub(crate) event_records: AtomicU64,
     pub(crate) kernel_launches: AtomicU64,
     pub(crate) copies: AtomicU64,
+    pub(crate) graph_launches: AtomicU64,
 }
 
 impl CounterCells {
@@ -88,6 +98,7 @@ impl CounterCells {
             event_records: get(&self.event_records),
             kernel_launches: get(&self.kernel_launches),
             copies: get(&self.copies),
+            graph_launches: get(&self.graph_launches),
         }
     }
 }

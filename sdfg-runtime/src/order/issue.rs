@@ -8,6 +8,7 @@ use crate::lock::lock;
 use crate::order::counters::CounterCells;
 use crate::order::device_order::DeviceOrder;
 use crate::order::marker::{EventRaw, Marker};
+use crate::order::recording;
 use crate::order::stream_state::{StreamBackend, StreamInner};
 use crate::order::tracker::{merge_by_stream, AccessKind, Tracker, Use};
 use std::sync::Arc;
@@ -65,6 +66,16 @@ impl StreamInner {
         accesses: &[(&Tracker, AccessKind)],
         op: impl FnOnce(&IssueCtx<'_>) -> Result<R>,
     ) -> Result<(R, u64)> {
+        if recording::is_recording() {
+            // Kernel launches and device copies record themselves before
+            // they get here; anything else has no graph form.
+            recording::refuse("an operation with a host end or a host wait");
+            return Err(Error::Unsupported(
+                "a stream operation that graphs cannot hold was issued while a graph \
+                 segment was recorded (a code generator bug: please report it)"
+                    .into(),
+            ));
+        }
         let _issuing = lock(&order.issue_lock);
         let mut dependencies: Vec<Use> = Vec::new();
         for (tracker, kind) in accesses {
@@ -155,7 +166,12 @@ impl StreamInner {
 
     /// Records an event after the work issued so far for other streams that
     /// will need it (counted), unless one was recorded at that position.
+    /// Nothing while this thread records a graph segment (inside a graph,
+    /// the buffers order the operations).
     pub(crate) fn mark(&self, order: &DeviceOrder) -> Result<()> {
+        if recording::is_recording() {
+            return Ok(());
+        }
         let _issuing = lock(&order.issue_lock);
         let mut state = lock(&self.state);
         if state

@@ -1,7 +1,7 @@
 //! Floor 1, the ordering core: which stream did what, at which position,
 //! and what the host knows to be finished. Per-stream state, raw events,
-//! buffer trackers, the issuing of operations, counters, ids and the fault
-//! word. It knows streams only as `stream_state::StreamInner` and
+//! buffer trackers, the issuing of operations, counters, ids, the fault
+//! word, and the recording of graph segments. It knows streams only as `stream_state::StreamInner` and
 //! devices only as their shared `device_order::DeviceOrder`, so nothing
 //! here imports the memory, kernel or public floors above.
 
@@ -11,5 +11,6 @@ pub(crate) mod fault;
 pub(crate) mod ids;
 pub(crate) mod issue;
 pub(crate) mod marker;
+pub(crate) mod recording;
 pub(crate) mod stream_state;
 pub(crate) mod tracker;

@@ -264,6 +264,15 @@ impl StreamInner {
         }
     }
 
+    /// What the fault word is while it lives: its device address (CUDA) or
+    /// the address of its cell (CPU device). Graph keys use it.
+    pub(crate) fn fault_identity(&self) -> u64 {
+        match &self.fault {
+            FaultWord::Cpu(fault) => Arc::as_ptr(fault) as usize as u64,
+            FaultWord::Cuda(block) => block.device_ptr,
+        }
+    }
+
     /// The device address of the fault word (0 on the CPU device).
     pub(crate) fn fault_device_ptr(&self) -> u64 {
         match &self.fault {

@@ -3,6 +3,7 @@
 //! one dispatch, `Stream::issue_copy`, issues every copy on either back end.
 
 use crate::cpu::memory::{CpuCells, HeapBlock};
+use crate::cuda::graph::DeviceCopy2d;
 use crate::cuda::{self, CudaEvent, CudaStream, PinnedBlock, Side};
 use crate::elem::Elem;
 use crate::error::{Error, Result};
@@ -12,6 +13,7 @@ use crate::memory::host_access::HostRead;
 use crate::memory::host_buffer::{HostBuffer, HostMemory};
 use crate::order::counters::CounterCells;
 use crate::order::issue::Completion;
+use crate::order::recording::{self, OpWork, RecordedOp};
 use crate::order::stream_state::StreamBackend;
 use crate::order::tracker::{AccessKind, Tracker};
 use crate::region::{CopyPlan, Region};
@@ -176,7 +178,8 @@ impl Stream {
     }
 
     /// Device to device. Copying within one buffer with overlapping regions is
-    /// an `Err`.
+    /// an `Err`. While the calling thread records a graph segment, the copy
+    /// is recorded, not issued.
     ///
     /// ```
     /// use sdfg_runtime::{Device, DeviceBuffer, Region};
@@ -215,6 +218,20 @@ impl Stream {
             (src.tracker(), AccessKind::Read),
             (dst.tracker(), AccessKind::Write),
         ];
+        if recording::is_recording() {
+            let work = match (src.memory(), dst.memory()) {
+                (DeviceMemory::Cpu(s), DeviceMemory::Cpu(d)) => {
+                    let (s, d) = (Arc::clone(s), Arc::clone(d));
+                    OpWork::Cpu(Arc::new(move || copy_cells::<T>(&s.cells, &d.cells, &plan)))
+                }
+                (DeviceMemory::Cuda(s), DeviceMemory::Cuda(d)) => OpWork::CudaCopy(
+                    device_copy_nodes(&plan, s.ptr, d.ptr, std::mem::size_of::<T>()),
+                ),
+                _ => return Err(mixed_backends()),
+            };
+            recording::record(self.device.id(), RecordedOp::new(work, &accesses));
+            return Ok(());
+        }
         let (src, dst) = (device_endpoint(src.memory()), device_endpoint(dst.memory()));
         self.issue_copy(plan, src, dst, &accesses, CudaAfter::Nothing)?;
         Ok(())
@@ -534,8 +551,58 @@ unsafe fn block_cells_as_slice<T: Elem>(block: &HeapBlock<T>) -> Vec<T> {
     cells.iter().map(T::load).collect()
 }
 
-/// Issues the driver copies of a plan: one 1-D copy, one 2-D copy, or a loop
-/// of 2-D copies over the outer dimensions.
+/// One piece of a copy plan in bytes: offsets from each side's start,
+/// pitches, and `height` rows of `width` bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Piece {
+    src_offset: usize,
+    src_pitch: usize,
+    dst_offset: usize,
+    dst_pitch: usize,
+    width: usize,
+    height: usize,
+}
+
+/// The driver copies of a plan: one 1-D copy, one 2-D copy, or one 2-D
+/// copy per index of the outer dimensions.
+fn pieces(plan: &CopyPlan, elem: usize) -> Vec<Piece> {
+    let n = plan.dims.len();
+    if n == 1 {
+        return vec![Piece {
+            src_offset: plan.src_offset * elem,
+            src_pitch: 0,
+            dst_offset: plan.dst_offset * elem,
+            dst_pitch: 0,
+            width: plan.count * elem,
+            height: 1,
+        }];
+    }
+    let (height, src_pitch, dst_pitch) = plan.dims[n - 2];
+    let width = plan.dims[n - 1].0;
+    let outer = &plan.dims[..n - 2];
+    let blocks: usize = outer.iter().map(|d| d.0).product();
+    (0..blocks)
+        .map(|mut b| {
+            let (mut s, mut d) = (plan.src_offset, plan.dst_offset);
+            for &(extent, ss, ds) in outer.iter().rev() {
+                let i = b % extent;
+                b /= extent;
+                s += i * ss;
+                d += i * ds;
+            }
+            Piece {
+                src_offset: s * elem,
+                src_pitch: src_pitch * elem,
+                dst_offset: d * elem,
+                dst_pitch: dst_pitch * elem,
+                width: width * elem,
+                height,
+            }
+        })
+        .collect()
+}
+
+/// Issues the driver copies of a plan.
 fn cuda_copy(
     stream: &CudaStream,
     plan: &CopyPlan,
@@ -543,45 +610,38 @@ fn cuda_copy(
     dst: Side,
     elem: usize,
 ) -> Result<()> {
-    let offset = |side: Side, elements: usize| match side {
-        Side::Device(p) => Side::Device(p + (elements * elem) as u64),
+    let offset = |side: Side, bytes: usize| match side {
+        Side::Device(p) => Side::Device(p + bytes as u64),
         // `wrapping_add` keeps this safe code; the copy stays inside the
         // validated region.
-        Side::Host(p) => Side::Host((p as *mut u8).wrapping_add(elements * elem) as *mut _),
+        Side::Host(p) => Side::Host((p as *mut u8).wrapping_add(bytes) as *mut _),
     };
-    let n = plan.dims.len();
-    if n == 1 {
-        return cuda::copy_2d(
-            stream,
-            offset(src, plan.src_offset),
-            0,
-            offset(dst, plan.dst_offset),
-            0,
-            plan.count * elem,
-            1,
-        );
-    }
-    let (height, src_pitch, dst_pitch) = plan.dims[n - 2];
-    let width = plan.dims[n - 1].0;
-    let outer = &plan.dims[..n - 2];
-    let blocks: usize = outer.iter().map(|d| d.0).product();
-    for mut b in 0..blocks {
-        let (mut s, mut d) = (plan.src_offset, plan.dst_offset);
-        for &(extent, ss, ds) in outer.iter().rev() {
-            let i = b % extent;
-            b /= extent;
-            s += i * ss;
-            d += i * ds;
-        }
+    for piece in pieces(plan, elem) {
         cuda::copy_2d(
             stream,
-            offset(src, s),
-            src_pitch * elem,
-            offset(dst, d),
-            dst_pitch * elem,
-            width * elem,
-            height,
+            offset(src, piece.src_offset),
+            piece.src_pitch,
+            offset(dst, piece.dst_offset),
+            piece.dst_pitch,
+            piece.width,
+            piece.height,
         )?;
     }
     Ok(())
+}
+
+/// A device-to-device copy as graph nodes (the same pieces `cuda_copy`
+/// issues on a stream).
+fn device_copy_nodes(plan: &CopyPlan, src: u64, dst: u64, elem: usize) -> Vec<DeviceCopy2d> {
+    pieces(plan, elem)
+        .into_iter()
+        .map(|p| DeviceCopy2d {
+            src: src + p.src_offset as u64,
+            src_pitch: p.src_pitch,
+            dst: dst + p.dst_offset as u64,
+            dst_pitch: p.dst_pitch,
+            width_bytes: p.width,
+            height: p.height,
+        })
+        .collect()
 }

@@ -1,14 +1,16 @@
 //! Kernel launches: the CPU twin on the stream's worker, or `cuLaunchKernel`.
 
 use crate::cuda;
+use crate::cuda::graph::{FunctionHandle, KernelNode};
 use crate::error::{panic_message, Result};
 use crate::kernel::args::KernelArg;
-use crate::kernel::cpu_twin::{CpuArg, KernelArgs};
+use crate::kernel::cpu_twin::{CpuArg, CpuKernel, KernelArgs};
 use crate::kernel::launch_config::LaunchConfig;
 use crate::kernel::module::Module;
 use crate::lock::lock;
 use crate::order::counters::CounterCells;
-use crate::order::fault::FaultWord;
+use crate::order::fault::{CpuFault, FaultWord};
+use crate::order::recording::{self, OpWork, RecordedOp};
 use crate::order::stream_state::StreamBackend;
 use crate::order::tracker::{AccessKind, Tracker};
 use crate::streams::stream::Stream;
@@ -20,7 +22,9 @@ impl Stream {
     /// CPU: the kernel's Rust twin runs on this stream's worker). An empty
     /// grid issues nothing. Argument errors (another device's module or
     /// buffer, a bad configuration, a kernel index out of range) are an
-    /// `Err` before anything is issued.
+    /// `Err` before anything is issued. While the calling thread records a
+    /// graph segment (a program's glue does), the launch is recorded, not
+    /// issued (see `order/recording.rs`).
     ///
     /// # Safety
     ///
@@ -93,20 +97,16 @@ impl Stream {
                 let FaultWord::Cpu(fault) = &self.inner.fault else {
                     unreachable!("a cpu stream has a cpu fault word")
                 };
-                let fault = Arc::clone(fault);
-                let config = *config;
+                let job = cpu_kernel_job(kernel_fn, cpu_args, Arc::clone(fault), name, *config);
+                if recording::is_recording() {
+                    recording::record(
+                        self.device.id(),
+                        RecordedOp::new(OpWork::Cpu(Arc::new(job)), &accesses),
+                    );
+                    return Ok(());
+                }
                 self.issue(&accesses, move |op| {
-                    op.push_cpu(move || {
-                        let args = KernelArgs {
-                            args: &cpu_args,
-                            fault: &fault,
-                            kernel: &name,
-                            config,
-                        };
-                        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| kernel_fn(&args))) {
-                            fault.panicked(&name, panic_message(&*panic));
-                        }
-                    });
+                    op.push_cpu(job);
                     Ok(())
                 })?;
             }
@@ -114,6 +114,20 @@ impl Stream {
                 let function = module.cuda_function(kernel)?;
                 let fault_ptr = self.inner.fault_device_ptr();
                 let mut params: Vec<u64> = args.iter().map(|a| a.param_bits(fault_ptr)).collect();
+                if recording::is_recording() {
+                    let node = KernelNode {
+                        function: FunctionHandle(function),
+                        grid: config.grid,
+                        block: config.block,
+                        shared_bytes: config.shared_bytes,
+                        params,
+                    };
+                    recording::record(
+                        self.device.id(),
+                        RecordedOp::new(OpWork::CudaKernel(node), &accesses),
+                    );
+                    return Ok(());
+                }
                 self.issue(&accesses, |op| {
                     cuda::launch(
                         op.cuda_stream(),
@@ -133,5 +147,28 @@ impl Stream {
         }
         CounterCells::bump(&self.device.counters_cells().kernel_launches);
         Ok(())
+    }
+}
+
+/// The CPU device's run of one kernel twin: a panic becomes the stream's
+/// fault (reported at its next synchronization). Re-runnable, so a graph
+/// replay runs the same job again.
+fn cpu_kernel_job(
+    kernel_fn: CpuKernel,
+    cpu_args: Vec<CpuArg>,
+    fault: Arc<CpuFault>,
+    name: Arc<str>,
+    config: LaunchConfig,
+) -> impl Fn() + Send + Sync + 'static {
+    move || {
+        let args = KernelArgs {
+            args: &cpu_args,
+            fault: &fault,
+            kernel: &name,
+            config,
+        };
+        if let Err(panic) = catch_unwind(AssertUnwindSafe(|| kernel_fn(&args))) {
+            fault.panicked(&name, panic_message(&*panic));
+        }
     }
 }
