@@ -198,7 +198,10 @@ fn gpu_only_results_are_complete_after_run_and_after_running_wait() {
 sdfg! {
     /// Iterates until a residual computed on the GPU is small: the
     /// interstate condition reads GPU-produced data through a host copy.
+    // Counts the stream schedule's waits per step: no graphs (tests/e2e_graphs.rs
+    // runs the same loop as a conditional node).
     #[streams(auto)]
+    #[graph(off)]
     pub sdfg Converge {
         symbol N: i64;
         gpu X: f64[N];
@@ -321,7 +324,10 @@ fn a_scalar_copied_back_is_passed_by_value_after_its_wait() {
 sdfg! {
     /// Fork and join across streams: `left` and `right` both need `src`
     /// and are independent of each other; `join` needs both.
+    // Counts the events of the stream schedule: no graphs (tests/e2e_graphs.rs
+    // replays a fork as a graph).
     #[streams(auto)]
+    #[graph(off)]
     pub sdfg Diamond {
         symbol N: i64;
         symbol SPIN: i64;

@@ -1,10 +1,14 @@
 //! The schedule pass: which stream runs each GPU operation, which
-//! cross-stream dependencies need an event, and where the host must wait for
-//! GPU-produced data (sync points). The result lives beside the IR and is
+//! cross-stream dependencies need an event, where the host must wait for
+//! GPU-produced data (sync points), and what calls may run as graphs
+//! ([`graphs`]). The result lives beside the IR and is
 //! visible through introspection and the exporters; the host glue emits a
 //! `.wait()` at every sync point, and rustc rejects the glue if one is missing.
 
+pub mod graphs;
+
 use crate::ir::{ContainerId, StmtId, StreamPolicy};
+use graphs::GraphPlan;
 use proc_macro2::Span;
 
 #[derive(Clone, Debug)]
@@ -14,6 +18,8 @@ pub struct Schedule {
     pub streams: Streams,
     /// Indexed by `StateId`.
     pub states: Vec<StateSchedule>,
+    /// What calls may run as graphs (`#[graph(...)]`).
+    pub graphs: GraphPlan,
 }
 
 /// The streams a call uses; stream indices in [`StateSchedule::stream_of`]
@@ -120,6 +126,7 @@ pub fn schedule(sdfg: &Sdfg) -> Schedule {
         policy: sdfg.streams,
         streams,
         states,
+        graphs: graphs::plan(sdfg),
     }
 }
 

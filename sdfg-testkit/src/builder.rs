@@ -208,6 +208,7 @@ impl SdfgBuilder {
                 docs: Vec::new(),
                 streams: StreamPolicy::Default,
                 sync: SyncMode::Auto,
+                graph: GraphPolicy::Auto,
                 symbols: Vec::new(),
                 containers: Vec::new(),
                 states: Vec::new(),

@@ -2,12 +2,15 @@
 //! kernel parameters once; [`ptx`] emits the kernels, `cpu` the Rust that
 //! runs on the host (tasklet bodies, `cpu`/`seq` maps, the kernels' twins
 //! for the CPU device), and [`glue`] the items `sdfg!` expands to and the
-//! state machine, written against sdfg-runtime. Every generated name comes
+//! state machine, written against sdfg-runtime. [`graphs`] adds what the
+//! conditional nodes of device loops need before any of them runs. Every
+//! generated name comes
 //! from [`names`], every path into the runtime from `runtime_paths`.
 
 pub mod abi;
 pub(crate) mod cpu;
 pub mod glue;
+pub mod graphs;
 pub mod names;
 pub mod ptx;
 pub(crate) mod runtime_paths;
@@ -16,9 +19,16 @@ use crate::ir::Sdfg;
 use crate::schedule::Schedule;
 use proc_macro2::TokenStream;
 
-/// Everything `sdfg!` expands to for one validated, scheduled SDFG.
+/// Everything `sdfg!` expands to for one validated, scheduled SDFG. The
+/// device loops of the schedule's graph plan first gain their generated
+/// parts ([`graphs::augment`]).
 pub fn generate(sdfg: &Sdfg, schedule: &Schedule, texts: &glue::Texts) -> TokenStream {
+    let augmented = graphs::augment(sdfg, schedule);
+    let (sdfg, schedule, loops) = match &augmented {
+        Some(a) => (&a.sdfg, &a.schedule, a.loops.as_slice()),
+        None => (sdfg, schedule, &[][..]),
+    };
     let abis = abi::kernel_abis(sdfg);
     let ptx = ptx::generate_for(sdfg, &abis, &ptx::Tuning::default());
-    glue::generate(sdfg, schedule, &abis, &ptx, texts)
+    glue::generate(sdfg, schedule, loops, &abis, &ptx, texts)
 }

@@ -177,6 +177,40 @@ pub fn fault() -> Ident {
     format_ident!("__fault")
 }
 
+/// The bindings of a call's graph segments (`glue/segments.rs`).
+pub struct SegmentNames {
+    /// Every device buffer of the call, for the segment keys.
+    pub buffers: Ident,
+    /// Graphs are on for this call.
+    pub on: Ident,
+    /// A segment is being recorded.
+    pub recording: Ident,
+    /// A segment runs on streams.
+    pub streaming: Ident,
+    /// The state the recorded segment started at.
+    pub entry: Ident,
+    /// The symbols' bits at that entry (to restart it on streams).
+    pub saved: Ident,
+    /// Ends a recording left by an error.
+    pub guard: Ident,
+    /// A segment's exit.
+    pub exit: Ident,
+}
+
+/// See [`SegmentNames`].
+pub fn segments() -> SegmentNames {
+    SegmentNames {
+        buffers: format_ident!("__graph_buffers"),
+        on: format_ident!("__graph_on"),
+        recording: format_ident!("__graph_recording"),
+        streaming: format_ident!("__graph_streaming"),
+        entry: format_ident!("__graph_entry"),
+        saved: format_ident!("__graph_saved"),
+        guard: format_ident!("__graph_guard"),
+        exit: format_ident!("__graph_exit"),
+    }
+}
+
 /// The arguments a kernel twin receives (`&KernelArgs`).
 pub fn twin_args() -> Ident {
     format_ident!("__args")

@@ -67,6 +67,10 @@ paths! {
     stream_spec => [::sdfg::runtime::__glue::StreamSpec];
     kernel_entry => [::sdfg::runtime::__glue::KernelEntry];
     context_guard => [::sdfg::runtime::__glue::ContextGuard];
+    /// `GraphStep::{Streams, Record, Ran, Restart}`: a graph segment's next step.
+    graph_step => [::sdfg::runtime::__glue::GraphStep];
+    /// Ends a recording an error left (`GraphGuard::default()`).
+    graph_guard => [::sdfg::runtime::__glue::GraphGuard];
 
     // What kernel twins and host maps use.
     kernel_args => [::sdfg::runtime::__glue::KernelArgs];

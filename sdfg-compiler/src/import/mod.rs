@@ -36,7 +36,7 @@ mod tasklet;
 mod typing;
 
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{StreamPolicy, SyncMode};
+use crate::ir::{GraphPolicy, StreamPolicy, SyncMode};
 use crate::parse::{IncludeAst, SdfgAst};
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use std::path::{Path, PathBuf};
@@ -202,7 +202,7 @@ pub fn in_translation(mut diags: Diagnostics, written: &str) -> Diagnostics {
     diags
 }
 
-/// `[/// docs] [#[streams(..)]] [#[sync(..)]] VIS sdfg NAME` of the invocation.
+/// `[/// docs] [#[streams(..)]] [#[sync(..)]] [#[graph(off)]] VIS sdfg NAME` of the invocation.
 fn header_text(ast: &SdfgAst) -> String {
     let mut out = String::new();
     for d in &ast.docs {
@@ -220,13 +220,19 @@ fn header_text(ast: &SdfgAst) -> String {
     if let Some((SyncMode::Manual, _)) = ast.sync {
         out.push_str("#[sync(manual)]\n");
     }
+    if let Some((GraphPolicy::Off, _)) = ast.graph {
+        out.push_str("#[graph(off)]\n");
+    }
     let vis = ast.vis.to_string();
     if !vis.is_empty() {
         out.push_str(&vis);
         out.push(' ');
     }
     // The parser stripped a raw prefix (`r#type` is `type`): restore it.
-    out.push_str(&format!("sdfg {}", names::identifier(&ast.name.to_string())));
+    out.push_str(&format!(
+        "sdfg {}",
+        names::identifier(&ast.name.to_string())
+    ));
     out
 }
 

@@ -61,6 +61,8 @@ pub struct Sdfg {
     pub docs: Vec<String>,
     pub streams: StreamPolicy,
     pub sync: SyncMode,
+    /// `#[graph(...)]`: may calls run parts of the SDFG as graphs?
+    pub graph: GraphPolicy,
     pub symbols: Vec<Symbol>,
     pub containers: Vec<Container>,
     pub states: Vec<State>,
@@ -80,6 +82,17 @@ pub enum StreamPolicy {
     Max(u32),
     /// As many created streams as there are independent GPU components in a state.
     Auto,
+}
+
+/// `#[graph(auto)]` (the default) or `#[graph(off)]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GraphPolicy {
+    /// Capture what the schedule allows (states of kernels and device copies
+    /// whose edges read only symbols; loops decided on the device) and
+    /// replay it as one graph launch where that helps.
+    Auto,
+    /// Every call runs on streams, operation by operation.
+    Off,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

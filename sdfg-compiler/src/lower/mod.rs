@@ -17,7 +17,7 @@
 //! lowering runs for real with every type fixed.
 
 mod body;
-mod dataflow;
+pub(crate) mod dataflow;
 mod memlets;
 mod typing;
 
@@ -311,6 +311,7 @@ impl<'a> Lowerer<'a> {
             docs: ast.docs.clone(),
             streams: ast.streams.map_or(StreamPolicy::Default, |(p, _)| p),
             sync: ast.sync.map_or(SyncMode::Auto, |(m, _)| m),
+            graph: ast.graph.map_or(GraphPolicy::Auto, |(g, _)| g),
             symbols,
             containers: self.containers.clone(),
             states,

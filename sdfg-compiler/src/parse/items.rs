@@ -14,6 +14,7 @@ pub(super) struct Header {
     pub docs: Vec<String>,
     pub streams: Option<(StreamPolicy, Span)>,
     pub sync: Option<(SyncMode, Span)>,
+    pub graph: Option<(GraphPolicy, Span)>,
     pub body: TokenStream,
     pub include: Option<IncludeAst>,
 }
@@ -67,6 +68,7 @@ fn header_with(
         docs: Vec::new(),
         streams: None,
         sync: None,
+        graph: None,
         body,
         include,
     };
@@ -196,17 +198,24 @@ fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnosti
             parse_sync,
             "write `#[sync(auto)]` or `#[sync(manual)]`",
         ),
+        "graph" => set_once(
+            &mut header.graph,
+            attr,
+            span,
+            parse_graph,
+            "write `#[graph(auto)]` (the default) or `#[graph(off)]`",
+        ),
         "start" => Err(Diagnostic::error(span, "`#[start]` belongs on a state")
             .help("write it before `state NAME { ... }` inside the sdfg")),
         _ => {
             let d = Diagnostic::error(span, format!("unknown attribute `#[{name}]`"));
-            Err(match closest_name(&name, ["streams", "sync", "start"]) {
+            Err(match closest_name(&name, ["streams", "sync", "graph", "start"]) {
                 Some("start") => {
                     d.help("`#[start]` belongs on a state: `#[start] state NAME { ... }`")
                 }
                 Some(close) => d.help(format!("did you mean `#[{close}(...)]`?")),
                 None => {
-                    d.help("an sdfg takes `#[streams(...)]`, `#[sync(...)]` and `///` doc comments")
+                    d.help("an sdfg takes `#[streams(...)]`, `#[sync(...)]`, `#[graph(...)]` and `///` doc comments")
                 }
             })
         }
@@ -303,6 +312,24 @@ fn parse_sync(input: ParseStream) -> syn::Result<SyncMode> {
         return Err(input.error("unexpected tokens after the sync mode"));
     }
     Ok(mode)
+}
+
+fn parse_graph(input: ParseStream) -> syn::Result<GraphPolicy> {
+    let kw: Ident = input.parse()?;
+    let policy = match kw.to_string().as_str() {
+        "auto" => GraphPolicy::Auto,
+        "off" => GraphPolicy::Off,
+        other => {
+            return Err(syn::Error::new(
+                kw.span(),
+                format!("unknown graph policy `{other}`"),
+            ))
+        }
+    };
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the graph policy"));
+    }
+    Ok(policy)
 }
 
 /// Attributes on an item or a statement: `///` docs are accepted and

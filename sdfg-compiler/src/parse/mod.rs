@@ -15,7 +15,7 @@ mod raw;
 
 use crate::diag::suggest::{backticked, closest_name};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{MapSchedule, ScalarType, Storage, StreamPolicy, SyncMode};
+use crate::ir::{GraphPolicy, MapSchedule, ScalarType, Storage, StreamPolicy, SyncMode};
 use proc_macro2::{Ident, Span, TokenStream};
 use syn::parse::{ParseStream, Parser};
 
@@ -31,6 +31,8 @@ pub struct SdfgAst {
     pub streams: Option<(StreamPolicy, Span)>,
     /// `#[sync(...)]` and where it was written.
     pub sync: Option<(SyncMode, Span)>,
+    /// `#[graph(...)]` and where it was written.
+    pub graph: Option<(GraphPolicy, Span)>,
     pub items: Vec<Item>,
     /// `sdfg NAME = include "file.sdfg";`: the items come from a DaCe file
     /// (read by `crate::import`); `items` is empty until then.
@@ -188,6 +190,7 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
         docs: header.docs,
         streams: header.streams,
         sync: header.sync,
+        graph: header.graph,
         items,
         include: header.include,
     };

@@ -54,6 +54,15 @@ impl Glue<'_> {
             Streams::Created(n) => quote!(#stream_spec::Created(#n)),
         };
         let introspection = rt::introspection_methods();
+        let plan: Vec<String> = self
+            .schedule
+            .graphs
+            .describe(sdfg)
+            .into_iter()
+            .enumerate()
+            .filter(|(s, _)| !self.is_loop_parts(*s))
+            .map(|(_, line)| line)
+            .collect();
         let execute = self.execute_fn(&args_name);
         let doc_run = format!("Runs `{name_str}` to completion: returns when every result is complete and visible where it lives.");
         quote! {
@@ -90,6 +99,10 @@ impl Glue<'_> {
                 pub const PTX: &'static str = #ptx_text;
                 /// The `sdfg!` source this was generated from (`ir()` rebuilds the IR from it).
                 pub const SOURCE: &'static str = #source;
+                /// What calls may run as graphs, one line per state (`#[graph(...)]`;
+                /// the schedule's graph plan): captured, a conditional node, or on
+                /// streams and why.
+                pub const GRAPH_PLAN: &'static [&'static str] = &[#(#plan),*];
 
                 /// Loads the program on `device` (the PTX module is JIT-compiled once per device and cached).
                 pub fn load(device: &#device) -> ::core::result::Result<Self, #error> {
@@ -124,6 +137,19 @@ impl Glue<'_> {
                 pub fn launch_on<'a>(&'a self, stream: &#stream, args: #args_name #lt) -> ::core::result::Result<#running<'a>, #error> {
                     let cx = self.__program.context_on(stream)?;
                     self.__execute(cx, args)
+                }
+
+                /// Turns graph segments off (or back on, where `#[graph(auto)]` allows
+                /// them) for later calls of this loaded program: a switch for comparing
+                /// the two modes. Results are the same.
+                pub fn set_graphs(&self, on: bool) {
+                    self.__program.set_graphs(on)
+                }
+
+                /// Why segments of this program ran on streams instead of as graphs
+                /// (too few operations, no conditional nodes in the driver, ...).
+                pub fn graph_notes(&self) -> ::std::vec::Vec<::std::string::String> {
+                    self.__program.graph_notes()
                 }
 
                 #introspection!();

@@ -17,16 +17,20 @@
 //! Rooms: `items` (the program type, `Args`, the impl), `states` (the call
 //! and its state machine, waits, edges), `statements` (kernel launches, host
 //! tasklets and maps, copies), `prechecks` (map ranges, indices and copy
-//! regions checked before a state's work). Names come from
+//! regions checked before a state's work), `segments` (graph segments:
+//! their entry and exit at the top of the state machine, and the arms that
+//! record a device loop and finish it). Names come from
 //! [`super::names`], paths into the runtime from `runtime_paths`.
 
 mod items;
 mod prechecks;
+mod segments;
 mod statements;
 mod states;
 
 use super::abi::KernelAbi;
 use super::cpu::body::rust_type;
+use super::graphs::LoopParts;
 use super::names;
 use super::ptx::{PtxKernel, PtxModule};
 use crate::ir::{ContainerId, Sdfg, StateId, StmtId, SymbolId, TaskletBody};
@@ -43,11 +47,13 @@ pub struct Texts {
     pub sdfg_json: String,
 }
 
-/// Everything `sdfg!` expands to for one validated SDFG: `abis` are its
-/// kernels' ABIs, `ptx` the module generated from them.
+/// Everything `sdfg!` expands to for one validated SDFG: `loops` the parts
+/// added for its device loops, `abis` its kernels' ABIs, `ptx` the module
+/// generated from them.
 pub fn generate(
     sdfg: &Sdfg,
     schedule: &Schedule,
+    loops: &[LoopParts],
     abis: &[KernelAbi],
     ptx: &PtxModule,
     texts: &Texts,
@@ -56,6 +62,7 @@ pub fn generate(
         empty: TaskletBody::default(),
         sdfg,
         schedule,
+        loops,
         abis,
         ptx,
     };
@@ -67,6 +74,8 @@ struct Glue<'a> {
     empty: TaskletBody,
     sdfg: &'a Sdfg,
     schedule: &'a Schedule,
+    /// The generated parts of the device loops (`codegen::graphs`).
+    loops: &'a [LoopParts],
     abis: &'a [KernelAbi],
     ptx: &'a PtxModule,
 }

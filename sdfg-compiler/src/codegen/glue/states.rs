@@ -142,8 +142,14 @@ impl Glue<'_> {
             let s = names::stream(k);
             setup.extend(quote!(let #s: #stream = __cx.stream(#k).clone();));
         }
-        let arms: Vec<TokenStream> = (0..sdfg.states.len()).map(|s| self.state_arm(s)).collect();
+        let arms: Vec<TokenStream> = (0..sdfg.states.len())
+            .filter(|&s| !self.is_loop_parts(s))
+            .map(|s| self.state_arm(s))
+            .collect();
         let start = sdfg.start;
+        let segment_setup = self.segment_setup();
+        let segment_step = self.segment_step();
+        let loop_arms = self.loop_arms();
         quote! {
             #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, clippy::all)]
             fn __execute<'a>(
@@ -155,10 +161,13 @@ impl Glue<'_> {
                 #setup
                 let __device: &#device = self.__program.device();
                 let __module = self.__program.module();
+                #segment_setup
                 let mut __state: usize = #start;
                 loop {
+                    #segment_step
                     match __state {
                         #(#arms)*
+                        #loop_arms
                         _ => break,
                     }
                 }
@@ -172,15 +181,7 @@ impl Glue<'_> {
         let state = &self.sdfg.states[sid];
         let sched = &self.schedule.states[sid];
         let prechecks = self.prechecks(state);
-        let hosts: Vec<ContainerId> = self.host_containers().collect();
-        let move_in: TokenStream = hosts
-            .iter()
-            .map(|&c| {
-                let v = names::host_var(self.cname(c), Span::call_site());
-                let slot = names::host_slot(self.cname(c));
-                quote!(let mut #v = #slot;)
-            })
-            .collect();
+        let move_in = self.move_in();
         let mut body = TokenStream::new();
         for (k, st) in state.stmts.iter().enumerate() {
             for sp in sched.syncs.iter().filter(|p| p.site == SyncSite::Before(k)) {
@@ -196,15 +197,9 @@ impl Glue<'_> {
         for sp in sched.syncs.iter().filter(|p| p.site == SyncSite::StateEnd) {
             body.extend(self.wait(sp.container, sp.span));
         }
-        let move_out: TokenStream = hosts
-            .iter()
-            .map(|&c| {
-                let v = names::host_var(self.cname(c), Span::call_site());
-                let slot = names::host_slot(self.cname(c));
-                quote!(#slot = #v;)
-            })
-            .collect();
+        let move_out = self.move_out();
         let edges = self.edges(sid);
+        let end = self.end_of_machine();
         quote! {
             #sid => {
                 #prechecks
@@ -212,20 +207,42 @@ impl Glue<'_> {
                 #body
                 #move_out
                 #edges
-                break;
+                #end
             }
         }
     }
 
+    /// Moves every host container into the arm's local binding.
+    pub(super) fn move_in(&self) -> TokenStream {
+        self.host_containers()
+            .map(|c| {
+                let v = names::host_var(self.cname(c), Span::call_site());
+                let slot = names::host_slot(self.cname(c));
+                quote!(let mut #v = #slot;)
+            })
+            .collect()
+    }
+
+    /// Moves every host container back out of the arm's local binding.
+    pub(super) fn move_out(&self) -> TokenStream {
+        self.host_containers()
+            .map(|c| {
+                let v = names::host_var(self.cname(c), Span::call_site());
+                let slot = names::host_slot(self.cname(c));
+                quote!(#slot = #v;)
+            })
+            .collect()
+    }
+
     /// `let X = X.wait()?;` — the only way out of a `Pending`.
-    fn wait(&self, c: ContainerId, span: Span) -> TokenStream {
+    pub(super) fn wait(&self, c: ContainerId, span: Span) -> TokenStream {
         let v = names::host_var(self.cname(c), span);
         quote_spanned!(span=> let mut #v = #v.wait()?;)
     }
 
     /// Interstate edges of `sid`, tried in order; the first whose condition
     /// holds assigns its symbols (all right-hand sides first) and moves on.
-    fn edges(&self, sid: StateId) -> TokenStream {
+    pub(super) fn edges(&self, sid: StateId) -> TokenStream {
         let mut out = TokenStream::new();
         let fault = names::fault();
         let fault_type = rt::check_fault();

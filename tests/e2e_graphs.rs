@@ -1,0 +1,584 @@
+//! Graph segments (`#[graph(auto)]`, the default): what the schedule
+//! captures and refuses (and why), and calls that run as graphs give the
+//! results of calls on streams, on the CPU device (whose graphs replay the
+//! recorded jobs) and on the GPU (CUDA graphs with conditional WHILE nodes).
+//! The policy under test: a key's first call runs on streams, its second
+//! records and launches the graph, later ones launch it again.
+
+mod common;
+
+use sdfg::prelude::*;
+
+sdfg! {
+    /// A time loop over symbols: every state is captured, the loop unrolled.
+    #[streams(single)]
+    pub sdfg TimeLoop {
+        symbol N: i64; symbol T: i64;
+        gpu A: f64[N];
+        gpu B: f64[N];
+        state init {}
+        state step {
+            map b[i in 1..N-1] on gpu { B[i] = 0.5 * (A[i - 1] + A[i + 1]); }
+            map a[i in 1..N-1] on gpu { A[i] = 0.5 * (B[i - 1] + B[i + 1]); }
+        }
+        state done {}
+        init -> step { t = 0 }
+        step -> step if t + 1 < T { t = t + 1 }
+        step -> done;
+    }
+}
+
+/// `TimeLoop` in plain Rust, in the kernels' operation order.
+fn time_loop_reference(a: &mut [f64], b: &mut [f64], t: usize) {
+    let n = a.len();
+    for _ in 0..t {
+        for i in 1..n - 1 {
+            b[i] = 0.5 * (a[i - 1] + a[i + 1]);
+        }
+        for i in 1..n - 1 {
+            a[i] = 0.5 * (b[i - 1] + b[i + 1]);
+        }
+    }
+}
+
+fn initial(n: usize) -> Vec<f64> {
+    (0..n).map(|i| ((i * 37) % 11) as f64 - 3.0).collect()
+}
+
+#[test]
+fn the_schedule_captures_gpu_only_states_and_unrolls_their_loop() {
+    assert_eq!(
+        TimeLoop::GRAPH_PLAN,
+        [
+            "state `init`: captured",
+            "state `step`: captured; its loop is unrolled into the graph",
+            "state `done`: captured",
+        ]
+    );
+    let schedule = TimeLoop::schedule().unwrap();
+    let ir = TimeLoop::ir().unwrap();
+    use sdfg::compiler::schedule::graphs::LoopForm;
+    assert_eq!(schedule.graphs.loop_form(&ir, 1), Some(LoopForm::Unrolled));
+    assert_eq!(schedule.graphs.loop_form(&ir, 0), None);
+}
+
+#[test]
+fn a_time_loop_runs_as_one_graph_from_its_second_call() {
+    for device in common::devices("graph time loop") {
+        let program = TimeLoop::load(&device).unwrap();
+        let (n, t) = (64usize, 25usize);
+        let (mut a, mut b) = (initial(n), vec![0.0; n]);
+        time_loop_reference(&mut a, &mut b, t);
+        let mut da = DeviceBuffer::from_slice(&device, &initial(n)).unwrap();
+        let mut db = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        for run in 0..5 {
+            da.copy_from_slice(&initial(n)).unwrap();
+            db.copy_from_slice(&vec![0.0; n]).unwrap();
+            let before = device.counters();
+            let args = TimeLoopArgs {
+                N: n as i64,
+                T: t as i64,
+                A: &mut da,
+                B: &mut db,
+            };
+            if run % 2 == 0 {
+                program.run(args).unwrap();
+            } else {
+                program.launch(args).unwrap().wait().unwrap();
+            }
+            let counts = device.counters() - before;
+            assert_eq!(da.to_vec().unwrap(), a, "A, run {run} on {}", device.name());
+            assert_eq!(db.to_vec().unwrap(), b, "B, run {run} on {}", device.name());
+            if run == 0 {
+                // First sighting of the key: on streams.
+                assert_eq!(
+                    (counts.graph_launches, counts.kernel_launches),
+                    (0, 2 * t as u64)
+                );
+            } else {
+                // Recorded at the second call, replayed after: one launch,
+                // no kernel issued by the host, one wait at the end.
+                assert_eq!(
+                    (
+                        counts.graph_launches,
+                        counts.kernel_launches,
+                        counts.host_syncs
+                    ),
+                    (1, 0, 1),
+                    "run {run} on {}",
+                    device.name()
+                );
+            }
+        }
+        assert!(
+            program.graph_notes().is_empty(),
+            "{:?}",
+            program.graph_notes()
+        );
+    }
+}
+
+#[test]
+fn graphs_off_at_run_time_and_new_symbols_run_on_streams() {
+    for device in common::devices("graphs off") {
+        let program = TimeLoop::load(&device).unwrap();
+        let n = 32usize;
+        let mut da = DeviceBuffer::from_slice(&device, &initial(n)).unwrap();
+        let mut db = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        program.set_graphs(false);
+        let before = device.counters();
+        for _ in 0..4 {
+            let args = TimeLoopArgs {
+                N: n as i64,
+                T: 4,
+                A: &mut da,
+                B: &mut db,
+            };
+            program.run(args).unwrap();
+        }
+        assert_eq!((device.counters() - before).graph_launches, 0);
+        program.set_graphs(true);
+        // More distinct keys than a context keeps (8): every call is right,
+        // and a key seen again after being pushed out starts over.
+        for round in 0..2 {
+            for t in 1..=12usize {
+                da.copy_from_slice(&initial(n)).unwrap();
+                db.copy_from_slice(&vec![0.0; n]).unwrap();
+                let args = TimeLoopArgs {
+                    N: n as i64,
+                    T: t as i64,
+                    A: &mut da,
+                    B: &mut db,
+                };
+                program.run(args).unwrap();
+                let (mut a, mut b) = (initial(n), vec![0.0; n]);
+                time_loop_reference(&mut a, &mut b, t);
+                assert_eq!(da.to_vec().unwrap(), a, "T = {t}, round {round}");
+            }
+        }
+    }
+}
+
+sdfg! {
+    /// Four kernels that fork onto two streams and join: one graph, whose
+    /// edges come from the buffers.
+    #[streams(auto)]
+    pub sdfg Fork {
+        symbol N: i64;
+        gpu S: f64[N];
+        gpu L: f64[N];
+        gpu R: f64[N];
+        gpu J: f64[N];
+        state s {
+            map src[i in 0..N] on gpu { S[i] = (i as f64) + 1.0; }
+            map left[i in 0..N] on gpu { L[i] = 2.0 * S[i]; }
+            map right[i in 0..N] on gpu { R[i] = 3.0 * S[i]; }
+            map join[i in 0..N] on gpu { J[i] = L[i] + R[i]; }
+        }
+    }
+}
+
+#[test]
+fn a_fork_across_streams_runs_as_one_graph() {
+    for device in common::devices("graph fork") {
+        let program = Fork::load(&device).unwrap();
+        let n = 1000usize;
+        let mut bufs: Vec<DeviceBuffer<f64>> = (0..4)
+            .map(|_| DeviceBuffer::<f64>::zeros(&device, n).unwrap())
+            .collect();
+        let expected: Vec<f64> = (0..n).map(|i| 5.0 * (i as f64 + 1.0)).collect();
+        for run in 0..4 {
+            bufs[3].copy_from_slice(&vec![-1.0; n]).unwrap();
+            let before = device.counters();
+            let [s, l, r, j] = &mut bufs[..] else {
+                unreachable!()
+            };
+            program
+                .run(ForkArgs {
+                    N: n as i64,
+                    S: s,
+                    L: l,
+                    R: r,
+                    J: j,
+                })
+                .unwrap();
+            let counts = device.counters() - before;
+            assert_eq!(
+                bufs[3].to_vec().unwrap(),
+                expected,
+                "run {run} on {}",
+                device.name()
+            );
+            let graphs = if run == 0 { 0 } else { 1 };
+            assert_eq!(counts.graph_launches, graphs, "run {run}");
+        }
+    }
+}
+
+/// A loop whose condition the GPU computes, under a stream policy: the
+/// state's kernels run in a conditional WHILE node, `R` and `it` reach the
+/// host once after it, and the last state records `it` on the GPU.
+macro_rules! halving_loop {
+    ($name:ident, $args:ident, $policy:tt) => {
+        sdfg! {
+            #[streams $policy]
+            pub sdfg $name {
+                symbol N: i64; symbol MAXIT: i64;
+                gpu X: f64[N];
+                gpu RES: f64;
+                gpu ITERS: i64;
+                transient pinned R: f64;
+                state init {
+                    map zero[i in 0..1] on gpu { RES = 0.0; }
+                }
+                state step {
+                    map halve[i in 0..N] on gpu { X[i] = 0.5 * X[i]; }
+                    map clear[i in 0..1] on gpu { RES = 0.0; }
+                    map norm[i in 0..N] on gpu { RES += X[i] * X[i]; }
+                    copy RES -> R;
+                }
+                state done {
+                    map count[i in 0..1] on gpu { ITERS = it; }
+                }
+                init -> step { it = 0 }
+                step -> step if R > 1.0e-6 && it + 1 < MAXIT { it = it + 1 }
+                step -> done;
+            }
+        }
+    };
+}
+
+halving_loop!(HalveDefault, HalveDefaultArgs, (default));
+halving_loop!(HalveSingle, HalveSingleArgs, (single));
+halving_loop!(HalveTwo, HalveTwoArgs, (max(2)));
+halving_loop!(HalveAuto, HalveAutoArgs, (auto));
+
+/// Plain Rust: (x after the loop, iterations).
+fn halving_reference(x0: &[f64], maxit: u64) -> (Vec<f64>, u64) {
+    let mut x = x0.to_vec();
+    let mut steps = 0u64;
+    loop {
+        x.iter_mut().for_each(|v| *v *= 0.5);
+        steps += 1;
+        let norm: f64 = x.iter().map(|v| v * v).sum();
+        if !(norm > 1.0e-6 && steps < maxit) {
+            return (x, steps);
+        }
+    }
+}
+
+#[test]
+fn the_schedule_turns_a_loop_on_gpu_data_into_a_conditional_node() {
+    assert_eq!(
+        HalveAuto::GRAPH_PLAN[1],
+        "state `step`: a conditional node (while loop decided on the gpu from `R`; copied to the host once after it)"
+    );
+    let (schedule, ir) = (HalveAuto::schedule().unwrap(), HalveAuto::ir().unwrap());
+    use sdfg::compiler::schedule::graphs::LoopForm;
+    assert_eq!(
+        schedule.graphs.loop_form(&ir, 1),
+        Some(LoopForm::Conditional)
+    );
+}
+
+macro_rules! check_halving {
+    ($name:ident, $args:ident, $device:expr) => {{
+        let device: &Device = $device;
+        let program = $name::load(device).unwrap();
+        let x0: Vec<f64> = (0..256).map(|i| 1.0 + (i % 7) as f64).collect();
+        let mut x = DeviceBuffer::from_slice(device, &x0).unwrap();
+        let mut res = DeviceBuffer::<f64>::zeros(device, 1).unwrap();
+        let mut iters = DeviceBuffer::<i64>::zeros(device, 1).unwrap();
+        // 20 calls to convergence, then 5 stopped by MAXIT.
+        for run in 0..25 {
+            let maxit: u64 = if run < 20 { 1000 } else { 7 };
+            x.copy_from_slice(&x0).unwrap();
+            let before = device.counters();
+            program
+                .run($args {
+                    N: x0.len() as i64,
+                    MAXIT: maxit as i64,
+                    X: &mut x,
+                    RES: &mut res,
+                    ITERS: &mut iters,
+                })
+                .unwrap();
+            let counts = device.counters() - before;
+            let (expected, steps) = halving_reference(&x0, maxit);
+            let what = format!("{} run {run} on {}", stringify!($name), device.name());
+            assert_eq!(x.to_vec().unwrap(), expected, "{what}");
+            assert_eq!(iters.to_vec().unwrap(), [steps as i64 - 1], "{what}");
+            if run == 0 || run == 20 {
+                // A new key: on streams, one host wait per iteration.
+                assert_eq!(counts.graph_launches, 0, "{what}");
+                assert!(counts.host_syncs >= steps, "{what}: {counts:?}");
+            } else {
+                // The loop is one graph launch; the host waits only after
+                // it (the residual and `it` come back once), not per
+                // iteration.
+                assert_eq!(
+                    counts.graph_launches,
+                    1,
+                    "{what}: {:?}",
+                    program.graph_notes()
+                );
+                assert!(steps > 5, "{what}");
+                assert!(counts.host_syncs <= 3, "{what}: {counts:?}");
+            }
+        }
+    }};
+}
+
+#[test]
+fn a_loop_decided_on_the_gpu_needs_no_host_wait_per_iteration() {
+    for device in common::devices("graph conditional loop") {
+        check_halving!(HalveDefault, HalveDefaultArgs, &device);
+        check_halving!(HalveSingle, HalveSingleArgs, &device);
+        check_halving!(HalveTwo, HalveTwoArgs, &device);
+        check_halving!(HalveAuto, HalveAutoArgs, &device);
+    }
+}
+
+sdfg! {
+    /// A captured loop, then data to the host: the segment ends where the
+    /// host reads GPU data.
+    #[streams(auto)]
+    pub sdfg LoopThenHost {
+        symbol N: i64; symbol T: i64;
+        gpu A: f64[N];
+        gpu B: f64[N];
+        host H: f64[N];
+        host SUM: f64[1];
+        state init {}
+        state step {
+            map b[i in 1..N-1] on gpu { B[i] = 0.5 * (A[i - 1] + A[i + 1]); }
+            map a[i in 1..N-1] on gpu { A[i] = 0.5 * (B[i - 1] + B[i + 1]); }
+        }
+        state fetch {
+            copy A -> H;
+            tasklet total { SUM[0] = H[1] + H[N - 2]; }
+        }
+        init -> step { t = 0 }
+        step -> step if t + 1 < T { t = t + 1 }
+        step -> fetch;
+    }
+}
+
+#[test]
+fn a_segment_ends_where_the_host_needs_gpu_data() {
+    assert_eq!(
+        LoopThenHost::GRAPH_PLAN[2],
+        "state `fetch`: runs on streams: copy `A -> H` has a host end"
+    );
+    for device in common::devices("graph prefix") {
+        let program = LoopThenHost::load(&device).unwrap();
+        let (n, t) = (40usize, 9usize);
+        let (mut a, mut b) = (initial(n), vec![0.0; n]);
+        time_loop_reference(&mut a, &mut b, t);
+        let mut da = DeviceBuffer::from_slice(&device, &initial(n)).unwrap();
+        let mut db = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        for run in 0..4 {
+            da.copy_from_slice(&initial(n)).unwrap();
+            let (mut h, mut sum) = (vec![0.0; n], [0.0]);
+            let before = device.counters();
+            program
+                .run(LoopThenHostArgs {
+                    N: n as i64,
+                    T: t as i64,
+                    A: &mut da,
+                    B: &mut db,
+                    H: &mut h,
+                    SUM: &mut sum,
+                })
+                .unwrap();
+            let counts = device.counters() - before;
+            assert_eq!(h, a, "run {run} on {}", device.name());
+            assert_eq!(sum[0], a[1] + a[n - 2], "run {run}");
+            assert_eq!(counts.graph_launches, u64::from(run > 0), "run {run}");
+        }
+    }
+}
+
+sdfg! {
+    /// What the schedule refuses, one reason per state.
+    #[streams(single)]
+    pub sdfg Refusals {
+        symbol N: i64;
+        gpu G: f64[N];
+        gpu GS: f64;
+        host HS: f64;
+        host HA: f64[N];
+        transient host C: f64;
+        state by_value {
+            map scale[i in 0..N] on gpu { G[i] = G[i] * HS; }
+        }
+        state on_host {
+            tasklet t { HA[0] = 1.0; }
+        }
+        state reads_host {
+            map touch[i in 0..N] on gpu { G[i] = G[i] + 1.0; }
+        }
+        state loop_on_host_data {
+            map inc[i in 0..N] on gpu { G[i] = G[i] + 1.0; }
+        }
+        state loop_uses_its_symbol {
+            map set[i in 0..1] on gpu { GS = k as f64; }
+            copy GS -> C;
+        }
+        state written_after_copy {
+            map set2[i in 0..1] on gpu { GS = 1.0; }
+            copy GS -> C;
+            map again[i in 0..1] on gpu { GS = 2.0; }
+        }
+        state end {}
+        by_value -> on_host;
+        on_host -> reads_host;
+        reads_host -> loop_on_host_data if HA[0] > 0.0;
+        loop_on_host_data -> loop_on_host_data if HA[0] > 5.0;
+        loop_on_host_data -> loop_uses_its_symbol { k = 0 }
+        loop_uses_its_symbol -> loop_uses_its_symbol if C < 3.0 { k = k + 1 }
+        loop_uses_its_symbol -> written_after_copy;
+        written_after_copy -> written_after_copy if C < 0.0;
+        written_after_copy -> end;
+    }
+}
+
+#[test]
+fn the_schedule_says_why_states_run_on_streams() {
+    assert_eq!(
+        Refusals::GRAPH_PLAN,
+        [
+            "state `by_value`: runs on streams: map `scale` reads the host scalar `HS` by value (host data is not part of a graph)",
+            "state `on_host`: runs on streams: tasklet `t` runs on the host",
+            "state `reads_host`: runs on streams: edge `reads_host -> loop_on_host_data` reads the host data `HA`",
+            "state `loop_on_host_data`: runs on streams; its loop runs on the host: edge `loop_on_host_data -> loop_on_host_data` reads the host data `HA`",
+            "state `loop_uses_its_symbol`: runs on streams; its loop runs on the host: the symbol `k` changes every iteration and the state's statements use it",
+            "state `written_after_copy`: runs on streams; its loop runs on the host: `GS` is written after its copy to `C` in state `written_after_copy`",
+            "state `end`: captured",
+        ]
+    );
+}
+
+sdfg! {
+    /// The same loop with `#[graph(off)]`: every call on streams.
+    #[streams(single)]
+    #[graph(off)]
+    pub sdfg TimeLoopOff {
+        symbol N: i64; symbol T: i64;
+        gpu A: f64[N];
+        gpu B: f64[N];
+        state step {
+            map b[i in 1..N-1] on gpu { B[i] = 0.5 * (A[i - 1] + A[i + 1]); }
+            map a[i in 1..N-1] on gpu { A[i] = 0.5 * (B[i - 1] + B[i + 1]); }
+        }
+        step -> step if t + 1 < T { t = t + 1 }
+    }
+}
+
+#[test]
+fn graph_off_runs_every_call_on_streams() {
+    assert_eq!(
+        TimeLoopOff::GRAPH_PLAN,
+        ["state `step`: runs on streams; its loop runs on the host: `#[graph(off)]`"]
+    );
+    let device = Device::cpu();
+    let program = TimeLoopOff::load(&device).unwrap();
+    let n = 16usize;
+    let mut da = DeviceBuffer::from_slice(&device, &initial(n)).unwrap();
+    let mut db = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+    let before = device.counters();
+    for _ in 0..4 {
+        let args = TimeLoopOffArgs {
+            N: n as i64,
+            T: 3,
+            A: &mut da,
+            B: &mut db,
+        };
+        program.run(args).unwrap();
+    }
+    let counts = device.counters() - before;
+    assert_eq!((counts.graph_launches, counts.kernel_launches), (0, 24));
+}
+
+sdfg! {
+    /// A loop whose map range depends on a symbol: out of bounds when K > 0,
+    /// an error before the state's work (also while recording it).
+    #[streams(single)]
+    pub sdfg Bump {
+        symbol N: i64; symbol K: i64; symbol T: i64;
+        gpu A: f64[N];
+        state init {}
+        state step {
+            map w[i in 0..N+K] on gpu { A[i] = A[i] + 1.0; }
+        }
+        state done {}
+        init -> step { t = 0 }
+        step -> step if t + 1 < T { t = t + 1 }
+        step -> done;
+    }
+}
+
+#[test]
+fn an_error_while_recording_leaves_nothing_recorded() {
+    for device in common::devices("graph error while recording") {
+        let program = Bump::load(&device).unwrap();
+        let n = 10usize;
+        let mut a = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        for _ in 0..3 {
+            let args = BumpArgs {
+                N: n as i64,
+                K: 1,
+                T: 5,
+                A: &mut a,
+            };
+            assert!(program.run(args).is_err());
+        }
+        // Nothing of this thread is recorded any more: plain stream work
+        // runs, and the program's calls do their work.
+        assert_eq!(a.to_vec().unwrap(), vec![0.0; n]);
+        for run in 1..=4 {
+            let args = BumpArgs {
+                N: n as i64,
+                K: 0,
+                T: 5,
+                A: &mut a,
+            };
+            program.run(args).unwrap();
+            assert_eq!(a.to_vec().unwrap(), vec![5.0 * run as f64; n], "run {run}");
+        }
+    }
+}
+
+#[test]
+fn a_segment_too_long_to_record_runs_on_streams() {
+    // 2 kernels per step: 10,001 steps are more operations than one
+    // recording holds (20,000); the call starts over on streams.
+    let device = Device::cpu();
+    let program = TimeLoop::load(&device).unwrap();
+    let (n, t) = (8usize, 10_001usize);
+    let (mut a, mut b) = (initial(n), vec![0.0; n]);
+    time_loop_reference(&mut a, &mut b, t);
+    let mut da = DeviceBuffer::from_slice(&device, &initial(n)).unwrap();
+    let mut db = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+    for run in 0..3 {
+        da.copy_from_slice(&initial(n)).unwrap();
+        db.copy_from_slice(&vec![0.0; n]).unwrap();
+        let args = TimeLoopArgs {
+            N: n as i64,
+            T: t as i64,
+            A: &mut da,
+            B: &mut db,
+        };
+        let before = device.counters();
+        program.run(args).unwrap();
+        assert_eq!((device.counters() - before).graph_launches, 0, "run {run}");
+        assert_eq!(da.to_vec().unwrap(), a, "run {run}");
+    }
+    let notes = program.graph_notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("more than 20000 operations")),
+        "{notes:?}"
+    );
+}
