@@ -354,6 +354,15 @@ fn item_attributes(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<O
                 }
                 start = Some(span);
             }
+            "streams" | "sync" | "graph" => diags.push(
+                Diagnostic::error(
+                    span,
+                    format!("`#[{name}(...)]` belongs on the sdfg, not on one of its items"),
+                )
+                .help(format!(
+                    "write it before `sdfg NAME {{ ... }}`: it applies to the whole sdfg"
+                )),
+            ),
             _ => diags.push(
                 Diagnostic::error(span, format!("unknown attribute `#[{name}]` here"))
                     .help("only a state takes an attribute here: `#[start]`"),

@@ -1,0 +1,9 @@
+sdfg::sdfg! {
+    #[graph(auto)]
+    #[graph(off)]
+    sdfg S {
+        state s {}
+    }
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+sdfg::sdfg! {
+    #[graphs(off)]
+    sdfg S {
+        state s {}
+    }
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+sdfg::sdfg! {
+    #[graph(on)]
+    sdfg S {
+        state s {}
+    }
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+sdfg::sdfg! {
+    #[graph]
+    sdfg S {
+        state s {}
+    }
+}
+
+fn main() {}
