@@ -102,6 +102,8 @@ pub mod __glue;
 pub use device::Device;
 pub use elem::{Elem, ElemType, MinMaxNumber, NumElem};
 pub use error::{Error, Result};
+/// The cudarc this runtime is built with (for [`Device::borrow_cudarc_stream`]).
+pub use cudarc;
 pub use kernel::args::KernelArg;
 pub use kernel::launch_config::LaunchConfig;
 pub use kernel::module::Module;
@@ -111,6 +113,7 @@ pub use memory::host_buffer::HostBuffer;
 pub use order::counters::Counters;
 pub use region::Region;
 pub use streams::event::Event;
+pub use streams::external::CudarcStream;
 pub use streams::pending::Pending;
 pub use streams::running::Running;
 pub use streams::stream::Stream;

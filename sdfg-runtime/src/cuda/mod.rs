@@ -151,11 +151,13 @@ impl Drop for CudaContext {
     }
 }
 
-/// A CUDA stream: a created non-blocking stream, or the legacy default stream.
+/// A CUDA stream: a created non-blocking stream, the legacy default stream,
+/// or a caller's stream (kept alive by `_keep_alive`, never destroyed here).
 pub(crate) struct CudaStream {
     pub(crate) raw: sys::CUstream,
     owned: bool,
     pub(crate) ctx: Arc<CudaContext>,
+    _keep_alive: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 // SAFETY: stream handles may be used from any thread.
@@ -175,6 +177,7 @@ impl CudaStream {
             raw,
             owned: true,
             ctx: Arc::clone(ctx),
+            _keep_alive: None,
         })
     }
 
@@ -185,7 +188,34 @@ impl CudaStream {
             raw: cu::stream::null(),
             owned: false,
             ctx: Arc::clone(ctx),
+            _keep_alive: None,
         }
+    }
+
+    /// A caller's cudarc stream: used, never destroyed; `owner` (the
+    /// caller's `Arc<cudarc::driver::CudaStream>`) keeps the handle alive for
+    /// as long as this runtime may touch it. `Err` when it belongs to another
+    /// context than `ctx` (cudarc's `CudaContext::new(ordinal)` retains the
+    /// same primary context as [`CudaContext::new`]).
+    pub(crate) fn borrowed(
+        ctx: &Arc<CudaContext>,
+        owner: &Arc<cudarc::driver::CudaStream>,
+    ) -> Result<Self> {
+        if owner.context().cu_ctx() != ctx.ctx {
+            return Err(Error::WrongDevice {
+                what: format!(
+                    "the cudarc stream belongs to another cuda context than {} (use \
+                     `cudarc::driver::CudaContext::new(ordinal)`, the device's primary context)",
+                    ctx.name
+                ),
+            });
+        }
+        Ok(CudaStream {
+            raw: owner.cu_stream(),
+            owned: false,
+            ctx: Arc::clone(ctx),
+            _keep_alive: Some(Arc::clone(owner) as Arc<dyn std::any::Any + Send + Sync>),
+        })
     }
 
     pub(crate) fn synchronize(&self) -> Result<()> {

@@ -130,6 +130,21 @@ impl StreamInner {
         ))
     }
 
+    /// A caller's cudarc stream (see `CudaStream::borrowed`).
+    pub(crate) fn new_cuda_borrowed(
+        device_id: u64,
+        ctx: &Arc<CudaContext>,
+        owner: &Arc<cudarc::driver::CudaStream>,
+    ) -> Result<Arc<Self>> {
+        let stream = CudaStream::borrowed(ctx, owner)?;
+        let fault = PinnedBlock::new(ctx, 4, true)?;
+        Ok(Self::with_backend(
+            device_id,
+            StreamBackend::Cuda(stream),
+            FaultWord::Cuda(fault),
+        ))
+    }
+
     pub(crate) fn new_cuda_default(device_id: u64, ctx: &Arc<CudaContext>) -> Result<Arc<Self>> {
         let stream = CudaStream::legacy_default(ctx);
         let fault = PinnedBlock::new(ctx, 4, true)?;

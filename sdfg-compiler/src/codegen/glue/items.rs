@@ -121,7 +121,8 @@ impl Glue<'_> {
                     self.launch(args)?.wait()
                 }
 
-                /// Like `run`, with all GPU work on the caller's `stream`.
+                /// Like `run`, with all GPU work on the caller's `stream` (a runtime
+                /// `Stream`, or a borrowed cudarc stream: `Device::borrow_cudarc_stream`).
                 pub fn run_on(&self, stream: &#stream, args: #args_name #lt_anon) -> ::core::result::Result<(), #error> {
                     self.launch_on(stream, args)?.wait()
                 }
@@ -133,8 +134,10 @@ impl Glue<'_> {
                     self.__execute(cx, args)
                 }
 
-                /// Like `launch`, with all GPU work on the caller's `stream`.
-                pub fn launch_on<'a>(&'a self, stream: &#stream, args: #args_name #lt) -> ::core::result::Result<#running<'a>, #error> {
+                /// Like `launch`, with all GPU work on the caller's `stream`, which
+                /// stays borrowed until the `Running` is waited for (a borrowed cudarc
+                /// stream cannot be dropped before the program's work on it is done).
+                pub fn launch_on<'a>(&'a self, stream: &'a #stream, args: #args_name #lt) -> ::core::result::Result<#running<'a>, #error> {
                     let cx = self.__program.context_on(stream)?;
                     self.__execute(cx, args)
                 }
