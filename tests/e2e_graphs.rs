@@ -582,3 +582,18 @@ fn a_segment_too_long_to_record_runs_on_streams() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn the_build_embeds_cubins_when_ptxas_is_at_hand() {
+    if std::env::var("SDFG_REQUIRE_PTXAS").as_deref() == Ok("1") {
+        assert!(
+            !TimeLoop::CUBINS.is_empty(),
+            "ptxas was required but nothing was embedded"
+        );
+    }
+    let program = TimeLoop::load(&Device::cpu()).unwrap();
+    assert_eq!(
+        program.module_origin(),
+        sdfg::runtime::ModuleOrigin::CpuTwins
+    );
+}

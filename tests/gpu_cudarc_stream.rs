@@ -105,3 +105,31 @@ fn a_program_runs_on_a_callers_cudarc_stream() {
         assert_eq!(counts.graph_launches, u64::from(run > 0), "run {run}");
     }
 }
+
+#[test]
+fn a_program_loads_the_cubin_built_for_its_gpu() {
+    let Some(device) = common::gpu_or_skip("embedded cubin") else {
+        return;
+    };
+    let (major, minor) = device.compute_capability().unwrap();
+    let program = Steps::load(&device).unwrap();
+    let origin = program.module_origin();
+    println!(
+        "sm_{major}{minor}: built for {:?}, loaded from {origin:?}",
+        Steps::CUBINS
+    );
+    if Steps::CUBINS.contains(&(major * 10 + minor)) {
+        assert_eq!(origin, sdfg::runtime::ModuleOrigin::EmbeddedCubin);
+    } else {
+        assert_ne!(origin, sdfg::runtime::ModuleOrigin::EmbeddedCubin);
+    }
+    let mut a = DeviceBuffer::<i64>::from_slice(&device, &[1; 8]).unwrap();
+    program
+        .run(StepsArgs {
+            N: 8,
+            T: 1,
+            A: &mut a,
+        })
+        .unwrap();
+    assert_eq!(a.to_vec().unwrap(), [4; 8]);
+}

@@ -218,6 +218,17 @@ impl Device {
         self.inner.sm_count
     }
 
+    /// The GPU's compute capability `(major, minor)` (`(9, 0)` on an H200);
+    /// None on the CPU device.
+    ///
+    /// ```
+    /// assert_eq!(sdfg_runtime::Device::cpu().compute_capability(), None);
+    /// ```
+    pub fn compute_capability(&self) -> Option<(u32, u32)> {
+        self.cuda()
+            .map(|c| (c.compute_capability / 10, c.compute_capability % 10))
+    }
+
     pub(crate) fn id(&self) -> u64 {
         self.inner.id
     }

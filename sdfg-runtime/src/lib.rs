@@ -106,7 +106,7 @@ pub use error::{Error, Result};
 pub use cudarc;
 pub use kernel::args::KernelArg;
 pub use kernel::launch_config::LaunchConfig;
-pub use kernel::module::Module;
+pub use kernel::module::{Module, ModuleOrigin};
 pub use memory::device_buffer::DeviceBuffer;
 pub use memory::host_access::{host_read, host_write, HostRead, HostWrite};
 pub use memory::host_buffer::HostBuffer;

@@ -40,6 +40,26 @@ fn assemble(name: &str, m: &PtxModule) -> Vec<ResourceUsage> {
     }
 }
 
+#[test]
+fn sdfg_embeds_a_cubin_per_requested_gpu() {
+    let m = generate(&axpy());
+    let cubins = sdfg_compiler::codegen::ptx::ptxas::embedded_cubins(&m.text, true);
+    if cubins.is_empty() {
+        assert!(
+            !ptxas_required(),
+            "SDFG_REQUIRE_PTXAS=1 but no cubin was assembled"
+        );
+        println!("skipped: no ptxas");
+        return;
+    }
+    let archs = sdfg_compiler::codegen::ptx::ptxas::cubin_archs();
+    assert_eq!(cubins.iter().map(|c| c.0).collect::<Vec<_>>(), archs);
+    for (cc, image) in &cubins {
+        assert!(image.starts_with(b"\x7fELF"), "sm_{cc}: not an ELF image");
+    }
+    assert!(sdfg_compiler::codegen::ptx::ptxas::embedded_cubins(&m.text, false).is_empty());
+}
+
 fn range(name: &str, ty: ScalarType, start: Expr, end: Expr) -> MapParam {
     map_param(name, ty, start, end, None)
 }

@@ -30,5 +30,6 @@ pub fn generate(sdfg: &Sdfg, schedule: &Schedule, texts: &glue::Texts) -> TokenS
     };
     let abis = abi::kernel_abis(sdfg);
     let ptx = ptx::generate_for(sdfg, &abis, &ptx::Tuning::default());
-    glue::generate(sdfg, schedule, loops, &abis, &ptx, texts)
+    let cubins = ptx::ptxas::embedded_cubins(&ptx.text, !abis.is_empty());
+    glue::generate(sdfg, schedule, loops, &abis, &ptx, &cubins, texts)
 }

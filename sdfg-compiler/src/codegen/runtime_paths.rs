@@ -46,6 +46,8 @@ paths! {
     error => [::sdfg::runtime::Error];
     stream => [::sdfg::runtime::Stream];
     running => [::sdfg::runtime::Running];
+    /// Where a loaded module's kernels came from (cubin, cache, JIT, twins).
+    module_origin => [::sdfg::runtime::ModuleOrigin];
     device_buffer => [::sdfg::runtime::DeviceBuffer];
     host_buffer => [::sdfg::runtime::HostBuffer];
     /// `host_read(&x) -> &[T]`: not implemented for `Pending`, so a read of

@@ -7,6 +7,7 @@
 //! call without libcuda).
 
 pub(crate) mod graph;
+pub(crate) mod load;
 
 use crate::error::{Error, Result};
 use crate::lock::lock;
@@ -57,6 +58,8 @@ pub(crate) struct CudaContext {
     dev: sys::CUdevice,
     pub(crate) name: String,
     pub(crate) sm_count: u32,
+    /// Compute capability as `major * 10 + minor` (90 on an H100/H200).
+    pub(crate) compute_capability: u32,
 }
 
 // SAFETY: a CUcontext handle may be used from any thread (the driver API is
@@ -112,6 +115,7 @@ impl CudaContext {
             dev,
             name: String::new(),
             sm_count: 1,
+            compute_capability: 0,
         };
         this.bind()?;
         this.name = cu::device::get_name(dev).map_err(driver("cuDeviceGetName"))?;
@@ -124,6 +128,15 @@ impl CudaContext {
         }
         .map_err(driver("cuDeviceGetAttribute"))?;
         this.sm_count = sms.max(1) as u32;
+        let attribute = |a| {
+            // SAFETY: `dev` is a valid device.
+            unsafe { cu::device::get_attribute(dev, a) }.map_err(driver("cuDeviceGetAttribute"))
+        };
+        let major =
+            attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+        let minor =
+            attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+        this.compute_capability = (major.max(0) * 10 + minor.max(0)) as u32;
         Ok(Arc::new(this))
     }
 
@@ -466,50 +479,33 @@ impl CudaModule {
         ctx.bind()?;
         let image = CString::new(ptx)
             .map_err(|_| Error::InvalidArgument("the ptx text contains a nul byte".into()))?;
-        const LOG_BYTES: usize = 64 * 1024;
-        let mut info_log = vec![0u8; LOG_BYTES];
-        let mut error_log = vec![0u8; LOG_BYTES];
-        let mut options = [
-            sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
-            sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
-            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-        ];
-        // Size options are passed by value in the pointer slot (the driver
-        // API's convention) and overwritten with the log lengths.
-        let mut values: [*mut c_void; 4] = [
-            info_log.as_mut_ptr() as *mut c_void,
-            LOG_BYTES as *mut c_void,
-            error_log.as_mut_ptr() as *mut c_void,
-            LOG_BYTES as *mut c_void,
-        ];
+        let mut logs = JitLogs::new();
         let mut raw: sys::CUmodule = std::ptr::null_mut();
-        // SAFETY: `image` is a nul-terminated PTX text; the option arrays have
-        // 4 entries each and the log buffers outlive the call.
+        // SAFETY: `image` is a nul-terminated PTX text; the option arrays
+        // have 4 entries each and the log buffers outlive the call.
         let status = unsafe {
             sys::cuModuleLoadDataEx(
                 &mut raw,
                 image.as_ptr() as *const c_void,
-                options.len() as u32,
-                options.as_mut_ptr(),
-                values.as_mut_ptr(),
+                logs.options.len() as u32,
+                logs.options.as_mut_ptr(),
+                logs.values.as_mut_ptr(),
             )
         };
         if let Err(e) = status.result() {
-            let text = |buf: &[u8], len: *mut c_void| {
-                let len = (len as usize).min(buf.len());
-                let end = buf[..len].iter().position(|&b| b == 0).unwrap_or(len);
-                String::from_utf8_lossy(&buf[..end]).trim().to_string()
-            };
-            let error_text = text(&error_log, values[3]);
-            let info_text = text(&info_log, values[1]);
-            let mut log = format!("{} ({})", error_text, describe(e));
-            if !info_text.is_empty() {
-                log.push_str("\ninfo: ");
-                log.push_str(&info_text);
-            }
-            return Err(Error::JitFailed { log });
+            return Err(Error::JitFailed {
+                log: logs.failure(e),
+            });
         }
+        Self::with_functions(ctx, raw, names)
+    }
+
+    /// Takes ownership of a loaded module and looks up each entry.
+    pub(crate) fn with_functions(
+        ctx: &Arc<CudaContext>,
+        raw: sys::CUmodule,
+        names: &[&str],
+    ) -> Result<Self> {
         let mut module = CudaModule {
             raw,
             functions: Vec::with_capacity(names.len()),
@@ -529,6 +525,58 @@ impl CudaModule {
             module.functions.push(f);
         }
         Ok(module)
+    }
+}
+
+/// The info and error log buffers of a JIT call, as driver options.
+pub(crate) struct JitLogs {
+    info: Vec<u8>,
+    error: Vec<u8>,
+    pub(crate) options: [sys::CUjit_option; 4],
+    pub(crate) values: [*mut c_void; 4],
+}
+
+impl JitLogs {
+    const BYTES: usize = 64 * 1024;
+
+    pub(crate) fn new() -> Box<Self> {
+        let mut logs = Box::new(JitLogs {
+            info: vec![0u8; Self::BYTES],
+            error: vec![0u8; Self::BYTES],
+            options: [
+                sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER,
+                sys::CUjit_option::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+                sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+            ],
+            values: [std::ptr::null_mut(); 4],
+        });
+        // Size options are passed by value in the pointer slot (the driver
+        // API's convention) and overwritten with the log lengths.
+        logs.values = [
+            logs.info.as_mut_ptr() as *mut c_void,
+            Self::BYTES as *mut c_void,
+            logs.error.as_mut_ptr() as *mut c_void,
+            Self::BYTES as *mut c_void,
+        ];
+        logs
+    }
+
+    /// The error log, the driver's message and the info log.
+    pub(crate) fn failure(&self, e: DriverError) -> String {
+        let text = |buf: &[u8], len: *mut c_void| {
+            let len = (len as usize).min(buf.len());
+            let end = buf[..len].iter().position(|&b| b == 0).unwrap_or(len);
+            String::from_utf8_lossy(&buf[..end]).trim().to_string()
+        };
+        let error_text = text(&self.error, self.values[3]);
+        let info_text = text(&self.info, self.values[1]);
+        let mut log = format!("{} ({})", error_text, describe(e));
+        if !info_text.is_empty() {
+            log.push_str("\ninfo: ");
+            log.push_str(&info_text);
+        }
+        log
     }
 }
 

@@ -68,7 +68,8 @@ impl Program {
         }
         // SAFETY: the spec's promise (our caller's contract) is the one
         // `Module::load` asks for.
-        let module = unsafe { Module::load(device, spec.ptx, spec.kernels) }?;
+        let module =
+            unsafe { Module::load_with_cubins(device, spec.ptx, spec.cubins, spec.kernels) }?;
         Ok(Program {
             device: device.clone(),
             spec,

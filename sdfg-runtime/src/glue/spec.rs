@@ -40,6 +40,8 @@ pub struct ProgramSpec {
     pub(crate) kernels: &'static [KernelEntry],
     /// Its stream policy.
     pub(crate) streams: StreamSpec,
+    /// Its PTX assembled at build time, per compute capability.
+    pub(crate) cubins: &'static [(u32, &'static [u8])],
 }
 
 impl ProgramSpec {
@@ -68,7 +70,28 @@ impl ProgramSpec {
             ptx,
             kernels,
             streams,
+            cubins: &[],
         }
+    }
+
+    /// The spec with cubins of its PTX, per compute capability (`major * 10
+    /// + minor`): loading one that fits the GPU skips the JIT.
+    ///
+    /// # Safety
+    ///
+    /// Each cubin is the spec's PTX assembled (by `ptxas`) for its compute
+    /// capability, so that it keeps the promise of [`ProgramSpec::new`].
+    ///
+    /// ```
+    /// use sdfg_runtime::__glue::{ProgramSpec, StreamSpec};
+    /// static CUBINS: [(u32, &[u8]); 0] = [];
+    /// // SAFETY: no kernels and no cubins.
+    /// static SPEC: ProgramSpec =
+    ///     unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default).with_cubins(&CUBINS) };
+    /// assert_eq!(SPEC.name(), "p");
+    /// ```
+    pub const unsafe fn with_cubins(self, cubins: &'static [(u32, &'static [u8])]) -> ProgramSpec {
+        ProgramSpec { cubins, ..self }
     }
 
     /// The SDFG's name.

@@ -1,13 +1,14 @@
-//! What a kernel needs from a device: its module loaded there (JIT-compiled
-//! once per device and PTX text, then cached in the device) and a grid
-//! sized for it.
+//! What a kernel needs from a device: its module loaded there (once per
+//! device and PTX text, then cached in the device: from a cubin when one
+//! is at hand, else by the JIT) and a grid sized for it.
 
+use crate::cuda::load::{load_module, Origin};
 use crate::cuda::CudaModule;
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::kernel::cpu_twin::KernelEntry;
 use crate::kernel::launch_config::LaunchConfig;
-use crate::kernel::module::{Module, ModuleKey};
+use crate::kernel::module::{Module, ModuleKey, ModuleOrigin};
 use crate::lock::lock;
 use std::sync::Arc;
 
@@ -41,6 +42,24 @@ impl Module {
         ptx: &'static str,
         kernels: &'static [KernelEntry],
     ) -> Result<Arc<Module>> {
+        // SAFETY: our caller's promise, with no cubins.
+        unsafe { Module::load_with_cubins(device, ptx, &[], kernels) }
+    }
+
+    /// [`Module::load`] with cubins assembled from `ptx` at build time, per
+    /// compute capability (`major * 10 + minor`): one that fits the GPU is
+    /// loaded instead of the JIT (see `cuda/load.rs` for the order).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Module::load`], and each cubin is `ptx` assembled for its
+    /// compute capability.
+    pub(crate) unsafe fn load_with_cubins(
+        device: &Device,
+        ptx: &'static str,
+        cubins: &'static [(u32, &'static [u8])],
+        kernels: &'static [KernelEntry],
+    ) -> Result<Arc<Module>> {
         let key = ModuleKey {
             ptx: ptx.to_string(),
             names: kernels.iter().map(|k| k.name.to_string()).collect(),
@@ -55,18 +74,25 @@ impl Module {
         if let Some(module) = cache.get(&key) {
             return Ok(Arc::clone(module));
         }
-        let cuda = match device.cuda() {
+        let (cuda, origin) = match device.cuda() {
             Some(ctx) => {
                 let names: Vec<&str> = kernels.iter().map(|k| k.name).collect();
-                Some(CudaModule::load(ctx, ptx, &names)?)
+                let (module, origin) = load_module(ctx, ptx, cubins, &names)?;
+                let origin = match origin {
+                    Origin::EmbeddedCubin => ModuleOrigin::EmbeddedCubin,
+                    Origin::CachedCubin => ModuleOrigin::CachedCubin,
+                    Origin::Jit => ModuleOrigin::Jit,
+                };
+                (Some(module), origin)
             }
-            None => None,
+            None => (None, ModuleOrigin::CpuTwins),
         };
         let module = Arc::new(Module {
             device_id: device.id(),
             names: kernels.iter().map(|k| Arc::from(k.name)).collect(),
             cpu: kernels.iter().map(|k| k.cpu).collect(),
             cuda,
+            origin,
         });
         cache.insert(key, Arc::clone(&module));
         Ok(module)
@@ -105,6 +131,7 @@ impl Module {
             names: names.iter().map(|n| Arc::from(n.as_str())).collect(),
             cpu: Vec::new(),
             cuda: Some(cuda),
+            origin: ModuleOrigin::Jit,
         }))
     }
 }

@@ -36,6 +36,24 @@ pub struct Module {
     pub(super) names: Vec<Arc<str>>,
     pub(super) cpu: Vec<CpuKernel>,
     pub(super) cuda: Option<CudaModule>,
+    pub(super) origin: ModuleOrigin,
+}
+
+/// Where a loaded module's kernels came from (the first load of a module
+/// costs a JIT of its PTX unless a cubin was at hand; see
+/// `Module::origin`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleOrigin {
+    /// The CPU device: the kernels' Rust twins.
+    CpuTwins,
+    /// A cubin that `sdfg!` embedded at build time (`ptxas` was available;
+    /// `SDFG_CUBIN_ARCHS` chose the GPUs).
+    EmbeddedCubin,
+    /// A cubin from the on-disk cache of an earlier process's JIT
+    /// (`SDFG_CUBIN_CACHE`).
+    CachedCubin,
+    /// The driver's JIT of the PTX.
+    Jit,
 }
 
 impl std::fmt::Debug for Module {
@@ -57,6 +75,20 @@ impl Module {
     /// ```
     pub fn kernel_names(&self) -> Vec<&str> {
         self.names.iter().map(|n| &**n).collect()
+    }
+
+    /// Where its kernels came from: an embedded or cached cubin, the JIT,
+    /// or (CPU device) the Rust twins.
+    ///
+    /// ```
+    /// use sdfg_runtime::{Device, Module, ModuleOrigin};
+    /// // SAFETY: no kernels, so nothing can be launched.
+    /// let m = unsafe { Module::load(&Device::cpu(), "", &[]) }?;
+    /// assert_eq!(m.origin(), ModuleOrigin::CpuTwins);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn origin(&self) -> ModuleOrigin {
+        self.origin
     }
 
     pub(crate) fn kernel_name(&self, kernel: usize) -> Result<&Arc<str>> {

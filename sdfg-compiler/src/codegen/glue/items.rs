@@ -54,6 +54,17 @@ impl Glue<'_> {
             Streams::Created(n) => quote!(#stream_spec::Created(#n)),
         };
         let introspection = rt::introspection_methods();
+        let ncubins = self.cubins.len();
+        let cubin_archs: Vec<u32> = self.cubins.iter().map(|c| c.0).collect();
+        let module_origin = rt::module_origin();
+        let cubins: Vec<TokenStream> = self
+            .cubins
+            .iter()
+            .map(|(cc, bytes)| {
+                let image = proc_macro2::Literal::byte_string(bytes);
+                quote!((#cc, #image))
+            })
+            .collect();
         let plan: Vec<String> = self
             .schedule
             .graphs
@@ -83,12 +94,13 @@ impl Glue<'_> {
                 #[allow(unused_imports)]
                 use super::*;
                 pub(super) static KERNELS: [#kernel_entry; #nkernels] = [#(#entries),*];
+                pub(super) static CUBINS: [(u32, &[u8]); #ncubins] = [#(#cubins),*];
                 // SAFETY: the PTX, the kernel table and the glue that launches
                 // them are generated together from this one SDFG: each launch
                 // passes its kernel's ABI parameters, bounds are prechecked or
-                // guarded in the kernel.
+                // guarded in the kernel. The cubins are that PTX, assembled by ptxas.
                 pub(super) static SPEC: #program_spec = unsafe {
-                    #program_spec::new(#name_str, #ptx_text, &KERNELS, #streams)
+                    #program_spec::new(#name_str, #ptx_text, &KERNELS, #streams).with_cubins(&CUBINS)
                 };
                 #(#twins)*
             }
@@ -99,6 +111,10 @@ impl Glue<'_> {
                 pub const PTX: &'static str = #ptx_text;
                 /// The `sdfg!` source this was generated from (`ir()` rebuilds the IR from it).
                 pub const SOURCE: &'static str = #source;
+                /// The GPUs (compute capability `major * 10 + minor`) this program carries
+                /// machine code for: its PTX assembled by `ptxas` at build time
+                /// (`SDFG_CUBIN_ARCHS`), loaded without a JIT. Empty without ptxas.
+                pub const CUBINS: &'static [u32] = &[#(#cubin_archs),*];
                 /// What calls may run as graphs, one line per state (`#[graph(...)]`;
                 /// the schedule's graph plan): captured, a conditional node, or on
                 /// streams and why.
@@ -109,6 +125,12 @@ impl Glue<'_> {
                     // SAFETY: `SPEC` is this SDFG's generated spec (see its SAFETY above).
                     let __program = unsafe { #program::load(device, &#private::SPEC) }?;
                     ::core::result::Result::Ok(Self { __program })
+                }
+
+                /// Where the loaded kernels came from: the embedded cubin, the on-disk
+                /// cubin cache, the driver's JIT, or (CPU device) their Rust twins.
+                pub fn module_origin(&self) -> #module_origin {
+                    self.__program.module().origin()
                 }
 
                 /// The device this program runs on.

@@ -49,13 +49,15 @@ pub struct Texts {
 
 /// Everything `sdfg!` expands to for one validated SDFG: `loops` the parts
 /// added for its device loops, `abis` its kernels' ABIs, `ptx` the module
-/// generated from them.
+/// generated from them, `cubins` that module assembled by `ptxas` (embedded,
+/// so a GPU they fit skips the JIT).
 pub fn generate(
     sdfg: &Sdfg,
     schedule: &Schedule,
     loops: &[LoopParts],
     abis: &[KernelAbi],
     ptx: &PtxModule,
+    cubins: &[(u32, Vec<u8>)],
     texts: &Texts,
 ) -> TokenStream {
     let g = Glue {
@@ -65,6 +67,7 @@ pub fn generate(
         loops,
         abis,
         ptx,
+        cubins,
     };
     g.items(texts)
 }
@@ -78,6 +81,8 @@ struct Glue<'a> {
     loops: &'a [LoopParts],
     abis: &'a [KernelAbi],
     ptx: &'a PtxModule,
+    /// The PTX assembled at build time, per compute capability (embedded).
+    cubins: &'a [(u32, Vec<u8>)],
 }
 
 impl Glue<'_> {

@@ -4,8 +4,14 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The ptxas binary: `$SDFG_PTXAS`, else `ptxas` on `PATH`; None if neither runs.
+/// The ptxas binary: `$SDFG_PTXAS`, else `ptxas` on `PATH`; None if neither
+/// runs. Looked up once per process (a macro expansion asks for every SDFG).
 pub fn find_ptxas() -> Option<PathBuf> {
+    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(look_for_ptxas).clone()
+}
+
+fn look_for_ptxas() -> Option<PathBuf> {
     let candidate = std::env::var_os("SDFG_PTXAS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("ptxas"));
@@ -65,6 +71,69 @@ pub fn assemble_check(ptx: &str) -> Result<Option<String>, String> {
 }
 
 static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The compute capabilities (`major * 10 + minor`) that `sdfg!` embeds
+/// cubins for: `SDFG_CUBIN_ARCHS`, a comma-separated list of `sm_XY` (or
+/// `none`), by default `sm_90` (H100, H200). A GPU of another capability
+/// loads the PTX (the driver's JIT, or its on-disk cubin cache).
+pub fn cubin_archs() -> Vec<u32> {
+    parse_archs(&std::env::var("SDFG_CUBIN_ARCHS").unwrap_or_else(|_| "sm_90".into()))
+}
+
+/// `sm_80, sm_90` -> `[80, 90]`; anything else (`none`) names no GPU.
+///
+/// ```
+/// use sdfg_compiler::codegen::ptx::ptxas::parse_archs;
+/// assert_eq!(parse_archs("sm_80, sm_90"), [80, 90]);
+/// assert!(parse_archs("none").is_empty());
+/// ```
+pub fn parse_archs(list: &str) -> Vec<u32> {
+    list.split(',')
+        .filter_map(|a| a.trim().strip_prefix("sm_")?.parse().ok())
+        .collect()
+}
+
+/// `ptx` assembled into a cubin for compute capability `cc`
+/// (`ptxas -arch=sm_<cc>`); None without ptxas or when it fails (the program
+/// then loads its PTX).
+pub fn cubin(ptx: &str, cc: u32) -> Option<Vec<u8>> {
+    let ptxas = find_ptxas()?;
+    let dir = std::env::temp_dir().join(format!(
+        "sdfg-cubin-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).ok()?;
+    let (src, out) = (dir.join("module.ptx"), dir.join("module.cubin"));
+    let result = std::fs::write(&src, ptx).ok().and_then(|()| {
+        let status = Command::new(&ptxas)
+            .arg(format!("-arch=sm_{cc}"))
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .ok()?;
+        if status.status.success() {
+            std::fs::read(&out).ok()
+        } else {
+            None
+        }
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// The cubins `sdfg!` embeds for a module: one per [`cubin_archs`] entry
+/// that ptxas assembles (none for a module without kernels).
+pub fn embedded_cubins(ptx: &str, has_kernels: bool) -> Vec<(u32, Vec<u8>)> {
+    if !has_kernels {
+        return Vec::new();
+    }
+    cubin_archs()
+        .into_iter()
+        .filter_map(|cc| Some((cc, cubin(ptx, cc)?)))
+        .collect()
+}
 
 /// Registers and spills of one function, from `ptxas -v`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
