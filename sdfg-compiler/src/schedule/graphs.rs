@@ -25,6 +25,11 @@ use crate::ir::{
 };
 use std::collections::BTreeSet;
 
+/// Fewer GPU statements than this in a captured region without a loop:
+/// no segment begins there (the runtime refuses such a segment too:
+/// `sdfg_runtime::__glue::MIN_OPERATIONS`, the same number).
+pub const MIN_OPERATIONS: usize = 4;
+
 /// What the schedule allows graphs to do, per state.
 #[derive(Clone, Debug)]
 pub struct GraphPlan {
@@ -80,6 +85,40 @@ impl GraphPlan {
     /// Is state `s` captured?
     pub fn captured(&self, s: StateId) -> bool {
         matches!(self.states.get(s), Some(StatePlan::Captured))
+    }
+
+    /// May a segment begin at state `s`? A device loop, or a captured state
+    /// from which the captured states it reaches hold a loop or at least
+    /// [`MIN_OPERATIONS`] GPU statements (a smaller segment would not be
+    /// worth a graph, and its key would be computed on every call for
+    /// nothing).
+    pub fn segment_start(&self, sdfg: &Sdfg, s: StateId) -> bool {
+        if self.device_loop(s).is_some() {
+            return true;
+        }
+        if !self.captured(s) {
+            return false;
+        }
+        let mut seen = vec![false; sdfg.states.len()];
+        let mut stack = vec![s];
+        let mut operations = 0;
+        let mut looped = false;
+        while let Some(t) = stack.pop() {
+            if seen[t] {
+                continue;
+            }
+            seen[t] = true;
+            operations += sdfg.states[t].stmts.len();
+            for (_, e) in sdfg.out_edges(t) {
+                if !self.captured(e.to) {
+                    continue;
+                }
+                // An edge back into what was reached may close a loop.
+                looped |= seen[e.to] || e.to == t;
+                stack.push(e.to);
+            }
+        }
+        looped || operations >= MIN_OPERATIONS
     }
 
     /// The device loop of state `s`, if it is one.

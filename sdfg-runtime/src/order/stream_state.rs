@@ -207,7 +207,10 @@ impl StreamInner {
                                 raw: EventRaw::Cuda(event),
                                 ..
                             }) => event.synchronize()?,
-                            _ => CudaEvent::record(stream, false)?.synchronize()?,
+                            // No event at or after `position`: wait for
+                            // everything issued (what an event recorded now
+                            // would cover), without making one.
+                            _ => stream.synchronize()?,
                         }
                     }
                 },

@@ -30,9 +30,10 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
 impl Glue<'_> {
-    /// Does any state take part in graph segments?
+    /// May any segment begin (else the call has no graph code at all)?
     pub(super) fn has_segments(&self) -> bool {
-        self.schedule.graphs.has_segments()
+        let plan = &self.schedule.graphs;
+        (0..self.sdfg.states.len()).any(|s| plan.segment_start(self.sdfg, s))
     }
 
     /// The parts of the device loop at state `s`.
@@ -162,7 +163,12 @@ impl Glue<'_> {
             .clone()
             .filter(|&s| plan.device_loop(s).is_some() && self.loop_parts(s).is_some())
             .collect();
-        let starts: Vec<usize> = captured.iter().chain(&loops).copied().collect();
+        let starts: Vec<usize> = all
+            .clone()
+            .filter(|&s| {
+                plan.segment_start(self.sdfg, s) && (plan.captured(s) || loops.contains(&s))
+            })
+            .collect();
         let state = proc_macro2::Ident::new("__state", Span::call_site());
         let (state_captured, state_starts, state_loops, entry_loops) = (
             Self::state_in(&state, &captured),
