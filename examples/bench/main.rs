@@ -9,7 +9,9 @@
 //! `--seed S`, `--out DIR`. Method and byte counts: docs/BENCHMARKS.md.
 //!
 //! The parts: [`kinds`] (what is benchmarked, its baseline and target),
-//! [`overhead`] (host cost of a call against raw launches), [`sections`]
+//! [`overhead`] (host cost of a call against raw launches), [`graphs`]
+//! (graph and stream modes side by side, the first load in a new
+//! process), [`sections`]
 //! (module load, the CPU device, ptxas), [`report`] (the printed tables)
 //! and [`output`] (`benchmarks.json` and `.svg`). The workloads themselves
 //! live in `examples/common/`, shared with the examples.
@@ -20,6 +22,8 @@ mod axpy;
 mod baselines;
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/converge.rs"]
+mod converge;
 #[path = "../common/dot.rs"]
 mod dot;
 #[path = "../common/heat3d.rs"]
@@ -33,6 +37,7 @@ mod shapes;
 #[path = "../common/softmax.rs"]
 mod softmax;
 
+mod graphs;
 mod kinds;
 mod output;
 mod overhead;
@@ -51,6 +56,9 @@ use sdfg::runtime::Region;
 use sections::{cpu_device_section, module_load, ptxas_report};
 
 fn main() -> AnyResult<()> {
+    if std::env::args().any(|a| a == graphs::CHILD_FLAG) {
+        graphs::first_load_child();
+    }
     let opts = Options::from_env();
     let device = Device::auto();
     let small = use_small_sizes(&device, &opts);
@@ -149,6 +157,14 @@ fn main() -> AnyResult<()> {
         Vec::new()
     };
 
+    let graph_rows = graphs::graph_rows(&device, &stream, reps, small, seeds.next())?;
+    let first_loads = if gpu {
+        graphs::first_loads()
+            .map_err(|e| eprintln!("first loads in new processes: {e}"))
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let overhead = host_overhead(&device, raw.as_ref(), calls)?;
     // The secondary sections first; the main tables last, where the end of
     // a long log shows them.
@@ -160,7 +176,9 @@ fn main() -> AnyResult<()> {
         "  first load on a fresh device (the PTX JIT on a GPU): {:.2} ms; second load (cached): {:.4} ms",
         load.0, load.1
     );
+    graphs::print_first_loads(&first_loads);
     print_overhead(&overhead);
+    graphs::print_graph_rows(&graph_rows);
     print_shapes(&shape_rows, copy_gbs);
     print_kernel_table(&rows, copy_gbs, gpu);
 
@@ -172,6 +190,12 @@ fn main() -> AnyResult<()> {
     if shape_rows.iter().any(|r| r.mismatch.is_some()) {
         failed.push("stencil2d launch shapes");
     }
+    failed.extend(
+        graph_rows
+            .iter()
+            .filter(|r| !r.passed())
+            .map(|r| r.name.as_str()),
+    );
     std::fs::create_dir_all(&out_dir)?;
     let json = to_json(
         &device,
@@ -183,6 +207,8 @@ fn main() -> AnyResult<()> {
         load,
         &cpu_rows,
         &shape_rows,
+        &graph_rows,
+        &first_loads,
     );
     std::fs::write(
         format!("{out_dir}/benchmarks.json"),

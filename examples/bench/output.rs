@@ -3,6 +3,7 @@
 //! and the target).
 
 use crate::baselines::Reps;
+use crate::graphs::{FirstLoad, GraphRow, Mode};
 use crate::overhead::Overhead;
 use crate::report::KernelRow;
 use crate::sections::CpuRow;
@@ -20,6 +21,8 @@ pub(crate) fn to_json(
     load: (f64, f64),
     cpu_rows: &[CpuRow],
     shape_rows: &[shapes::ShapeRow],
+    graph_rows: &[GraphRow],
+    first_loads: &[FirstLoad],
 ) -> serde_json::Value {
     use serde_json::json;
     let kernels: Vec<_> = rows
@@ -40,6 +43,7 @@ pub(crate) fn to_json(
                 "host_syncs_per_run": r.counts.host_syncs,
                 "event_waits_per_run": r.counts.event_waits,
                 "kernel_launches_per_run": r.counts.kernel_launches,
+                "graph_launches_per_run": r.counts.graph_launches,
                 "baseline_median_ms": r.baseline.as_ref().map(|b| b.0),
                 "baseline_percent_of_copy": r.baseline_pct(copy_gbs),
                 "baseline_check_passed": r.baseline.as_ref().map(|b| b.1),
@@ -65,7 +69,46 @@ pub(crate) fn to_json(
             })
         })
         .collect();
+    let mode = |m: &Mode| {
+        json!({
+            "device_ms": if m.device_ms.is_nan() { None } else { Some(m.device_ms) },
+            "wall_ms": m.wall_ms,
+            "host_syncs_per_run": m.counts.host_syncs,
+            "kernel_launches_per_run": m.counts.kernel_launches,
+            "graph_launches_per_run": m.counts.graph_launches,
+            "check_passed": m.check.passed,
+            "check": m.check.detail,
+        })
+    };
+    let graphs: Vec<_> = graph_rows
+        .iter()
+        .map(|r| {
+            json!({
+                "name": r.name,
+                "sizes": r.sizes,
+                "streams": mode(&r.streams),
+                "graphs": mode(&r.graphs),
+                "passed": r.passed(),
+                "notes": r.notes,
+            })
+        })
+        .collect();
+    let first: Vec<_> = first_loads
+        .iter()
+        .map(|f| {
+            json!({
+                "mode": f.mode,
+                "origin": f.origin,
+                "open_gpu_ms": f.open_ms,
+                "load_ms": f.load_ms,
+                "first_run_ms": f.run_ms,
+                "process_ms": f.process_ms,
+            })
+        })
+        .collect();
     json!({
+        "graphs_vs_streams": graphs,
+        "first_load_new_process": first,
         "device": device.name(),
         "is_gpu": device.is_gpu(),
         "sizes": if small { "small" } else { "full" },
@@ -77,6 +120,7 @@ pub(crate) fn to_json(
             "calls": o.calls,
             "run_1_kernel": o.run1_us,
             "run_10_kernels": o.run10_us,
+            "run_10_kernels_graph": o.run10_graph_us,
             "raw_1_kernel": o.raw1_us,
             "raw_10_kernels": o.raw10_us,
         },

@@ -81,10 +81,11 @@ pub(crate) fn print_kernel_table(rows: &[KernelRow], copy_gbs: f64, gpu: bool) {
         }
         let gflops = r.flops / (r.ms * 1e-3) / 1e9;
         println!(
-            "    {:.0} MB moved at least, {:.2} GFLOP/s, {} kernel launches per run()",
+            "    {:.0} MB moved at least, {:.2} GFLOP/s, {} kernel launches and {} graph launches per run()",
             r.bytes / 1e6,
             gflops,
-            r.counts.kernel_launches
+            r.counts.kernel_launches,
+            r.counts.graph_launches
         );
     }
     println!();

@@ -113,6 +113,9 @@ impl Workload for AxpyWorkload {
     fn run_plain(&mut self) -> AnyResult<()> {
         self.run_call()
     }
+    fn set_graphs(&mut self, on: bool) {
+        self.program.set_graphs(on)
+    }
     fn host_version_ms(&mut self) -> f64 {
         let (a, x, y) = (self.a, &self.host_x, &mut self.host_y);
         crate::common::wall_ms(|| axpy_reference(a, x, y)).1

@@ -236,6 +236,12 @@ impl Workload for DotWorkload {
     fn run_plain(&mut self) -> AnyResult<()> {
         self.run_call()
     }
+    fn set_graphs(&mut self, on: bool) {
+        match &self.program {
+            Loaded::Direct(p) => p.set_graphs(on),
+            Loaded::Partials(p) => p.set_graphs(on),
+        }
+    }
     fn host_version_ms(&mut self) -> f64 {
         let (x, y) = (&self.host_x, &self.host_y);
         let (sum, ms) = wall_ms(|| dot_rayon(x, y));

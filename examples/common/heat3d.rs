@@ -75,6 +75,11 @@ impl Heat3dWorkload {
     pub fn new(device: &Device, opts: &Options, small: bool) -> AnyResult<Self> {
         let (n, tsteps) = if small { SMALL } else { FULL };
         let (n, tsteps): (usize, usize) = (opts.get("n", n), opts.get("tsteps", tsteps));
+        Self::with_sizes(device, n, tsteps)
+    }
+
+    /// An N^3 grid and TSTEPS steps.
+    pub fn with_sizes(device: &Device, n: usize, tsteps: usize) -> AnyResult<Self> {
         if n < 3 || tsteps < 2 {
             return Err("heat3d needs --n >= 3 and --tsteps >= 2".into());
         }
@@ -120,6 +125,9 @@ impl Workload for Heat3dWorkload {
     }
     fn run_plain(&mut self) -> AnyResult<()> {
         self.run_call()
+    }
+    fn set_graphs(&mut self, on: bool) {
+        self.program.set_graphs(on)
     }
     fn host_version_ms(&mut self) -> f64 {
         self.grids.reference_ms(heat3d_reference)

@@ -107,6 +107,9 @@ impl Workload for Jacobi2dWorkload {
     fn run_plain(&mut self) -> AnyResult<()> {
         self.run_call()
     }
+    fn set_graphs(&mut self, on: bool) {
+        self.program.set_graphs(on)
+    }
     fn host_version_ms(&mut self) -> f64 {
         self.grids.reference_ms(jacobi2d_reference)
     }

@@ -345,6 +345,9 @@ pub trait Workload {
     fn time_once(&mut self, stream: &Stream) -> AnyResult<f64>;
     /// One plain `run()` (to count its host syncs and event waits).
     fn run_plain(&mut self) -> AnyResult<()>;
+    /// Graph segments on or off for later calls (`set_graphs` of the
+    /// program): the benchmark compares the two modes.
+    fn set_graphs(&mut self, on: bool);
     /// Wall-clock ms of the plain Rust (rayon) version of the same loop
     /// nest over host copies of the inputs.
     fn host_version_ms(&mut self) -> f64;

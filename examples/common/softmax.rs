@@ -309,6 +309,13 @@ impl Workload for SoftmaxWorkload {
     fn run_plain(&mut self) -> AnyResult<()> {
         self.run_call()
     }
+    fn set_graphs(&mut self, on: bool) {
+        match &self.program {
+            Loaded::TwoPass(p) => p.set_graphs(on),
+            Loaded::Online(p) => p.set_graphs(on),
+            Loaded::Rows(p) => p.set_graphs(on),
+        }
+    }
     fn host_version_ms(&mut self) -> f64 {
         let mut out = vec![0.0f32; self.len()];
         let (sm, x) = (self.dims[2], &self.host_x);
