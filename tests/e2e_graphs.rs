@@ -509,7 +509,7 @@ sdfg! {
         gpu A: f64[N];
         state init {}
         state step {
-            map w[i in 0..N+K] on gpu { A[i] = A[i] + 1.0; }
+            map w[i in 0..K+N] on gpu { A[i] = A[i] + 1.0; }
         }
         state done {}
         init -> step { t = 0 }
@@ -595,5 +595,39 @@ fn the_build_embeds_cubins_when_ptxas_is_at_hand() {
     assert_eq!(
         program.module_origin(),
         sdfg::runtime::ModuleOrigin::CpuTwins
+    );
+}
+
+sdfg! {
+    /// The GUIDE's example (section 13), word for word.
+    #[streams(auto)]
+    pub sdfg GuideConverge {
+        symbol N: i64;
+        gpu X: f64[N];
+        gpu RES: f64;
+        transient pinned R: f64;
+        state init {}
+        state step {
+            map halve[i in 0..N] on gpu { X[i] = 0.5 * X[i]; }
+            map clear[i in 0..1] on gpu { RES = 0.0; }
+            map norm[i in 0..N] on gpu { RES += X[i] * X[i]; }
+            copy RES -> R;
+        }
+        state done {}
+        init -> step { it = 0 }
+        step -> step if R > 1.0e-6 && it < 1000 { it = it + 1 }
+        step -> done;
+    }
+}
+
+#[test]
+fn the_guides_plan_is_what_the_schedule_says() {
+    assert_eq!(
+        GuideConverge::GRAPH_PLAN,
+        [
+            "state `init`: captured",
+            "state `step`: a conditional node (while loop decided on the gpu from `R`; copied to the host once after it)",
+            "state `done`: captured",
+        ]
     );
 }
