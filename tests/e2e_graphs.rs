@@ -590,6 +590,18 @@ fn the_build_embeds_cubins_when_ptxas_is_at_hand() {
             !TimeLoop::CUBINS.is_empty(),
             "ptxas was required but nothing was embedded"
         );
+        // The modules with the generated maps of a conditional node assemble.
+        for (name, ptx) in [
+            ("HalveDefault", HalveDefault::PTX),
+            ("HalveSingle", HalveSingle::PTX),
+            ("HalveTwo", HalveTwo::PTX),
+            ("HalveAuto", HalveAuto::PTX),
+        ] {
+            assert!(ptx.contains("__graph_condition"), "{name}");
+            let assembled = sdfg::compiler::codegen::ptx::ptxas::assemble_check(ptx);
+            assert!(matches!(assembled, Ok(Some(_))), "{name}: {assembled:?}");
+        }
+        assert!(!HalveAuto::CUBINS.is_empty());
     }
     let program = TimeLoop::load(&Device::cpu()).unwrap();
     assert_eq!(

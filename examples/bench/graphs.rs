@@ -69,8 +69,11 @@ impl GraphRow {
     }
 }
 
-/// The launch-bound workloads: (name, N, TSTEPS, target ms and which time).
-fn workloads(small: bool) -> [(&'static str, usize, usize, Option<(f64, Time)>); 4] {
+/// A launch-bound workload: (name, N, TSTEPS, target ms and which time).
+type Sized = (&'static str, usize, usize, Option<(f64, Time)>);
+
+/// The launch-bound workloads.
+fn workloads(small: bool) -> [Sized; 4] {
     if small {
         [
             ("jacobi2d", 16, 20, None),

@@ -359,9 +359,7 @@ fn item_attributes(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<O
                     span,
                     format!("`#[{name}(...)]` belongs on the sdfg, not on one of its items"),
                 )
-                .help(format!(
-                    "write it before `sdfg NAME {{ ... }}`: it applies to the whole sdfg"
-                )),
+                .help("write it before `sdfg NAME { ... }`: it applies to the whole sdfg"),
             ),
             _ => diags.push(
                 Diagnostic::error(span, format!("unknown attribute `#[{name}]` here"))

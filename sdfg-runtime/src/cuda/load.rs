@@ -226,10 +226,10 @@ impl CacheFile {
             COUNTER.fetch_add(1, Ordering::Relaxed)
         ));
         // Written aside, then renamed: readers never see half a file.
-        if std::fs::write(&tmp, encode(ptx, cubin)).is_ok() {
-            if std::fs::rename(&tmp, &self.path).is_err() {
-                let _ = std::fs::remove_file(&tmp);
-            }
+        if std::fs::write(&tmp, encode(ptx, cubin)).is_ok()
+            && std::fs::rename(&tmp, &self.path).is_err()
+        {
+            let _ = std::fs::remove_file(&tmp);
         }
     }
 }
