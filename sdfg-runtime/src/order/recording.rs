@@ -213,7 +213,7 @@ pub(crate) fn dependencies(accesses: &[Vec<(usize, AccessKind)>]) -> Vec<Vec<usi
         readers: Vec<usize>,
     }
     let mut buffers: HashMap<usize, Uses> = HashMap::new();
-    let mut out = Vec::with_capacity(accesses.len());
+    let mut out: Vec<Vec<usize>> = Vec::with_capacity(accesses.len());
     for (i, op) in accesses.iter().enumerate() {
         let mut deps: Vec<usize> = Vec::new();
         for &(buffer, kind) in op {
@@ -242,7 +242,16 @@ pub(crate) fn dependencies(accesses: &[Vec<(usize, AccessKind)>]) -> Vec<Vec<usi
         // An operation that reads and writes one buffer lists it twice; it
         // must not depend on itself.
         deps.retain(|&d| d != i);
-        out.push(deps);
+        // Drop what another dependency already implies (a ping-pong stencil
+        // depends on the previous sweep for its input and on the one before
+        // for the buffer it overwrites): the graph gets the chain, not every
+        // edge of it.
+        let direct: Vec<usize> = deps
+            .iter()
+            .copied()
+            .filter(|&d| !deps.iter().any(|&e| e != d && out[e].contains(&d)))
+            .collect();
+        out.push(direct);
     }
     out
 }
@@ -400,10 +409,23 @@ mod tests {
             vec![(1, Write)],
             vec![(2, Read)],
         ];
+        // (3 needs 0 through 1 and 2 already.)
         assert_eq!(
             dependencies(&ops),
-            vec![vec![], vec![0], vec![0], vec![0, 1, 2], vec![1]]
+            vec![vec![], vec![0], vec![0], vec![1, 2], vec![1]]
         );
+    }
+
+    #[test]
+    fn a_ping_pong_stencil_is_a_chain() {
+        // b: reads A, writes B; a: reads B, writes A; three steps.
+        let step = [vec![(1, Read), (2, Write)], vec![(2, Read), (1, Write)]];
+        let ops: Vec<Vec<(usize, AccessKind)>> = step.iter().cycle().take(6).cloned().collect();
+        let deps = dependencies(&ops);
+        let chain: Vec<Vec<usize>> = (0..6)
+            .map(|i| if i == 0 { vec![] } else { vec![i - 1] })
+            .collect();
+        assert_eq!(deps, chain);
     }
 
     #[test]
