@@ -18,7 +18,7 @@ pub(crate) struct Model {
     pub symbols: Vec<(String, String)>,
     /// DaCe's argument order (`arg_names`).
     pub arg_names: Vec<String>,
-    /// The symbols our exporter declared (`crate::export::dace::ARGUMENTS_MARK`).
+    /// The symbols our exporter declared (`crate::dace_format::ARGUMENTS_MARK`).
     pub argument_symbols: Option<Vec<String>>,
     pub states: Vec<StateModel>,
     pub edges: Vec<InterstateModel>,
@@ -70,7 +70,7 @@ pub(crate) enum NodeKind {
         /// The matching exit (`scope_exit`).
         exit: Option<usize>,
         /// The parameters' types where our exporter wrote them
-        /// (`crate::export::dace::PARAM_TYPES_MARK`; DaCe's ranges have none).
+        /// (`crate::dace_format::PARAM_TYPES_MARK`; DaCe's ranges have none).
         param_types: Vec<Option<crate::ir::ScalarType>>,
     },
     MapExit,
@@ -177,7 +177,7 @@ pub(crate) fn read(json: &Value, errors: &mut Vec<ImportError>) -> Option<Model>
             symbols.push((n.clone(), text(ty).unwrap_or_default()));
         }
     }
-    let argument_symbols = attrs[crate::export::dace::ARGUMENTS_MARK]
+    let argument_symbols = attrs[crate::dace_format::ARGUMENTS_MARK]
         .as_array()
         .map(|a| a.iter().filter_map(text).collect());
     let arg_names = match &attrs["arg_names"] {
@@ -355,7 +355,7 @@ fn data_desc(name: &str, desc: &Value, errors: &mut Vec<ImportError>) -> Option<
         offset: list(&a["offset"]),
         transient: flag(&a["transient"], false),
         storage: text(&a["storage"]).unwrap_or_else(|| "Default".to_string()),
-        boxed_scalar: flag(&a[crate::export::dace::SCALAR_MARK], false),
+        boxed_scalar: flag(&a[crate::dace_format::SCALAR_MARK], false),
     })
 }
 
@@ -460,7 +460,7 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
                             ranges,
                             schedule: text(&a["schedule"]).unwrap_or_else(|| "Default".to_string()),
                             exit: index(&n["scope_exit"]),
-                            param_types: a[crate::export::dace::PARAM_TYPES_MARK]
+                            param_types: a[crate::dace_format::PARAM_TYPES_MARK]
                                 .as_array()
                                 .map(|ts| {
                                     ts.iter()

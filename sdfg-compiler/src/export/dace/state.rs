@@ -5,8 +5,9 @@
 
 use super::data::{empty_memlet_json, memlet_json, product, range_json};
 use super::symbolic::hull;
-use super::{code_block, dace_identifier, dtype_name, schedule_name, Cx, PARAM_TYPES_MARK};
-use crate::export::cpp::{tasklet_to_cpp, wcr_lambda, HELPERS};
+use super::{code_block, dace_identifier, dtype_name, schedule_name, Cx};
+use crate::dace_format::{HELPERS, PARAM_TYPES_MARK};
+use crate::export::cpp::{tasklet_to_cpp, wcr_lambda};
 use crate::export::print::{container_name, BodyNames};
 use crate::ir::{Access, DataNode, Dataflow, Memlet, State, StatementKind};
 use serde_json::{json, Map as JsonMap, Value};
