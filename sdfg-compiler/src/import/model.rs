@@ -140,6 +140,32 @@ fn flag(v: &Value, default: bool) -> bool {
     }
 }
 
+/// The `src` and `dst` of an edge between `count` states or nodes (`kind`),
+/// or an error naming the edge (`what`).
+fn endpoints(
+    e: &Value,
+    count: usize,
+    what: &str,
+    kind: &str,
+    errors: &mut Vec<ImportError>,
+) -> Option<(usize, usize)> {
+    let (Some(src), Some(dst)) = (index(&e["src"]), index(&e["dst"])) else {
+        errors.push(error(
+            format!("{what} has no `src`/`dst`"),
+            "check the file",
+        ));
+        return None;
+    };
+    if src >= count || dst >= count {
+        errors.push(error(
+            format!("{what} connects {kind} {src} to {kind} {dst}, but there are {count} {kind}s"),
+            "check the file",
+        ));
+        return None;
+    }
+    Some((src, dst))
+}
+
 fn error(message: impl Into<String>, help: impl Into<String>) -> ImportError {
     ImportError::new(message).help(help)
 }
@@ -230,20 +256,10 @@ pub(crate) fn read(json: &Value, errors: &mut Vec<ImportError>) -> Option<Model>
         .iter()
         .enumerate()
     {
-        let (Some(src), Some(dst)) = (index(&e["src"]), index(&e["dst"])) else {
-            errors.push(error(
-                format!("interstate edge {i} has no `src`/`dst`"),
-                "check the file",
-            ));
+        let what = format!("interstate edge {i}");
+        let Some((src, dst)) = endpoints(e, states.len(), &what, "state", errors) else {
             continue;
         };
-        if src >= states.len() || dst >= states.len() {
-            errors.push(error(
-                format!("interstate edge {i} connects state {src} to state {dst}, but there are {} states", states.len()),
-                "check the file",
-            ));
-            continue;
-        }
         let data = &e["attributes"]["data"]["attributes"];
         let condition = match &data["condition"] {
             Value::Null => None,
@@ -500,20 +516,10 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
         .iter()
         .enumerate()
     {
-        let (Some(src), Some(dst)) = (index(&e["src"]), index(&e["dst"])) else {
-            errors.push(error(
-                format!("edge {i} in state `{label}` has no `src`/`dst`"),
-                "check the file",
-            ));
+        let what = format!("edge {i} in state `{label}`");
+        let Some((src, dst)) = endpoints(e, nodes.len(), &what, "node", errors) else {
             continue;
         };
-        if src >= nodes.len() || dst >= nodes.len() {
-            errors.push(error(
-                format!("edge {i} in state `{label}` connects node {src} to node {dst}, but the state has {} nodes", nodes.len()),
-                "check the file",
-            ));
-            continue;
-        }
         let m = &e["attributes"]["data"]["attributes"];
         let memlet = text(&m["data"]).map(|data| MemletModel {
             data,
