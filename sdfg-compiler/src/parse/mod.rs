@@ -102,6 +102,9 @@ pub struct MapAst {
     pub schedule: MapSchedule,
     pub schedule_span: Span,
     pub body: Vec<syn::Stmt>,
+    /// `#[independent(A, B)]`: containers the user vouches no two
+    /// iterations share an element of (the race test then trusts them).
+    pub independent: Vec<Ident>,
 }
 
 /// `p in RANGE`: RANGE is `a..b`, `a..=b` or `(a..b).step_by(s)` (checked when lowering).
