@@ -198,9 +198,7 @@ fn mentions_param(a: &BodyAccess, k: usize) -> bool {
 /// iterations; the opt-in where the test could not decide.
 fn help(sdfg: &Sdfg, map: &Map, c: &Conflict) -> String {
     let container = &sdfg.containers[c.container].name.text;
-    let order = format!(
-        "run the map `on seq` (its iterations then run in order), or make each step a state of a loop (`s -> s if k + 1 < K {{ k = k + 1 }}`)"
-    );
+    let order = "run the map `on seq` (its iterations then run in order), or make each step a state of a loop (`s -> s if k + 1 < K { k = k + 1 }`)";
     if matches!(c.verdict, Verdict::Unknown { .. }) {
         return format!(
             "if no two iterations touch one element of `{container}`, say so: `#[independent({container})] map {}[...] on {} {{ ... }}`; otherwise use a reduction (`+=`, `.max()`), or {order}",

@@ -136,6 +136,9 @@ enum PairVar {
     Symbol(SymbolId),
     Counter(bool, usize),
     Loop(bool, LocalId),
+    /// The distance `t_I - t_J` of one parameter, when a direction is
+    /// assumed (see [`one_direction_excluded`]).
+    Distance(usize),
 }
 
 /// Can an iteration running `a` and a different iteration running `b`
@@ -182,6 +185,19 @@ pub fn test_pair(space: &Space, a: &BodyAccess, b: &BodyAccess) -> Verdict {
         .any(|e| gcd_excludes(e) || bounds_exclude(e, &bounds))
     {
         return Verdict::Independent;
+    }
+    // A parameter that can differ in neither direction is the same in both
+    // iterations (`A[4 * i + k]` with `k in 0..4`: `4 * (i - i')` would
+    // have to be `k' - k`, at most 3).
+    for k in 0..space.params.len() {
+        let excluded = |up: bool| one_direction_excluded(space, &equations, k, up, &bounds);
+        if !matches!(space.params[k], ParamModel::Fixed) && excluded(true) && excluded(false) {
+            equations.push(
+                Linear::var(PairVar::Counter(true, k))
+                    .add(&Linear::var(PairVar::Counter(false, k)), -1)
+                    .unwrap_or_else(|| Linear::constant(0)),
+            );
+        }
     }
     let reduced = match eliminate(&equations) {
         Elimination::Inconsistent => return Verdict::Independent,
@@ -234,6 +250,43 @@ pub fn test_pair(space: &Space, a: &BodyAccess, b: &BodyAccess) -> Verdict {
     }
 }
 
+/// Whether no solution has the first iteration's counter `k` above the
+/// second's (`up`) or below it: each equation, with `t_I = t_J + d` and `d`
+/// in `1..=last` (or `-last..=-1`), fails the bounds test.
+fn one_direction_excluded(
+    space: &Space,
+    equations: &[Linear<PairVar>],
+    k: usize,
+    up: bool,
+    bounds: &impl Fn(&PairVar) -> Option<Bounds<PairVar>>,
+) -> bool {
+    let first = PairVar::Counter(true, k);
+    let shifted = Linear::var(PairVar::Counter(false, k))
+        .add(&Linear::var(PairVar::Distance(k)), if up { 1 } else { -1 });
+    let Some(shifted) = shifted else { return false };
+    let last = match &space.params[k] {
+        ParamModel::Counter { last, .. } => last.as_ref().and_then(symbols),
+        _ => None,
+    };
+    // d (or -d) in 1..=last: the distance variable is that magnitude.
+    let with_distance = |v: &PairVar| match v {
+        PairVar::Distance(_) => Some(Bounds {
+            lo: Some(Linear::constant(1)),
+            hi: last.clone(),
+        }),
+        other => bounds(other),
+    };
+    equations.iter().any(|e| {
+        let Some(&coefficient) = e.terms.get(&first) else {
+            return false;
+        };
+        let mut rest = e.clone();
+        rest.terms.remove(&first);
+        rest.add(&shifted, coefficient)
+            .is_some_and(|e| bounds_exclude(&e, &with_distance))
+    })
+}
+
 /// A form of one access in terms of the pair's variables: parameters
 /// become `start + step * counter` of iteration `first` (or the other).
 fn side(space: &Space, f: &Form, first: bool) -> Option<Linear<PairVar>> {
@@ -275,7 +328,7 @@ fn pair_bounds(
 ) -> Option<Bounds<PairVar>> {
     let convert = |f: &Option<Form>| f.as_ref().and_then(symbols);
     match *v {
-        PairVar::Symbol(_) => None,
+        PairVar::Symbol(_) | PairVar::Distance(_) => None,
         PairVar::Counter(_, k) => Some(match space.params.get(k)? {
             ParamModel::Counter { last, .. } => Bounds {
                 lo: Some(Linear::constant(0)),
