@@ -65,6 +65,16 @@ fn faults_and_launch_errors() -> Result<()> {
 }
 
 #[test]
+fn raw_faults_wait_for_their_stream() -> Result<()> {
+    common::raw_faults_wait_for_their_stream(&cpu())
+}
+
+#[test]
+fn call_faults_stay_with_their_call() -> Result<()> {
+    common::call_faults_stay_with_their_call(&cpu())
+}
+
+#[test]
 fn scalar_parameters() -> Result<()> {
     common::scalar_parameters(&cpu())
 }
