@@ -27,7 +27,7 @@
 mod calls;
 mod control;
 mod expr;
-mod fault;
+pub(crate) mod fault;
 mod hoist;
 mod launch;
 mod memory;
