@@ -168,8 +168,12 @@ impl Context {
             Some(Recorded::Panic { kernel, message }) => {
                 Err(Error::KernelPanicked { kernel, message })
             }
+            // Only a raw kernel writes a bare code; a GPU does not say which.
             Some(Recorded::Code { kernel, code }) => Err(Error::KernelFault {
-                kernel: kernel.unwrap_or_else(|| format!("a kernel of `{}`", self.program)),
+                kernel: kernel.unwrap_or_else(|| {
+                    let names: Vec<&str> = self.spec.kernels.iter().map(|k| k.name).collect();
+                    names.join(" or ")
+                }),
                 code,
                 site: None,
             }),
@@ -181,7 +185,7 @@ impl Context {
                 let k = kernel as usize;
                 let name = match self.spec.kernels.get(k) {
                     Some(entry) => entry.name.to_string(),
-                    None => format!("number {k} of `{}`", self.program),
+                    None => format!("#{k}"),
                 };
                 let site = self.spec.sites.get(k).and_then(|sites| {
                     let a = sites.accesses.get((access as usize).checked_sub(1)?)?;
