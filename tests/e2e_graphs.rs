@@ -643,3 +643,64 @@ fn the_guides_plan_is_what_the_schedule_says() {
         ]
     );
 }
+
+sdfg! {
+    /// A captured loop whose read through an index array may leave `A`:
+    /// a guarded access, reported through the call's fault slot.
+    #[streams(single)]
+    pub sdfg Gather {
+        symbol N: i64; symbol T: i64;
+        gpu A: f64[N];
+        gpu IDX: i64[N];
+        gpu B: f64[N];
+        state step {
+            map g[i in 0..N] on gpu { B[i] = A[IDX[i]] + 1.0; }
+            map c[i in 0..N] on gpu { A[i] = B[i]; }
+        }
+        step -> step if t + 1 < T { t = t + 1 }
+    }
+}
+
+#[test]
+fn a_fault_inside_a_graph_reaches_the_call_that_ran_it() {
+    for device in common::devices("graph fault") {
+        let program = Gather::load(&device).unwrap();
+        let n = 16usize;
+        let mut a = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        let mut b = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        let mut bad: Vec<i64> = (0..n as i64).collect();
+        bad[3] = 99;
+        let mut idx = DeviceBuffer::from_slice(&device, &bad).unwrap();
+        for run in 0..4 {
+            let before = device.counters();
+            let args = GatherArgs {
+                N: n as i64,
+                T: 3,
+                A: &mut a,
+                IDX: &mut idx,
+                B: &mut b,
+            };
+            let err = program.run(args).expect_err("index 99 is out of bounds");
+            let text = err.to_string();
+            assert!(
+                text.contains("`A`") && text.contains("99"),
+                "run {run}: {text}"
+            );
+            let graphs = (device.counters() - before).graph_launches;
+            assert_eq!(graphs, u64::from(run > 0), "run {run}");
+        }
+        // The same graph with good indices: no fault, right values.
+        idx.copy_from_slice(&(0..n as i64).collect::<Vec<_>>())
+            .unwrap();
+        a.copy_from_slice(&[0.0; 16]).unwrap();
+        let args = GatherArgs {
+            N: n as i64,
+            T: 3,
+            A: &mut a,
+            IDX: &mut idx,
+            B: &mut b,
+        };
+        program.run(args).unwrap();
+        assert_eq!(a.to_vec().unwrap(), [3.0; 16]);
+    }
+}

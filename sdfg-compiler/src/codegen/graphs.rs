@@ -18,9 +18,9 @@
 //! loop's graph, and issues the copies after the graph ran.
 
 use crate::ir::{
-    Access, BinOp, Container, ContainerId, Copy, Expr, ExprKind, Local, Map, MapParam, MapSchedule,
-    Memlet, Name, ScalarType, Sdfg, State, StateId, Statement, StatementKind, Stmt, StmtId,
-    Storage, SymbolId, TaskletBody, UnOp, Value, VarRef,
+    Access, BinOp, Container, ContainerId, Copy, DataEdge, DataNode, Dataflow, Expr, ExprKind,
+    Local, Map, MapParam, MapSchedule, Memlet, Name, ScalarType, Sdfg, State, StateId, Statement,
+    StatementKind, Stmt, StmtId, Storage, SymbolId, TaskletBody, UnOp, Value, VarRef,
 };
 use crate::schedule::graphs::{DeviceLoop, StatePlan};
 use crate::schedule::Schedule;
@@ -127,6 +127,7 @@ fn one_iteration_map(name: String, body: TaskletBody) -> Map {
         }],
         schedule: MapSchedule::Gpu,
         body,
+        independent: Vec::new(),
     }
 }
 
@@ -361,7 +362,7 @@ fn add_loop_parts(sdfg: &mut Sdfg, s: StateId, l: &DeviceLoop) -> LoopParts {
         });
     }
     let copies = first_copy..stmts.len();
-    let graph = crate::lower::dataflow::build(&stmts);
+    let graph = ordering_graph(&stmts);
     sdfg.states.push(State {
         name: Name::new(format!("__sdfg_graph_{state_name}"), span),
         stmts,
@@ -376,6 +377,34 @@ fn add_loop_parts(sdfg: &mut Sdfg, s: StateId, l: &DeviceLoop) -> LoopParts {
         condition,
         copies,
     }
+}
+
+/// The dataflow graph of the added state, as the schedule reads it: each
+/// statement after the earlier ones it conflicts with (read after write,
+/// write after read or write), through direct ordering edges. (The state
+/// is never exported or validated; the schedule places its streams.)
+fn ordering_graph(stmts: &[Statement]) -> Dataflow {
+    let mut graph = Dataflow::default();
+    for (k, _) in stmts.iter().enumerate() {
+        graph.nodes.push(DataNode::Stmt(k));
+    }
+    for (k, st) in stmts.iter().enumerate() {
+        for (j, earlier) in stmts[..k].iter().enumerate() {
+            let conflict = st.memlets.iter().any(|m| {
+                earlier.memlets.iter().any(|e| {
+                    e.container == m.container && (e.access.is_write() || m.access.is_write())
+                })
+            });
+            if conflict {
+                graph.edges.push(DataEdge {
+                    src: j,
+                    dst: k,
+                    memlet: None,
+                });
+            }
+        }
+    }
+    graph
 }
 
 fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
