@@ -611,7 +611,7 @@ fn the_build_embeds_cubins_when_ptxas_is_at_hand() {
 }
 
 sdfg! {
-    /// The GUIDE's example (section 14), word for word.
+    /// The GUIDE's example (section 15), word for word.
     #[streams(auto)]
     pub sdfg GuideConverge {
         symbol N: i64;
