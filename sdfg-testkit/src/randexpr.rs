@@ -545,12 +545,29 @@ fn gen_stmts(
                 ));
                 let var = locals.len() - 1;
                 let lit = |v: i64| e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(v), ty));
-                let start = lit(g.rng.below(3) as i64);
+                // A few loops end at the type's maximum: `MAX - 3..=MAX - x`.
+                let at_max = g.rng.chance(20);
+                let max = e::lit(match ty {
+                    I32 => Value::I32(i32::MAX),
+                    I64 => Value::I64(i64::MAX),
+                    U32 => Value::U32(u32::MAX),
+                    _ => Value::U64(u64::MAX),
+                });
+                let start = if at_max {
+                    e::bin(BinOp::Sub, max.clone(), lit(3))
+                } else {
+                    lit(g.rng.below(3) as i64)
+                };
                 let end = if g.rng.chance(50) {
                     lit(g.rng.below(6) as i64)
                 } else {
                     // Data-dependent bound: IN_ty[i] % 5.
                     e::bin(BinOp::Rem, g.input(ty), lit(5))
+                };
+                let end = if at_max {
+                    e::bin(BinOp::Sub, max, e::bin(BinOp::Rem, end, lit(2)))
+                } else {
+                    end
                 };
                 let step = if g.rng.chance(40) {
                     Some(lit(g.rng.below(3) as i64 + 1))
@@ -560,7 +577,11 @@ fn gen_stmts(
                 g.locals.push((var, ty));
                 let body = gen_stmts(g, locals, out, out_ty, acc, acc_ty, nesting - 1, 2);
                 g.locals.retain(|(l, _)| *l != var);
-                stmts.push(s::for_(var, start, end, step, body));
+                stmts.push(if at_max || g.rng.chance(30) {
+                    s::for_inclusive(var, start, end, step, body)
+                } else {
+                    s::for_(var, start, end, step, body)
+                });
             }
             _ => {
                 let v = g.expr(out_ty, 2);

@@ -278,6 +278,7 @@ impl<'a> Lowerer<'a> {
             var,
             start: range.start,
             end: range.end,
+            inclusive: range.inclusive,
             step: range.step,
             body,
             span,
