@@ -13,6 +13,7 @@ pub mod bounds;
 pub mod expr;
 pub mod linear;
 pub mod semantics;
+pub mod transients;
 pub mod types;
 
 pub use expr::*;
