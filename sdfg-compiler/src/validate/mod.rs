@@ -7,13 +7,17 @@
 //!   copy shapes and element types;
 //! - `conflicts`: reductions (WCR) and writes that would race in one state;
 //! - `reach`: states unreachable from the start state;
+//! - `cycles`: cycles of states the run can never leave;
+//! - `symbols`: symbols read before any edge assigns them;
 //! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
 
 mod bounds;
 mod conflicts;
+mod cycles;
 mod reach;
 mod shapes;
 mod storage;
+mod symbols;
 
 use crate::diag::Diagnostics;
 use crate::ir::*;
@@ -25,6 +29,8 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
     bounds::check(sdfg, &mut diags);
     conflicts::check(sdfg, &mut diags);
     reach::check(sdfg, &mut diags);
+    cycles::check(sdfg, &mut diags);
+    symbols::check(sdfg, &mut diags);
     shapes::check(sdfg, &mut diags);
     diags.finish(())
 }
