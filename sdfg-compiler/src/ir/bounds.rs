@@ -1,15 +1,16 @@
 //! Which container accesses are bounds-checked before a statement runs, and
-//! which are checked where they happen: one decision, [`interval_plan`].
+//! which are checked where they happen: one decision, [`precheck_plans`].
 //!
 //! An access is *prechecked* when it is unconditional and each of its index
 //! expressions has an [`IntervalPlan`]: a recipe by which the host computes,
 //! before any of the statement's work, the exact range of values the index
 //! takes over all iterations. The host then checks that range against the
 //! container (an `Err` naming it when it leaves the container) and the
-//! kernel omits the check. Every other access (data-dependent, under an
-//! `if`, `&&`, `||`, or an index without a plan) is *guarded*: checked
-//! where it runs; an out-of-bounds access is skipped (a load yields zero),
-//! reported through the fault word, and the call returns an `Err`.
+//! kernel omits the check. Every other access (under an `if`, `&&`, `||`,
+//! in a loop whose bounds read data, or with an index without a plan, such
+//! as a data-dependent one) is *guarded*: checked where it runs; an
+//! out-of-bounds access is skipped (a load yields zero), reported through
+//! the fault word, and the call returns an `Err`.
 //!
 //! A plan exists when the index is built from
 //! - *points*: subexpressions over symbols and literals only (any operator,
@@ -52,6 +53,11 @@ use super::{
 #[derive(Clone, Debug, Default)]
 pub struct LoopScope {
     boxed: Vec<LocalId>,
+    /// Inside a loop whose range is not known before the statement runs:
+    /// it may run no iteration, so its accesses may not run at all (the
+    /// host skips the check of an access in an empty boxed loop, but cannot
+    /// tell for this one): they are conditional.
+    in_unboxed: bool,
 }
 
 impl LoopScope {
@@ -71,6 +77,8 @@ impl LoopScope {
             .all(reads_only_symbols)
         {
             inner.boxed.push(var);
+        } else {
+            inner.in_unboxed = true;
         }
         inner
     }
@@ -94,7 +102,8 @@ pub fn reads_only_symbols(e: &Expr) -> bool {
 }
 
 /// See the module documentation. `conditional`: the access sits under an
-/// `if`, a select branch or the right side of `&&`/`||`.
+/// `if`, a select branch or the right side of `&&`/`||` (an access in a
+/// loop whose bounds read data is conditional too: `loops` knows).
 pub fn is_prechecked(index: &[Expr], conditional: bool, loops: &LoopScope) -> bool {
     precheck_plans(index, conditional, loops).is_some()
 }
@@ -106,7 +115,7 @@ pub fn precheck_plans<'a>(
     conditional: bool,
     loops: &LoopScope,
 ) -> Option<Vec<IntervalPlan<'a>>> {
-    if conditional {
+    if conditional || loops.in_unboxed {
         return None;
     }
     index.iter().map(|e| interval_plan(e, loops)).collect()
