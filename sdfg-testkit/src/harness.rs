@@ -11,14 +11,24 @@ use std::collections::BTreeMap;
 /// Container contents by id: (shape, row-major values).
 pub type Data = BTreeMap<ContainerId, (Vec<usize>, Vec<Value>)>;
 
-/// Iteration ranges (start, count, step) of a map, from the symbol values.
+/// Iteration ranges (start, count, step) of a map, from the symbol values,
+/// as the kernel receives them (start and step as i64, wrapping).
 pub fn map_ranges(map: &Map, symbols: &[Value]) -> Vec<(i64, u64, i64)> {
+    map_ranges_exact(map, symbols)
+        .into_iter()
+        .map(|(start, count, step)| (start as i64, count, step as i64))
+        .collect()
+}
+
+/// Iteration ranges (start, count, step) of a map as the glue computes
+/// them: in i128, an inclusive end plus one there (it may be the type's
+/// maximum); a step that is not positive runs nothing here (the glue
+/// rejects it).
+pub fn map_ranges_exact(map: &Map, symbols: &[Value]) -> Vec<(i128, u64, i128)> {
     let mut env = MemEnv {
         symbols: symbols.to_vec(),
         ..Default::default()
     };
-    // As the glue computes them: in i128, an inclusive end plus one there
-    // (it may be the type's maximum).
     let mut v128 = |e: &Expr| {
         eval::eval_expr(e, &mut env, &mut Vec::new())
             .ok()
@@ -39,9 +49,7 @@ pub fn map_ranges(map: &Map, symbols: &[Value]) -> Vec<(i64, u64, i64)> {
             } else {
                 0
             };
-            // The kernel's parameters: start and step as i64 (wrapping, as
-            // the glue passes them).
-            (start as i64, count, step as i64)
+            (start, count, step)
         })
         .collect()
 }

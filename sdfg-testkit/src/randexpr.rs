@@ -592,3 +592,101 @@ fn gen_stmts(
     g.locals.truncate(scope_len);
     stmts
 }
+
+/// Random integer index expressions for the bounds tests: over variables
+/// (map parameters and loop variables), symbols and small literals, with
+/// every integer operator (`/ % & | ^ << >>`, negation, bitwise not,
+/// `min`/`max`/`abs`, casts that widen, narrow and change sign, selects).
+/// Leaves are small, so many indices land near a container; some constants
+/// are extreme, so some intermediates wrap around their type.
+pub struct IndexGen {
+    pub rng: Rng,
+    /// The variables leaves may read (a `Var` of a parameter or a local).
+    pub vars: Vec<Expr>,
+    /// The symbols leaves may read.
+    pub symbols: Vec<Expr>,
+}
+
+impl IndexGen {
+    /// An index of type `ty` with at most `depth` more levels.
+    pub fn expr(&mut self, ty: ScalarType, depth: u32) -> Expr {
+        if depth == 0 || self.rng.chance(25) {
+            return self.leaf(ty);
+        }
+        let d = depth - 1;
+        match self.rng.below(20) {
+            0..=5 => {
+                let op = self
+                    .rng
+                    .pick(&[BinOp::Add, BinOp::Add, BinOp::Sub, BinOp::Mul]);
+                e::bin(op, self.expr(ty, d), self.expr(ty, d))
+            }
+            6 | 7 => {
+                let op = self.rng.pick(&[BinOp::Div, BinOp::Rem]);
+                e::bin(op, self.expr(ty, d), self.expr(ty, d.min(1)))
+            }
+            8 | 9 => {
+                let op = self.rng.pick(&[BinOp::Shl, BinOp::Shr]);
+                let amount_ty = self.rng.pick(&[I32, I64, U32, U64]);
+                e::bin(op, self.expr(ty, d), self.expr(amount_ty, d.min(1)))
+            }
+            10 => {
+                let op = self.rng.pick(&[BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor]);
+                e::bin(op, self.expr(ty, d), self.expr(ty, d))
+            }
+            11 => {
+                let op = if ty.is_signed_integer() && self.rng.chance(60) {
+                    UnOp::Neg
+                } else {
+                    UnOp::Not
+                };
+                e::un(op, self.expr(ty, d))
+            }
+            12 | 13 => {
+                let f = self.rng.pick(&[MathFn::Min, MathFn::Max, MathFn::Abs]);
+                match f {
+                    MathFn::Abs if ty.is_signed_integer() => e::call(f, vec![self.expr(ty, d)]),
+                    MathFn::Abs => self.expr(ty, d),
+                    _ => e::call(f, vec![self.expr(ty, d), self.expr(ty, d)]),
+                }
+            }
+            14..=16 => {
+                let from = self.rng.pick(&[I32, I64, U32, U64]);
+                e::cast(self.expr(from, d), ty)
+            }
+            17 => {
+                let t = self.rng.pick(&[I32, I64]);
+                let c = e::bin(BinOp::Lt, self.expr(t, d.min(1)), self.expr(t, d.min(1)));
+                e::select(c, self.expr(ty, d), self.expr(ty, d))
+            }
+            _ => self.leaf(ty),
+        }
+    }
+
+    fn leaf(&mut self, ty: ScalarType) -> Expr {
+        match self.rng.below(10) {
+            0..=3 if !self.vars.is_empty() => {
+                let v = self.vars[self.rng.below(self.vars.len())].clone();
+                cast_to(v, ty)
+            }
+            4..=6 if !self.symbols.is_empty() => {
+                let s = self.symbols[self.rng.below(self.symbols.len())].clone();
+                cast_to(s, ty)
+            }
+            7 if self.rng.chance(30) => e::lit(self.rng.pick(&special_values(ty))),
+            _ => e::lit(sdfg_compiler::ir::semantics::cast(
+                Value::I64(self.rng.below(5) as i64),
+                ty,
+            )),
+        }
+    }
+}
+
+/// `x` as `ty` (itself when it has that type).
+fn cast_to(x: Expr, ty: ScalarType) -> Expr {
+    if x.ty == ty {
+        x
+    } else {
+        e::cast(x, ty)
+    }
+}
