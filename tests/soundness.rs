@@ -26,13 +26,13 @@ sdfg! {
 }
 
 sdfg! {
-    /// `A[i << S]`: a shift by a symbol, its amount masked to the width.
+    /// `A[i << S]`: a shift by a symbol, its amount masked to the width (32).
     pub sdfg ShiftAmount {
         symbol S: i64;
         gpu A: i64[10];
         gpu O: i64[4];
         state s {
-            map g[i in 0..4] on gpu { O[i] = A[(i as i64) << S]; }
+            map g[i in 0..4] on gpu { O[i] = A[(i << S) as i64]; }
         }
     }
 }
@@ -77,7 +77,7 @@ sdfg! {
         host H: i32[N];
         state s {
             map g[i in 0..2 * N] on gpu {
-                O[i] = 100 * A[(i / 2 + S).min(N - 1).max(0)] + B[(i as i64 >> 1) as i32];
+                O[i] = 100 * A[(i / 2 + S).min(N - 1).max(0)] + B[i >> 1];
             }
             map c[i in 0..N] on cpu { H[i] = R[(i + S) % N]; }
         }
@@ -180,7 +180,7 @@ fn shifted_and_negated_symbols_are_prechecked_exactly() {
         assert_eq!(o.to_vec().unwrap(), TENS[..8], "{on}");
         assert_eq!(p, TENS[..8], "{on}");
 
-        // i << S: the amount is masked to the width (64 + 1 shifts by 1).
+        // i << S: the amount is masked to the width (65 and 33 shift by 1).
         let amount = ShiftAmount::load(&device).unwrap();
         let mut o = upload(&device, &[-1; 4]);
         amount

@@ -2,7 +2,7 @@
 //! an earlier call left in them, and a reduction into one (`T[0] += x`)
 //! sums from zero. Clearing costs a pass over the memory, so it is skipped
 //! for a transient the first statement touching it overwrites whole
-//! before anything reads it; [`first_write_covers`] decides that,
+//! before anything reads it; `first_write_covers` decides that,
 //! conservatively (when it cannot tell, the transient is cleared).
 
 use super::bounds::is_widening;

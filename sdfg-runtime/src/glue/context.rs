@@ -256,7 +256,8 @@ impl Context {
     /// ctx.prepare_device_transient::<i32>(0, 2)?;
     /// ctx.zero_device_transient::<i32>(0, &dev.default_stream())?;
     /// let t = ctx.device_transient_ref::<i32>(0);
-    /// dev.default_stream().copy_to_device(&[5, 6], &sdfg_runtime::Region::whole(2), t, &sdfg_runtime::Region::whole(2))?;
+    /// let whole = sdfg_runtime::Region::whole(2);
+    /// dev.default_stream().copy_to_device(&[5, 6][..], &whole, t, &whole)?;
     /// ctx.prepare_device_transient::<i32>(0, 2)?; // the next call: same buffer
     /// ctx.zero_device_transient::<i32>(0, &dev.default_stream())?;
     /// assert_eq!(ctx.device_transient_ref::<i32>(0).to_vec()?, [0, 0]);
