@@ -38,84 +38,66 @@ pub(crate) fn plan_range(
     var: &dyn Fn(PlanVar) -> TokenStream,
     what: &str,
 ) -> TokenStream {
-    let (op, index_range) = (rt::interval_op(), rt::interval_index_range());
-    let ty = |t: ScalarType| {
-        let int_type = rt::interval_int_type();
-        match t {
-            ScalarType::I32 => quote!(#int_type::I32),
-            ScalarType::I64 => quote!(#int_type::I64),
-            ScalarType::U32 => quote!(#int_type::U32),
-            // Plans are over integers only.
-            _ => quote!(#int_type::U64),
-        }
-    };
-    let ops: Vec<TokenStream> = plan
-        .ops
-        .iter()
-        .map(|o| match *o {
-            PlanOp::Point(k) => quote!(#op::Point(#k)),
-            PlanOp::Var(k) => quote!(#op::Var(#k)),
-            PlanOp::Neg(t) => {
-                let t = ty(t);
-                quote!(#op::Neg(#t))
-            }
-            PlanOp::Not(t) => {
-                let t = ty(t);
-                quote!(#op::Not(#t))
-            }
-            PlanOp::Add(t) => {
-                let t = ty(t);
-                quote!(#op::Add(#t))
-            }
-            PlanOp::Sub(t) => {
-                let t = ty(t);
-                quote!(#op::Sub(#t))
-            }
-            PlanOp::Mul(t) => {
-                let t = ty(t);
-                quote!(#op::Mul(#t))
-            }
-            PlanOp::DivBy(k, t) => {
-                let t = ty(t);
-                quote!(#op::DivBy(#k, #t))
-            }
-            PlanOp::ShlBy(k, t) => {
-                let t = ty(t);
-                quote!(#op::ShlBy(#k, #t))
-            }
-            PlanOp::ShrBy(k, t) => {
-                let t = ty(t);
-                quote!(#op::ShrBy(#k, #t))
-            }
-            PlanOp::Min(t) => {
-                let t = ty(t);
-                quote!(#op::Min(#t))
-            }
-            PlanOp::Max(t) => {
-                let t = ty(t);
-                quote!(#op::Max(#t))
-            }
-            PlanOp::Cast(t) => {
-                let t = ty(t);
-                quote!(#op::Cast(#t))
-            }
-        })
-        .collect();
-    let points: Vec<TokenStream> = plan
-        .points
-        .iter()
-        .map(|e| {
-            let v = emit.expr(e);
-            quote!((#v) as i128)
-        })
-        .collect();
-    let vars: Vec<TokenStream> = plan.vars.iter().map(|v| var(*v)).collect();
+    let index_range = rt::interval_index_range();
+    let (ops, points, vars) = plan_arguments(plan, emit, var);
     quote! {
-        #index_range(
-            &|| ::std::string::String::from(#what),
-            &[#(#ops),*],
-            &[#(#points),*],
-            &[#(#vars),*],
-        )?
+        #index_range(&|| ::std::string::String::from(#what), #ops, #points, #vars)?
     }
+}
+
+/// The runtime's arguments for a plan: `&[IntervalOp]`, the points as
+/// `&[i128]`, the vars as `&[Interval]`. Code that falls back to checking
+/// each access when an intermediate wraps passes them to the runtime's
+/// `interval::evaluate` (a `Result<Interval, Wrap>`) instead.
+pub(crate) fn plan_arguments(
+    plan: &IntervalPlan<'_>,
+    emit: &BodyEmitter<'_>,
+    var: &dyn Fn(PlanVar) -> TokenStream,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let (op, int_type) = (rt::interval_op(), rt::interval_int_type());
+    let ty = |t: ScalarType| match t {
+        ScalarType::I32 => quote!(#int_type::I32),
+        ScalarType::I64 => quote!(#int_type::I64),
+        ScalarType::U32 => quote!(#int_type::U32),
+        // Plans are over integers only.
+        _ => quote!(#int_type::U64),
+    };
+    let ops = plan.ops.iter().map(|o| match *o {
+        PlanOp::Point(k) => quote!(#op::Point(#k)),
+        PlanOp::Var(k) => quote!(#op::Var(#k)),
+        PlanOp::DivBy(k, t) => {
+            let t = ty(t);
+            quote!(#op::DivBy(#k, #t))
+        }
+        PlanOp::ShlBy(k, t) => {
+            let t = ty(t);
+            quote!(#op::ShlBy(#k, #t))
+        }
+        PlanOp::ShrBy(k, t) => {
+            let t = ty(t);
+            quote!(#op::ShrBy(#k, #t))
+        }
+        PlanOp::Neg(t) => one_type(quote!(#op::Neg), ty(t)),
+        PlanOp::Not(t) => one_type(quote!(#op::Not), ty(t)),
+        PlanOp::Add(t) => one_type(quote!(#op::Add), ty(t)),
+        PlanOp::Sub(t) => one_type(quote!(#op::Sub), ty(t)),
+        PlanOp::Mul(t) => one_type(quote!(#op::Mul), ty(t)),
+        PlanOp::Min(t) => one_type(quote!(#op::Min), ty(t)),
+        PlanOp::Max(t) => one_type(quote!(#op::Max), ty(t)),
+        PlanOp::Cast(t) => one_type(quote!(#op::Cast), ty(t)),
+    });
+    let points = plan.points.iter().map(|e| {
+        let v = emit.expr(e);
+        quote!((#v) as i128)
+    });
+    let vars = plan.vars.iter().map(|v| var(*v));
+    (
+        quote!(&[#(#ops),*]),
+        quote!(&[#(#points),*]),
+        quote!(&[#(#vars),*]),
+    )
+}
+
+fn one_type(variant: TokenStream, ty: TokenStream) -> TokenStream {
+    quote!(#variant(#ty))
 }
