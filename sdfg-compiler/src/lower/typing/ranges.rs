@@ -107,8 +107,9 @@ impl Lowerer<'_> {
     }
 
     /// The exclusive end of an inclusive range ending at `e`: a literal
-    /// folded (an overflow is an error here), else `e + 1` marked inclusive,
-    /// which run-time code evaluates without overflow.
+    /// below the type's maximum folded, else `e + 1` marked inclusive,
+    /// which run-time code evaluates without overflow (`0..=u32::MAX` in
+    /// a `u32` range runs to the maximum).
     fn plus_one(&mut self, e: Expr) -> Option<(Expr, bool)> {
         let ty = e.ty;
         if let ExprKind::Lit(v) = e.kind {
@@ -119,19 +120,9 @@ impl Lowerer<'_> {
                 ScalarType::U32 => u32::try_from(next).ok().map(Value::U32),
                 _ => u64::try_from(next).ok().map(Value::U64),
             };
-            return match folded {
-                Some(v) => Some((Expr::lit(v, e.span), false)),
-                None => {
-                    self.error(
-                        Diagnostic::error(
-                            e.span,
-                            format!("the end of this inclusive range overflows `{ty}`"),
-                        )
-                        .help("use a wider type"),
-                    );
-                    None
-                }
-            };
+            if let Some(v) = folded {
+                return Some((Expr::lit(v, e.span), false));
+            }
         }
         Some((crate::ir::inclusive_end(e), true))
     }
