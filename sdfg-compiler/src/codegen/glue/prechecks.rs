@@ -162,18 +162,4 @@ impl Glue<'_> {
         }
         quote!({ #checks })
     }
-
-    /// Human descriptions of a body's accesses, by fault code.
-    pub(super) fn access_descriptions(&self, body: &TaskletBody) -> Vec<String> {
-        let mut out = Vec::new();
-        for_each_access(&body.stmts, &mut |site| {
-            let kind = if site.is_store { "write to" } else { "read of" };
-            out.push(format!(
-                "the {kind} `{}` (access {})",
-                self.cname(site.container),
-                out.len() + 1
-            ));
-        });
-        out
-    }
 }

@@ -280,10 +280,14 @@ impl Glue<'_> {
             let bindings = self.edge_bindings(&exprs);
             let access = Place::host(self.sdfg);
             let (emit, loaded) = BodyEmitter::for_exprs(&access, &self.empty, &exprs);
-            let descs: Vec<String> = loaded
+            let access_site = rt::access_site();
+            let descs: Vec<TokenStream> = loaded
                 .iter()
-                .zip(1..)
-                .map(|(&c, k)| format!("the read of `{}` (access {k})", self.cname(c)))
+                .map(|&c| {
+                    let container = self.cname(c);
+                    let rank = self.sdfg.containers[c].shape.len();
+                    quote!(#access_site { container: #container, write: false, rank: #rank })
+                })
                 .collect();
             let cond = e
                 .condition
