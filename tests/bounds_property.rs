@@ -25,7 +25,7 @@ use sdfg::compiler::ir::*;
 use sdfg::runtime::__glue::check::index_in_dim;
 use sdfg::runtime::__glue::interval::{evaluate, IntType, Interval, IntervalOp};
 use sdfg_testkit::builder::{e, local, map_param, s, SdfgBuilder};
-use sdfg_testkit::harness::{map_ranges, map_ranges_exact, same_value, simulate_map, Data};
+use sdfg_testkit::harness::{map_ranges, map_ranges_exact, same_value, simulate_map_fault, Data};
 use sdfg_testkit::randexpr::{special_values, IndexGen};
 use sdfg_testkit::rng::Rng;
 use std::collections::BTreeSet;
@@ -288,6 +288,17 @@ fn params_at(map: &Map, ranges: &[(i64, u64, i64)], flat: u64) -> Vec<Value> {
 struct Logged<'a> {
     mem: &'a mut MemEnv,
     faults: &'a mut BTreeSet<ContainerId>,
+    /// (container, index) of every access outside a one-dimensional one.
+    at: &'a mut BTreeSet<(ContainerId, i64)>,
+}
+
+impl Logged<'_> {
+    fn fault(&mut self, c: ContainerId, index: &[i64]) {
+        self.faults.insert(c);
+        if let [i] = index {
+            self.at.insert((c, *i));
+        }
+    }
 }
 
 impl Env for Logged<'_> {
@@ -297,22 +308,22 @@ impl Env for Logged<'_> {
     fn load(&mut self, c: ContainerId, index: &[i64]) -> Option<Value> {
         let v = self.mem.load(c, index);
         if v.is_none() {
-            self.faults.insert(c);
+            self.fault(c, index);
         }
         v
     }
     fn store(&mut self, c: ContainerId, index: &[i64], v: Value, wcr: Option<WcrOp>) -> bool {
         let ok = self.mem.store(c, index, v, wcr);
         if !ok {
-            self.faults.insert(c);
+            self.fault(c, index);
         }
         ok
     }
 }
 
-/// The evaluator's run of the map: final data and every container some
-/// iteration touched outside of.
-fn evaluate_map(case: &Case) -> (Data, BTreeSet<ContainerId>) {
+/// The evaluator's run of the map: final data, every container some
+/// iteration touched outside of, and where (one-dimensional containers).
+fn evaluate_map(case: &Case) -> (Data, BTreeSet<ContainerId>, BTreeSet<(ContainerId, i64)>) {
     let map = the_map(&case.sdfg);
     let mut mem = MemEnv {
         symbols: case.symbols.clone(),
@@ -323,7 +334,7 @@ fn evaluate_map(case: &Case) -> (Data, BTreeSet<ContainerId>) {
     }
     let ranges = map_ranges(map, &case.symbols);
     let total: u64 = ranges.iter().map(|r| r.1).product();
-    let mut faults = BTreeSet::new();
+    let (mut faults, mut at) = (BTreeSet::new(), BTreeSet::new());
     for flat in 0..total {
         mem.params = params_at(map, &ranges, flat);
         let _ = eval::exec_body(
@@ -331,6 +342,7 @@ fn evaluate_map(case: &Case) -> (Data, BTreeSet<ContainerId>) {
             &mut Logged {
                 mem: &mut mem,
                 faults: &mut faults,
+                at: &mut at,
             },
         );
     }
@@ -338,7 +350,7 @@ fn evaluate_map(case: &Case) -> (Data, BTreeSet<ContainerId>) {
     for (&c, (shape, _)) in &case.data {
         out.insert(c, (shape.clone(), mem.containers[c].clone().unwrap().1));
     }
-    (out, faults)
+    (out, faults, at)
 }
 
 /// Why the host's prechecks stopped the call.
@@ -535,7 +547,7 @@ fn random_indices_never_touch_outside_a_buffer() {
             the_map(&case.sdfg).body.stmts,
             case.symbols
         );
-        let (want, faults) = evaluate_map(&case);
+        let (want, faults, fault_at) = evaluate_map(&case);
         match prechecks(&case) {
             Err(Refusal::OutOfBounds(c)) => {
                 assert!(
@@ -547,13 +559,22 @@ fn random_indices_never_touch_outside_a_buffer() {
             Err(Refusal::Wrap) => tally.refused_wrap += 1,
             Ok(()) => {
                 let module = generate(&case.sdfg);
-                let (got, fault) =
-                    simulate_map(&case.sdfg, &module, 0, &case.symbols, &case.data, [2, 2, 1])
-                        .unwrap_or_else(|e| {
-                            panic!("{what}: the kernel touched memory outside a buffer: {e}")
-                        });
+                let (got, fault) = simulate_map_fault(
+                    &case.sdfg,
+                    &module,
+                    0,
+                    &case.symbols,
+                    &case.data,
+                    [2, 2, 1],
+                )
+                .unwrap_or_else(|e| {
+                    panic!("{what}: the kernel touched memory outside a buffer: {e}")
+                });
                 if faults.is_empty() {
-                    assert_eq!(fault, 0, "{what}: a fault without an out-of-bounds access");
+                    assert_eq!(
+                        fault, None,
+                        "{what}: a fault without an out-of-bounds access"
+                    );
                     for (c, (_, w)) in &want {
                         for (k, (a, b)) in got[c].1.iter().zip(w).enumerate() {
                             assert!(
@@ -564,15 +585,19 @@ fn random_indices_never_touch_outside_a_buffer() {
                     }
                     tally.passed_in_bounds += 1;
                 } else {
-                    // The fault code numbers the accesses in `for_each_access` order.
+                    // The access code numbers the accesses in
+                    // `for_each_access` order; the index is the element's.
                     let mut sites = Vec::new();
                     for_each_access(&the_map(&case.sdfg).body.stmts, &mut |s| {
                         sites.push(s.container)
                     });
-                    let named = (fault as usize).checked_sub(1).and_then(|k| sites.get(k));
+                    let named = fault.and_then(|f| {
+                        let c = *sites.get((f.access as usize).checked_sub(1)?)?;
+                        Some((c, f.index))
+                    });
                     assert!(
-                        named.is_some_and(|c| faults.contains(c)),
-                        "{what}: accesses left {faults:?}, the fault word is {fault}"
+                        named.is_some_and(|at| fault_at.contains(&at)),
+                        "{what}: accesses left {fault_at:?}, the kernel reports {fault:?}"
                     );
                     tally.kernel_faults += 1;
                 }
@@ -727,7 +752,7 @@ fn expected(ir: &Sdfg, [s, t, n]: [i64; 3]) -> (Vec<Vec<i64>>, BTreeSet<String>)
         let shape = vec![values.len()];
         mem.set_container(c, shape, values.into_iter().map(Value::I64).collect());
     }
-    let mut faults = BTreeSet::new();
+    let (mut faults, mut at) = (BTreeSet::new(), BTreeSet::new());
     for st in &ir.states[0].stmts {
         let StatementKind::Map(map) = &st.kind else {
             continue;
@@ -741,6 +766,7 @@ fn expected(ir: &Sdfg, [s, t, n]: [i64; 3]) -> (Vec<Vec<i64>>, BTreeSet<String>)
                 &mut Logged {
                     mem: &mut mem,
                     faults: &mut faults,
+                    at: &mut at,
                 },
             );
         }
@@ -823,12 +849,13 @@ fn check_program<P: IndexProgram>(
                     !faults.is_empty(),
                     "{what}: no access leaves a container, the call failed: {e}"
                 );
-                if let Error::OutOfBounds { what: text } = &e {
-                    assert!(
-                        faults.iter().any(|c| text.contains(&format!("`{c}`"))),
-                        "{what}: accesses left {faults:?}, the error says: {text}"
-                    );
-                }
+                // A precheck, a host map's check or a kernel's fault: each
+                // names the container (and the kernel's the index).
+                let text = e.to_string();
+                assert!(
+                    faults.iter().any(|c| text.contains(&format!("`{c}`"))),
+                    "{what}: accesses left {faults:?}, the error says: {text}"
+                );
                 outcomes[1] += 1;
             }
         }
