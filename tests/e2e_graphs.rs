@@ -467,10 +467,12 @@ sdfg! {
         symbol N: i64; symbol T: i64;
         gpu A: f64[N];
         gpu B: f64[N];
+        state init {}
         state step {
             map b[i in 1..N-1] on gpu { B[i] = 0.5 * (A[i - 1] + A[i + 1]); }
             map a[i in 1..N-1] on gpu { A[i] = 0.5 * (B[i - 1] + B[i + 1]); }
         }
+        init -> step { t = 0 }
         step -> step if t + 1 < T { t = t + 1 }
     }
 }
@@ -479,7 +481,10 @@ sdfg! {
 fn graph_off_runs_every_call_on_streams() {
     assert_eq!(
         TimeLoopOff::GRAPH_PLAN,
-        ["state `step`: runs on streams; its loop runs on the host: `#[graph(off)]`"]
+        [
+            "state `init`: runs on streams: `#[graph(off)]`",
+            "state `step`: runs on streams; its loop runs on the host: `#[graph(off)]`",
+        ]
     );
     let device = Device::cpu();
     let program = TimeLoopOff::load(&device).unwrap();
@@ -653,10 +658,12 @@ sdfg! {
         gpu A: f64[N];
         gpu IDX: i64[N];
         gpu B: f64[N];
+        state init {}
         state step {
             map g[i in 0..N] on gpu { B[i] = A[IDX[i]] + 1.0; }
             map c[i in 0..N] on gpu { A[i] = B[i]; }
         }
+        init -> step { t = 0 }
         step -> step if t + 1 < T { t = t + 1 }
     }
 }
@@ -702,5 +709,89 @@ fn a_fault_inside_a_graph_reaches_the_call_that_ran_it() {
         };
         program.run(args).unwrap();
         assert_eq!(a.to_vec().unwrap(), [3.0; 16]);
+    }
+}
+
+sdfg! {
+    /// Transients start every call at zero, also when the call is a graph:
+    /// `ACC` sums `A` over a captured time loop, `CNT` counts the turns of a
+    /// loop decided on the GPU. A call that saw the last call's values
+    /// would give twice the sum, and stop its loop at once.
+    #[streams(auto)]
+    pub sdfg Transients {
+        symbol N: i64; symbol T: i64; symbol K: i64;
+        gpu A: f64[N];
+        gpu SUM: f64[N];
+        gpu TURNS: i64;
+        transient gpu ACC: f64[N];
+        transient gpu CNT: i64;
+        transient pinned H: i64;
+        state init {}
+        state add {
+            map acc[i in 0..N] on gpu { ACC[i] = ACC[i] + A[i]; }
+        }
+        state sum {
+            map out[i in 0..N] on gpu { SUM[i] = ACC[i]; }
+        }
+        state count {
+            map inc[i in 0..1] on gpu { CNT = CNT + 1; }
+            copy CNT -> H;
+        }
+        state done {
+            map out[i in 0..1] on gpu { TURNS = CNT; }
+        }
+        init -> add { t = 0 }
+        add -> add if t + 1 < T { t = t + 1 }
+        add -> sum;
+        sum -> count;
+        count -> count if H < K;
+        count -> done;
+    }
+}
+
+#[test]
+fn transients_start_every_graph_call_at_zero() {
+    assert_eq!(
+        Transients::GRAPH_PLAN,
+        [
+            "state `init`: captured",
+            "state `add`: captured; its loop is unrolled into the graph",
+            "state `sum`: captured",
+            "state `count`: a conditional node (while loop decided on the gpu from `H`; copied to the host once after it)",
+            "state `done`: captured",
+        ]
+    );
+    for device in common::devices("graph transients") {
+        let program = Transients::load(&device).unwrap();
+        let (n, t, k) = (48usize, 6i64, 9i64);
+        let a = initial(n);
+        let mut da = DeviceBuffer::from_slice(&device, &a).unwrap();
+        let mut sum = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        let mut turns = DeviceBuffer::<i64>::zeros(&device, 1).unwrap();
+        let expected: Vec<f64> = a
+            .iter()
+            .map(|&x| (0..t).fold(0.0, |acc, _| acc + x))
+            .collect();
+        let mut graph_calls = 0;
+        for run in 0..5 {
+            let before = device.counters();
+            program
+                .run(TransientsArgs {
+                    N: n as i64,
+                    T: t,
+                    K: k,
+                    A: &mut da,
+                    SUM: &mut sum,
+                    TURNS: &mut turns,
+                })
+                .unwrap();
+            let counts = device.counters() - before;
+            let what = format!("run {run} on {}", device.name());
+            assert_eq!(sum.to_vec().unwrap(), expected, "{what}");
+            assert_eq!(turns.to_vec().unwrap(), [k], "{what}");
+            graph_calls += usize::from(counts.graph_launches > 0);
+        }
+        // The first call runs on streams, every later one replays its graph.
+        assert_eq!(graph_calls, 4, "{:?}", program.graph_notes());
     }
 }

@@ -29,10 +29,12 @@ sdfg! {
     pub sdfg Steps {
         symbol N: i64; symbol T: i64;
         gpu A: i64[N];
+        state init {}
         state step {
             map inc[i in 0..N] on gpu { A[i] = A[i] + 1; }
             map dbl[i in 0..N] on gpu { A[i] = A[i] * 2; }
         }
+        init -> step { t = 0 }
         step -> step if t + 1 < T { t = t + 1 }
     }
 }

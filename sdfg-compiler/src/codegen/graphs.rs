@@ -123,6 +123,7 @@ fn one_iteration_map(name: String, body: TaskletBody) -> Map {
             ty: ScalarType::I64,
             start: Expr::lit(Value::I64(0), span),
             end: Expr::lit(Value::I64(1), span),
+            inclusive: false,
             step: None,
         }],
         schedule: MapSchedule::Gpu,

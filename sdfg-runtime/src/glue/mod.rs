@@ -2,14 +2,15 @@
 //! nothing else. A loaded [`Program`] with its pool of [`Context`]s (each
 //! with its own fault slot), the [`ProgramSpec`] the macro emits (with the
 //! [`KernelSites`] its fault messages need), graph segments of calls
-//! ([`GraphStep`]), the argument and bounds checks ([`check`]), and the
-//! CPU-twin plumbing ([`KernelEntry`], [`KernelArgs`], [`cells`], `rayon`).
-//! Hidden from the documentation; its paths follow
-//! the macro, not semver.
+//! ([`GraphStep`]), the argument and bounds checks ([`check`]; index ranges
+//! in [`interval`]), and the CPU-twin plumbing ([`KernelEntry`],
+//! [`KernelArgs`], [`cells`], `rayon`). Hidden from the documentation; its
+//! paths follow the macro, not semver.
 
 pub mod check;
 pub(crate) mod context;
 pub(crate) mod graphs;
+pub mod interval;
 pub(crate) mod program;
 pub(crate) mod spec;
 

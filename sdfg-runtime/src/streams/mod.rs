@@ -8,6 +8,7 @@ pub(crate) mod copy;
 pub(crate) mod device;
 pub(crate) mod event;
 pub(crate) mod external;
+pub(crate) mod fill;
 pub(crate) mod graph;
 pub(crate) mod launch;
 pub(crate) mod pending;

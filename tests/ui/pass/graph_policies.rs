@@ -10,10 +10,12 @@ sdfg! {
     pub sdfg Captured {
         symbol N: i64; symbol T: i64;
         gpu A: i64[N];
+        state init {}
         state step {
             map inc[i in 0..N] on gpu { A[i] = A[i] + 1; }
             map dbl[i in 0..N] on gpu { A[i] = A[i] * 2; }
         }
+        init -> step { t = 0 }
         step -> step if t + 1 < T { t = t + 1 }
     }
 }
@@ -35,7 +37,10 @@ sdfg! {
 }
 
 fn main() -> Result<(), Error> {
-    assert_eq!(Captured::GRAPH_PLAN, ["state `step`: captured; its loop is unrolled into the graph"]);
+    assert_eq!(
+        Captured::GRAPH_PLAN,
+        ["state `init`: captured", "state `step`: captured; its loop is unrolled into the graph"]
+    );
     let device = Device::cpu();
     let captured = Captured::load(&device)?;
     let streams = OnStreams::load(&device)?;
