@@ -272,6 +272,8 @@ impl SdfgBuilder {
             params,
             schedule,
             body,
+            block: None,
+            gpu_tasklet: false,
         };
         let stmts = &mut self.sdfg.states[state].stmts;
         stmts.push(Statement {

@@ -68,7 +68,11 @@ pub fn eval_map(
             params[d] = sdfg_compiler::ir::semantics::cast(Value::I64(v), map.params[d].ty);
         }
         env.params = params;
-        if let Err(f) = eval::exec_body(&map.body, &mut env) {
+        let run = match &map.block {
+            Some(block) => eval::exec_block_iteration(&map.body, block, &sdfg.containers, &mut env),
+            None => eval::exec_body(&map.body, &mut env),
+        };
+        if let Err(f) = run {
             first_fault.get_or_insert(f);
         }
     }
@@ -105,9 +109,37 @@ fn from_bytes(bytes: &[u8], ty: ScalarType) -> Vec<Value> {
         .collect()
 }
 
+/// The threads per block of a block map's kernel (`B` rounded up to whole
+/// warps) and its dynamic shared memory in bytes, from the symbol values.
+pub fn block_launch(sdfg: &Sdfg, map: &Map, symbols: &[Value]) -> Option<(u32, u32)> {
+    let block = map.block.as_ref()?;
+    let mut env = MemEnv {
+        symbols: symbols.to_vec(),
+        ..Default::default()
+    };
+    let mut v = |e: &Expr| {
+        eval::index_value(eval::eval_expr(e, &mut env, &mut Vec::new()).unwrap_or(Value::I64(0)))
+    };
+    let threads: i64 = block.dims().iter().map(&mut v).product();
+    let mut dynamic = 0u64;
+    for &c in &block.data {
+        let k = &sdfg.containers[c];
+        if k.storage != Storage::Shared
+            || k.shape
+                .iter()
+                .all(|d| sdfg_compiler::ir::linear::constant_value(d).is_some())
+        {
+            continue;
+        }
+        let len: i64 = k.shape.iter().map(&mut v).product();
+        dynamic += (len as u64 * k.elem.size_bytes() as u64).div_ceil(16) * 16;
+    }
+    Some(((threads as u32).div_ceil(32) * 32, dynamic as u32))
+}
+
 /// Runs kernel `kernel` of `module` on the interpreter with `grid` blocks
-/// (block size from the kernel). Returns the containers after the run and
-/// the fault word.
+/// (block size from the kernel; for a block map from the symbols). Returns
+/// the containers after the run and the fault word.
 pub fn simulate_map(
     sdfg: &Sdfg,
     module: &PtxModule,
@@ -148,13 +180,18 @@ pub fn simulate_map(
             KernelParam::Fault => fault,
         });
     }
+    let (block, shared_bytes) = match block_launch(sdfg, map, symbols) {
+        Some((threads, shared)) => ([threads, 1, 1], shared),
+        None => (k.block, 0),
+    };
     ptxsim::run_kernel(
         &parsed,
         &k.abi.name,
         &params,
         Launch {
             grid,
-            block: k.block,
+            block,
+            shared_bytes,
         },
         &mut mem,
     )?;

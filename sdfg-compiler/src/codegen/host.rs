@@ -296,6 +296,8 @@ impl<'a> Glue<'a> {
                 (Storage::Pinned, false) => quote!(&'a ::sdfg::runtime::HostBuffer<#t>),
                 (Storage::Host, true) => quote!(&'a mut [#t]),
                 (Storage::Host, false) => quote!(&'a [#t]),
+                // Block data is transient: never an argument.
+                (Storage::Shared | Storage::Register, _) => continue,
             };
             out.extend(quote!(pub #n: #ty,));
         }
@@ -385,6 +387,8 @@ impl<'a> Glue<'a> {
             let len = self.len(c);
             let t = self.elem(c);
             match (cont.transient, cont.storage) {
+                // Block data lives in its kernel (or its CPU twin's task).
+                (_, Storage::Shared | Storage::Register) => {}
                 (true, Storage::Gpu) => {
                     let r = self.gpu_ref(c);
                     prepare.extend(quote!(__cx.prepare_device_transient::<#t>(#dev_slot, #len)?;));

@@ -11,7 +11,7 @@
 use crate::ir::bounds::{for_each_access, LoopScope};
 use crate::ir::{
     BinOp, ContainerId, Expr, ExprKind, LocalId, MathFn, ScalarType, Stmt, SymbolId, TaskletBody,
-    UnOp, Value, VarRef, WcrOp,
+    ThreadMap, UnOp, Value, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -207,6 +207,9 @@ impl<'a> BodyEmitter<'a> {
                     }
                 }}
             }
+            Stmt::ThreadMap(t) => self.thread_map(t, loops),
+            // A task runs the phases in order: barriers are phase boundaries.
+            Stmt::Barrier(_) => TokenStream::new(),
         }
     }
 
@@ -347,7 +350,63 @@ impl<'a> BodyEmitter<'a> {
             MathFn::Max => quote!(::sdfg::runtime::MinMaxNumber::max_number(#a, #b)),
             MathFn::Floor => quote!((#a).floor()),
             MathFn::Ceil => quote!((#a).ceil()),
+            MathFn::MulAdd => {
+                let c = args.get(2).map(|e| self.expr(e));
+                quote!((#a).mul_add(#b, #c))
+            }
         }
+    }
+
+    /// A thread map run by one task: its iterations in row-major order, the
+    /// linear iteration number in `__q` (which copy of register data an
+    /// iteration sees; see `DataAccess`).
+    fn thread_map(&self, t: &ThreadMap, loops: &LoopScope) -> TokenStream {
+        let mut inner = loops.clone();
+        for p in &t.params {
+            inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref());
+        }
+        let body: TokenStream = t.body.iter().map(|s| self.stmt(s, &inner)).collect();
+        let mut code = quote! {
+            #body
+            __q += 1;
+        };
+        let mut setup = TokenStream::new();
+        for (d, p) in t.params.iter().enumerate().rev() {
+            let name = local_ident(p.local);
+            let ty = rust_type(p.start.ty);
+            let (a, b) = (self.expr(&p.start), self.expr(&p.end));
+            let st = match &p.step {
+                Some(e) => self.expr(e),
+                None => literal(one_of(p.start.ty)),
+            };
+            let (s_, c_, t_) = (
+                format_ident!("__ts{}", d),
+                format_ident!("__tc{}", d),
+                format_ident!("__tt{}", d),
+            );
+            let st_ = format_ident!("__tst{}", d);
+            // Ranges are uniform: evaluated once, before the iterations.
+            setup.extend(quote! {
+                let #s_: i128 = (#a) as i128;
+                let #st_: i128 = (#st) as i128;
+                let #c_: u64 = {
+                    let __e: i128 = (#b) as i128;
+                    if #st_ > 0 && __e > #s_ { ((__e - #s_ + #st_ - 1) / #st_) as u64 } else { 0 }
+                };
+            });
+            code = quote! {
+                for #t_ in 0..#c_ {
+                    let #name: #ty = (#s_ + (#t_ as i128) * #st_) as #ty;
+                    #code
+                }
+            };
+        }
+        quote! {{
+            #setup
+            let mut __q: usize = 0;
+            #code
+            let _ = __q;
+        }}
     }
 }
 

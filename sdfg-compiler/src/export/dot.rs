@@ -365,6 +365,8 @@ impl StateDrawing<'_> {
                     Storage::Host => "#dbe9f6",
                     Storage::Pinned => "#fff2cc",
                     Storage::Gpu => "#d9f2d9",
+                    Storage::Shared => "#e8dcf4",
+                    Storage::Register => "#f4e8dc",
                 };
                 let shape: Vec<String> = cont
                     .shape

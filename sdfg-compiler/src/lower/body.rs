@@ -17,14 +17,23 @@ impl<'a> Lowerer<'a> {
         scope: impl Fn() -> Scope,
         stmts: &[syn::Stmt],
     ) -> (Vec<Stmt>, Scope) {
+        self.body_with(scope, &mut |cx, sc| cx.block(sc, stmts))
+    }
+
+    /// [`Lowerer::body`] for any lowering of a body (`lower` runs twice).
+    pub(crate) fn body_with(
+        &mut self,
+        scope: impl Fn() -> Scope,
+        lower: &mut dyn FnMut(&mut Self, &mut Scope) -> Vec<Stmt>,
+    ) -> (Vec<Stmt>, Scope) {
         let was_inferring = std::mem::replace(&mut self.inferring, true);
         let mut probe = scope();
         probe.probing = true;
-        let _ = self.block(&mut probe, stmts);
+        let _ = lower(self, &mut probe);
         self.inferring = was_inferring;
         let mut sc = scope();
         sc.hints = probe.hints;
-        let out = self.block(&mut sc, stmts);
+        let out = lower(self, &mut sc);
         (out, sc)
     }
 
@@ -119,7 +128,7 @@ impl<'a> Lowerer<'a> {
             None
         };
         let value = self.expr(sc, &init.expr, annotated.or(hint));
-        if self.containers.iter().any(|c| c.name.text == name) {
+        if matches!(self.resolve(sc, &name), Resolved::Container(_)) {
             self.error(
                 Diagnostic::error(
                     pi.ident.span(),

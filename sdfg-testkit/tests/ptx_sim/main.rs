@@ -5,6 +5,7 @@
 //! One topic per module; they share the imports and the two helpers below.
 
 mod arithmetic;
+mod blocks;
 mod bodies;
 mod maps;
 mod reductions;

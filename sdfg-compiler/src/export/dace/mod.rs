@@ -108,6 +108,8 @@ pub fn storage_name(s: Storage) -> &'static str {
         Storage::Host => "CPU_Heap",
         Storage::Pinned => "CPU_Pinned",
         Storage::Gpu => "GPU_Global",
+        Storage::Shared => "GPU_Shared",
+        Storage::Register => "Register",
     }
 }
 

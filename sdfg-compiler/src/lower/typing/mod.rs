@@ -25,7 +25,7 @@ mod scope;
 mod text;
 
 pub(crate) use flexible::{default_type, is_flexible};
-pub(crate) use scope::{LetKey, Resolved, Scope, ScopeKind};
+pub(crate) use scope::{BlockScope, LetKey, Resolved, Scope, ScopeKind};
 pub(crate) use text::{index_example, source_text, strip_parens};
 
 use super::*;
@@ -302,9 +302,16 @@ impl Lowerer<'_> {
                 let candidates: Vec<String> = self
                     .containers
                     .iter()
+                    .filter(|c| !c.storage.is_block_local())
                     .map(|c| c.name.text.clone())
                     .collect();
                 let mut d = Diagnostic::error(ident.span(), format!("unknown container `{name}`"));
+                if let Some(note) = self.block_data_elsewhere(&name) {
+                    self.error(d.note(note).help(format!(
+                        "`{name}` exists only inside its block map; use it there, or declare a `gpu` container to share data between maps"
+                    )));
+                    return None;
+                }
                 d = match closest_name(&name, candidates.iter().map(String::as_str)) {
                     Some(c) => d.help(format!("did you mean `{c}`?")),
                     None => d.help(format!("declare it, e.g. `host {name}: f64[N];`")),

@@ -129,7 +129,7 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    fn site_code(&self, index: &[Expr], is_store: bool) -> u32 {
+    pub(super) fn site_code(&self, index: &[Expr], is_store: bool) -> u32 {
         self.site_codes
             .get(&(index.as_ptr() as usize, is_store))
             .copied()
@@ -147,6 +147,9 @@ impl<'a> KernelEmitter<'a> {
     pub(super) fn load(&mut self, e: &'a Expr, container: ContainerId, index: &'a [Expr]) -> Reg {
         if let Some(r) = self.hoisted.get(&(e as *const Expr)) {
             return *r;
+        }
+        if let Some(r) = self.block_load(container, index) {
+            return r;
         }
         let ty = e.ty;
         if let Some(r) = self.host_scalars.get(&container) {
@@ -200,6 +203,9 @@ impl<'a> KernelEmitter<'a> {
         value: &'a Expr,
         wcr: Option<WcrOp>,
     ) {
+        if self.block.is_some() && self.block_store(container, index, value, wcr) {
+            return;
+        }
         let elem = self.sdfg.containers[container].elem;
         if self.sdfg.containers[container].storage != Storage::Gpu {
             // Kernels never write host data (validation); evaluate for effects only.
