@@ -54,7 +54,8 @@ impl<'a> Lowerer<'a> {
                             .help(format!("rename the `{}` data", d.kind.keyword()))
                             .note(format!("inside the block map `{text}` would be ambiguous")),
                         );
-                        continue;
+                        // Declared anyway: inside the block map the name
+                        // means this data, without follow-up errors.
                     }
                     if ids.iter().any(|&c| self.containers[c].name.text == text) {
                         self.error(

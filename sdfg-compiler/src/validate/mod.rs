@@ -6,8 +6,11 @@
 //! - `bounds`: constant indices and subsets against constant dimensions,
 //!   copy shapes and element types;
 //! - `conflicts`: reductions (WCR) and writes that would race in one state;
+//! - `block`: block maps (block size, undefined block data, register data,
+//!   races between the iterations of a thread map);
 //! - `reach`: states unreachable from the start state.
 
+mod block;
 mod bounds;
 mod conflicts;
 mod reach;
@@ -22,12 +25,19 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
     storage::check(sdfg, &mut diags);
     bounds::check(sdfg, &mut diags);
     conflicts::check(sdfg, &mut diags);
+    block::check(sdfg, &mut diags);
     reach::check(sdfg, &mut diags);
     diags.finish(())
 }
 
 /// An expression as DSL text for messages (`N - 1`, `A[i]`).
 pub(crate) fn expr_text(sdfg: &Sdfg, params: &[MapParam], e: &Expr) -> String {
+    expr_text_in(sdfg, params, &[], e)
+}
+
+/// [`expr_text`] inside a body whose locals are `locals` (named as written).
+pub(crate) fn expr_text_in(sdfg: &Sdfg, params: &[MapParam], locals: &[Local], e: &Expr) -> String {
+    let text = |x: &Expr| expr_text_in(sdfg, params, locals, x);
     match &e.kind {
         ExprKind::Lit(v) => v.to_string(),
         ExprKind::Var(VarRef::Symbol(s)) => sdfg
@@ -37,32 +47,30 @@ pub(crate) fn expr_text(sdfg: &Sdfg, params: &[MapParam], e: &Expr) -> String {
         ExprKind::Var(VarRef::Param(p)) => params
             .get(*p)
             .map_or_else(|| format!("p{p}"), |p| p.name.text.clone()),
-        ExprKind::Var(VarRef::Local(l)) => format!("local{l}"),
+        ExprKind::Var(VarRef::Local(l)) => locals
+            .get(*l)
+            .map_or_else(|| format!("local{l}"), |l| l.name.clone()),
         ExprKind::Load { container, index } => {
             let name = &sdfg.containers[*container].name.text;
             if index.is_empty() {
                 name.clone()
             } else {
-                let idx: Vec<String> = index.iter().map(|i| expr_text(sdfg, params, i)).collect();
+                let idx: Vec<String> = index.iter().map(text).collect();
                 format!("{name}[{}]", idx.join(", "))
             }
         }
         ExprKind::Unary { op, arg } => {
             let sym = if *op == UnOp::Neg { "-" } else { "!" };
-            format!("{sym}{}", expr_text(sdfg, params, arg))
+            format!("{sym}{}", text(arg))
         }
-        ExprKind::Binary { op, lhs, rhs } => format!(
-            "{} {} {}",
-            expr_text(sdfg, params, lhs),
-            op.symbol(),
-            expr_text(sdfg, params, rhs)
-        ),
-        ExprKind::Cast { arg } => format!("{} as {}", expr_text(sdfg, params, arg), e.ty),
+        ExprKind::Binary { op, lhs, rhs } => {
+            format!("{} {} {}", text(lhs), op.symbol(), text(rhs))
+        }
+        ExprKind::Cast { arg } => format!("{} as {}", text(arg), e.ty),
         ExprKind::Select { .. } => "if ...".to_string(),
         ExprKind::Call { func, args } => format!(
             "{}.{}(...)",
-            args.first()
-                .map_or(String::new(), |a| expr_text(sdfg, params, a)),
+            args.first().map_or(String::new(), text),
             func.method_name()
         ),
     }
