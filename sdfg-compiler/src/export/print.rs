@@ -330,6 +330,13 @@ fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &m
             ));
             out.push_str(&stmts_to_rust(&t.body, sdfg, names, indent + 4));
             out.push_str(&format!("{pad}}}\n"));
+            for r in crate::ir::uniform_reductions(t, &sdfg.containers) {
+                out.push_str(&format!(
+                    "{pad}// block reduction ({}) into `{}`: warp shuffles, a barrier, one update by thread 0\n",
+                    r.op.name(),
+                    container_name(sdfg, r.container)
+                ));
+            }
         }
         // The user cannot write a barrier: it prints as a comment with its reason.
         Stmt::Barrier(b) => out.push_str(&format!("{pad}// barrier: {}\n", b.reason)),

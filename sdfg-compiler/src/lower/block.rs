@@ -386,7 +386,9 @@ impl<'a> Lowerer<'a> {
         };
         let quiet = level == Level::Block
             && self.nonuniform_around_thread_maps(sc, &f.range, &[&f.body], "range");
-        let range = self.with_quiet_registers(sc, quiet, |cx, sc| cx.range(sc, &f.range));
+        let key = f as *const BlockForAst as usize;
+        let (range, open) =
+            self.with_quiet_registers(sc, quiet, |cx, sc| cx.loop_range(sc, &f.range, key));
         let prelude = std::mem::take(&mut sc.prelude);
         let mark = sc.visible.len();
         let var = name.as_ref().map(|n| {
@@ -396,7 +398,7 @@ impl<'a> Lowerer<'a> {
                 mutable: false,
                 span: n.span(),
             };
-            sc.declare_local(local, true, range.is_none(), None)
+            sc.declare_local(local, true, range.is_none(), open)
         });
         let body = self.block_items(sc, &f.body, level, false);
         sc.visible.truncate(mark);
@@ -459,22 +461,23 @@ impl<'a> Lowerer<'a> {
                 );
                 ok = false;
             }
-            match self.range(sc, &p.range) {
-                Some(r) => ranges.push((p, r)),
-                None => ok = false,
+            let key = p as *const crate::parse::MapParamAst as usize;
+            match self.loop_range(sc, &p.range, key) {
+                (Some(r), open) => ranges.push((p, r, open)),
+                (None, _) => ok = false,
             }
         }
         let prelude = std::mem::take(&mut sc.prelude);
         let mark = sc.visible.len();
         let mut params = Vec::new();
-        for (p, r) in ranges {
+        for (p, r, open) in ranges {
             let local = Local {
                 name: p.name.to_string(),
                 ty: r.ty,
                 mutable: false,
                 span: p.name.span(),
             };
-            let id = sc.declare_local(local, true, false, None);
+            let id = sc.declare_local(local, true, false, open);
             params.push(ThreadParam {
                 local: id,
                 start: r.start,

@@ -265,7 +265,8 @@ impl<'a> Lowerer<'a> {
                 None
             }
         };
-        let range = self.range(sc, &f.expr);
+        let key: typing::LetKey = f as *const syn::ExprForLoop as usize;
+        let (range, open) = self.loop_range(sc, &f.expr, key);
         let prelude = std::mem::take(&mut sc.prelude);
         let mark = sc.visible.len();
         let var = name.as_ref().map(|n| {
@@ -275,7 +276,7 @@ impl<'a> Lowerer<'a> {
                 mutable: false,
                 span: n.span(),
             };
-            sc.declare_local(local, true, range.is_none(), None)
+            sc.declare_local(local, true, range.is_none(), open)
         });
         let body = self.block(sc, &f.body.stmts);
         sc.visible.truncate(mark);

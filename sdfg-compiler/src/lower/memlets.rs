@@ -23,10 +23,24 @@ pub(crate) fn whole(c: &Container) -> Subset {
 }
 
 pub(crate) fn body_memlets(containers: &[Container], body: &TaskletBody) -> Vec<Memlet> {
+    memlets_of(containers, body, false)
+}
+
+/// [`body_memlets`] including the accesses of `shared` and `register` data
+/// (the DaCe export's nested SDFG of a block map has memlets for them).
+pub(crate) fn body_memlets_with_block_data(
+    containers: &[Container],
+    body: &TaskletBody,
+) -> Vec<Memlet> {
+    memlets_of(containers, body, true)
+}
+
+fn memlets_of(containers: &[Container], body: &TaskletBody, block_data: bool) -> Vec<Memlet> {
     let mut collector = Collector {
         containers,
         found: Vec::new(),
         connectors: HashMap::new(),
+        block_data,
     };
     for s in &body.stmts {
         collector.stmt(s, false);
@@ -61,6 +75,8 @@ struct Found {
 
 struct Collector<'c> {
     containers: &'c [Container],
+    /// Whether block data gets memlets.
+    block_data: bool,
     found: Vec<Found>,
     /// Next connector number per (container, is_write).
     connectors: HashMap<(ContainerId, bool), usize>,
@@ -149,7 +165,7 @@ impl Collector<'_> {
         span: proc_macro2::Span,
     ) {
         // Block data lives inside its block map: no memlet of the state.
-        if self.containers[container].storage.is_block_local() {
+        if !self.block_data && self.containers[container].storage.is_block_local() {
             return;
         }
         let dynamic = conditional || index.iter().any(depends_on_runtime_values);

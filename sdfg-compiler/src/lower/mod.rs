@@ -18,8 +18,8 @@
 
 mod block;
 mod body;
-mod dataflow;
-mod memlets;
+pub(crate) mod dataflow;
+pub(crate) mod memlets;
 mod typing;
 
 use crate::diag::suggest::closest_name;

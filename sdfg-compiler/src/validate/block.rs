@@ -334,7 +334,12 @@ fn register_spaces(sdfg: &Sdfg, map: &Map, block: &Block, diags: &mut Diagnostic
 }
 
 fn same_space(a: &ThreadMap, b: &ThreadMap) -> bool {
-    let key = |e: &Expr| e.key();
+    // Equal constants, or the same expression (the types of literal ranges
+    // follow each thread map's uses).
+    let key = |e: &Expr| match constant_value(e) {
+        Some(v) => v.to_string(),
+        None => e.key(),
+    };
     a.params.len() == b.params.len()
         && a.params.iter().zip(&b.params).all(|(p, q)| {
             key(&p.start) == key(&q.start)

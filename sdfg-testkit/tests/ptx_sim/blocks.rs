@@ -1,8 +1,21 @@
-//! Block maps: shared data, register data, thread maps, barriers, block
-//! reductions, run on the interpreter (every warp of a block up to each
-//! barrier) against the evaluator.
+//! Block maps on the interpreter, which runs every warp of a block up to
+//! each `bar.sync` (a barrier some thread misses is an error there), against
+//! the evaluator: the examples' SDFGs (softmax, dot with block partials,
+//! gemm with shared tiles and register blocking) and one with every other
+//! feature (block size from a symbol, dynamic shared memory, block-level
+//! `let`/`if`/`for`, reductions into `gpu` data, shared atomics, a GPU
+//! tasklet).
 
 use super::*;
+
+#[path = "../../../tests/common/fixtures.rs"]
+#[allow(dead_code)]
+mod fixtures;
+
+const SOFTMAX: &str = fixtures::block_softmax!(stringify);
+const DOT: &str = fixtures::block_dot!(stringify);
+const GEMM: &str = fixtures::block_gemm!(stringify);
+const FEATURES: &str = fixtures::block_features!(stringify);
 
 fn lower(src: &str) -> Sdfg {
     match sdfg_compiler::frontend_str(src) {
@@ -11,40 +24,174 @@ fn lower(src: &str) -> Sdfg {
     }
 }
 
+/// Runs map `kernel` through the evaluator and the interpreter (each grid).
+fn both(
+    sdfg: &Sdfg,
+    kernel: usize,
+    symbols: &[Value],
+    data: &Data,
+    grid: [u32; 3],
+) -> (Data, Data) {
+    let m = generate(sdfg);
+    let k = &m.kernels[kernel];
+    let (want, fault) = eval_map(sdfg, k.state, k.stmt, symbols, data);
+    assert!(fault.is_none(), "evaluator fault {fault:?}");
+    let (got, fw) = simulate_map(sdfg, &m, kernel, symbols, data, grid)
+        .unwrap_or_else(|e| panic!("{e}\n{}", m.text));
+    assert_eq!(fw, 0, "fault word");
+    (want, got)
+}
+
+fn floats(n: usize, seed: u64, scale: f32) -> Vec<Value> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| Value::F32(rng.signed_unit() as f32 * scale))
+        .collect()
+}
+
+/// Small integers as floats: sums and products of them are exact, so every
+/// order of a reduction gives the same bits.
+fn small_ints(n: usize, seed: u64) -> Vec<Value> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| Value::F32((rng.next_u64() % 9) as f32 - 4.0))
+        .collect()
+}
+
+fn f32s(d: &Data, c: ContainerId) -> Vec<f32> {
+    d[&c]
+        .1
+        .iter()
+        .map(|v| match v {
+            Value::F32(x) => *x,
+            _ => f32::NAN,
+        })
+        .collect()
+}
+
 #[test]
-fn softmax_smoke() {
-    let sdfg = lower(
-        r#"
-    sdfg Softmax {
-        symbol ROWS: i64;
-        symbol COLS: i64;
-        gpu X: f32[ROWS, COLS];
-        gpu Y: f32[ROWS, COLS];
-        state s {
-            map row[r in 0..ROWS] on gpu block(64) {
-                shared mx: f32;
-                shared sm: f32;
-                mx = -3.0e38;
-                sm = 0.0;
-                map reduce_max[c in 0..COLS] on threads { mx = mx.max(X[r, c]); }
-                map reduce_sum[c in 0..COLS] on threads { sm += X[r, c] - mx; }
-                map write[c in 0..COLS] on threads { Y[r, c] = (X[r, c] - mx) * sm; }
-            }
+fn softmax_rows_match_the_evaluator() {
+    let sdfg = lower(SOFTMAX);
+    let x = sdfg.container_by_name("X").unwrap();
+    let y = sdfg.container_by_name("Y").unwrap();
+    // Rows shorter and longer than the block, one iteration per thread or four.
+    for (rows, cols, grid) in [(3usize, 100usize, 2u32), (5, 512, 3), (2, 1, 1)] {
+        let mut d = Data::new();
+        d.insert(x, (vec![rows, cols], floats(rows * cols, cols as u64, 8.0)));
+        d.insert(y, (vec![rows, cols], vec![Value::F32(0.0); rows * cols]));
+        let syms = [Value::I64(rows as i64), Value::I64(cols as i64)];
+        let (want, got) = both(&sdfg, 0, &syms, &d, [grid, 1, 1]);
+        let (w, g) = (f32s(&want, y), f32s(&got, y));
+        for r in 0..rows {
+            let sum: f32 = g[r * cols..(r + 1) * cols].iter().sum();
+            assert!((sum - 1.0).abs() < 1e-4, "row {r} sums to {sum}");
         }
-    }"#,
-    );
-    let (rows, cols) = (5usize, 300usize);
-    let x: Vec<Value> = (0..rows * cols)
-        .map(|i| Value::F32(((i * 7919) % 61) as f32))
-        .collect();
-    let mut d = Data::new();
-    d.insert(0, (vec![rows, cols], x));
-    d.insert(1, (vec![rows, cols], vec![Value::F32(0.0); rows * cols]));
-    check(
-        "softmax",
-        &sdfg,
-        &[Value::I64(rows as i64), Value::I64(cols as i64)],
-        &d,
-        &[[1, 1, 1], [2, 1, 1], [7, 1, 1]],
-    );
+        for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+            // exp within 1 ulp and a sum in another order.
+            assert!(
+                (a - b).abs() <= 1e-5 * b.abs().max(1e-30) + 1e-7,
+                "[{i}] {a} vs {b}"
+            );
+        }
+    }
+}
+
+#[test]
+fn dot_block_partials_are_exact_on_small_integers() {
+    let sdfg = lower(DOT);
+    let (x, y, s, p) = ["X", "Y", "S", "P"]
+        .map(|n| sdfg.container_by_name(n).unwrap())
+        .into();
+    for (blocks, chunk) in [(3usize, 1000usize), (5, 37), (1, 1)] {
+        let n = blocks * chunk;
+        let mut d = Data::new();
+        d.insert(x, (vec![blocks, chunk], small_ints(n, 1)));
+        d.insert(y, (vec![blocks, chunk], small_ints(n, 2)));
+        d.insert(s, (vec![], vec![Value::F32(0.0)]));
+        d.insert(p, (vec![blocks], vec![Value::F32(0.0); blocks]));
+        let syms = [Value::I64(blocks as i64), Value::I64(chunk as i64)];
+        let (want, got) = both(&sdfg, 0, &syms, &d, [2, 1, 1]);
+        assert_eq!(f32s(&got, p), f32s(&want, p), "partials");
+        // The second map reduces the partials.
+        let (want2, got2) = both(&sdfg, 1, &syms, &got, [1, 1, 1]);
+        assert_eq!(f32s(&got2, s), f32s(&want2, s));
+        let exact: f32 = f32s(&d, x)
+            .iter()
+            .zip(f32s(&d, y))
+            .map(|(a, b)| a * b)
+            .sum();
+        assert_eq!(f32s(&got2, s)[0], exact);
+    }
+}
+
+#[test]
+fn gemm_tiles_and_register_blocks_are_exact_on_small_integers() {
+    let sdfg = lower(GEMM);
+    let (a, b, c) = ["A", "B", "C"]
+        .map(|n| sdfg.container_by_name(n).unwrap())
+        .into();
+    for (m, n, k, grid) in [
+        (128usize, 128usize, 16usize, 1u32),
+        (256, 128, 8, 1),
+        (128, 256, 24, 2),
+    ] {
+        let mut d = Data::new();
+        d.insert(a, (vec![m, k], small_ints(m * k, 3)));
+        d.insert(b, (vec![k, n], small_ints(k * n, 4)));
+        d.insert(c, (vec![m, n], vec![Value::F32(-1.0); m * n]));
+        let syms = [
+            Value::I64(m as i64),
+            Value::I64(n as i64),
+            Value::I64(k as i64),
+        ];
+        let (want, got) = both(&sdfg, 0, &syms, &d, [grid, 1, 1]);
+        assert_eq!(f32s(&got, c), f32s(&want, c), "{m}x{n}x{k}");
+    }
+}
+
+#[test]
+fn block_features_match_the_evaluator_exactly() {
+    let sdfg = lower(FEATURES);
+    let id = |n: &str| sdfg.container_by_name(n).unwrap();
+    for (rows, cols, threads, grid) in [
+        (4usize, 50usize, 64i64, 2u32),
+        (3, 7, 33, 1),
+        (5, 300, 128, 3),
+    ] {
+        let mut rng = Rng::new(rows as u64);
+        let mut d = Data::new();
+        d.insert(
+            id("X"),
+            (
+                vec![rows, cols],
+                (0..rows * cols)
+                    .map(|_| Value::I32((rng.next_u64() % 201) as i32 - 100))
+                    .collect(),
+            ),
+        );
+        d.insert(
+            id("Out"),
+            (vec![rows, cols], vec![Value::I32(0); rows * cols]),
+        );
+        d.insert(id("Hist"), (vec![rows, 8], vec![Value::I32(0); rows * 8]));
+        d.insert(id("Total"), (vec![], vec![Value::I64(5)]));
+        d.insert(id("Seed"), (vec![], vec![Value::I64(0)]));
+        let syms = [
+            Value::I64(rows as i64),
+            Value::I64(cols as i64),
+            Value::I64(threads),
+        ];
+        // Kernel 0: the GPU tasklet; kernel 1: the block map.
+        let (want, got) = both(&sdfg, 0, &syms, &d, [1, 1, 1]);
+        assert_eq!(got[&id("Seed")].1, want[&id("Seed")].1);
+        assert_eq!(got[&id("Seed")].1, vec![Value::I64(7)]);
+        let (want, got) = both(&sdfg, 1, &syms, &d, [grid, 1, 1]);
+        for name in ["Out", "Hist", "Total"] {
+            assert_eq!(
+                got[&id(name)].1,
+                want[&id(name)].1,
+                "{name} ({rows} x {cols}, {threads} threads)"
+            );
+        }
+    }
 }

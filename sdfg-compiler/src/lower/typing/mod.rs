@@ -206,9 +206,18 @@ impl Lowerer<'_> {
                 }
                 let mut ty = sc.locals[id].ty;
                 if sc.is_open(id) {
-                    // Probe pass: the use decides the local's type.
-                    ty = expected?;
-                    sc.hint(id, ty);
+                    // Probe pass: the use decides the local's type. A loop
+                    // variable where nothing is expected (an index) keeps
+                    // its provisional type, so the statement's other uses
+                    // are still lowered and can decide.
+                    match expected {
+                        Some(t) => {
+                            ty = t;
+                            sc.hint(id, ty);
+                        }
+                        None if sc.loop_vars[id] => {}
+                        None => return None,
+                    }
                 }
                 Some(Expr::new(ExprKind::Var(VarRef::Local(id)), ty, span))
             }

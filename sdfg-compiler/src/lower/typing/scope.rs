@@ -162,7 +162,11 @@ impl Lowerer<'_> {
             return Resolved::Symbol(s);
         }
         if let Some(b) = &sc.block {
-            if let Some(&c) = b.data.iter().find(|&&c| self.containers[c].name.text == name) {
+            if let Some(&c) = b
+                .data
+                .iter()
+                .find(|&&c| self.containers[c].name.text == name)
+            {
                 return Resolved::Container(c);
             }
         }
