@@ -29,10 +29,56 @@
 //! ```
 //!
 //! The language is described in `docs/GUIDE.md`; the design in `DESIGN.md`.
+//!
+//! # Features
+//!
+//! - `introspect` (off by default): `Name::ir()` and `Name::schedule()`,
+//!   which rebuild the SDFG's IR and its stream schedule from
+//!   `Name::SOURCE` at run time, and the compiler itself as
+//!   `sdfg::compiler`. It links the compiler and syn into your program;
+//!   without it they run only inside the proc macro, at compile time.
+//!   `Name::PTX`, `Name::SOURCE`, `Name::to_dot()` and `Name::to_sdfg_json()`
+//!   are constants and always there. See what a build links with
+//!   `cargo tree -p sdfg -e normal,no-proc-macro`: without the feature it
+//!   lists neither `syn` nor `sdfg-compiler`.
 
+#[cfg(feature = "introspect")]
 pub use sdfg_compiler as compiler;
 pub use sdfg_macros::sdfg;
 pub use sdfg_runtime as runtime;
+
+/// The introspection methods of a generated program type, decided by this
+/// crate's `introspect` feature: generated code expands in the user's crate,
+/// where a `cfg(feature)` would test the user's features instead.
+#[cfg(feature = "introspect")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __introspection_methods {
+    () => {
+        /// The SDFG's IR, rebuilt from [`Self::SOURCE`] (feature `introspect`).
+        pub fn ir(
+        ) -> ::core::result::Result<$crate::compiler::ir::Sdfg, $crate::compiler::Diagnostics> {
+            $crate::compiler::frontend_str(Self::SOURCE)
+        }
+
+        /// The stream assignment, events and sync points the glue uses
+        /// (feature `introspect`).
+        pub fn schedule() -> ::core::result::Result<
+            $crate::compiler::schedule::Schedule,
+            $crate::compiler::Diagnostics,
+        > {
+            Self::ir().map(|ir| $crate::compiler::schedule::schedule(&ir))
+        }
+    };
+}
+
+/// Without `introspect`: no introspection methods.
+#[cfg(not(feature = "introspect"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __introspection_methods {
+    () => {};
+}
 
 /// What a program using `sdfg!` needs in scope.
 pub mod prelude {

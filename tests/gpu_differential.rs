@@ -14,7 +14,7 @@
 
 mod common;
 
-use sdfg::compiler::codegen::kernel_abi::KernelParam;
+use sdfg::compiler::codegen::abi::ParamValue;
 use sdfg::compiler::codegen::ptx::{self, ULP_BOUNDS};
 use sdfg::compiler::ir::{
     ContainerId, Expr, MathFn, ScalarType, Sdfg, StatementKind, Stmt, TaskletBody, Value,
@@ -211,18 +211,14 @@ fn run_case(
             .abi
             .params
             .iter()
-            .map(|p| match p {
-                KernelParam::Buffer {
-                    container, writes, ..
-                } => buffers[container].arg(*writes),
-                KernelParam::Extent { .. } | KernelParam::RangeCount(_) => {
-                    KernelArg::value(n as u64)
-                }
-                KernelParam::Symbol(_) => KernelArg::value(n as i64),
-                KernelParam::RangeStart(_) => KernelArg::value(0i64),
-                KernelParam::RangeStep(_) => KernelArg::value(1i64),
-                KernelParam::HostScalar(_) => panic!("random kernels read no host scalars"),
-                KernelParam::Fault => KernelArg::fault(),
+            .map(|p| match &p.value {
+                ParamValue::Buffer { container, access } => buffers[container].arg(access.writes()),
+                ParamValue::Extent { .. } | ParamValue::RangeCount(_) => KernelArg::value(n as u64),
+                ParamValue::Symbol(_) => KernelArg::value(n as i64),
+                ParamValue::RangeStart(_) => KernelArg::value(0i64),
+                ParamValue::RangeStep(_) => KernelArg::value(1i64),
+                ParamValue::HostScalar(_) => panic!("random kernels read no host scalars"),
+                ParamValue::Fault => KernelArg::fault(),
             })
             .collect();
         let config = LaunchConfig::for_tiles(

@@ -5,7 +5,7 @@
 use crate::common::{self, median, AnyResult, Table};
 use crate::raw::{arg, RawCuda};
 use crate::report::met;
-use sdfg::compiler::codegen::kernel_abi::KernelParam;
+use sdfg::compiler::codegen::abi::ParamValue;
 use sdfg::prelude::*;
 use std::time::Instant;
 
@@ -124,15 +124,16 @@ fn raw_launches(
     let fault = cuda.upload(&[0u32])?;
     let mut launches = Vec::new();
     for k in &generated.kernels {
+        let values: Vec<&ParamValue> = k.abi.params.iter().map(|p| &p.value).collect();
         let expected = matches!(
-            k.abi.params.as_slice(),
+            values.as_slice(),
             [
-                KernelParam::Buffer { .. },
-                KernelParam::Extent { .. },
-                KernelParam::RangeStart(0),
-                KernelParam::RangeCount(0),
-                KernelParam::RangeStep(0),
-                KernelParam::Fault
+                ParamValue::Buffer { .. },
+                ParamValue::Extent { .. },
+                ParamValue::RangeStart(0),
+                ParamValue::RangeCount(0),
+                ParamValue::RangeStep(0),
+                ParamValue::Fault
             ]
         );
         if !expected {

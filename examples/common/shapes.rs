@@ -8,7 +8,7 @@ use crate::common::{
     bit_mismatch, device_time_ms, f64_bits, gb_per_s, median_ms, random_f64, AnyResult,
 };
 use crate::jacobi2d::{sweep, Jacobi2d};
-use sdfg::compiler::codegen::kernel_abi::KernelParam;
+use sdfg::compiler::codegen::abi::ParamValue;
 use sdfg::compiler::codegen::ptx::{generate_tuned, Tuning};
 use sdfg::prelude::*;
 use sdfg::runtime::{KernelArg, LaunchConfig, Module};
@@ -161,15 +161,15 @@ fn measure(
         .abi
         .params
         .iter()
-        .map(|p| match p {
-            KernelParam::Buffer { container: 0, .. } => Ok(KernelArg::read(a)),
-            KernelParam::Buffer { .. } => Ok(KernelArg::write(&b)),
-            KernelParam::Extent { .. } => Ok(KernelArg::value(n as u64)),
-            KernelParam::Symbol(0) => Ok(KernelArg::value(n as i64)),
-            KernelParam::RangeStart(_) => Ok(KernelArg::value(1i64)),
-            KernelParam::RangeCount(_) => Ok(KernelArg::value(inner)),
-            KernelParam::RangeStep(_) => Ok(KernelArg::value(1i64)),
-            KernelParam::Fault => Ok(KernelArg::fault()),
+        .map(|p| match &p.value {
+            ParamValue::Buffer { container: 0, .. } => Ok(KernelArg::read(a)),
+            ParamValue::Buffer { .. } => Ok(KernelArg::write(&b)),
+            ParamValue::Extent { .. } => Ok(KernelArg::value(n as u64)),
+            ParamValue::Symbol(0) => Ok(KernelArg::value(n as i64)),
+            ParamValue::RangeStart(_) => Ok(KernelArg::value(1i64)),
+            ParamValue::RangeCount(_) => Ok(KernelArg::value(inner)),
+            ParamValue::RangeStep(_) => Ok(KernelArg::value(1i64)),
+            ParamValue::Fault => Ok(KernelArg::fault()),
             other => Err(format!("unexpected jacobi kernel parameter {other:?}")),
         })
         .collect::<Result<_, _>>()?;

@@ -10,10 +10,32 @@ use proc_macro2::Span;
 #[derive(Clone, Debug)]
 pub struct Schedule {
     pub policy: StreamPolicy,
-    /// How many streams a call uses: 0 means the legacy default stream.
-    pub num_streams: usize,
+    /// The streams a call uses.
+    pub streams: Streams,
     /// Indexed by `StateId`.
     pub states: Vec<StateSchedule>,
+}
+
+/// The streams a call uses; stream indices in [`StateSchedule::stream_of`]
+/// are below [`Streams::count`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Streams {
+    /// Every GPU operation on the device's legacy default stream
+    /// (`#[streams(default)]`): stream index 0 is that stream, and no
+    /// state has events.
+    Default,
+    /// This many streams (at least 1), created for each call context.
+    Created(usize),
+}
+
+impl Streams {
+    /// How many stream indices a call uses (the default stream is one).
+    pub fn count(self) -> usize {
+        match self {
+            Streams::Default => 1,
+            Streams::Created(n) => n,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -111,15 +133,15 @@ pub fn schedule(sdfg: &Sdfg) -> Schedule {
         .unwrap_or(0);
     // Under `default` every GPU statement is on stream 0 (the legacy
     // default stream), so no state has events.
-    let num_streams = match sdfg.streams {
-        StreamPolicy::Default => 0,
+    let streams = match sdfg.streams {
+        StreamPolicy::Default => Streams::Default,
         // A program with no GPU work still gets one stream: `run_on` and the
         // runtime's context need somewhere to order copies.
-        _ => used.max(1),
+        _ => Streams::Created(used.max(1)),
     };
     Schedule {
         policy: sdfg.streams,
-        num_streams,
+        streams,
         states,
     }
 }

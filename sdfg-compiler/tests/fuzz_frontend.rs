@@ -49,7 +49,7 @@ const SEEDS: &[&str] = &[
             map seqm[i in 0..4, j in 0..=3] on seq { Small[i, j] = ((i * j) ^ 3 | 1 & !0) as i64; }
         }
         state finish {}
-        compute -> compute if flag && Total < 10.0 { flag = !flag; N = N - 1; }
+        compute -> compute if flag && Total < 10.0 { flag = !flag; R = N - 1; }
         compute -> finish;
     }"#,
 ];

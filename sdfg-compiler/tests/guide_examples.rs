@@ -1,5 +1,7 @@
 //! docs/GUIDE.md stays true: every ```rust block with `sdfg!` in it must
 //! pass the front end, and every ```rust,compile_fail block must fail it.
+//! An `include` path is read relative to the repository root, the
+//! directory of the facade crate (as the guide's readers' crates would).
 
 use std::path::PathBuf;
 
@@ -53,7 +55,13 @@ fn guide_examples_compile_as_documented() {
         }
         let body =
             macro_body(&code).unwrap_or_else(|| panic!("GUIDE.md:{line}: no `sdfg! {{ ... }}`"));
-        let result = sdfg_compiler::frontend_str(body);
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let result = body
+            .parse::<proc_macro2::TokenStream>()
+            .map_err(|e| e.to_string())
+            .and_then(|tokens| {
+                sdfg_compiler::frontend_at(tokens, &root).map_err(|d| d.to_string())
+            });
         if tags.contains(&"compile_fail") {
             assert!(
                 result.is_err(),

@@ -2,7 +2,7 @@
 //! generated PTX on the [`crate::ptxsim`] interpreter, from the same inputs.
 
 use crate::ptxsim::{self, Launch, Memory};
-use sdfg_compiler::codegen::kernel_abi::KernelParam;
+use sdfg_compiler::codegen::abi::ParamValue;
 use sdfg_compiler::codegen::ptx::PtxModule;
 use sdfg_compiler::eval::{self, Env, MemEnv};
 use sdfg_compiler::ir::*;
@@ -165,19 +165,19 @@ pub fn simulate_map(
     let ranges = map_ranges(map, symbols);
     let mut params = Vec::new();
     for p in &k.abi.params {
-        params.push(match p {
-            KernelParam::Buffer { container, .. } => {
+        params.push(match &p.value {
+            ParamValue::Buffer { container, .. } => {
                 *addrs.get(container).ok_or("missing buffer")?
             }
-            KernelParam::Extent { container, dim } => {
+            ParamValue::Extent { container, dim } => {
                 data.get(container).map(|d| d.0[*dim] as u64).unwrap_or(0)
             }
-            KernelParam::Symbol(s) => symbols[*s].to_bits(),
-            KernelParam::HostScalar(c) => data.get(c).map(|d| d.1[0].to_bits()).unwrap_or(0),
-            KernelParam::RangeStart(d) => ranges[*d].0 as u64,
-            KernelParam::RangeCount(d) => ranges[*d].1,
-            KernelParam::RangeStep(d) => ranges[*d].2 as u64,
-            KernelParam::Fault => fault,
+            ParamValue::Symbol(s) => symbols[*s].to_bits(),
+            ParamValue::HostScalar(c) => data.get(c).map(|d| d.1[0].to_bits()).unwrap_or(0),
+            ParamValue::RangeStart(d) => ranges[*d].0 as u64,
+            ParamValue::RangeCount(d) => ranges[*d].1,
+            ParamValue::RangeStep(d) => ranges[*d].2 as u64,
+            ParamValue::Fault => fault,
         });
     }
     let (block, shared_bytes) = match block_launch(sdfg, map, symbols) {

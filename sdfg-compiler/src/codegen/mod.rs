@@ -1,13 +1,24 @@
-//! Code generation: PTX kernels for `gpu` maps (`ptx`), Rust for the CPU
-//! device and host-side maps/tasklets (`cpu`), and the host state machine
-//! written against sdfg-runtime (`host`).
-//!
-//! `kernel_abi` fixes, for every `gpu` map, the kernel's parameter list. The
-//! PTX kernel, its Rust twin for the CPU device and the host glue that
-//! launches either are all generated from this one list, so they agree by
-//! construction.
+//! Code generation, after the schedule: [`abi`] fixes every `gpu` map's
+//! kernel parameters once; [`ptx`] emits the kernels, `cpu` the Rust that
+//! runs on the host (tasklet bodies, `cpu`/`seq` maps, the kernels' twins
+//! for the CPU device), and [`glue`] the items `sdfg!` expands to and the
+//! state machine, written against sdfg-runtime. Every generated name comes
+//! from [`names`], every path into the runtime from `runtime_paths`.
 
-pub mod host;
-pub mod kernel_abi;
+pub mod abi;
+pub(crate) mod cpu;
+pub mod glue;
+pub mod names;
 pub mod ptx;
-pub(crate) mod rust_body;
+pub(crate) mod runtime_paths;
+
+use crate::ir::Sdfg;
+use crate::schedule::Schedule;
+use proc_macro2::TokenStream;
+
+/// Everything `sdfg!` expands to for one validated, scheduled SDFG.
+pub fn generate(sdfg: &Sdfg, schedule: &Schedule, texts: &glue::Texts) -> TokenStream {
+    let abis = abi::kernel_abis(sdfg);
+    let ptx = ptx::generate_for(sdfg, &abis, &ptx::Tuning::default());
+    glue::generate(sdfg, schedule, &abis, &ptx, texts)
+}

@@ -20,7 +20,7 @@ use super::print::{container_name, expr_to_rust, stmts_to_rust, BodyNames};
 use crate::ir::{
     Access, DataNode, Memlet, Sdfg, State, StatementKind, Storage, Subset, SubsetDim, WcrOp,
 };
-use crate::schedule::{Schedule, SyncReason, SyncSite};
+use crate::schedule::{Schedule, Streams, SyncReason, SyncSite};
 use std::fmt::Write;
 
 /// Body lines shown in a map or tasklet box before `...`.
@@ -50,13 +50,13 @@ pub fn to_dot(sdfg: &Sdfg, schedule: Option<&Schedule>) -> String {
             .iter()
             .any(|st| st.stream_of.iter().any(Option::is_some))
     });
-    let title = match schedule_for_title {
-        Some(s) if s.num_streams == 0 => format!("{} (legacy default stream)", sdfg.name.text),
-        Some(s) => format!(
+    let title = match schedule_for_title.map(|s| s.streams) {
+        Some(Streams::Default) => format!("{} (legacy default stream)", sdfg.name.text),
+        Some(Streams::Created(n)) => format!(
             "{} ({} stream{})",
             sdfg.name.text,
-            s.num_streams,
-            if s.num_streams == 1 { "" } else { "s" }
+            n,
+            if n == 1 { "" } else { "s" }
         ),
         None => sdfg.name.text.clone(),
     };
@@ -77,7 +77,7 @@ pub fn to_dot(sdfg: &Sdfg, schedule: Option<&Schedule>) -> String {
             graph: super::dataflow_of(state),
             id,
             schedule: state_schedule,
-            default_stream: schedule.is_some_and(|s| s.num_streams == 0),
+            default_stream: schedule.is_some_and(|s| s.streams == Streams::Default),
         }
         .draw(&mut out, id == sdfg.start);
     }

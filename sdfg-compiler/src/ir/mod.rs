@@ -32,7 +32,7 @@ pub type StmtId = usize;
 /// Index of a memlet in the `memlets` of its statement.
 pub type MemletId = usize;
 
-/// A name as the user wrote it, with its span.
+/// A name as the user wrote it (without a raw identifier's `r#`), with its span.
 #[derive(Clone, Debug)]
 pub struct Name {
     pub text: String,

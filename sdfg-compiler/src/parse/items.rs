@@ -16,6 +16,7 @@ pub(super) struct Header {
     pub streams: Option<(StreamPolicy, Span)>,
     pub sync: Option<(SyncMode, Span)>,
     pub body: TokenStream,
+    pub include: Option<IncludeAst>,
 }
 
 const ITEM_KINDS: &str =
@@ -23,10 +24,15 @@ const ITEM_KINDS: &str =
 const STMT_KINDS: &str =
     "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;` or `wait NAME;`";
 
-/// `[attrs] [vis] sdfg Name { ... }`
+/// `[attrs] [vis] sdfg Name { ... }`, `[attrs] [vis] sdfg Name = include "f.sdfg";`
+/// or `[attrs] [vis] include "f.sdfg" as Name [, attrs]`.
 pub(super) fn parse_header(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Header> {
-    let attrs = input.call(Attribute::parse_outer)?;
+    let mut attrs = input.call(Attribute::parse_outer)?;
     let vis: syn::Visibility = input.parse()?;
+    if input.peek(syn::Ident) && input.fork().parse::<Ident>().is_ok_and(|i| i == "include") {
+        let (name, include) = parse_include_as(input, &mut attrs)?;
+        return header_with(name, vis, attrs, TokenStream::new(), Some(include), diags);
+    }
     let kw: Ident = input.parse().map_err(|e| {
         syn::Error::new(
             e.span(),
@@ -40,6 +46,41 @@ pub(super) fn parse_header(input: ParseStream, diags: &mut Diagnostics) -> syn::
         ));
     }
     let name: Ident = input.parse()?;
+    let (body, include) = if input.peek(Token![=]) {
+        (TokenStream::new(), Some(parse_include(input)?))
+    } else {
+        (parse_sdfg_body(input)?, None)
+    };
+    header_with(name, vis, attrs, body, include, diags)
+}
+
+fn header_with(
+    name: Ident,
+    vis: syn::Visibility,
+    attrs: Vec<Attribute>,
+    body: TokenStream,
+    include: Option<IncludeAst>,
+    diags: &mut Diagnostics,
+) -> syn::Result<Header> {
+    let mut header = Header {
+        name,
+        vis: vis.into_token_stream(),
+        docs: Vec::new(),
+        streams: None,
+        sync: None,
+        body,
+        include,
+    };
+    for attr in &attrs {
+        if let Err(d) = sdfg_attribute(attr, &mut header) {
+            diags.push(d);
+        }
+    }
+    Ok(header)
+}
+
+/// `{ ITEMS }`, the last tokens of the invocation.
+fn parse_sdfg_body(input: ParseStream) -> syn::Result<TokenStream> {
     let group: proc_macro2::Group = input
         .parse()
         .map_err(|e| syn::Error::new(e.span(), "expected `{ ... }` with the items of the sdfg"))?;
@@ -52,20 +93,80 @@ pub(super) fn parse_header(input: ParseStream, diags: &mut Diagnostics) -> syn::
     if !input.is_empty() {
         return Err(input.error("unexpected tokens after the sdfg; write one sdfg per `sdfg!`"));
     }
-    let mut header = Header {
-        name,
-        vis: vis.into_token_stream(),
-        docs: Vec::new(),
-        streams: None,
-        sync: None,
-        body: group.stream(),
-    };
-    for attr in &attrs {
-        if let Err(d) = sdfg_attribute(attr, &mut header) {
-            diags.push(d);
-        }
+    Ok(group.stream())
+}
+
+/// `= include "path/to/file.sdfg" [;]`, the last tokens of the invocation.
+fn parse_include(input: ParseStream) -> syn::Result<IncludeAst> {
+    const FORM: &str =
+        "write `sdfg NAME = include \"path/to/file.sdfg\";` (relative to the crate's Cargo.toml)";
+    input.parse::<Token![=]>()?;
+    let kw: Ident = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), format!("expected `include`: {FORM}")))?;
+    if kw != "include" {
+        return Err(syn::Error::new(
+            kw.span(),
+            format!("expected `include`, found `{kw}`: {FORM}"),
+        ));
     }
-    Ok(header)
+    let path: syn::LitStr = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected the file's path as a string: {FORM}"),
+        )
+    })?;
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+    }
+    if !input.is_empty() {
+        return Err(
+            input.error("unexpected tokens after the included file; write one sdfg per `sdfg!`")
+        );
+    }
+    Ok(IncludeAst {
+        path: path.value(),
+        span: path.span(),
+    })
+}
+
+/// `include "f.sdfg" as Name [, #[attr] ...]`: the spelling of
+/// `sdfg Name = include "f.sdfg";` (attributes before or after).
+fn parse_include_as(
+    input: ParseStream,
+    attrs: &mut Vec<Attribute>,
+) -> syn::Result<(Ident, IncludeAst)> {
+    const FORM: &str = "write `include \"path/to/file.sdfg\" as NAME` (or `sdfg NAME = include \"path/to/file.sdfg\";`)";
+    input.parse::<Ident>()?;
+    let path: syn::LitStr = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!("expected the file's path as a string: {FORM}"),
+        )
+    })?;
+    input
+        .parse::<Token![as]>()
+        .map_err(|e| syn::Error::new(e.span(), format!("expected `as NAME`: {FORM}")))?;
+    let name: Ident = input.parse()?;
+    if input.peek(Token![,]) {
+        input.parse::<Token![,]>()?;
+        attrs.extend(input.call(Attribute::parse_outer)?);
+    }
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+    }
+    if !input.is_empty() {
+        return Err(
+            input.error("unexpected tokens after the included file; write one sdfg per `sdfg!`")
+        );
+    }
+    Ok((
+        name,
+        IncludeAst {
+            path: path.value(),
+            span: path.span(),
+        },
+    ))
 }
 
 fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnostic> {

@@ -12,6 +12,7 @@
 mod block;
 mod body;
 mod items;
+mod raw;
 
 pub use block::{
     BlockDataKind, BlockDeclAst, BlockForAst, BlockIfAst, BlockItemAst, BlockSpecAst,
@@ -37,6 +38,16 @@ pub struct SdfgAst {
     /// `#[sync(...)]` and where it was written.
     pub sync: Option<(SyncMode, Span)>,
     pub items: Vec<Item>,
+    /// `sdfg NAME = include "file.sdfg";`: the items come from a DaCe file
+    /// (read by `crate::import`); `items` is empty until then.
+    pub include: Option<IncludeAst>,
+}
+
+/// `include "path/to/file.sdfg"`: the path as written and the literal's span.
+#[derive(Clone, Debug)]
+pub struct IncludeAst {
+    pub path: String,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug)]
@@ -183,8 +194,31 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
             return Err(diags);
         }
     };
+    let items = match parse_items(header.body) {
+        Ok(items) => items,
+        Err(errors) => {
+            diags.extend(errors);
+            Vec::new()
+        }
+    };
+    let mut ast = SdfgAst {
+        name: header.name,
+        vis: header.vis,
+        docs: header.docs,
+        streams: header.streams,
+        sync: header.sync,
+        items,
+        include: header.include,
+    };
+    raw::unraw_ast(&mut ast);
+    diags.finish(ast)
+}
+
+/// The items of an sdfg body (what is inside `sdfg NAME { ... }`).
+pub fn parse_items(body: TokenStream) -> Result<Vec<Item>, Diagnostics> {
+    let mut diags = Diagnostics::new();
     let mut items = Vec::new();
-    for chunk in split_items(header.body, ITEM_KEYWORDS) {
+    for chunk in split_items(body, ITEM_KEYWORDS) {
         let end = last_span(&chunk);
         match (|input: ParseStream| items::parse_item(input, &mut diags)).parse2(chunk) {
             Ok(Some(item)) => items.push(item),
@@ -192,14 +226,7 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
             Err(e) => diags.extend(at_end_of_chunk(e, end).into()),
         }
     }
-    diags.finish(SdfgAst {
-        name: header.name,
-        vis: header.vis,
-        docs: header.docs,
-        streams: header.streams,
-        sync: header.sync,
-        items,
-    })
+    diags.finish(items)
 }
 
 /// Keywords that start a top-level item.

@@ -8,12 +8,14 @@
 //! - `conflicts`: reductions (WCR) and writes that would race in one state;
 //! - `block`: block maps (block size, undefined block data, register data,
 //!   races between the iterations of a thread map);
-//! - `reach`: states unreachable from the start state.
+//! - `reach`: states unreachable from the start state;
+//! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
 
 mod block;
 mod bounds;
 mod conflicts;
 mod reach;
+mod shapes;
 mod storage;
 
 use crate::diag::Diagnostics;
@@ -27,6 +29,7 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
     conflicts::check(sdfg, &mut diags);
     block::check(sdfg, &mut diags);
     reach::check(sdfg, &mut diags);
+    shapes::check(sdfg, &mut diags);
     diags.finish(())
 }
 

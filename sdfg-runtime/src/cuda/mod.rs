@@ -512,6 +512,9 @@ impl Drop for CudaModule {
 
 /// Launches `f` with the given parameter storage (one u64 slot per parameter,
 /// little-endian, so 1- and 4-byte parameters read their low bytes).
+/// Dynamic shared memory a launch may use without opting in (48 KiB).
+const STATIC_SHARED_LIMIT: u32 = 48 * 1024;
+
 pub(crate) fn launch(
     stream: &CudaStream,
     f: sys::CUfunction,
@@ -521,6 +524,18 @@ pub(crate) fn launch(
     params: &mut [u64],
 ) -> Result<()> {
     stream.ctx.bind()?;
+    if shared_bytes > STATIC_SHARED_LIMIT {
+        // Dynamic shared memory beyond 48 KiB must be allowed per function.
+        // SAFETY: `f` is a function of a module loaded in this context.
+        unsafe {
+            cu::function::set_function_attribute(
+                f,
+                sys::CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared_bytes as i32,
+            )
+        }
+        .map_err(driver("cuFuncSetAttribute"))?;
+    }
     let mut pointers: Vec<*mut c_void> = params
         .iter_mut()
         .map(|slot| slot as *mut u64 as *mut c_void)

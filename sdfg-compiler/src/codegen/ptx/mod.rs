@@ -1,7 +1,7 @@
 //! GPU maps -> one PTX module (DESIGN section 6).
 //!
 //! [`generate`] emits one `.visible .entry` per `gpu` map of the SDFG, named
-//! and parameterized exactly as [`kernel_abi`] says, plus the math
+//! and parameterized exactly as its [`KernelAbi`] says, plus the math
 //! subroutines (`.func`) the kernels call. See docs/PTX.md for the launch
 //! contract, the bool-parameter convention and the accuracy of each math
 //! function ([`ULP_BOUNDS`]).
@@ -28,8 +28,8 @@ mod kernel;
 pub mod math;
 pub mod ptxas;
 
-use crate::codegen::kernel_abi::{kernel_abi, KernelAbi};
-use crate::ir::{MapSchedule, MathFn, Sdfg, StateId, StatementKind, StmtId};
+use crate::codegen::abi::{kernel_abis, KernelAbi};
+use crate::ir::{MathFn, Sdfg, StateId, StatementKind, StmtId};
 use std::collections::BTreeSet;
 
 /// The PTX of all `gpu` maps of one SDFG.
@@ -44,7 +44,8 @@ pub struct PtxModule {
 pub struct PtxKernel {
     pub state: StateId,
     pub stmt: StmtId,
-    /// Entry name (`abi.name`) and parameter order.
+    /// The ABI the kernel was generated for: entry name (`abi.name`) and
+    /// parameter order.
     pub abi: KernelAbi,
     /// Threads per block (x, y, z).
     pub block: [u32; 3],
@@ -178,21 +179,6 @@ impl MathFunc {
     }
 }
 
-/// Every `gpu` map of the SDFG, in state and statement order.
-pub fn gpu_maps(sdfg: &Sdfg) -> Vec<(StateId, StmtId)> {
-    let mut out = Vec::new();
-    for (si, state) in sdfg.states.iter().enumerate() {
-        for (ti, stmt) in state.stmts.iter().enumerate() {
-            if let StatementKind::Map(m) = &stmt.kind {
-                if m.schedule == MapSchedule::Gpu {
-                    out.push((si, ti));
-                }
-            }
-        }
-    }
-    out
-}
-
 /// The PTX module for every `gpu` map of `sdfg` (valid IR; never panics).
 pub fn generate(sdfg: &Sdfg) -> PtxModule {
     generate_tuned(sdfg, &Tuning::default())
@@ -200,16 +186,22 @@ pub fn generate(sdfg: &Sdfg) -> PtxModule {
 
 /// [`generate`] with another launch shape for unrolled bodies.
 pub fn generate_tuned(sdfg: &Sdfg, tuning: &Tuning) -> PtxModule {
+    generate_for(sdfg, &kernel_abis(sdfg), tuning)
+}
+
+/// The PTX module for the kernels `abis` describe (built once by
+/// [`kernel_abis`] and shared with the glue and the CPU twins).
+pub fn generate_for(sdfg: &Sdfg, abis: &[KernelAbi], tuning: &Tuning) -> PtxModule {
     let mut funcs = BTreeSet::new();
     let mut kernels = Vec::new();
     let mut entries = String::new();
-    for (state, stmt) in gpu_maps(sdfg) {
+    for abi in abis {
+        let (state, stmt) = (abi.state, abi.stmt);
         let StatementKind::Map(map) = &sdfg.states[state].stmts[stmt].kind else {
             continue;
         };
-        let abi = kernel_abi(sdfg, state, stmt);
         let (text, k) =
-            kernel::KernelEmitter::new(sdfg, map, &abi, &mut funcs).emit(state, stmt, tuning);
+            kernel::KernelEmitter::new(sdfg, map, abi, &mut funcs).emit(state, stmt, tuning);
         entries.push('\n');
         entries.push_str(&text);
         kernels.push(k);

@@ -3,6 +3,7 @@
 //! readable text (`N*M`, `N - 1`).
 
 use super::{dtype_name, storage_name, Cx};
+use crate::dace_format::SCALAR_MARK;
 use crate::export::print::BodyNames;
 use crate::ir::{ContainerId, Subset, SubsetDim};
 use serde_json::{json, Value};
@@ -46,6 +47,9 @@ impl Cx<'_> {
             "alignment": 0,
             "start_offset": 0,
         });
+        if c.is_scalar() {
+            attrs[SCALAR_MARK] = json!(true);
+        }
         if let (Some(a), Some(e)) = (attrs.as_object_mut(), extra.as_object()) {
             a.extend(e.clone());
         }

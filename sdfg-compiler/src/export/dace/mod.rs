@@ -34,6 +34,7 @@ mod state;
 mod symbolic;
 
 use super::print::{expr_to_python_boxed, BodyNames};
+use crate::dace_format::ARGUMENTS_MARK;
 use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, Storage};
 use serde_json::{json, Map as JsonMap, Value};
 
@@ -80,6 +81,7 @@ fn sdfg_json(sdfg: &Sdfg, thread_blocks: bool) -> Value {
             "arg_names": arg_names,
             "_arrays": arrays,
             "symbols": symbols,
+            ARGUMENTS_MARK: sdfg.symbols.iter().filter(|s| s.declared).map(|s| s.name.text.as_str()).collect::<Vec<_>>(),
             "global_code": {"frame": code_block("", "CPP")},
             "init_code": {"frame": code_block("", "CPP")},
             "exit_code": {"frame": code_block("", "CPP")},

@@ -6,8 +6,9 @@
 use super::block::block_sdfg;
 use super::data::{empty_memlet_json, memlet_json, product, range_json};
 use super::symbolic::hull;
-use super::{code_block, dace_identifier, Cx};
-use crate::export::cpp::{tasklet_to_cpp, wcr_lambda, HELPERS};
+use super::{code_block, dace_identifier, dtype_name, Cx};
+use crate::dace_format::{HELPERS, PARAM_TYPES_MARK};
+use crate::export::cpp::{tasklet_to_cpp, wcr_lambda};
 use crate::export::print::{container_name, BodyNames};
 use crate::ir::{Access, DataNode, Dataflow, Memlet, State, StatementKind};
 use serde_json::{json, Map as JsonMap, Value};
@@ -279,11 +280,14 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                         r
                     })
                     .collect();
+                let mut param_types: Vec<&str> =
+                    map.params.iter().map(|p| dtype_name(p.ty)).collect();
                 if params.is_empty() {
                     // A GPU tasklet: a map of one iteration (DaCe maps
                     // have at least one parameter).
                     params.push("__tasklet".to_string());
                     ranges.push(range_json("0", "0"));
+                    param_types.push(dtype_name(crate::ir::ScalarType::I64));
                 }
                 let entry = self.add_node(
                     json!({
@@ -294,6 +298,7 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                             "params": params,
                             "range": {"type": "Range", "ranges": ranges},
                             "schedule": self.cx.map_schedule(map),
+                            PARAM_TYPES_MARK: param_types,
                             "debuginfo": null,
                             "in_connectors": {},
                             "out_connectors": {},

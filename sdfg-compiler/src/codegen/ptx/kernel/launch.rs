@@ -5,7 +5,7 @@
 use super::hoist::{hoistable_loads, shared_load, SharedLoad};
 use super::regs::{arith, Class, Reg};
 use super::{BufferRegs, KernelEmitter};
-use crate::codegen::kernel_abi::KernelParam;
+use crate::codegen::abi::{BufferAccess, ParamValue};
 use crate::codegen::ptx::Tuning;
 use crate::ir::{ContainerId, Expr, ScalarType, Stmt};
 use std::collections::HashMap;
@@ -21,12 +21,8 @@ impl<'a> KernelEmitter<'a> {
         let abi_params = self.abi.params.clone();
         for (k, p) in abi_params.iter().enumerate() {
             let slot = format!("[{name}_param_{k}]");
-            match p {
-                KernelParam::Buffer {
-                    container,
-                    reads,
-                    writes,
-                } => {
+            match &p.value {
+                ParamValue::Buffer { container, access } => {
                     let raw = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {raw}, {slot}"));
                     let base = self.reg(Class::B64);
@@ -35,41 +31,39 @@ impl<'a> KernelEmitter<'a> {
                         *container,
                         BufferRegs {
                             base,
-                            read_only: *reads && !*writes,
+                            read_only: *access == BufferAccess::Read,
                             extents: Vec::new(),
                         },
                     );
                 }
-                KernelParam::Extent { container, dim } => {
+                ParamValue::Extent { container, dim } => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {r}, {slot}"));
                     extents.insert((*container, *dim), r);
                 }
-                KernelParam::Symbol(s) => {
-                    let ty = self.sdfg.symbols[*s].ty;
-                    let r = self.load_scalar_param(ty, &slot);
+                ParamValue::Symbol(s) => {
+                    let r = self.load_scalar_param(p.param_type(), &slot);
                     self.symbols.insert(*s, r);
                 }
-                KernelParam::HostScalar(c) => {
-                    let ty = self.sdfg.containers[*c].elem;
-                    let r = self.load_scalar_param(ty, &slot);
+                ParamValue::HostScalar(c) => {
+                    let r = self.load_scalar_param(p.param_type(), &slot);
                     self.host_scalars.insert(*c, r);
                 }
-                KernelParam::RangeStart(d) | KernelParam::RangeStep(d) => {
+                ParamValue::RangeStart(d) | ParamValue::RangeStep(d) => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.s64 {r}, {slot}"));
-                    if matches!(p, KernelParam::RangeStart(_)) {
+                    if matches!(p.value, ParamValue::RangeStart(_)) {
                         starts.insert(*d, r);
                     } else {
                         steps.insert(*d, r);
                     }
                 }
-                KernelParam::RangeCount(d) => {
+                ParamValue::RangeCount(d) => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {r}, {slot}"));
                     counts.insert(*d, r);
                 }
-                KernelParam::Fault => {
+                ParamValue::Fault => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {r}, {slot}"));
                     self.fault = Some(r);

@@ -39,7 +39,7 @@ mod regs;
 mod vector;
 
 use super::{MathFunc, PtxKernel, Tuning};
-use crate::codegen::kernel_abi::{KernelAbi, KernelParam};
+use crate::codegen::abi::{KernelAbi, KernelParam};
 use crate::ir::bounds::LoopScope;
 use crate::ir::{
     ContainerId, Expr, Map, ScalarType, Sdfg, StateId, StmtId, SymbolId, Value, WcrOp,
@@ -257,12 +257,7 @@ impl<'a> KernelEmitter<'a> {
             .params
             .iter()
             .enumerate()
-            .map(|(k, p)| {
-                format!(
-                    "\t.param .{} {name}_param_{k}",
-                    param_ptx_type(self.sdfg, p)
-                )
-            })
+            .map(|(k, p)| format!("\t.param .{} {name}_param_{k}", param_ptx_type(p)))
             .collect();
         header.push_str(&params.join(",\n"));
         header.push_str("\n)\n");
@@ -295,6 +290,6 @@ impl<'a> KernelEmitter<'a> {
     }
 }
 
-fn param_ptx_type(sdfg: &Sdfg, p: &KernelParam) -> &'static str {
-    mem_type(p.value_type(sdfg))
+fn param_ptx_type(p: &KernelParam) -> &'static str {
+    mem_type(p.param_type())
 }

@@ -8,13 +8,15 @@
 //! `x / 0 == 0`, `x % 0 == x`, masked shift amounts, Rust's `as` casts,
 //! lazy `&&`/`||`/`if`, IEEE floats without contraction.
 
+use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, LoopScope};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, LocalId, MathFn, ScalarType, Stmt, SymbolId, TaskletBody,
-    ThreadMap, UnOp, Value, VarRef, WcrOp,
+    uniform_reductions, BinOp, Container, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt,
+    SymbolId, TaskletBody, ThreadMap, UnOp, Value, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
+use std::cell::RefCell;
 
 /// How the emitted code reaches data in one place.
 pub(crate) trait DataAccess {
@@ -36,11 +38,6 @@ pub(crate) trait DataAccess {
     /// Map parameter `n` (None outside maps).
     fn param(&self, n: usize) -> TokenStream;
     fn elem_type(&self, c: ContainerId) -> ScalarType;
-}
-
-/// Local variable `l` of a body.
-pub(crate) fn local_ident(l: LocalId) -> proc_macro2::Ident {
-    format_ident!("__l{}", l)
 }
 
 /// The Rust type tokens of a scalar type.
@@ -96,6 +93,11 @@ pub(crate) struct BodyEmitter<'a> {
     pub body: &'a TaskletBody,
     /// Fault code of each access, keyed by the address of its index slice.
     codes: Vec<(*const Expr, bool, u32)>,
+    /// In a block map's twin: the containers (for its block reductions).
+    block: Option<&'a [Container]>,
+    /// The block reductions of the thread map being emitted: (container,
+    /// index key, operator, the partials' variable).
+    partials: RefCell<Vec<(ContainerId, String, WcrOp, proc_macro2::Ident)>>,
 }
 
 impl<'a> BodyEmitter<'a> {
@@ -106,7 +108,25 @@ impl<'a> BodyEmitter<'a> {
             codes.push((site.index.as_ptr(), site.is_store, next));
             next += 1;
         });
-        BodyEmitter { data, body, codes }
+        BodyEmitter {
+            data,
+            body,
+            codes,
+            block: None,
+            partials: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The body of a block map (thread maps run in order; block reductions
+    /// combine per-thread partials in the GPU's order, see `thread_map`).
+    pub fn block_map(
+        data: &'a dyn DataAccess,
+        body: &'a TaskletBody,
+        containers: &'a [Container],
+    ) -> BodyEmitter<'a> {
+        let mut e = BodyEmitter::new(data, body);
+        e.block = Some(containers);
+        e
     }
 
     fn code_of(&self, index: &[Expr], is_store: bool) -> u32 {
@@ -127,7 +147,7 @@ impl<'a> BodyEmitter<'a> {
     fn stmt(&self, s: &Stmt, loops: &LoopScope) -> TokenStream {
         match s {
             Stmt::Let { local, init, .. } => {
-                let name = local_ident(*local);
+                let name = names::local(*local);
                 let ty = rust_type(self.body.locals[*local].ty);
                 let v = self.expr(init);
                 if self.body.locals[*local].mutable {
@@ -137,7 +157,7 @@ impl<'a> BodyEmitter<'a> {
                 }
             }
             Stmt::AssignLocal { local, value, .. } => {
-                let name = local_ident(*local);
+                let name = names::local(*local);
                 let v = self.expr(value);
                 quote!(#name = #v;)
             }
@@ -148,6 +168,9 @@ impl<'a> BodyEmitter<'a> {
                 wcr,
                 ..
             } => {
+                if let Some(redirected) = self.partial_update(*container, index, value) {
+                    return redirected;
+                }
                 let v = self.expr(value);
                 let offset = self.offset(*container, index);
                 let code = self.code_of(index, true);
@@ -177,7 +200,7 @@ impl<'a> BodyEmitter<'a> {
                 body,
                 ..
             } => {
-                let name = local_ident(*var);
+                let name = names::local(*var);
                 let ty = rust_type(self.body.locals[*var].ty);
                 let a = self.expr(start);
                 let b = self.expr(end);
@@ -208,7 +231,7 @@ impl<'a> BodyEmitter<'a> {
                 }}
             }
             Stmt::ThreadMap(t) => self.thread_map(t, loops),
-            // A task runs the phases in order: barriers are phase boundaries.
+            // One task runs the phases in order: a barrier is their boundary.
             Stmt::Barrier(_) => TokenStream::new(),
         }
     }
@@ -219,27 +242,26 @@ impl<'a> BodyEmitter<'a> {
         if index.is_empty() {
             return quote!(::core::option::Option::Some(0usize));
         }
+        let check_index = rt::check_index();
         let parts: Vec<TokenStream> = index
             .iter()
             .enumerate()
             .map(|(d, e)| {
                 let v = self.expr(e);
                 let ext = self.data.extent(c, d);
-                quote!(::sdfg::runtime::__glue::check::index(#v, #ext))
+                quote!(#check_index(#v, #ext))
             })
             .collect();
-        let names: Vec<proc_macro2::Ident> = (0..index.len())
-            .map(|d| format_ident!("__i{}", d))
-            .collect();
-        let mut acc = quote!(__i0);
-        for d in 1..index.len() {
+        let indices: Vec<proc_macro2::Ident> = (0..index.len()).map(names::index).collect();
+        let first = &indices[0];
+        let mut acc = quote!(#first);
+        for (d, i) in indices.iter().enumerate().skip(1) {
             let ext = self.data.extent(c, d);
-            let n = &names[d];
-            acc = quote!((#acc) * (#ext) + #n);
+            acc = quote!((#acc) * (#ext) + #i);
         }
         quote! {
             match (#(#parts,)*) {
-                (#(::core::option::Option::Some(#names),)*) => ::core::option::Option::Some(#acc),
+                (#(::core::option::Option::Some(#indices),)*) => ::core::option::Option::Some(#acc),
                 #[allow(unreachable_patterns)]
                 _ => ::core::option::Option::None,
             }
@@ -251,7 +273,7 @@ impl<'a> BodyEmitter<'a> {
         match &e.kind {
             ExprKind::Lit(v) => literal(*v),
             ExprKind::Var(VarRef::Local(l)) => {
-                let n = local_ident(*l);
+                let n = names::local(*l);
                 quote!(#n)
             }
             ExprKind::Var(VarRef::Param(p)) => self.data.param(*p),
@@ -346,8 +368,14 @@ impl<'a> BodyEmitter<'a> {
             MathFn::Powi => quote!((#a).powi(#b)),
             MathFn::Powf => quote!((#a).powf(#b)),
             // Not `f64::min`: the sign of a zero result must match PTX.
-            MathFn::Min => quote!(::sdfg::runtime::MinMaxNumber::min_number(#a, #b)),
-            MathFn::Max => quote!(::sdfg::runtime::MinMaxNumber::max_number(#a, #b)),
+            MathFn::Min => {
+                let mm = rt::min_max_number();
+                quote!(#mm::min_number(#a, #b))
+            }
+            MathFn::Max => {
+                let mm = rt::min_max_number();
+                quote!(#mm::max_number(#a, #b))
+            }
             MathFn::Floor => quote!((#a).floor()),
             MathFn::Ceil => quote!((#a).ceil()),
             MathFn::MulAdd => {
@@ -357,56 +385,127 @@ impl<'a> BodyEmitter<'a> {
         }
     }
 
-    /// A thread map run by one task: its iterations in row-major order, the
-    /// linear iteration number in `__q` (which copy of register data an
-    /// iteration sees; see `DataAccess`).
+    /// A thread map run by one task: its iterations in row-major order,
+    /// the linear iteration number in `__q` (which copy of register data
+    /// an iteration sees). A block reduction keeps one partial per thread
+    /// of the block (iteration `q` runs on thread `q mod B`, in increasing
+    /// `q`), then combines them in the GPU kernel's order
+    /// (`__glue::block::tree`) and updates the target once: the CPU device
+    /// computes the same bits as the GPU.
     fn thread_map(&self, t: &ThreadMap, loops: &LoopScope) -> TokenStream {
+        let q = names::thread_iteration();
+        let (threads, launched) = (names::block_threads(), names::launched_threads());
+        let block = rt::block();
+        let reductions = self
+            .block
+            .map(|c| uniform_reductions(t, c))
+            .unwrap_or_default();
+        let mut setup = TokenStream::new();
+        let mut finish = TokenStream::new();
+        let mut partials = Vec::new();
+        for (k, r) in reductions.iter().enumerate() {
+            let ty = rust_type(self.data.elem_type(r.container));
+            let part = names::block_partials(k);
+            setup.extend(quote! {
+                let mut #part: ::std::vec::Vec<::core::option::Option<#ty>> =
+                    ::std::vec![::core::option::Option::None; #launched];
+            });
+            let elem = self.data.elem_type(r.container);
+            let combined = combine_values(r.op, elem, quote!(__a), quote!(__b));
+            let offset = self.offset(r.container, r.index);
+            let code = self.code_of(r.index, true);
+            let fault = self.data.fault(code);
+            let store = self.data.store(r.container, quote!(__o), quote!(__v), Some(r.op));
+            finish.extend(quote! {
+                if let ::core::option::Option::Some(__v) = #block::tree(&#part, |__a: #ty, __b: #ty| #combined) {
+                    match #offset {
+                        ::core::option::Option::Some(__o) => { #store }
+                        ::core::option::Option::None => { #fault }
+                    }
+                }
+            });
+            let key = r.index.iter().map(Expr::key).collect::<Vec<_>>().join(",");
+            partials.push((r.container, key, r.op, part));
+        }
+        let outer = std::mem::replace(&mut *self.partials.borrow_mut(), partials);
         let mut inner = loops.clone();
         for p in &t.params {
             inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref());
         }
         let body: TokenStream = t.body.iter().map(|s| self.stmt(s, &inner)).collect();
+        *self.partials.borrow_mut() = outer;
         let mut code = quote! {
             #body
-            __q += 1;
+            #q += 1;
         };
-        let mut setup = TokenStream::new();
         for (d, p) in t.params.iter().enumerate().rev() {
-            let name = local_ident(p.local);
+            let name = names::local(p.local);
             let ty = rust_type(p.start.ty);
             let (a, b) = (self.expr(&p.start), self.expr(&p.end));
             let st = match &p.step {
                 Some(e) => self.expr(e),
                 None => literal(one_of(p.start.ty)),
             };
-            let (s_, c_, t_) = (
-                format_ident!("__ts{}", d),
-                format_ident!("__tc{}", d),
-                format_ident!("__tt{}", d),
-            );
-            let st_ = format_ident!("__tst{}", d);
-            // Ranges are uniform: evaluated once, before the iterations.
+            let r = names::thread_range(d);
+            let (start, step, count, i) = (r.start, r.step, r.count, r.end);
+            // Ranges are block-level: evaluated once, before the iterations.
             setup.extend(quote! {
-                let #s_: i128 = (#a) as i128;
-                let #st_: i128 = (#st) as i128;
-                let #c_: u64 = {
+                let #start: i128 = (#a) as i128;
+                let #step: i128 = (#st) as i128;
+                let #count: u64 = {
                     let __e: i128 = (#b) as i128;
-                    if #st_ > 0 && __e > #s_ { ((__e - #s_ + #st_ - 1) / #st_) as u64 } else { 0 }
+                    if #step > 0 && __e > #start { ((__e - #start + #step - 1) / #step) as u64 } else { 0 }
                 };
             });
             code = quote! {
-                for #t_ in 0..#c_ {
-                    let #name: #ty = (#s_ + (#t_ as i128) * #st_) as #ty;
+                for #i in 0..#count {
+                    let #name: #ty = (#start + (#i as i128) * #step) as #ty;
                     #code
                 }
             };
         }
+        let _ = threads;
         quote! {{
             #setup
-            let mut __q: usize = 0;
+            let mut #q: usize = 0;
             #code
-            let _ = __q;
+            let _ = #q;
+            #finish
         }}
+    }
+
+    /// Inside a thread map, an update of one of its block reductions goes
+    /// to the partial of the thread running the iteration.
+    fn partial_update(&self, c: ContainerId, index: &[Expr], value: &Expr) -> Option<TokenStream> {
+        let partials = self.partials.borrow();
+        let key = index.iter().map(Expr::key).collect::<Vec<_>>().join(",");
+        let (_, _, op, part) = partials.iter().find(|p| p.0 == c && p.1 == key)?;
+        let elem = self.data.elem_type(c);
+        let v = self.expr(value);
+        let combined = combine_values(*op, elem, quote!(__p), quote!(__v));
+        let (q, threads) = (names::thread_iteration(), names::block_threads());
+        Some(quote! {{
+            let __v = #v;
+            let __t: usize = #q % #threads;
+            #part[__t] = ::core::option::Option::Some(match #part[__t] {
+                ::core::option::Option::Some(__p) => #combined,
+                ::core::option::Option::None => __v,
+            });
+        }})
+    }
+}
+
+/// `a (op) b` with the language's semantics (a WCR's combination).
+pub(crate) fn combine_values(op: WcrOp, ty: ScalarType, a: TokenStream, b: TokenStream) -> TokenStream {
+    let int = ty.is_integer();
+    let mm = rt::min_max_number();
+    match op {
+        WcrOp::Sum if int => quote!((#a).wrapping_add(#b)),
+        WcrOp::Sum => quote!((#a + #b)),
+        WcrOp::Product if int => quote!((#a).wrapping_mul(#b)),
+        WcrOp::Product => quote!((#a * #b)),
+        WcrOp::Min => quote!(#mm::min_number(#a, #b)),
+        WcrOp::Max => quote!(#mm::max_number(#a, #b)),
     }
 }
 

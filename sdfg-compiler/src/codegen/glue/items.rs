@@ -1,0 +1,188 @@
+//! The items `sdfg!` expands to: the program type, its `Args` struct, the
+//! private module (the program's statics and kernel twins) and the impl
+//! with `load`, `run`, `launch`, the text constants and introspection.
+
+use super::{Glue, Texts};
+use crate::codegen::cpu::body::rust_type;
+use crate::codegen::cpu::twin::kernel_twin;
+use crate::codegen::names;
+use crate::codegen::runtime_paths as rt;
+use crate::ir::Storage;
+use crate::schedule::Streams;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+impl Glue<'_> {
+    pub(super) fn items(&self, texts: &Texts) -> TokenStream {
+        let source = &texts.source;
+        let dot = &texts.dot;
+        let sdfg_json = &texts.sdfg_json;
+        let sdfg = self.sdfg;
+        let name = names::program_type(sdfg);
+        let args_name = names::args_type(sdfg);
+        let private = names::private_module(sdfg);
+        let vis = &sdfg.vis;
+        let docs = &sdfg.docs;
+        let name_str = names::bare(&sdfg.name.text);
+        let ptx_text = &self.ptx.text;
+        let lt = self.args_lifetime(quote!('a));
+        let lt_anon = self.args_lifetime(quote!('_));
+        let (device, error, stream, running, program) = (
+            rt::device(),
+            rt::error(),
+            rt::stream(),
+            rt::running(),
+            rt::program(),
+        );
+        let (kernel_entry, program_spec, stream_spec) =
+            (rt::kernel_entry(), rt::program_spec(), rt::stream_spec());
+
+        let fields = self.arg_fields();
+        let twins: Vec<TokenStream> = self.abis.iter().map(|a| kernel_twin(sdfg, a)).collect();
+        let entries: Vec<TokenStream> = self
+            .abis
+            .iter()
+            .map(|a| {
+                let n = &a.name;
+                let f = names::kernel_twin(&a.name);
+                quote!(#kernel_entry { name: #n, cpu: #f })
+            })
+            .collect();
+        let nkernels = entries.len();
+        let streams = match self.schedule.streams {
+            Streams::Default => quote!(#stream_spec::Default),
+            Streams::Created(n) => quote!(#stream_spec::Created(#n)),
+        };
+        let introspection = rt::introspection_methods();
+        let execute = self.execute_fn(&args_name);
+        let doc_run = format!("Runs `{name_str}` to completion: returns when every result is complete and visible where it lives.");
+        quote! {
+            #(#[doc = #docs])*
+            #vis struct #name {
+                __program: #program,
+            }
+
+            #[doc = concat!("Arguments of [`", #name_str, "`]: its free symbols by value and its non-transient containers.")]
+            #[allow(non_snake_case)]
+            #vis struct #args_name #lt {
+                #fields
+            }
+
+            #[doc(hidden)]
+            #[allow(non_snake_case, non_upper_case_globals, unused_variables, unused_mut, unused_parens, clippy::all)]
+            mod #private {
+                #[allow(unused_imports)]
+                use super::*;
+                pub(super) static KERNELS: [#kernel_entry; #nkernels] = [#(#entries),*];
+                // SAFETY: the PTX, the kernel table and the glue that launches
+                // them are generated together from this one SDFG: each launch
+                // passes its kernel's ABI parameters, bounds are prechecked or
+                // guarded in the kernel.
+                pub(super) static SPEC: #program_spec = unsafe {
+                    #program_spec::new(#name_str, #ptx_text, &KERNELS, #streams)
+                };
+                #(#twins)*
+            }
+
+            #[allow(non_snake_case, dead_code)]
+            impl #name {
+                /// The PTX module of this SDFG's `gpu` maps (one kernel per map).
+                pub const PTX: &'static str = #ptx_text;
+                /// The `sdfg!` source this was generated from (`ir()` rebuilds the IR from it).
+                pub const SOURCE: &'static str = #source;
+
+                /// Loads the program on `device` (the PTX module is JIT-compiled once per device and cached).
+                pub fn load(device: &#device) -> ::core::result::Result<Self, #error> {
+                    // SAFETY: `SPEC` is this SDFG's generated spec (see its SAFETY above).
+                    let __program = unsafe { #program::load(device, &#private::SPEC) }?;
+                    ::core::result::Result::Ok(Self { __program })
+                }
+
+                /// The device this program runs on.
+                pub fn device(&self) -> &#device {
+                    self.__program.device()
+                }
+
+                #[doc = #doc_run]
+                pub fn run(&self, args: #args_name #lt_anon) -> ::core::result::Result<(), #error> {
+                    self.launch(args)?.wait()
+                }
+
+                /// Like `run`, with all GPU work on the caller's `stream`.
+                pub fn run_on(&self, stream: &#stream, args: #args_name #lt_anon) -> ::core::result::Result<(), #error> {
+                    self.launch_on(stream, args)?.wait()
+                }
+
+                /// Starts the SDFG and returns as early as correctness allows; the
+                /// `Running` borrows the arguments until `.wait()` (dropping it waits too).
+                pub fn launch<'a>(&'a self, args: #args_name #lt) -> ::core::result::Result<#running<'a>, #error> {
+                    let cx = self.__program.context()?;
+                    self.__execute(cx, args)
+                }
+
+                /// Like `launch`, with all GPU work on the caller's `stream`.
+                pub fn launch_on<'a>(&'a self, stream: &#stream, args: #args_name #lt) -> ::core::result::Result<#running<'a>, #error> {
+                    let cx = self.__program.context_on(stream)?;
+                    self.__execute(cx, args)
+                }
+
+                #introspection!();
+
+                /// A Graphviz drawing of the SDFG with its streams, events and sync
+                /// points (`dot -Tsvg` renders it).
+                pub fn to_dot() -> &'static str {
+                    #dot
+                }
+
+                /// The SDFG in DaCe's `.sdfg` JSON format (`dace.SDFG.from_file` loads it).
+                pub fn to_sdfg_json() -> &'static str {
+                    #sdfg_json
+                }
+
+                #execute
+            }
+        }
+    }
+
+    /// `<'a>` (or `<'_>`) when `Args` borrows containers, else nothing.
+    pub(super) fn args_lifetime(&self, lifetime: TokenStream) -> TokenStream {
+        if self.args_have_refs() {
+            quote!(<#lifetime>)
+        } else {
+            quote!()
+        }
+    }
+
+    /// One field per free symbol (by value) and per non-transient container.
+    fn arg_fields(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for s in self.sdfg.symbols.iter().filter(|s| s.declared) {
+            let n = names::user(&s.name);
+            let t = rust_type(s.ty);
+            out.extend(quote!(pub #n: #t,));
+        }
+        let (device_buffer, host_buffer) = (rt::device_buffer(), rt::host_buffer());
+        for (c, cont) in self
+            .sdfg
+            .containers
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| !c.transient)
+        {
+            let n = names::user(&cont.name);
+            let t = self.elem(c);
+            let ty = match (cont.storage, self.writes(c)) {
+                (Storage::Gpu, true) => quote!(&'a mut #device_buffer<#t>),
+                (Storage::Gpu, false) => quote!(&'a #device_buffer<#t>),
+                (Storage::Pinned, true) => quote!(&'a mut #host_buffer<#t>),
+                (Storage::Pinned, false) => quote!(&'a #host_buffer<#t>),
+                (Storage::Host, true) => quote!(&'a mut [#t]),
+                (Storage::Host, false) => quote!(&'a [#t]),
+                // Block data is transient: never an argument.
+                (Storage::Shared | Storage::Register, _) => continue,
+            };
+            out.extend(quote!(pub #n: #ty,));
+        }
+        out
+    }
+}

@@ -1,0 +1,268 @@
+//! The statements of a state arm: kernel launches (arguments in the
+//! kernel's ABI order), host tasklets and `cpu`/`seq` maps (bodies from
+//! [`crate::codegen::cpu`]), and copies.
+
+use super::Glue;
+use crate::codegen::abi::{BufferAccess, ParamValue, Passing};
+use crate::codegen::cpu::body::{rust_type, BodyEmitter};
+use crate::codegen::cpu::place::Place;
+use crate::codegen::cpu::ranges::MapRanges;
+use crate::codegen::names::{self, RangeScope};
+use crate::codegen::runtime_paths as rt;
+use crate::ir::{
+    ContainerId, Map, MapSchedule, StateId, Statement, StatementKind, StmtId, Storage, TaskletBody,
+};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+
+impl Glue<'_> {
+    pub(super) fn statement(&self, sid: StateId, k: StmtId, st: &Statement) -> TokenStream {
+        match &st.kind {
+            StatementKind::Map(m) if m.schedule == MapSchedule::Gpu => {
+                self.kernel_launch(sid, k, st, m)
+            }
+            StatementKind::Map(m) => self.host_map(sid, k, st, m),
+            StatementKind::Tasklet(t) => self.host_tasklet(sid, st, &t.name.text, &t.body),
+            StatementKind::Copy(c) => self.copy(sid, k, st, c.src, c.dst),
+            StatementKind::Wait(_) => TokenStream::new(),
+        }
+    }
+
+    /// The launch of a `gpu` map's kernel: each argument as its ABI
+    /// parameter says, from where the glue holds that value.
+    fn kernel_launch(&self, sid: StateId, k: StmtId, st: &Statement, m: &Map) -> TokenStream {
+        let (index, abi, shape) = self.kernel(sid, k);
+        let stream = self.stream_of(sid, k);
+        let counts: Vec<_> = (0..m.params.len())
+            .map(|d| names::range(RangeScope::Statement(k), d).count)
+            .collect();
+        let [bx, by, bz] = shape.block;
+        let ipt = shape.items_per_thread;
+        let rows = shape.rows_per_thread;
+        let kernel_arg = rt::kernel_arg();
+        let args: Vec<TokenStream> = abi
+            .params
+            .iter()
+            .map(|p| {
+                let value = match &p.value {
+                    ParamValue::Buffer { container, .. } => {
+                        let g = names::gpu_ref(self.cname(*container));
+                        quote!(#g)
+                    }
+                    ParamValue::Extent { container, dim } => {
+                        let e = names::extents(self.cname(*container));
+                        quote!(#e[#dim])
+                    }
+                    ParamValue::Symbol(s) => {
+                        let v = self.sym(*s);
+                        quote!(#v)
+                    }
+                    // Read on the host at the launch: spanned at the map's
+                    // read, where a value still in flight is reported.
+                    ParamValue::HostScalar(c) => {
+                        let span = st
+                            .memlets
+                            .iter()
+                            .find(|mm| mm.container == *c)
+                            .map_or(st.span, |mm| mm.span);
+                        let v = names::host_var(self.cname(*c), span);
+                        let host_read = rt::at(span, rt::host_read());
+                        quote_spanned!(span=> #host_read(&#v)[0])
+                    }
+                    ParamValue::RangeStart(d) => {
+                        let v = names::range(RangeScope::Statement(k), *d).start;
+                        quote!(#v)
+                    }
+                    ParamValue::RangeCount(d) => {
+                        let v = names::range(RangeScope::Statement(k), *d).count;
+                        quote!(#v)
+                    }
+                    ParamValue::RangeStep(d) => {
+                        let v = names::range(RangeScope::Statement(k), *d).step;
+                        quote!(#v)
+                    }
+                    ParamValue::Fault => TokenStream::new(),
+                };
+                match p.passing {
+                    Passing::Buffer { access, .. } => match access {
+                        BufferAccess::ReadWrite => quote!(#kernel_arg::read_write(#value)),
+                        BufferAccess::Write => quote!(#kernel_arg::write(#value)),
+                        BufferAccess::Read => quote!(#kernel_arg::read(#value)),
+                    },
+                    Passing::FaultWord => quote!(#kernel_arg::fault()),
+                    Passing::Scalar(t) => {
+                        let t = rust_type(t);
+                        quote!(#kernel_arg::value((#value) as #t))
+                    }
+                }
+            })
+            .collect();
+        let launch_config = rt::launch_config();
+        let config = if m.block.is_some() {
+            let state_name = &self.sdfg.states[sid].name.text;
+            self.block_launch_config(k, m, shape, state_name)
+        } else {
+            quote!(#launch_config::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows))
+        };
+        quote! {{
+            let __cfg = #config;
+            let __args: &[#kernel_arg<'_>] = &[#(#args),*];
+            // SAFETY: `__module` is this SDFG's module and `__args` is the
+            // parameter list of kernel `#index`'s ABI, built by the generator
+            // that wrote the kernel.
+            unsafe { #stream.launch(__module, #index, &__cfg, __args) }?;
+        }}
+    }
+
+    /// Binds each container a host statement touches: `&[T]` to read,
+    /// `&mut [T]` (or atomic cells, for `cpu` maps) to write. The read/write
+    /// calls are spanned at the user's first access, so a container still in
+    /// flight is reported there.
+    fn host_bindings(&self, st: &Statement, cells: bool) -> TokenStream {
+        let mut out = TokenStream::new();
+        let mut done: Vec<ContainerId> = Vec::new();
+        for m in &st.memlets {
+            let c = m.container;
+            if done.contains(&c) || !self.sdfg.containers[c].storage.is_host() {
+                continue;
+            }
+            done.push(c);
+            let written = st
+                .memlets
+                .iter()
+                .any(|x| x.container == c && x.access.is_write());
+            let v = names::host_var(self.cname(c), m.span);
+            let name = names::data(self.cname(c));
+            let (host_read, host_write, to_cells) = (
+                rt::at(m.span, rt::host_read()),
+                rt::at(m.span, rt::host_write()),
+                rt::at(m.span, rt::cells()),
+            );
+            out.extend(if written && cells {
+                quote_spanned!(m.span=> let #name = #to_cells(#host_write(&mut #v));)
+            } else if written {
+                quote_spanned!(m.span=> let #name = #host_write(&mut #v);)
+            } else {
+                quote_spanned!(m.span=> let #name = #host_read(&#v);)
+            });
+        }
+        out
+    }
+
+    fn host_tasklet(
+        &self,
+        sid: StateId,
+        st: &Statement,
+        name: &str,
+        body: &TaskletBody,
+    ) -> TokenStream {
+        let bindings = self.host_bindings(st, false);
+        let access = Place::host(self.sdfg);
+        let code = BodyEmitter::new(&access, body).stmts(&body.stmts);
+        let what = format!(
+            "tasklet `{name}` in state `{}`",
+            self.sdfg.states[sid].name.text
+        );
+        let descs = self.access_descriptions(body);
+        let (fault, fault_type) = (names::fault(), rt::check_fault());
+        quote! {{
+            #bindings
+            let #fault = #fault_type::new();
+            { #code }
+            #fault.check(#what, &[#(#descs),*])?;
+        }}
+    }
+
+    fn host_map(&self, sid: StateId, k: StmtId, st: &Statement, m: &Map) -> TokenStream {
+        let parallel = m.schedule == MapSchedule::Cpu;
+        let bindings = self.host_bindings(st, parallel);
+        let written = st
+            .memlets
+            .iter()
+            .filter(|x| x.access.is_write())
+            .map(|x| x.container)
+            .collect();
+        let access = Place::host_map(self.sdfg, m.params.len(), parallel, written);
+        let code = BodyEmitter::new(&access, &m.body).stmts(&m.body.stmts);
+        let what = format!(
+            "map `{}` in state `{}`",
+            m.name.text, self.sdfg.states[sid].name.text
+        );
+        let descs = self.access_descriptions(&m.body);
+        let ranges = MapRanges {
+            map: m,
+            scope: RangeScope::Statement(k),
+        };
+        let iteration = if parallel {
+            ranges.parallel(&code, &what)
+        } else {
+            ranges.sequential(&code)
+        };
+        let (fault, fault_type) = (names::fault(), rt::check_fault());
+        quote! {{
+            #bindings
+            let __fault_owner = #fault_type::new();
+            let #fault = &__fault_owner;
+            #iteration
+            __fault_owner.check(#what, &[#(#descs),*])?;
+        }}
+    }
+
+    fn copy(
+        &self,
+        sid: StateId,
+        k: StmtId,
+        st: &Statement,
+        src: ContainerId,
+        dst: ContainerId,
+    ) -> TokenStream {
+        let (rs, rd) = names::copy_regions(k);
+        let (ss, ds) = (
+            self.sdfg.containers[src].storage,
+            self.sdfg.containers[dst].storage,
+        );
+        let src_span = st.memlets.first().map_or(st.span, |m| m.span);
+        let dst_span = st.memlets.get(1).map_or(st.span, |m| m.span);
+        let (src_name, dst_name) = (self.cname(src), self.cname(dst));
+        match (ss, ds) {
+            (Storage::Gpu, Storage::Gpu) => {
+                let stream = self.stream_of(sid, k);
+                let (a, b) = (names::gpu_ref(src_name), names::gpu_ref(dst_name));
+                quote!(#stream.copy_device(#a, &#rs, #b, &#rd)?;)
+            }
+            (_, Storage::Gpu) => {
+                let stream = self.stream_of(sid, k);
+                let v = names::host_var(src_name, src_span);
+                let b = names::gpu_ref(dst_name);
+                quote_spanned!(src_span=> #stream.copy_to_device(&#v, &#rs, #b, &#rd)?;)
+            }
+            (Storage::Gpu, _) => {
+                let stream = self.stream_of(sid, k);
+                let a = names::gpu_ref(src_name);
+                let v = names::host_var(dst_name, dst_span);
+                let call = match (self.sdfg.containers[dst].transient, ds) {
+                    (true, _) => quote!(copy_to_host),
+                    (false, Storage::Pinned) => quote!(copy_to_host_buffer),
+                    (false, _) => quote!(copy_to_slice),
+                };
+                quote_spanned!(dst_span=> let mut #v = #stream.#call(#a, &#rs, #v, &#rd)?;)
+            }
+            _ if src == dst => {
+                let v = names::host_var(src_name, src_span);
+                let within = rt::at(src_span, rt::check_host_copy_within());
+                let host_write = rt::at(src_span, rt::host_write());
+                quote_spanned!(src_span=> #within(#host_write(&mut #v), &#rs, &#rd)?;)
+            }
+            _ => {
+                let a = names::host_var(src_name, src_span);
+                let b = names::host_var(dst_name, dst_span);
+                let host_read = rt::at(src_span, rt::host_read());
+                let host_write = rt::at(dst_span, rt::host_write());
+                let read = quote_spanned!(src_span=> #host_read(&#a));
+                let write = quote_spanned!(dst_span=> #host_write(&mut #b));
+                let host_copy = rt::check_host_copy();
+                quote!(#host_copy(#read, &#rs, #write, &#rd)?;)
+            }
+        }
+    }
+}

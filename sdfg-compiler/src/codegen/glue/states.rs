@@ -1,0 +1,290 @@
+//! One call: the arguments taken apart and checked, the transients and
+//! streams of the context, then the state machine: one match arm per state
+//! (prechecks, host containers moved in, statements with their waits,
+//! the state-end settle, containers moved out, edges).
+
+use super::Glue;
+use crate::codegen::cpu::body::{literal, rust_type, zero_of, BodyEmitter};
+use crate::codegen::cpu::place::Place;
+use crate::codegen::names;
+use crate::codegen::runtime_paths as rt;
+use crate::ir::{ContainerId, Expr, ExprKind, StateId, Storage};
+use crate::schedule::SyncSite;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{quote, quote_spanned};
+
+impl Glue<'_> {
+    /// The body of a call: argument checks, transients, the state machine.
+    pub(super) fn execute_fn(&self, args_name: &Ident) -> TokenStream {
+        let sdfg = self.sdfg;
+        let lt = self.args_lifetime(quote!('a));
+        let (device, device_buffer, host_buffer, stream, context_guard, running, error) = (
+            rt::device(),
+            rt::device_buffer(),
+            rt::host_buffer(),
+            rt::stream(),
+            rt::context_guard(),
+            rt::running(),
+            rt::error(),
+        );
+
+        // `Args { N: mut __sym_N, X: mut __h_X, G: __g_G }`: each field
+        // straight into a generated binding, so no user name is ever a
+        // pattern (a `const N` in scope would make `N` a constant pattern).
+        let mut fields = Vec::new();
+        for s in sdfg.symbols.iter().filter(|s| s.declared) {
+            let (field, v) = (names::user(&s.name), names::symbol(&s.name.text));
+            fields.push(quote!(#field: mut #v));
+        }
+        for c in sdfg.containers.iter().filter(|c| !c.transient) {
+            let field = names::user(&c.name);
+            fields.push(match c.storage {
+                Storage::Gpu => {
+                    let g = names::gpu_ref(&c.name.text);
+                    quote!(#field: #g)
+                }
+                _ => {
+                    let h = names::host_slot(&c.name.text);
+                    quote!(#field: mut #h)
+                }
+            });
+        }
+
+        let mut setup = TokenStream::new();
+        for (s, sym) in sdfg.symbols.iter().enumerate() {
+            if !sym.declared {
+                let v = self.sym(s);
+                let t = rust_type(sym.ty);
+                let z = literal(zero_of(sym.ty));
+                setup.extend(quote!(let mut #v: #t = #z;));
+            }
+        }
+        // Shapes are fixed for the run (validate::shapes): evaluate them once.
+        let symbols_only = Place::symbols_only(sdfg);
+        let (shape_len, extents) = (rt::check_shape_len(), rt::check_extents());
+        for cont in &sdfg.containers {
+            let ext = names::extents(&cont.name.text);
+            let len = names::len(&cont.name.text);
+            let name = &cont.name.text;
+            let dims: Vec<TokenStream> = cont
+                .shape
+                .iter()
+                .map(|d| {
+                    let e = BodyEmitter::new(&symbols_only, &self.empty).expr(d);
+                    quote!((#e) as i128)
+                })
+                .collect();
+            let n = dims.len();
+            setup.extend(quote! {
+                let #ext: [usize; #n] = {
+                    let __dims: [i128; #n] = [#(#dims),*];
+                    #shape_len(#name, &__dims)?;
+                    #extents(__dims)
+                };
+                let #len: usize = #ext.iter().product();
+            });
+        }
+        // Argument checks, before any work.
+        let (check_device_buffer, check_host_len) =
+            (rt::check_device_buffer(), rt::check_host_len());
+        for cont in sdfg.containers.iter().filter(|c| !c.transient) {
+            let name = &cont.name.text;
+            let len = names::len(name);
+            setup.extend(match cont.storage {
+                Storage::Gpu => {
+                    let g = names::gpu_ref(name);
+                    quote!(#check_device_buffer(#name, &*#g, self.__program.device(), #len)?;)
+                }
+                _ => {
+                    let h = names::host_slot(name);
+                    quote!(#check_host_len(#name, #h.len(), #len)?;)
+                }
+            });
+        }
+        // Transients, then the bindings the states use.
+        let mut teardown = TokenStream::new();
+        // Device transients are allocated first (that needs the context
+        // mutably), then borrowed for the whole call.
+        let mut prepare = TokenStream::new();
+        let mut refs = TokenStream::new();
+        let (mut host_slot, mut dev_slot) = (0usize, 0usize);
+        for (c, cont) in sdfg.containers.iter().enumerate() {
+            let len = names::len(&cont.name.text);
+            let t = self.elem(c);
+            match (cont.transient, cont.storage) {
+                // Block data lives in its kernel (or its CPU twin's task).
+                (_, Storage::Shared | Storage::Register) => {}
+                (true, Storage::Gpu) => {
+                    let r = names::gpu_ref(&cont.name.text);
+                    prepare.extend(quote!(__cx.prepare_device_transient::<#t>(#dev_slot, #len)?;));
+                    refs.extend(quote! {
+                        let #r: &#device_buffer<#t> = __cx.device_transient_ref::<#t>(#dev_slot);
+                    });
+                    dev_slot += 1;
+                }
+                (true, _) => {
+                    let slot = names::host_slot(&cont.name.text);
+                    setup.extend(quote! {
+                        let mut #slot: #host_buffer<#t> = __cx.take_host_transient::<#t>(#host_slot, #len)?;
+                    });
+                    teardown.extend(quote!(__cx.put_host_transient(#host_slot, #slot);));
+                    host_slot += 1;
+                }
+                (false, Storage::Gpu) => {
+                    // A shared reborrow: the call only needs `&mut` to prove exclusivity.
+                    let r = names::gpu_ref(&cont.name.text);
+                    setup.extend(quote!(let #r: &#device_buffer<#t> = &*#r;));
+                }
+                (false, _) => {}
+            }
+        }
+        setup.extend(prepare);
+        setup.extend(refs);
+        for k in 0..self.schedule.streams.count() {
+            let s = names::stream(k);
+            setup.extend(quote!(let #s: #stream = __cx.stream(#k).clone();));
+        }
+        let arms: Vec<TokenStream> = (0..sdfg.states.len()).map(|s| self.state_arm(s)).collect();
+        let start = sdfg.start;
+        quote! {
+            #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, clippy::all)]
+            fn __execute<'a>(
+                &'a self,
+                mut __cx: #context_guard<'a>,
+                __args: #args_name #lt,
+            ) -> ::core::result::Result<#running<'a>, #error> {
+                let #args_name { #(#fields),* } = __args;
+                #setup
+                let __device: &#device = self.__program.device();
+                let __module = self.__program.module();
+                let mut __state: usize = #start;
+                loop {
+                    match __state {
+                        #(#arms)*
+                        _ => break,
+                    }
+                }
+                #teardown
+                ::core::result::Result::Ok(__cx.finish(::core::marker::PhantomData))
+            }
+        }
+    }
+
+    fn state_arm(&self, sid: StateId) -> TokenStream {
+        let state = &self.sdfg.states[sid];
+        let sched = &self.schedule.states[sid];
+        let prechecks = self.prechecks(state);
+        let hosts: Vec<ContainerId> = self.host_containers().collect();
+        let move_in: TokenStream = hosts
+            .iter()
+            .map(|&c| {
+                let v = names::host_var(self.cname(c), Span::call_site());
+                let slot = names::host_slot(self.cname(c));
+                quote!(let mut #v = #slot;)
+            })
+            .collect();
+        let mut body = TokenStream::new();
+        for (k, st) in state.stmts.iter().enumerate() {
+            for sp in sched.syncs.iter().filter(|p| p.site == SyncSite::Before(k)) {
+                body.extend(self.wait(sp.container, sp.span));
+            }
+            body.extend(self.statement(sid, k, st));
+            if sched.events.iter().any(|e| e.producer == k) {
+                // A later statement on another stream needs this one.
+                let stream = self.stream_of(sid, k);
+                body.extend(quote!(#stream.mark()?;));
+            }
+        }
+        for sp in sched.syncs.iter().filter(|p| p.site == SyncSite::StateEnd) {
+            body.extend(self.wait(sp.container, sp.span));
+        }
+        let move_out: TokenStream = hosts
+            .iter()
+            .map(|&c| {
+                let v = names::host_var(self.cname(c), Span::call_site());
+                let slot = names::host_slot(self.cname(c));
+                quote!(#slot = #v;)
+            })
+            .collect();
+        let edges = self.edges(sid);
+        quote! {
+            #sid => {
+                #prechecks
+                #move_in
+                #body
+                #move_out
+                #edges
+                break;
+            }
+        }
+    }
+
+    /// `let X = X.wait()?;` — the only way out of a `Pending`.
+    fn wait(&self, c: ContainerId, span: Span) -> TokenStream {
+        let v = names::host_var(self.cname(c), span);
+        quote_spanned!(span=> let mut #v = #v.wait()?;)
+    }
+
+    /// Interstate edges of `sid`, tried in order; the first whose condition
+    /// holds assigns its symbols (all right-hand sides first) and moves on.
+    fn edges(&self, sid: StateId) -> TokenStream {
+        let mut out = TokenStream::new();
+        let fault = names::fault();
+        let fault_type = rt::check_fault();
+        for (_, e) in self.sdfg.out_edges(sid) {
+            let mut exprs: Vec<&Expr> = e.assignments.iter().map(|a| &a.1).collect();
+            exprs.extend(e.condition.iter());
+            let bindings = self.edge_bindings(&exprs);
+            let access = Place::host(self.sdfg);
+            let emit = BodyEmitter::new(&access, &self.empty);
+            let cond = e
+                .condition
+                .as_ref()
+                .map(|c| emit.expr(c))
+                .unwrap_or(quote!(true));
+            let temps: Vec<Ident> = (0..e.assignments.len()).map(names::edge_value).collect();
+            let values: Vec<TokenStream> = e.assignments.iter().map(|a| emit.expr(&a.1)).collect();
+            let targets: Vec<Ident> = e.assignments.iter().map(|a| self.sym(a.0)).collect();
+            let to = e.to;
+            let what = format!(
+                "interstate edge `{} -> {}`",
+                self.sdfg.states[e.from].name.text, self.sdfg.states[e.to].name.text
+            );
+            out.extend(quote! {{
+                #bindings
+                let __fault_owner = #fault_type::new();
+                let #fault = &__fault_owner;
+                let __taken: bool = #cond;
+                __fault_owner.check(#what, &[])?;
+                if __taken {
+                    #(let #temps = #values;)*
+                    __fault_owner.check(#what, &[])?;
+                    #(#targets = #temps;)*
+                    __state = #to;
+                    continue;
+                }
+            }});
+        }
+        out
+    }
+
+    /// Read access to the host containers an edge's expressions load.
+    fn edge_bindings(&self, exprs: &[&Expr]) -> TokenStream {
+        let mut out = TokenStream::new();
+        let mut done = Vec::new();
+        for e in exprs {
+            e.walk(&mut |x| {
+                if let ExprKind::Load { container, .. } = x.kind {
+                    if !done.contains(&container) {
+                        done.push(container);
+                        let slot = names::host_slot(self.cname(container));
+                        let name = names::data(self.cname(container));
+                        let host_read = rt::at(x.span, rt::host_read());
+                        out.extend(quote_spanned!(x.span=> let #name = #host_read(&#slot);));
+                    }
+                }
+            });
+        }
+        out
+    }
+}

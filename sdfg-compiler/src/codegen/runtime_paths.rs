@@ -1,0 +1,108 @@
+//! Every path from generated code into the facade crate `sdfg`: the runtime
+//! the glue and the kernel twins run on, and the introspection macro. This
+//! page is the whole seam between the compiler and the runtime; no other
+//! code generator spells such a path (they call the functions below), so a
+//! runtime item that moves changes one line here.
+//!
+//! Generated code lives in the user's crate and reaches the runtime through
+//! the facade (`::sdfg::runtime`), the one crate users depend on. What only
+//! generated code uses is in the runtime's `#[doc(hidden)] __glue` module.
+
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::quote;
+
+/// `path` with every token at `span`: for a call on the user's data, so
+/// that rustc's notes about the call ("required by a bound introduced by
+/// this call") point at the user's tokens, like the error itself.
+pub(crate) fn at(span: Span, path: TokenStream) -> TokenStream {
+    path.into_iter()
+        .map(|mut t| {
+            if let TokenTree::Group(g) = &t {
+                let mut g = proc_macro2::Group::new(g.delimiter(), at(span, g.stream()));
+                g.set_span(span);
+                t = TokenTree::Group(g);
+            } else {
+                t.set_span(span);
+            }
+            t
+        })
+        .collect()
+}
+
+macro_rules! paths {
+    ($($(#[doc = $doc:literal])* $name:ident => [$($path:tt)+];)*) => {
+        $(
+            $(#[doc = $doc])*
+            pub(crate) fn $name() -> TokenStream {
+                quote!($($path)+)
+            }
+        )*
+    };
+}
+
+paths! {
+    // The user's API: what `Args`, `load`, `run` and `launch` mention.
+    device => [::sdfg::runtime::Device];
+    error => [::sdfg::runtime::Error];
+    stream => [::sdfg::runtime::Stream];
+    running => [::sdfg::runtime::Running];
+    device_buffer => [::sdfg::runtime::DeviceBuffer];
+    host_buffer => [::sdfg::runtime::HostBuffer];
+    /// `host_read(&x) -> &[T]`: not implemented for `Pending`, so a read of
+    /// data still in flight is a type error at the user's tokens.
+    host_read => [::sdfg::runtime::host_read];
+    host_write => [::sdfg::runtime::host_write];
+
+    // Launching a kernel (public: raw PTX users launch too).
+    launch_config => [::sdfg::runtime::LaunchConfig];
+    /// `KernelArg::{read, write, read_write, value, fault}`.
+    kernel_arg => [::sdfg::runtime::KernelArg];
+
+    // What only the glue uses: a loaded program and its calls.
+    /// `unsafe Program::load(device, &SPEC)`.
+    program => [::sdfg::runtime::__glue::Program];
+    /// `unsafe ProgramSpec::new(name, ptx, &KERNELS, streams)`.
+    program_spec => [::sdfg::runtime::__glue::ProgramSpec];
+    /// `StreamSpec::Default` / `StreamSpec::Created(n)`.
+    stream_spec => [::sdfg::runtime::__glue::StreamSpec];
+    kernel_entry => [::sdfg::runtime::__glue::KernelEntry];
+    context_guard => [::sdfg::runtime::__glue::ContextGuard];
+
+    // What kernel twins and host maps use.
+    kernel_args => [::sdfg::runtime::__glue::KernelArgs];
+    /// `Elem::{Cell, load, store}`.
+    elem => [::sdfg::runtime::Elem];
+    /// `NumElem::reduce_{sum, product, min, max}`.
+    num_elem => [::sdfg::runtime::NumElem];
+    /// `MinMaxNumber::{min_number, max_number}` (IEEE minimumNumber).
+    min_max_number => [::sdfg::runtime::MinMaxNumber];
+    cells => [::sdfg::runtime::__glue::cells];
+    par_iter_for_each => [::sdfg::runtime::__glue::rayon::iter::ParallelIterator::for_each];
+    /// Block maps: `threads(what, dims)`, `launched(threads)`,
+    /// `one_iteration_per_thread(what, n, threads)`, `tree(parts, combine)`.
+    block => [::sdfg::runtime::__glue::block];
+    into_par_iter => [::sdfg::runtime::__glue::rayon::iter::IntoParallelIterator::into_par_iter];
+
+    // Run-time checks: argument lengths, ranges, indices, copy regions.
+    check_shape_len => [::sdfg::runtime::__glue::check::shape_len];
+    check_extents => [::sdfg::runtime::__glue::check::extents];
+    check_device_buffer => [::sdfg::runtime::__glue::check::device_buffer];
+    check_host_len => [::sdfg::runtime::__glue::check::host_len];
+    check_range_count => [::sdfg::runtime::__glue::check::range_count];
+    check_total_iterations => [::sdfg::runtime::__glue::check::total_iterations];
+    check_index => [::sdfg::runtime::__glue::check::index];
+    check_index_in_dim => [::sdfg::runtime::__glue::check::index_in_dim];
+    /// `Interval::{point, strided, of_loop}` and its arithmetic.
+    check_interval => [::sdfg::runtime::__glue::check::Interval];
+    check_copy_side => [::sdfg::runtime::__glue::check::CopySide];
+    check_copy_regions => [::sdfg::runtime::__glue::check::copy_regions];
+    check_host_copy => [::sdfg::runtime::__glue::check::host_copy];
+    check_host_copy_within => [::sdfg::runtime::__glue::check::host_copy_within];
+    /// `Fault::{new, raise, code, check}`: out-of-bounds accesses of host code.
+    check_fault => [::sdfg::runtime::__glue::check::Fault];
+
+    /// `Name::ir()` and `Name::schedule()` when the facade's `introspect`
+    /// feature is on, nothing otherwise (decided in the facade, not by the
+    /// features of the user's crate the code expands in).
+    introspection_methods => [::sdfg::__introspection_methods];
+}
