@@ -93,7 +93,11 @@ fn dot_with_block_partials() {
             .unwrap();
         let got = ds.to_vec().unwrap()[0];
         let exact: f64 = x.iter().zip(&y).map(|(a, b)| *a as f64 * *b as f64).sum();
-        let bound: f64 = x.iter().zip(&y).map(|(a, b)| (*a as f64 * *b as f64).abs()).sum::<f64>()
+        let bound: f64 = x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| (*a as f64 * *b as f64).abs())
+            .sum::<f64>()
             * 1e-6;
         assert!(
             (got as f64 - exact).abs() <= bound,
@@ -113,8 +117,12 @@ fn gemm_with_shared_tiles_and_register_blocks() {
         let (m, n, k) = (256usize, 128usize, 40usize);
         let mut rng = Rng::new(13);
         // Small integers: every sum is exact, in any order.
-        let a: Vec<f32> = (0..m * k).map(|_| (rng.next_u64() % 7) as f32 - 3.0).collect();
-        let b: Vec<f32> = (0..k * n).map(|_| (rng.next_u64() % 7) as f32 - 3.0).collect();
+        let a: Vec<f32> = (0..m * k)
+            .map(|_| (rng.next_u64() % 7) as f32 - 3.0)
+            .collect();
+        let b: Vec<f32> = (0..k * n)
+            .map(|_| (rng.next_u64() % 7) as f32 - 3.0)
+            .collect();
         let program = BlockGemm::load(&device).unwrap();
         let (da, db) = (
             DeviceBuffer::from_slice(&device, &a).unwrap(),
@@ -170,13 +178,19 @@ fn block_features_match_plain_rust() {
             let (mut want_out, mut want_hist, mut want_total) =
                 (vec![0i32; rows * cols], vec![0i32; rows * 8], 5i64);
             for r in 0..rows {
-                let row: Vec<i32> = (0..cols).map(|c| x[r * cols + c] + (r * 3) as i32).collect();
+                let row: Vec<i32> = (0..cols)
+                    .map(|c| x[r * cols + c] + (r * 3) as i32)
+                    .collect();
                 for &v in &row {
                     want_hist[r * 8 + (v % 8 + 8) as usize % 8] += 1;
                     want_total += v as i64;
                 }
                 for c in 0..cols {
-                    want_out[r * cols + c] = if r % 2 == 0 { row[cols - 1 - c] } else { row[c] * 2 };
+                    want_out[r * cols + c] = if r % 2 == 0 {
+                        row[cols - 1 - c]
+                    } else {
+                        row[c] * 2
+                    };
                 }
             }
             let what = format!("{rows} x {cols}, {threads} threads, {}", device.name());
@@ -247,7 +261,10 @@ fn cpu_device_and_the_simulated_kernel_agree_bit_for_bit() {
         ir.container_by_name("Y").unwrap(),
     );
     let mut data = Data::new();
-    data.insert(cx, (vec![rows, cols], x.iter().map(|&v| Value::F32(v)).collect()));
+    data.insert(
+        cx,
+        (vec![rows, cols], x.iter().map(|&v| Value::F32(v)).collect()),
+    );
     data.insert(cy, (vec![rows, cols], vec![Value::F32(0.0); rows * cols]));
     let syms = [Value::I64(rows as i64), Value::I64(cols as i64)];
     let (got, fault) = simulate_map(&ir, &ptx, 0, &syms, &data, [2, 1, 1]).unwrap();
@@ -263,9 +280,15 @@ fn cpu_device_and_the_simulated_kernel_agree_bit_for_bit() {
     // exp is the same function on both (1 ulp from Rust's, differently):
     // compare the reductions, which the sums of each row expose.
     for r in 0..rows {
-        let (a, b) = (&cpu[r * cols..(r + 1) * cols], &sim[r * cols..(r + 1) * cols]);
+        let (a, b) = (
+            &cpu[r * cols..(r + 1) * cols],
+            &sim[r * cols..(r + 1) * cols],
+        );
         for (i, (p, q)) in a.iter().zip(b).enumerate() {
-            assert!((p - q).abs() <= 2.0 * f32::EPSILON * p.abs().max(q.abs()), "row {r} [{i}] {p} vs {q}");
+            assert!(
+                (p - q).abs() <= 2.0 * f32::EPSILON * p.abs().max(q.abs()),
+                "row {r} [{i}] {p} vs {q}"
+            );
         }
     }
 
@@ -294,8 +317,20 @@ fn cpu_device_and_the_simulated_kernel_agree_bit_for_bit() {
     let ptx = sdfg::compiler::codegen::ptx::generate(&ir);
     let id = |n: &str| ir.container_by_name(n).unwrap();
     let mut data = Data::new();
-    data.insert(id("X"), (vec![blocks, chunk], xs.iter().map(|&v| Value::F32(v)).collect()));
-    data.insert(id("Y"), (vec![blocks, chunk], ys.iter().map(|&v| Value::F32(v)).collect()));
+    data.insert(
+        id("X"),
+        (
+            vec![blocks, chunk],
+            xs.iter().map(|&v| Value::F32(v)).collect(),
+        ),
+    );
+    data.insert(
+        id("Y"),
+        (
+            vec![blocks, chunk],
+            ys.iter().map(|&v| Value::F32(v)).collect(),
+        ),
+    );
     data.insert(id("S"), (vec![], vec![Value::F32(0.0)]));
     data.insert(id("P"), (vec![blocks], vec![Value::F32(0.0); blocks]));
     let syms = [Value::I64(blocks as i64), Value::I64(chunk as i64)];

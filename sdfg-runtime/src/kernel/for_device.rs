@@ -188,7 +188,12 @@ impl LaunchConfig {
     /// let c = LaunchConfig::for_blocks(&dev, 1 << 40, 128, 0);
     /// assert_eq!(c.grid[0], dev.sm_count() * 32);
     /// ```
-    pub fn for_blocks(device: &Device, iterations: u64, threads: u32, shared_bytes: u32) -> LaunchConfig {
+    pub fn for_blocks(
+        device: &Device,
+        iterations: u64,
+        threads: u32,
+        shared_bytes: u32,
+    ) -> LaunchConfig {
         let max = (device.sm_count().max(1) as u64).saturating_mul(32);
         LaunchConfig {
             grid: [iterations.min(max) as u32, 1, 1],

@@ -7,7 +7,9 @@
 //! (see `BodyEmitter::thread_map`), so the CPU device computes the same
 //! bits as the GPU for a block size.
 
-use super::body::{combine_values as combine, literal, rust_type, zero_of, BodyEmitter, DataAccess};
+use super::body::{
+    combine_values as combine, literal, rust_type, zero_of, BodyEmitter, DataAccess,
+};
 use super::place::Place;
 use super::ranges::MapRanges;
 use crate::codegen::abi::KernelAbi;

@@ -415,7 +415,9 @@ impl<'a> BodyEmitter<'a> {
             let offset = self.offset(r.container, r.index);
             let code = self.code_of(r.index, true);
             let fault = self.data.fault(code);
-            let store = self.data.store(r.container, quote!(__o), quote!(__v), Some(r.op));
+            let store = self
+                .data
+                .store(r.container, quote!(__o), quote!(__v), Some(r.op));
             finish.extend(quote! {
                 if let ::core::option::Option::Some(__v) = #block::tree(&#part, |__a: #ty, __b: #ty| #combined) {
                     match #offset {
@@ -496,7 +498,12 @@ impl<'a> BodyEmitter<'a> {
 }
 
 /// `a (op) b` with the language's semantics (a WCR's combination).
-pub(crate) fn combine_values(op: WcrOp, ty: ScalarType, a: TokenStream, b: TokenStream) -> TokenStream {
+pub(crate) fn combine_values(
+    op: WcrOp,
+    ty: ScalarType,
+    a: TokenStream,
+    b: TokenStream,
+) -> TokenStream {
     let int = ty.is_integer();
     let mm = rt::min_max_number();
     match op {

@@ -266,7 +266,11 @@ impl<'a> KernelEmitter<'a> {
         let q = self.reg(Class::B64);
         self.ins(format!("cvt.u64.u32 {q}, {tid}"));
         let stride = self.reg(Class::B64);
-        self.ins(format!("cvt.u64.u32 {stride}, {threads}"));
+        if threads.parse::<u32>().is_ok() {
+            self.ins(format!("mov.u64 {stride}, {threads}"));
+        } else {
+            self.ins(format!("cvt.u64.u32 {stride}, {threads}"));
+        }
         let done = self.label();
         self.ins(format!("@!{active} bra {done}"));
         if self.touches_register_data(&t.body) {
@@ -278,7 +282,7 @@ impl<'a> KernelEmitter<'a> {
             self.set_thread_params(t, &ranges, q);
             self.stmts(&t.body);
         } else {
-            let unroll = if t.params.len() == 1 && is_small_straight_line(&t.body) {
+            let unroll = if is_small_straight_line(&t.body) {
                 THREAD_MAP_UNROLL
             } else {
                 1
@@ -323,6 +327,13 @@ impl<'a> KernelEmitter<'a> {
         self.ins(format!("setp.ge.u64 {p}, {last}, {total}"));
         self.ins(format!("@{p} bra {rest}"));
         let leading = self.leading_loads(t);
+        // Bytes between the element a load reads in consecutive items, when
+        // constant: item k then loads at item 0's address plus k of them.
+        let steps: Vec<Option<i64>> = leading
+            .iter()
+            .map(|e| self.item_stride_bytes(t, ranges, e))
+            .collect();
+        let mut first: Vec<Option<Reg>> = vec![None; leading.len()];
         let mut items = Vec::new();
         for k in 0..unroll {
             let qk = if k == 0 {
@@ -335,8 +346,22 @@ impl<'a> KernelEmitter<'a> {
             self.set_thread_params(t, ranges, qk);
             let locals = self.locals.clone();
             let mut loaded = HashMap::new();
-            for e in &leading {
-                let r = self.expr(e);
+            for (j, e) in leading.iter().enumerate() {
+                let r = match (steps[j], first[j]) {
+                    (Some(bytes), Some(addr0)) => {
+                        let addr = self.reg(Class::B64);
+                        self.ins(format!("add.s64 {addr}, {addr0}, {}", bytes * k as i64));
+                        self.global_load_at(e, addr)
+                    }
+                    (Some(_), None) => match self.leading_address(e) {
+                        Some(addr) => {
+                            first[j] = Some(addr);
+                            self.global_load_at(e, addr)
+                        }
+                        None => self.expr(e),
+                    },
+                    _ => self.expr(e),
+                };
                 loaded.insert(*e as *const Expr, r);
             }
             items.push((locals, loaded));
@@ -350,6 +375,72 @@ impl<'a> KernelEmitter<'a> {
         self.ins(format!("mad.lo.u64 {q}, {stride}, {unroll}, {q}"));
         self.ins(format!("bra.uni {head}"));
         self.place(&rest);
+    }
+
+    /// For a leading load of a 1-D thread map whose index moves with the
+    /// parameter in its last dimension only (coefficient 1, so consecutive
+    /// elements): the bytes between the elements of consecutive unrolled
+    /// items (`B * step * size`), when `B` and the step are constants.
+    fn item_stride_bytes(&self, t: &ThreadMap, ranges: &[ThreadRange], e: &Expr) -> Option<i64> {
+        let [p] = t.params.as_slice() else {
+            return None;
+        };
+        let ExprKind::Load { container, index } = &e.kind else {
+            return None;
+        };
+        let elem = self.sdfg.containers[*container].elem;
+        if elem == ScalarType::Bool {
+            return None;
+        }
+        let threads: i64 = self.block.as_ref()?.threads.parse().ok()?;
+        let step: i64 = ranges[0].step.parse().ok()?;
+        let (last, outer) = index.split_last()?;
+        if outer.iter().any(|x| mentions_local(x, p.local)) {
+            return None;
+        }
+        let form = crate::ir::linear::Linear::<String>::from_expr(last, &mut |x: &Expr| {
+            use crate::ir::linear::{Leaf, Linear};
+            if matches!(x.kind, ExprKind::Var(VarRef::Local(l)) if l == p.local) {
+                Leaf::Form(Linear::var(String::from("p")))
+            } else if !mentions_local(x, p.local) && !matches!(x.kind, ExprKind::Lit(_)) {
+                Leaf::Form(Linear::var(x.key()))
+            } else {
+                Leaf::Descend
+            }
+        })?;
+        if form.terms.get("p") != Some(&1) {
+            return None;
+        }
+        threads
+            .checked_mul(step)?
+            .checked_mul(elem.size_bytes() as i64)
+    }
+
+    /// The address of a leading (host-checked) load.
+    fn leading_address(&mut self, e: &'a Expr) -> Option<Reg> {
+        let ExprKind::Load { container, index } = &e.kind else {
+            return None;
+        };
+        match self.address(*container, index)? {
+            (addr, None) => Some(addr),
+            _ => None,
+        }
+    }
+
+    /// A global load of `e`'s element at `addr` (host-checked).
+    fn global_load_at(&mut self, e: &'a Expr, addr: Reg) -> Reg {
+        let ExprKind::Load { container, .. } = &e.kind else {
+            return self.expr(e);
+        };
+        let read_only = self.buffers.get(container).is_some_and(|b| b.read_only);
+        let space = if read_only { "global.nc" } else { "global" };
+        let r = self.reg_of(e.ty);
+        self.ins(format!(
+            "ld.{space}{}.{} {r}, [{addr}]",
+            self.load_hint,
+            super::regs::mem_type(e.ty)
+        ));
+        r
     }
 
     /// The unconditional global loads of a thread map's top-level
@@ -410,9 +501,23 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    /// (start, step) as i64 and the iteration count (u64) of a dimension.
+    /// (start, step) as i64 and the iteration count (u64) of a dimension:
+    /// immediates when the range is made of literals.
     fn thread_range(&mut self, p: &'a ThreadParam) -> ThreadRange {
         let ty = p.start.ty;
+        let c = crate::ir::linear::constant_value;
+        let constant = (c(&p.start), c(&p.end), p.step.as_ref().map_or(Some(1), c));
+        if let (Some(a), Some(b), Some(st)) = constant {
+            if st > 0 && a.abs() < 1 << 62 && b.abs() < 1 << 62 && st < 1 << 62 {
+                let count = if b > a { (b - a + st - 1) / st } else { 0 };
+                return ThreadRange {
+                    start: a.to_string(),
+                    step: st.to_string(),
+                    count: count.to_string(),
+                    ty,
+                };
+            }
+        }
         let start = self.expr(&p.start);
         let end = self.expr(&p.end);
         let end = self.convert(end, p.end.ty, ty);
@@ -454,36 +559,89 @@ impl<'a> KernelEmitter<'a> {
             // The difference of two 32-bit values fits 32 bits unsigned.
             self.ins(format!("and.b64 {count}, {count}, 0xFFFFFFFF"));
         }
-        self.ins(format!("sub.u64 {count}, {count}, 1"));
-        let step_u = self.reg(Class::B64);
-        self.ins(format!("selp.u64 {step_u}, {step64}, 1, {positive}"));
-        self.ins(format!("div.u64 {count}, {count}, {step_u}"));
-        self.ins(format!("add.u64 {count}, {count}, 1"));
+        match p.step.as_ref().map_or(Some(1), c).filter(|&k| k > 0) {
+            // A constant step: no division (ptxas calls a subroutine for a
+            // 64-bit one), or a shift.
+            Some(1) => {}
+            Some(k) if k.count_ones() == 1 && k < 1 << 62 => {
+                self.ins(format!("sub.u64 {count}, {count}, 1"));
+                self.ins(format!("shr.u64 {count}, {count}, {}", k.trailing_zeros()));
+                self.ins(format!("add.u64 {count}, {count}, 1"));
+            }
+            _ => {
+                self.ins(format!("sub.u64 {count}, {count}, 1"));
+                let step_u = self.reg(Class::B64);
+                self.ins(format!("selp.u64 {step_u}, {step64}, 1, {positive}"));
+                self.ins(format!("div.u64 {count}, {count}, {step_u}"));
+                self.ins(format!("add.u64 {count}, {count}, 1"));
+            }
+        }
         self.ins(format!("selp.u64 {count}, {count}, 0, {nonempty}"));
+        // A constant start or step stays an immediate.
+        let known = |e: Option<&Expr>, reg: Reg| match e.map_or(Some(1), c) {
+            Some(v) if v.abs() < 1 << 62 => v.to_string(),
+            _ => reg.to_string(),
+        };
         ThreadRange {
-            start: start64,
-            step: step64,
-            count,
+            start: known(Some(&p.start), start64),
+            step: known(p.step.as_ref(), step64),
+            count: count.to_string(),
             ty,
         }
     }
 
-    /// The parameters of iteration `q` (u64): row-major decomposition.
+    /// The parameters of iteration `q` (u64): row-major decomposition. With
+    /// constant counts the divisions are by immediates: shifts and masks
+    /// for powers of two (ptxas calls a subroutine for any 64-bit
+    /// division), 32-bit divisions when the whole space fits 32 bits.
     fn set_thread_params(&mut self, t: &ThreadMap, ranges: &[ThreadRange], q: Reg) {
-        let rest = self.reg(Class::B64);
-        self.mov(rest, q);
+        let counts: Option<Vec<u64>> = ranges.iter().map(|r| r.count.parse::<u64>().ok()).collect();
+        let narrow = counts
+            .as_ref()
+            .and_then(|c| c.iter().try_fold(1u64, |a, &n| a.checked_mul(n)))
+            .is_some_and(|total| total <= u32::MAX as u64);
+        let rest = if narrow {
+            let r = self.reg(Class::B32);
+            self.ins(format!("cvt.u32.u64 {r}, {q}"));
+            r
+        } else {
+            let r = self.reg(Class::B64);
+            self.mov(r, q);
+            r
+        };
+        let (w, class) = if narrow {
+            ("u32", Class::B32)
+        } else {
+            ("u64", Class::B64)
+        };
         for (d, p) in t.params.iter().enumerate().rev() {
             let r = &ranges[d];
             let idx = if d == 0 {
                 rest
             } else {
-                let quot = self.reg(Class::B64);
-                let i = self.reg(Class::B64);
-                self.ins(format!("div.u64 {quot}, {rest}, {}", r.count));
-                self.ins(format!("mul.lo.u64 {i}, {quot}, {}", r.count));
-                self.ins(format!("sub.u64 {i}, {rest}, {i}"));
+                let quot = self.reg(class);
+                let i = self.reg(class);
+                match r.count.parse::<u64>().ok().filter(|n| n.is_power_of_two()) {
+                    Some(n) => {
+                        let bits = if narrow { "b32" } else { "b64" };
+                        self.ins(format!("shr.{w} {quot}, {rest}, {}", n.trailing_zeros()));
+                        self.ins(format!("and.{bits} {i}, {rest}, {}", n - 1));
+                    }
+                    None => {
+                        self.ins(format!("div.{w} {quot}, {rest}, {}", r.count));
+                        self.ins(format!("mul.lo.{w} {i}, {quot}, {}", r.count));
+                        self.ins(format!("sub.{w} {i}, {rest}, {i}"));
+                    }
+                }
                 self.mov(rest, quot);
                 i
+            };
+            let idx = if narrow {
+                let wide = self.reg(Class::B64);
+                self.ins(format!("cvt.u64.u32 {wide}, {idx}"));
+                wide
+            } else {
+                idx
             };
             let v = self.reg(Class::B64);
             self.ins(format!("mad.lo.s64 {v}, {idx}, {}, {}", r.step, r.start));
@@ -601,6 +759,10 @@ impl<'a> KernelEmitter<'a> {
         let st = step.map_or(Some(1), c).unwrap_or(1).max(1);
         let outer = self.loops.clone();
         self.loops = outer.enter_loop(var, start, end, step);
+        if st == 1 && self.vector_register_copy(var, a as i64, b as i64, body) {
+            self.loops = outer;
+            return true;
+        }
         let mut v = a;
         while v < b {
             if let Some(cx) = self.block.as_mut() {
@@ -637,11 +799,11 @@ impl<'a> KernelEmitter<'a> {
     }
 }
 
-/// One dimension of a thread map.
+/// One dimension of a thread map: u64 operands (registers or immediates).
 pub(super) struct ThreadRange {
-    start: Reg,
-    step: Reg,
-    count: Reg,
+    start: String,
+    step: String,
+    count: String,
     ty: ScalarType,
 }
 

@@ -11,8 +11,8 @@ use super::KernelEmitter;
 use crate::ir::bounds::is_prechecked;
 use crate::ir::linear::{constant_value, Leaf, Linear};
 use crate::ir::{
-    uniform_reductions, ContainerId, Expr, ExprKind, ScalarType, Stmt, Storage, ThreadMap, Value,
-    VarRef, WcrOp,
+    uniform_reductions, ContainerId, Expr, ExprKind, LocalId, ScalarType, Stmt, Storage, ThreadMap,
+    Value, VarRef, WcrOp,
 };
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -637,6 +637,134 @@ impl<'a> KernelEmitter<'a> {
         self.ins(format!("@!{p} bra {head}"));
     }
 
+    /// `for i in a..b { R[.., i] = S[.., c + i]; }` unrolled, with `R`
+    /// register data in registers and `S` shared data whose elements are
+    /// consecutive in `i` and 16-byte aligned at every group of lanes: one
+    /// `ld.shared.v4` (or `.v2` for 8-byte elements) per group instead of
+    /// one load per element. False (nothing emitted) when the loop is not
+    /// of that form.
+    pub(super) fn vector_register_copy(
+        &mut self,
+        var: LocalId,
+        a: i64,
+        b: i64,
+        body: &'a [Stmt],
+    ) -> bool {
+        let [Stmt::Store {
+            container: r,
+            index: ridx,
+            value,
+            wcr: None,
+            ..
+        }] = body
+        else {
+            return false;
+        };
+        let ExprKind::Load {
+            container: sc,
+            index: sidx,
+        } = &value.kind
+        else {
+            return false;
+        };
+        let (r, sc) = (*r, *sc);
+        let elem = self.sdfg.containers[r].elem;
+        let shared = &self.sdfg.containers[sc];
+        let in_regs = self
+            .block
+            .as_ref()
+            .and_then(|cx| cx.data.registers.get(&r))
+            .is_some_and(|d| matches!(d, RegisterArray::Regs { .. }));
+        let lanes = match elem.size_bytes() {
+            4 => 4,
+            8 => 2,
+            _ => return false,
+        };
+        if !in_regs
+            || shared.storage != Storage::Shared
+            || shared.elem != elem
+            || value.ty != elem
+            || (b - a) <= 0
+            || (b - a) % lanes != 0
+            || !is_prechecked(sidx, self.conditional, &self.loops)
+        {
+            return false;
+        }
+        // The flat offset of S's element, linear in the loop variable with
+        // coefficient 1, every other term a multiple of the lanes.
+        let Some(strides) = constant_strides(&shared.shape) else {
+            return false;
+        };
+        // Variables as ordered keys: (0, local), (1, parameter), (2, symbol).
+        let key = |v: VarRef| match v {
+            VarRef::Local(l) => (0u8, l),
+            VarRef::Param(p) => (1, p),
+            VarRef::Symbol(s) => (2, s),
+        };
+        let mut flat: Linear<(u8, usize)> = Linear::constant(0);
+        for (e, stride) in sidx.iter().zip(&strides) {
+            let Some(f) = Linear::from_expr(e, &mut |x: &Expr| match &x.kind {
+                ExprKind::Var(v) => Leaf::Form(Linear::var(key(*v))),
+                ExprKind::Load { .. } | ExprKind::Call { .. } | ExprKind::Select { .. } => {
+                    Leaf::NotLinear
+                }
+                _ => Leaf::Descend,
+            }) else {
+                return false;
+            };
+            let Some(next) = f
+                .scale(*stride as i128)
+                .and_then(|f| flat.clone().add(&f, 1))
+            else {
+                return false;
+            };
+            flat = next;
+        }
+        let lanes128 = lanes as i128;
+        let aligned = flat.terms.get(&(0, var)) == Some(&1)
+            && flat
+                .terms
+                .iter()
+                .all(|(v, k)| *v == (0, var) || k % lanes128 == 0)
+            && (flat.constant + a as i128) % lanes128 == 0;
+        if !aligned {
+            return false;
+        }
+        // The registers of each group, distinct.
+        let mut groups = Vec::new();
+        for first in (a..b).step_by(lanes as usize) {
+            let mut regs = Vec::new();
+            for k in 0..lanes {
+                if let Some(cx) = self.block.as_mut() {
+                    cx.unrolled.insert(var, first + k);
+                }
+                match self.register_slot(r, ridx) {
+                    Some(Slot::Reg(reg)) if !regs.contains(&reg) => regs.push(reg),
+                    _ => return false,
+                }
+            }
+            groups.push((first, regs));
+        }
+        let t = mem_type(elem);
+        for (first, regs) in groups {
+            if let Some(cx) = self.block.as_mut() {
+                cx.unrolled.insert(var, first);
+            }
+            let Some((addr, _)) = self.shared_address(sc, sidx) else {
+                return false;
+            };
+            let list: Vec<String> = regs.iter().map(|r| r.to_string()).collect();
+            self.ins(format!(
+                "ld.shared.v{lanes}.{t} {{{}}}, [{addr}]",
+                list.join(", ")
+            ));
+        }
+        if let Some(cx) = self.block.as_mut() {
+            cx.unrolled.remove(&var);
+        }
+        true
+    }
+
     /// Records the fault of access `index` when `p` holds.
     fn fault_if(&mut self, p: Reg, index: &[Expr], is_store: bool) {
         let code = self.site_code(index, is_store);
@@ -880,6 +1008,19 @@ enum Slot {
     Local(Reg, Option<Reg>),
     /// A constant index outside the data.
     Outside,
+}
+
+/// The row-major strides of a constant shape (elements).
+fn constant_strides(shape: &[Expr]) -> Option<Vec<u64>> {
+    let dims: Vec<u64> = shape
+        .iter()
+        .map(|d| constant_value(d).and_then(|v| u64::try_from(v).ok()))
+        .collect::<Option<_>>()?;
+    let mut strides = vec![1u64; dims.len()];
+    for d in (0..dims.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1].checked_mul(dims[d + 1])?;
+    }
+    Some(strides)
 }
 
 /// Row-major offset of constant indices; None when one is out of range.
