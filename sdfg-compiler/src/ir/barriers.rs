@@ -314,9 +314,10 @@ impl Placer<'_> {
     }
 
     fn conflict(&self, pending: &Pending, touches: &[Touch]) -> Option<BarrierReason> {
-        // Prefer an earlier access of this iteration over a carried one.
+        // Prefer an access of this iteration, then one of the innermost loop's
+        // previous iteration.
         let mut candidates: Vec<&Touch> = pending.iter().collect();
-        candidates.sort_by_key(|t| t.carried.is_some());
+        candidates.sort_by_key(|t| (t.carried.is_some(), std::cmp::Reverse(t.carried)));
         for b in touches {
             for a in &candidates {
                 let conflicts = a.data == b.data
@@ -387,19 +388,22 @@ impl Placer<'_> {
 fn merge(head: &Pending, end: Vec<Touch>, id: usize) -> Pending {
     let mut next = head.clone();
     for mut t in end {
+        // Known when made in this iteration or already marked for this loop;
+        // a touch marked for an outer loop gets this (nearer) loop's mark too.
         let known = head.iter().any(|h| {
-            Touch {
-                carried: None,
-                ..h.clone()
-            } == Touch {
-                carried: None,
-                ..t.clone()
-            }
+            (h.carried.is_none() || h.carried == Some(id))
+                && Touch {
+                    carried: None,
+                    ..h.clone()
+                } == Touch {
+                    carried: None,
+                    ..t.clone()
+                }
         });
         if known {
             continue;
         }
-        if t.carried.is_none() {
+        if t.carried.is_none() || t.carried < Some(id) {
             t.carried = Some(id);
         }
         next.insert(t);

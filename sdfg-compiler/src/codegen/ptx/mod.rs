@@ -253,6 +253,11 @@ pub const ULP_BOUNDS: &[UlpBound] = &[
         note: "exact",
     },
     UlpBound {
+        function: "mul_add f32/f64",
+        ulp: 0.0,
+        note: "fma.rn: a * b + c rounded once, as Rust's mul_add",
+    },
+    UlpBound {
         function: "fmod f32/f64",
         ulp: 0.0,
         note: "exact: fma fast path for quotients below 2^53, bitwise long division otherwise",
