@@ -274,6 +274,7 @@ impl SdfgBuilder {
             body,
             block: None,
             gpu_tasklet: false,
+            independent: Vec::new(),
         };
         let stmts = &mut self.sdfg.states[state].stmts;
         stmts.push(Statement {

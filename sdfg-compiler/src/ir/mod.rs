@@ -226,6 +226,10 @@ pub struct Map {
     pub schedule: MapSchedule,
     /// `VarRef::Param(n)` in the body refers to `params[n]`.
     pub body: TaskletBody,
+    /// `#[independent(A, ...)]`: containers the user vouches that no two
+    /// iterations share an element of, with the span of each name; the race
+    /// test (`crate::validate`) trusts them.
+    pub independent: Vec<(ContainerId, Span)>,
     /// `on gpu block(...)`: each iteration runs on one thread block, and the
     /// body is a block program with thread maps ([`block`]). None: a flat map.
     pub block: Option<Block>,

@@ -154,6 +154,11 @@ impl<'a> Lowerer<'a> {
             locals: scope.locals,
         };
         let memlets = memlets::body_memlets(&self.containers, &body);
+        let independent = m
+            .independent
+            .iter()
+            .filter_map(|name| Some((self.container_name(name)?, name.span())))
+            .collect();
         Some(Statement {
             kind: StatementKind::Map(Map {
                 name: name_of(&m.name),
@@ -166,6 +171,7 @@ impl<'a> Lowerer<'a> {
                     span: spec.span,
                 }),
                 gpu_tasklet: false,
+                independent,
             }),
             memlets,
             span: m.name.span(),

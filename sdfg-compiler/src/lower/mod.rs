@@ -20,6 +20,7 @@ mod block;
 mod body;
 pub(crate) mod dataflow;
 pub(crate) mod memlets;
+mod reduction_forms;
 mod typing;
 
 use crate::diag::suggest::closest_name;
@@ -371,10 +372,11 @@ impl<'a> Lowerer<'a> {
                     return None;
                 }
                 let (stmts, scope) = self.body(|| Scope::new(ScopeKind::Body), &t.body);
-                let body = TaskletBody {
+                let mut body = TaskletBody {
                     stmts,
                     locals: scope.locals,
                 };
+                reduction_forms::fold_local_min_max(&mut body);
                 let memlets = memlets::body_memlets(&self.containers, &body);
                 Some(Statement {
                     kind: StatementKind::Tasklet(Tasklet {
@@ -446,6 +448,11 @@ impl<'a> Lowerer<'a> {
                 None => ok = false,
             }
         }
+        let independent: Vec<(ContainerId, Span)> = m
+            .independent
+            .iter()
+            .filter_map(|name| Some((self.container_name(name)?, name.span())))
+            .collect();
         let param_types: Vec<(String, ScalarType)> =
             params.iter().map(|p| (p.name.text.clone(), p.ty)).collect();
         if let Some(items) = &m.block_body {
@@ -467,10 +474,11 @@ impl<'a> Lowerer<'a> {
         if !ok {
             return None;
         }
-        let body = TaskletBody {
+        let mut body = TaskletBody {
             stmts,
             locals: scope.locals,
         };
+        reduction_forms::fold_local_min_max(&mut body);
         let memlets = memlets::body_memlets(&self.containers, &body);
         Some(Statement {
             kind: StatementKind::Map(Map {
@@ -480,6 +488,7 @@ impl<'a> Lowerer<'a> {
                 body,
                 block: None,
                 gpu_tasklet: m.gpu_tasklet,
+                independent,
             }),
             memlets,
             span: m.name.span(),

@@ -527,6 +527,7 @@ impl<'a> Builder<'a> {
                 body: TaskletBody { stmts, locals },
                 block: None,
                 gpu_tasklet: false,
+                independent: Vec::new(),
             }),
             memlets: Vec::new(),
             span,
