@@ -15,7 +15,8 @@
 //! padding of the last warp) run no thread-map iteration but take part in
 //! barriers and warp reductions.
 
-use super::block_data::{BlockData, ReductionSlots};
+use super::block_data::BlockData;
+use super::block_reductions::ReductionSlots;
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
 use crate::codegen::ptx::{BlockLaunch, PtxKernel};
@@ -50,7 +51,7 @@ pub(super) struct BlockCx {
     pub(super) unroll: HashSet<LocalId>,
     pub(super) unrolled: HashMap<LocalId, i64>,
     /// The block reductions of the thread map being emitted.
-    pub(super) partials: Vec<super::block_data::Partial>,
+    pub(super) partials: Vec<super::block_reductions::Partial>,
     /// Declarations of the entry (`.shared`, `.local`).
     pub(super) decls: String,
 }

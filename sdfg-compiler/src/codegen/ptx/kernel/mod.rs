@@ -28,6 +28,7 @@
 
 mod block;
 pub(crate) mod block_data;
+mod block_reductions;
 mod calls;
 mod control;
 mod expr;
