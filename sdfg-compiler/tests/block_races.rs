@@ -63,6 +63,28 @@ fn thread_maps_see_block_level_values_as_fixed() {
          map scatter[c in 0..256] on threads { tile[base + c] = X[r, c]; } \
          map back[c in 0..256] on threads { Y[r, c] = tile[base + c]; }",
     ));
+    // Columns by a strided loop: `c + 32 * q` never meets `c' + 32 * q'`
+    // for c != c' in 0..32 (decided by trying the bounded values).
+    accepted(&block(
+        "shared tile: f32[8, 256]; \
+         map load[k in 0..8, c in 0..32] on threads { \
+             for q in 0..8 { tile[k, c + 32 * q] = X[r, c + 32 * q]; } } \
+         map back[c in 0..256] on threads { Y[r, c] = tile[0, c]; }",
+    ));
+    // Register-blocked rows `64 * h + 4 * t + i` (a gemm's split tile).
+    accepted(&block(
+        "register acc: f32[8]; \
+         map fill[t in 0..16] on threads { for h in 0..2 { for i in 0..4 { acc[4 * h + i] = X[r, 64 * h + 4 * t + i]; } } } \
+         map put[t in 0..16] on threads { for h in 0..2 { for i in 0..4 { Y[r, 64 * h + 4 * t + i] = acc[4 * h + i]; } } }",
+    ));
+    // ... but `64 * h + 4 * t + i` with `i in 0..5` overlaps.
+    let e = errors(&block(
+        "map put[t in 0..16] on threads { for h in 0..2 { for i in 0..5 { Y[r, 64 * h + 4 * t + i] = 1.0; } } }",
+    ));
+    assert!(
+        e[0].contains("iterations of thread map `put` may write the same element of `Y`"),
+        "{e:?}"
+    );
     // A block-level loop variable is fixed too: each run of `load` fills
     // one row of the tile.
     accepted(&block(
