@@ -356,8 +356,11 @@ pub(crate) use block_dot;
 /// C = A B (f32) with 128 x 128 tiles of C per block iteration: `shared`
 /// tiles of A and B per step of 8 in k (A's transposed and padded to 132
 /// columns so that the loads store without bank conflicts), a `register`
-/// 8 x 8 block of C per thread, `mul_add` (one rounding). M and N are
-/// multiples of 128, K of 8.
+/// 8 x 8 block of C per thread, `mul_add` (one rounding). A thread's rows
+/// and columns are two runs of 4, 64 apart (`64 h + 4 ty + i`): its
+/// 16-byte shared loads of a row of `Bs` then lie side by side across a
+/// quarter warp (no bank conflicts, which runs of 8 would have). M and N
+/// are multiples of 128, K of 8.
 macro_rules! block_gemm {
     ($sink:ident) => {
         $sink! {
@@ -389,8 +392,10 @@ macro_rules! block_gemm {
                             }
                             map compute[ty in 0..16, tx in 0..16] on threads {
                                 for kk in 0..8 {
-                                    for i in 0..8 { a[i] = As[kk, ty * 8 + i]; }
-                                    for j in 0..8 { b[j] = Bs[kk, tx * 8 + j]; }
+                                    for i in 0..4 { a[i] = As[kk, ty * 4 + i]; }
+                                    for i in 0..4 { a[i + 4] = As[kk, 64 + ty * 4 + i]; }
+                                    for j in 0..4 { b[j] = Bs[kk, tx * 4 + j]; }
+                                    for j in 0..4 { b[j + 4] = Bs[kk, 64 + tx * 4 + j]; }
                                     for i in 0..8 {
                                         for j in 0..8 { acc[i, j] = a[i].mul_add(b[j], acc[i, j]); }
                                     }
@@ -398,9 +403,14 @@ macro_rules! block_gemm {
                             }
                         }
                         map store[ty in 0..16, tx in 0..16] on threads {
-                            for i in 0..8 {
-                                for j in 0..8 {
-                                    C[bi * 128 + ty * 8 + i, bj * 128 + tx * 8 + j] = acc[i, j];
+                            for h in 0..2 {
+                                for i in 0..4 {
+                                    for g in 0..2 {
+                                        for j in 0..4 {
+                                            C[bi * 128 + 64 * h + ty * 4 + i, bj * 128 + 64 * g + tx * 4 + j] =
+                                                acc[4 * h + i, 4 * g + j];
+                                        }
+                                    }
                                 }
                             }
                         }
