@@ -167,6 +167,7 @@ impl MathFunc {
         };
         match func {
             MathFn::Powi => powi_function(&name, f32),
+            MathFn::Exp if f32 => exp_f32_function(&name),
             MathFn::Powf => PtxOps::function(&name, f32, 2, |o, a| powf_prog(o, a[0], a[1])),
             f => PtxOps::function(&name, f32, 1, |o, a| match f {
                 MathFn::Exp => exp_prog(o, a[0]),
@@ -213,10 +214,11 @@ pub fn generate_for(sdfg: &Sdfg, abis: &[KernelAbi], tuning: &Tuning) -> PtxModu
         kernels.len()
     ));
     text.push_str(".version 8.0\n.target sm_80\n.address_size 64\n");
-    if kernels
-        .iter()
-        .any(|k| k.block_map.as_ref().is_some_and(|b| !b.dynamic_shared.is_empty()))
-    {
+    if kernels.iter().any(|k| {
+        k.block_map
+            .as_ref()
+            .is_some_and(|b| !b.dynamic_shared.is_empty())
+    }) {
         text.push_str(&format!(
             "\n.extern .shared .align 16 .b8 {}[];\n",
             kernel::block_data::DYNAMIC_SHARED
