@@ -60,7 +60,7 @@ pub struct BlockBarriers {
     pub phase_barriers: Vec<PhaseBarrier>,
     /// Thread maps whose block reductions (into the listed containers)
     /// have their own barrier, between the warps' slots and thread 0's
-    /// update of the targets.
+    /// update of the targets (none in a block of one warp).
     pub reduction_barriers: Vec<(String, Vec<ContainerId>)>,
 }
 
@@ -223,8 +223,11 @@ fn block_barriers(sdfg: &Sdfg, state: &State) -> Vec<BlockBarriers> {
                 span: b.span,
             })
             .collect();
+        // A block of one warp reduces with shuffles alone.
+        let single_warp = map.block.as_ref().is_some_and(|b| b.single_warp());
         let reduction_barriers = crate::ir::thread_maps(&map.body.stmts)
             .into_iter()
+            .filter(|_| !single_warp)
             .filter_map(|t| {
                 let targets: Vec<ContainerId> = crate::ir::uniform_reductions(t, &sdfg.containers)
                     .iter()

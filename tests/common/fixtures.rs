@@ -320,9 +320,54 @@ macro_rules! block_softmax {
 }
 pub(crate) use block_softmax;
 
+/// Softmax over rows of 512 with one warp per row (a block of 32 threads),
+/// the row in registers: each thread holds the columns `q + 32 u` (16 of
+/// them; each `u` is 128 consecutive bytes across the warp), loads them
+/// first (16 in flight), the row's max and sum are block reductions (warp
+/// shuffles alone in a block of one warp), and the row is read once and
+/// written once. One division per thread (`inv`), then products. The
+/// literal row length makes every index provably in bounds (no checks in
+/// the kernel).
+macro_rules! block_softmax_registers {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg BlockSoftmaxRegisters {
+                symbol ROWS: i64;
+                gpu X: f32[ROWS, 512];
+                gpu Y: f32[ROWS, 512];
+                state s {
+                    map row[r in 0..ROWS] on gpu block(32) {
+                        shared mx: f32;
+                        shared sum: f32;
+                        register v: f32[16];
+                        mx = -3.4e38;
+                        sum = 0.0;
+                        map load[q in 0..32] on threads {
+                            for u in 0..16 { v[u] = X[r, q + 32 * u]; }
+                            for u in 0..16 { mx = mx.max(v[u]); }
+                        }
+                        map exp_sum[q in 0..32] on threads {
+                            for u in 0..16 {
+                                v[u] = (v[u] - mx).exp();
+                                sum += v[u];
+                            }
+                        }
+                        let inv = 1.0f32 / sum;
+                        map scale[q in 0..32] on threads {
+                            for u in 0..16 { Y[r, q + 32 * u] = v[u] * inv; }
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use block_softmax_registers;
+
 /// A dot product with block partials: each block iteration reduces a chunk
 /// of `X * Y` into a `shared` scalar and stores it to `P`; a second block
-/// map with one iteration reduces `P` (deterministic for a block size).
+/// map with one iteration reduces `P` and adds the sum to `S`
+/// (deterministic for a block size).
 macro_rules! block_dot {
     ($sink:ident) => {
         $sink! {
@@ -344,7 +389,7 @@ macro_rules! block_dot {
                         shared s: f32;
                         s = 0.0;
                         map t[b in 0..BLOCKS] on threads { s += P[b]; }
-                        S = s;
+                        S += s;
                     }
                 }
             }

@@ -332,7 +332,7 @@ fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &m
             out.push_str(&format!("{pad}}}\n"));
             for r in crate::ir::uniform_reductions(t, &sdfg.containers) {
                 out.push_str(&format!(
-                    "{pad}// block reduction ({}) into `{}`: warp shuffles, a barrier, one update by thread 0\n",
+                    "{pad}// block reduction ({}) into `{}`: warp shuffles, per-warp slots and a barrier (blocks of more than one warp), one update by thread 0\n",
                     r.op.name(),
                     container_name(sdfg, r.container)
                 ));

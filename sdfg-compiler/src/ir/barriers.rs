@@ -24,7 +24,9 @@
 //! reduction, per-warp slots in shared memory, one barrier *inside* the
 //! reduction, and a final step by thread 0: the placer models that as two
 //! sub-phases around the reduction's own barrier (which is part of the
-//! reduction's lowering and is not a [`Stmt::Barrier`]).
+//! reduction's lowering and is not a [`Stmt::Barrier`]). A block of one
+//! warp needs neither: the warp's shuffles leave the block's value in
+//! every lane, and thread 0 updates the target right after the thread map.
 
 use super::block::{uniform_reductions, Barrier, BarrierReason, PhaseAccess};
 use super::{Container, ContainerId, Expr, ExprKind, Local, Stmt, Storage};
@@ -32,16 +34,20 @@ use std::collections::BTreeSet;
 
 /// The body of block map `map_name` with a [`Stmt::Barrier`] before every
 /// phase that needs one (existing barriers are kept and count).
+/// `single_warp`: the block has at most 32 threads (block reductions then
+/// have no slots and no barrier of their own).
 pub fn place(
     stmts: &[Stmt],
     containers: &[Container],
     locals: &[Local],
     map_name: &str,
+    single_warp: bool,
 ) -> Vec<Stmt> {
     let mut placer = Placer {
         containers,
         locals,
         loops: Vec::new(),
+        single_warp,
     };
     placer.grid_stride_loop(stmts, map_name)
 }
@@ -84,6 +90,7 @@ struct Placer<'a> {
     locals: &'a [Local],
     /// Labels of the loops entered so far (`for k`, the block map).
     loops: Vec<String>,
+    single_warp: bool,
 }
 
 impl Placer<'_> {
@@ -259,7 +266,8 @@ impl Placer<'_> {
                         });
                     }
                     let partials = Data::Partials(t.name.text.clone());
-                    if !reductions.is_empty() {
+                    let slots = !reductions.is_empty() && !self.single_warp;
+                    if slots {
                         touches.push(Touch {
                             data: partials.clone(),
                             write: true,
@@ -270,7 +278,13 @@ impl Placer<'_> {
                         });
                     }
                     self.phase(touches, t.span, pending, &mut out);
-                    if !reductions.is_empty() {
+                    if !reductions.is_empty() && !slots {
+                        // One warp: thread 0 updates the targets right away.
+                        for r in &reductions {
+                            pending.extend(self.write(r.container, true, Who::Thread0, &phase));
+                        }
+                    }
+                    if slots {
                         // The reduction's own barrier, then thread 0 combines
                         // the warps' slots into each target.
                         pending.clear();

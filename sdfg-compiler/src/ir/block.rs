@@ -69,6 +69,12 @@ impl Block {
         }
     }
 
+    /// Whether the block is one warp (at most 32 threads, constant): its
+    /// block reductions are warp shuffles only (no slots, no barrier).
+    pub fn single_warp(&self) -> bool {
+        self.constant_threads().is_some_and(|n| n <= 32)
+    }
+
     /// The dimensions as given (`[256]` for `block`).
     pub fn dims(&self) -> Vec<Expr> {
         match &self.size {

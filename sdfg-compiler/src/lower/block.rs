@@ -144,10 +144,22 @@ impl<'a> Lowerer<'a> {
         if !ok {
             return None;
         }
+        let single_warp = Block {
+            size: size.clone(),
+            data: Vec::new(),
+            span: spec.span,
+        }
+        .single_warp();
         let stmts = if self.inferring {
             stmts
         } else {
-            barriers::place(&stmts, &self.containers, &scope.locals, &m.name.to_string())
+            barriers::place(
+                &stmts,
+                &self.containers,
+                &scope.locals,
+                &m.name.to_string(),
+                single_warp,
+            )
         };
         let body = TaskletBody {
             stmts,

@@ -13,6 +13,7 @@ use super::*;
 mod fixtures;
 
 const SOFTMAX: &str = fixtures::block_softmax!(stringify);
+const SOFTMAX_REGISTERS: &str = fixtures::block_softmax_registers!(stringify);
 const DOT: &str = fixtures::block_dot!(stringify);
 const GEMM: &str = fixtures::block_gemm!(stringify);
 const FEATURES: &str = fixtures::block_features!(stringify);
@@ -97,6 +98,35 @@ fn softmax_rows_match_the_evaluator() {
 }
 
 #[test]
+fn softmax_with_the_row_in_registers_matches_the_evaluator() {
+    let sdfg = lower(SOFTMAX_REGISTERS);
+    let x = sdfg.container_by_name("X").unwrap();
+    let y = sdfg.container_by_name("Y").unwrap();
+    // Rows of 512, 4 per thread of 128; more rows than blocks.
+    for (rows, grid) in [(3usize, 2u32), (1, 1)] {
+        let cols = 512;
+        let mut d = Data::new();
+        d.insert(
+            x,
+            (vec![rows, cols], floats(rows * cols, rows as u64 + 1, 8.0)),
+        );
+        d.insert(
+            y,
+            (vec![rows, cols], vec![Value::F32(f32::NAN); rows * cols]),
+        );
+        let syms = [Value::I64(rows as i64)];
+        let (want, got) = both(&sdfg, 0, &syms, &d, [grid, 1, 1]);
+        let (w, g) = (f32s(&want, y), f32s(&got, y));
+        for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-5 * b.abs().max(1e-30) + 1e-7,
+                "[{i}] {a} vs {b}"
+            );
+        }
+    }
+}
+
+#[test]
 fn dot_block_partials_are_exact_on_small_integers() {
     let sdfg = lower(DOT);
     let (x, y, s, p) = ["X", "Y", "S", "P"]
@@ -107,7 +137,7 @@ fn dot_block_partials_are_exact_on_small_integers() {
         let mut d = Data::new();
         d.insert(x, (vec![blocks, chunk], small_ints(n, 1)));
         d.insert(y, (vec![blocks, chunk], small_ints(n, 2)));
-        d.insert(s, (vec![], vec![Value::F32(0.0)]));
+        d.insert(s, (vec![], vec![Value::F32(2.0)]));
         d.insert(p, (vec![blocks], vec![Value::F32(0.0); blocks]));
         let syms = [Value::I64(blocks as i64), Value::I64(chunk as i64)];
         let (want, got) = both(&sdfg, 0, &syms, &d, [2, 1, 1]);
@@ -119,8 +149,9 @@ fn dot_block_partials_are_exact_on_small_integers() {
             .iter()
             .zip(f32s(&d, y))
             .map(|(a, b)| a * b)
-            .sum();
-        assert_eq!(f32s(&got2, s)[0], exact);
+            .sum::<f32>()
+            + 2.0;
+        assert_eq!(f32s(&got2, s)[0], exact, "the sum is added to S");
     }
 }
 

@@ -784,6 +784,71 @@ impl<'a> KernelEmitter<'a> {
         self.block.as_ref()?.unrolled.get(&local).copied()
     }
 
+    /// A host-checked index as a core and a constant (`split_constant`),
+    /// where in a loop unrolled at compile time the constant may also be a
+    /// term of the unrolled variables: `X[r, q + 32 * u]` is the core
+    /// `X[r, q]` plus `32 u` elements, so the unrolled accesses share one
+    /// address and differ by immediate offsets.
+    pub(super) fn split_index(&self, e: &'a Expr) -> (&'a Expr, i64) {
+        let (core, c) = super::hoist::split_constant(e);
+        let unrolling = self.block.as_ref().is_some_and(|b| !b.unrolled.is_empty());
+        if c != 0 || !unrolling {
+            return (core, c);
+        }
+        match &e.kind {
+            ExprKind::Binary {
+                op: BinOp::Add,
+                lhs,
+                rhs,
+            } => match (self.unrolled_constant(lhs), self.unrolled_constant(rhs)) {
+                (_, Some(c)) => (lhs, c),
+                (Some(c), None) => (rhs, c),
+                _ => (e, 0),
+            },
+            ExprKind::Binary {
+                op: BinOp::Sub,
+                lhs,
+                rhs,
+            } => match self.unrolled_constant(rhs).and_then(i64::checked_neg) {
+                Some(c) => (lhs, c),
+                None => (e, 0),
+            },
+            _ => (e, 0),
+        }
+    }
+
+    /// The value of an integer expression of literals and unrolled loop
+    /// variables (+, -, *, widening casts), when it fits its type.
+    fn unrolled_constant(&self, e: &Expr) -> Option<i64> {
+        let v: i64 = match &e.kind {
+            ExprKind::Lit(v) if v.ty().is_integer() => i64::try_from(v.as_i128()?).ok()?,
+            ExprKind::Var(VarRef::Local(l)) => self.unrolled_value(*l)?,
+            ExprKind::Binary { op, lhs, rhs } => {
+                let (a, b) = (self.unrolled_constant(lhs)?, self.unrolled_constant(rhs)?);
+                match op {
+                    BinOp::Add => a.checked_add(b)?,
+                    BinOp::Sub => a.checked_sub(b)?,
+                    BinOp::Mul => a.checked_mul(b)?,
+                    _ => return None,
+                }
+            }
+            ExprKind::Cast { arg }
+                if e.ty.is_integer() && arg.ty.is_integer() && e.ty.bits() >= arg.ty.bits() =>
+            {
+                self.unrolled_constant(arg)?
+            }
+            _ => return None,
+        };
+        let fits = match e.ty {
+            ScalarType::I32 => i32::try_from(v).is_ok(),
+            ScalarType::U32 => u32::try_from(v).is_ok(),
+            ScalarType::I64 => true,
+            ScalarType::U64 => v >= 0,
+            _ => false,
+        };
+        fits.then_some(v)
+    }
+
     /// The slots of the block reductions of thread map `t`, declared once.
     pub(super) fn reduction_slots(&mut self, t: &ThreadMap, count: usize) -> ReductionSlots {
         let name = format!("{}_red_{}", self.abi.name, t.name.text);

@@ -169,7 +169,8 @@ impl<'a> KernelEmitter<'a> {
     /// (`shfl.sync.bfly`), lane 0 of each warp writes the warp's result to
     /// its slot, the reduction's barrier, then warp 0 combines the slots and
     /// thread 0 updates the target (one atomic per block for `gpu` data).
-    /// The order is fixed for a block size, so the result is too.
+    /// A block of one warp skips the slots and the barrier. The order is
+    /// fixed for a block size, so the result is too.
     pub(super) fn finish_block_reductions(&mut self, t: &'a ThreadMap) {
         let reductions = uniform_reductions(t, &self.sdfg.containers);
         let Some(cx) = self.block.as_mut() else {
@@ -182,6 +183,19 @@ impl<'a> KernelEmitter<'a> {
         }
         for p in &partials {
             self.warp_butterfly(p.op, p.value, p.touched, p.elem);
+        }
+        if self.map.block.as_ref().is_some_and(|b| b.single_warp()) {
+            // One warp: every lane holds the block's value already (the
+            // slots' stage would combine it with nothing).
+            for (p, r) in partials.iter().zip(&reductions) {
+                let skip = self.label();
+                let apply = self.reg(Class::Pred);
+                self.ins(format!("and.pred {apply}, {thread0}, {}", p.touched));
+                self.ins(format!("@!{apply} bra {skip}"));
+                self.update_target(r, p.value);
+                self.place(&skip);
+            }
+            return;
         }
         let slots = self.reduction_slots(t, partials.len());
         let lane = self.reg(Class::B32);

@@ -1,7 +1,6 @@
 //! Global memory: addresses (with bounds checks where the host did not
 //! prove them), fault codes, loads and stores.
 
-use super::hoist::split_constant;
 use super::regs::{immediate, mem_type, Class, Reg};
 use super::KernelEmitter;
 use crate::ir::bounds::is_prechecked;
@@ -48,11 +47,16 @@ impl<'a> KernelEmitter<'a> {
         // Exact: the host proved every index in range, so no wrap happens.
         let mut wide = Vec::new();
         let mut consts = Vec::new();
-        for e in index {
-            let (core, c) = if prechecked {
-                split_constant(e)
-            } else {
+        for (d, e) in index.iter().enumerate() {
+            // Unrolled constants only in the innermost index: a byte offset
+            // (in outer ones they would cost a product with the extents
+            // per access, and registers).
+            let (core, c) = if !prechecked {
                 (e, 0)
+            } else if d + 1 == index.len() {
+                self.split_index(e)
+            } else {
+                super::hoist::split_constant(e)
             };
             let r = self.expr(core);
             wide.push(self.widen_index(r, core.ty));
