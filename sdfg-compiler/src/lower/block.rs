@@ -197,7 +197,7 @@ impl<'a> Lowerer<'a> {
         for d in decls {
             let Some(&id) = data
                 .iter()
-                .find(|&&c| self.containers[c].name.text == d.name.to_string())
+                .find(|&&c| d.name == self.containers[c].name.text)
             else {
                 continue;
             };
