@@ -107,8 +107,11 @@ pub struct ThreadMap {
 pub struct ThreadParam {
     pub local: LocalId,
     pub start: Expr,
-    /// Exclusive.
+    /// Exclusive (`last + 1` when `inclusive`; see [`crate::ir::range_end`]).
     pub end: Expr,
+    /// Written `start..=last`: run-time code reads the end through
+    /// [`crate::ir::range_end`], so a last value at the type's maximum runs.
+    pub inclusive: bool,
     /// A positive step (None: 1).
     pub step: Option<Expr>,
 }

@@ -428,6 +428,7 @@ impl<'a> Lowerer<'a> {
             var,
             start: range.start,
             end: range.end,
+            inclusive: range.inclusive,
             step: range.step,
             body,
             span: f.span,
@@ -500,6 +501,7 @@ impl<'a> Lowerer<'a> {
                 local: id,
                 start: r.start,
                 end: r.end,
+                inclusive: r.inclusive,
                 step: r.step,
             });
         }

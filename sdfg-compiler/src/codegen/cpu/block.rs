@@ -152,8 +152,8 @@ impl DataAccess for BlockPlace<'_> {
         self.inner.extent(c, d)
     }
 
-    fn fault(&self, code: u32) -> TokenStream {
-        self.inner.fault(code)
+    fn fault(&self, code: u32, index: TokenStream) -> TokenStream {
+        self.inner.fault(code, index)
     }
 
     fn symbol(&self, s: SymbolId) -> TokenStream {

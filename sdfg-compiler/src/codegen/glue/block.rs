@@ -89,9 +89,20 @@ impl Glue<'_> {
                 .params
                 .iter()
                 .map(|p| {
-                    let (a, b) = (emit.expr(&p.start), emit.expr(&p.end));
+                    let a = emit.expr(&p.start);
+                    // `..=last` ends at `last + 1` in i128 (no wrap at the maximum).
+                    let b = match crate::ir::range_end(&p.end, p.inclusive) {
+                        crate::ir::RangeEnd::Exclusive(e) => {
+                            let e = emit.expr(e);
+                            quote!((#e) as i128)
+                        }
+                        crate::ir::RangeEnd::Inclusive(last) => {
+                            let l = emit.expr(last);
+                            quote!((#l) as i128 + 1)
+                        }
+                    };
                     let s = p.step.as_ref().map_or(quote!(1), |x| emit.expr(x));
-                    quote!(#range_count(#what, (#a) as i128, (#b) as i128, (#s) as i128)?)
+                    quote!(#range_count(#what, (#a) as i128, #b, (#s) as i128)?)
                 })
                 .collect();
             out.extend(quote! {

@@ -440,6 +440,8 @@ impl<'a> Builder<'a> {
                     to_ty(bin(BinOp::Mul, tid.clone(), i64_of(step.clone()))),
                 ),
                 end,
+                // DaCe's integers do not wrap: `last + 1` is exact.
+                inclusive: false,
                 step: Some(to_ty(bin(BinOp::Mul, threads.clone(), i64_of(step)))),
                 body,
                 span,
@@ -507,6 +509,7 @@ impl<'a> Builder<'a> {
                 var: q,
                 start: tid.clone(),
                 end: total,
+                inclusive: false,
                 step: Some(threads.clone()),
                 body: prelude,
                 span,
@@ -517,6 +520,7 @@ impl<'a> Builder<'a> {
             ty: ScalarType::I64,
             start: lit(0),
             end: threads,
+            inclusive: false,
             step: None,
         };
         Statement {
@@ -586,6 +590,7 @@ impl<'a> Builder<'a> {
                 var,
                 start,
                 end,
+                inclusive,
                 step,
                 body,
                 span,
@@ -593,6 +598,7 @@ impl<'a> Builder<'a> {
                 var: local(var),
                 start: self.expr(start, inner),
                 end: self.expr(end, inner),
+                inclusive: *inclusive,
                 step: step.as_ref().map(|e| self.expr(e, inner)),
                 body: body.iter().map(|s| self.stmt(s, inner)).collect(),
                 span: *span,

@@ -520,8 +520,15 @@ impl<'a> KernelEmitter<'a> {
             }
         }
         let start = self.expr(&p.start);
-        let end = self.expr(&p.end);
-        let end = self.convert(end, p.end.ty, ty);
+        // `start..=last` compares with `last` itself (it may be the type's
+        // maximum, where `last + 1` wraps).
+        let (end, inclusive) = match crate::ir::range_end(&p.end, p.inclusive) {
+            crate::ir::RangeEnd::Exclusive(e) => (e, false),
+            crate::ir::RangeEnd::Inclusive(last) => (last, true),
+        };
+        let end_ty = end.ty;
+        let end = self.expr(end);
+        let end = self.convert(end, end_ty, ty);
         let step = match &p.step {
             Some(s) => {
                 let r = self.expr(s);
@@ -544,10 +551,12 @@ impl<'a> KernelEmitter<'a> {
             }
         };
         // count = end > start && step > 0 ? (end - start - 1) / step + 1 : 0,
-        // the difference unsigned (exact: end > start).
+        // the difference unsigned (exact: end > start); inclusive:
+        // last >= start, the difference plus one.
         let a = arith(ty);
         let nonempty = self.reg(Class::Pred);
-        self.ins(format!("setp.gt.{a} {nonempty}, {end}, {start}"));
+        let cmp = if inclusive { "ge" } else { "gt" };
+        self.ins(format!("setp.{cmp}.{a} {nonempty}, {end}, {start}"));
         let positive = self.reg(Class::Pred);
         self.ins(format!("setp.gt.{a} {positive}, {step}, 0"));
         self.ins(format!("and.pred {nonempty}, {nonempty}, {positive}"));
@@ -559,6 +568,9 @@ impl<'a> KernelEmitter<'a> {
         if ty.bits() == 32 {
             // The difference of two 32-bit values fits 32 bits unsigned.
             self.ins(format!("and.b64 {count}, {count}, 0xFFFFFFFF"));
+        }
+        if inclusive {
+            self.ins(format!("add.u64 {count}, {count}, 1"));
         }
         match p.step.as_ref().map_or(Some(1), c).filter(|&k| k > 0) {
             // A constant step: no division (ptxas calls a subroutine for a

@@ -4,6 +4,7 @@
 //! constant after unrolling, `.local` memory otherwise). The block
 //! reductions of thread maps are `block_reductions`.
 
+use super::memory::Guard;
 use super::regs::{immediate, mem_type, Class, Reg};
 use super::KernelEmitter;
 use crate::ir::bounds::is_prechecked;
@@ -237,8 +238,8 @@ impl<'a> KernelEmitter<'a> {
             _ => match self.register_slot(c, index)? {
                 Slot::Reg(r) => Some(r),
                 Slot::Local(addr, oob) => Some(self.space_load("local", addr, oob, elem, index)),
-                Slot::Outside => {
-                    self.fault_always(index, false);
+                Slot::Outside(flat) => {
+                    self.fault_always(index, false, flat);
                     Some(self.constant(Value::from_bits(elem, 0)))
                 }
             },
@@ -270,9 +271,9 @@ impl<'a> KernelEmitter<'a> {
                     return true;
                 };
                 let skip = self.label();
-                if let Some(p) = oob {
-                    self.fault_if(p, index, true);
-                    self.ins(format!("@{p} bra {skip}"));
+                if let Some(g) = oob {
+                    self.record_fault(g, index, true);
+                    self.ins(format!("@{} bra {skip}", g.oob));
                 }
                 match wcr {
                     None => self.space_store("shared", addr, v, elem),
@@ -297,9 +298,9 @@ impl<'a> KernelEmitter<'a> {
                 }
                 Some(Slot::Local(addr, oob)) => {
                     let skip = self.label();
-                    if let Some(p) = oob {
-                        self.fault_if(p, index, true);
-                        self.ins(format!("@{p} bra {skip}"));
+                    if let Some(g) = oob {
+                        self.record_fault(g, index, true);
+                        self.ins(format!("@{} bra {skip}", g.oob));
                     }
                     let new = match wcr {
                         Some(op) => {
@@ -311,7 +312,7 @@ impl<'a> KernelEmitter<'a> {
                     self.space_store("local", addr, new, elem);
                     self.place(&skip);
                 }
-                Some(Slot::Outside) => self.fault_always(index, true),
+                Some(Slot::Outside(flat)) => self.fault_always(index, true, flat),
                 None => {}
             },
         }
@@ -319,12 +320,13 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// The shared-window address of `c[index]` and, unless the host checked
-    /// the access, the predicate "out of bounds".
+    /// the access, its guard (predicate "out of bounds" and the row-major
+    /// index in wrapping 64-bit arithmetic, for the fault record).
     pub(super) fn shared_address(
         &mut self,
         c: ContainerId,
         index: &'a [Expr],
-    ) -> Option<(Reg, Option<Reg>)> {
+    ) -> Option<(Reg, Option<Guard>)> {
         let (base, extents) = {
             let a = self.block.as_ref()?.data.shared.get(&c)?;
             (a.base, a.extents.clone())
@@ -339,6 +341,7 @@ impl<'a> KernelEmitter<'a> {
         let prechecked = is_prechecked(index, self.conditional, &self.loops);
         let mut narrow = Vec::new();
         let mut oob = None;
+        let mut flat: Option<Reg> = None;
         for (d, e) in index.iter().enumerate() {
             let r = self.expr(e);
             if !prechecked {
@@ -352,9 +355,18 @@ impl<'a> KernelEmitter<'a> {
                         p
                     }
                 });
+                flat = Some(match flat {
+                    None => w,
+                    Some(f) => {
+                        let n = self.reg(Class::B64);
+                        self.ins(format!("mad.lo.u64 {n}, {f}, {}, {w}", extents[d].wide));
+                        n
+                    }
+                });
             }
             narrow.push(self.narrow(r, e.ty));
         }
+        let guard = oob.zip(flat).map(|(oob, index)| Guard { oob, index });
         // Row-major offset in 32 bits (shared memory is smaller than 4 GiB,
         // so in-bounds offsets are exact).
         let lin = self.reg(Class::B32);
@@ -372,7 +384,7 @@ impl<'a> KernelEmitter<'a> {
         }
         let addr = self.reg(Class::B32);
         self.ins(format!("mad.lo.u32 {addr}, {lin}, {size}, {base}"));
-        Some((addr, oob))
+        Some((addr, guard))
     }
 
     fn widen(&mut self, r: Reg, ty: ScalarType) -> Reg {
@@ -419,7 +431,11 @@ impl<'a> KernelEmitter<'a> {
                 flat_offset(constant.as_deref()?, extents)
             };
             let Some(flat) = flat else {
-                return Some(Slot::Outside);
+                let extents = match self.block.as_ref()?.data.registers.get(&c) {
+                    Some(RegisterArray::Regs { extents, .. }) => extents.clone(),
+                    _ => return None,
+                };
+                return Some(Slot::Outside(wrapping_flat(constant.as_deref()?, &extents)));
             };
             if let Some(r) = self.block_register(c, flat) {
                 return Some(Slot::Reg(r));
@@ -443,7 +459,7 @@ impl<'a> KernelEmitter<'a> {
                     self.ins(format!("add.u64 {addr}, {base}, {}", flat * size));
                     Slot::Local(addr, None)
                 }
-                None => Slot::Outside,
+                None => Slot::Outside(wrapping_flat(k, &extents)),
             });
         }
         // A computed index: checked here unless the host checked it.
@@ -476,7 +492,7 @@ impl<'a> KernelEmitter<'a> {
         }
         let addr = self.reg(Class::B64);
         self.ins(format!("mad.lo.u64 {addr}, {lin}, {size}, {base}"));
-        Some(Slot::Local(addr, oob))
+        Some(Slot::Local(addr, oob.map(|oob| Guard { oob, index: lin })))
     }
 
     fn block_register(&self, c: ContainerId, flat: u64) -> Option<Reg> {
@@ -486,15 +502,17 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    /// `ld.<space>` of one element (zero when `oob` holds).
+    /// `ld.<space>` of one element (zero, and a fault, when `checked` says
+    /// it is out of bounds).
     pub(super) fn space_load(
         &mut self,
         space: &str,
         addr: Reg,
-        oob: Option<Reg>,
+        checked: Option<Guard>,
         elem: ScalarType,
         index: &'a [Expr],
     ) -> Reg {
+        let oob = checked.map(|g| g.oob);
         let guard = oob.map(|p| format!("@!{p} ")).unwrap_or_default();
         let r = if elem == ScalarType::Bool {
             let byte = self.reg(Class::B16);
@@ -520,8 +538,8 @@ impl<'a> KernelEmitter<'a> {
             ));
             r
         };
-        if let Some(p) = oob {
-            self.fault_if(p, index, false);
+        if let Some(g) = checked {
+            self.record_fault(g, index, false);
         }
         r
     }
@@ -664,29 +682,29 @@ impl<'a> KernelEmitter<'a> {
         true
     }
 
-    /// Records the fault of access `index` when `p` holds.
-    pub(super) fn fault_if(&mut self, p: Reg, index: &[Expr], is_store: bool) {
-        let code = self.site_code(index, is_store);
-        if let Some(f) = self.fault {
-            let old = self.reg(Class::B32);
-            self.ins(format!("@{p} atom.cas.b32 {old}, [{f}], 0, {code}"));
-        }
-    }
-
-    /// An access outside register data with constant indices.
-    fn fault_always(&mut self, index: &[Expr], is_store: bool) {
-        let p = self.constant(Value::Bool(true));
-        self.fault_if(p, index, is_store);
+    /// An access outside register data with constant indices, at
+    /// row-major `flat`.
+    fn fault_always(&mut self, index: &[Expr], is_store: bool, flat: i64) {
+        let oob = self.constant(Value::Bool(true));
+        let index_reg = self.constant(Value::I64(flat));
+        self.record_fault(
+            Guard {
+                oob,
+                index: index_reg,
+            },
+            index,
+            is_store,
+        );
     }
 }
 
 /// Where a register element lives.
 enum Slot {
     Reg(Reg),
-    /// `.local` memory at an address; out of bounds when the predicate holds.
-    Local(Reg, Option<Reg>),
-    /// A constant index outside the data.
-    Outside,
+    /// `.local` memory at an address; out of bounds when the guard says so.
+    Local(Reg, Option<Guard>),
+    /// A constant index outside the data, at this row-major index.
+    Outside(i64),
 }
 
 /// The row-major strides of a constant shape (elements).
@@ -700,6 +718,19 @@ fn constant_strides(shape: &[Expr]) -> Option<Vec<u64>> {
         strides[d] = strides[d + 1].checked_mul(dims[d + 1])?;
     }
     Some(strides)
+}
+
+/// The row-major index of constant indices in wrapping 64-bit arithmetic
+/// (`check::flat_index`, what a fault record holds).
+fn wrapping_flat(index: &[i64], extents: &[u64]) -> i64 {
+    index.iter().enumerate().fold(0i64, |flat, (d, &i)| {
+        if d == 0 {
+            i
+        } else {
+            let n = extents.get(d).copied().unwrap_or(1) as i64;
+            flat.wrapping_mul(n).wrapping_add(i)
+        }
+    })
 }
 
 /// Row-major offset of constant indices; None when one is out of range.

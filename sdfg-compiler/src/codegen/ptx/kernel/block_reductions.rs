@@ -253,9 +253,9 @@ impl<'a> KernelEmitter<'a> {
             Storage::Shared => {
                 if let Some((addr, oob)) = self.shared_address(r.container, r.index) {
                     let skip = self.label();
-                    if let Some(p) = oob {
-                        self.fault_if(p, r.index, true);
-                        self.ins(format!("@{p} bra {skip}"));
+                    if let Some(g) = oob {
+                        self.record_fault(g, r.index, true);
+                        self.ins(format!("@{} bra {skip}", g.oob));
                     }
                     let old = self.space_load("shared", addr, None, elem, r.index);
                     let new = self.combine(r.op, old, v, elem);
@@ -267,9 +267,9 @@ impl<'a> KernelEmitter<'a> {
                 // One atomic per block: other blocks update it too.
                 if let Some((addr, oob)) = self.address(r.container, r.index) {
                     let skip = self.label();
-                    if let Some(p) = oob {
-                        self.fault_if(p, r.index, true);
-                        self.ins(format!("@{p} bra {skip}"));
+                    if let Some(g) = oob {
+                        self.record_fault(g, r.index, true);
+                        self.ins(format!("@{} bra {skip}", g.oob));
                     }
                     self.reduce(addr, v, elem, r.op);
                     self.place(&skip);
