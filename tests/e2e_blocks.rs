@@ -422,3 +422,71 @@ sdfg! {
         }
     }
 }
+
+sdfg::sdfg! {
+    /// `block` alone (the compiler picks 256 threads), `.min()`/`.max()`
+    /// block reductions into `shared` elements, an inclusive thread-map
+    /// range longer than the block (strided over it).
+    pub sdfg BlockAuto {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: i64[R, C];
+        gpu Lo: i64[R];
+        gpu Hi: i64[R];
+        state s {
+            map rows[r in 0..R] on gpu block {
+                shared m: i64[2];
+                m[0] = 9000000000000000000;
+                m[1] = -9000000000000000000;
+                map scan[c in 0..=C - 1] on threads {
+                    m[0] = m[0].min(X[r, c]);
+                    m[1] = m[1].max(X[r, c]);
+                }
+                Lo[r] = m[0];
+                Hi[r] = m[1];
+            }
+        }
+    }
+}
+
+#[test]
+fn the_compiler_picks_the_block_size_and_reduces_min_max_into_shared_elements() {
+    let sdfg = BlockAuto::ir().expect("ir");
+    let block = sdfg
+        .states
+        .iter()
+        .flat_map(|s| &s.stmts)
+        .find_map(|st| match &st.kind {
+            sdfg::compiler::ir::StatementKind::Map(m) => m.block.as_ref(),
+            _ => None,
+        })
+        .expect("a block map");
+    assert_eq!(block.constant_threads(), Some(256));
+    for device in common::devices("block auto") {
+        for (rows, cols) in [(3usize, 1000usize), (4, 1), (2, 256)] {
+            let mut rng = Rng::new(cols as u64);
+            let x: Vec<i64> = (0..rows * cols)
+                .map(|_| (rng.next_u64() % 2_000_001) as i64 - 1_000_000)
+                .collect();
+            let program = BlockAuto::load(&device).unwrap();
+            let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+            let mut lo = DeviceBuffer::<i64>::zeros(&device, rows).unwrap();
+            let mut hi = DeviceBuffer::<i64>::zeros(&device, rows).unwrap();
+            program
+                .run(BlockAutoArgs {
+                    R: rows as i64,
+                    C: cols as i64,
+                    X: &dx,
+                    Lo: &mut lo,
+                    Hi: &mut hi,
+                })
+                .unwrap();
+            let row = |r: usize| x[r * cols..(r + 1) * cols].iter().copied();
+            let want_lo: Vec<i64> = (0..rows).map(|r| row(r).min().unwrap()).collect();
+            let want_hi: Vec<i64> = (0..rows).map(|r| row(r).max().unwrap()).collect();
+            let what = format!("{rows} x {cols} on {}", device.name());
+            assert_eq!(lo.to_vec().unwrap(), want_lo, "{what}");
+            assert_eq!(hi.to_vec().unwrap(), want_hi, "{what}");
+        }
+    }
+}

@@ -193,6 +193,19 @@ pub fn simulate_map_fault(
     data: &Data,
     grid: [u32; 3],
 ) -> Result<(Data, Option<SimFault>), String> {
+    simulate_map_atomics(sdfg, module, kernel, symbols, data, grid).map(|r| (r.0, r.1))
+}
+
+/// [`simulate_map_fault`], also returning how many global atomics (`atom`,
+/// `red`) the kernel executed on each `gpu` container of `data`.
+pub fn simulate_map_atomics(
+    sdfg: &Sdfg,
+    module: &PtxModule,
+    kernel: usize,
+    symbols: &[Value],
+    data: &Data,
+    grid: [u32; 3],
+) -> Result<(Data, Option<SimFault>, BTreeMap<ContainerId, u64>), String> {
     let k = &module.kernels[kernel];
     let StatementKind::Map(map) = &sdfg.states[k.state].stmts[k.stmt].kind else {
         return Err("not a map".into());
@@ -260,7 +273,8 @@ pub fn simulate_map_fault(
         access: site as u32,
         index: index as i64,
     });
-    Ok((out, fault))
+    let atomics = addrs.iter().map(|(&c, &a)| (c, mem.atomics(a))).collect();
+    Ok((out, fault, atomics))
 }
 
 /// Bitwise equality with every NaN equal to every other NaN.

@@ -362,6 +362,9 @@ pub(super) fn exec(
                     (2, w / 8)
                 };
                 let old = spaces.read(space, addr_reg, bytes as usize)?;
+                if let Space::Global = space {
+                    spaces.mem.count_atomic(addr_reg);
+                }
                 let v = a(first_val);
                 let op = parts[parts.len() - 2];
                 let new = match op {

@@ -25,6 +25,9 @@ use std::collections::HashMap;
 #[derive(Default)]
 pub struct Memory {
     buffers: Vec<(u64, Vec<u8>)>,
+    /// Executed `atom`/`red` instructions into global memory, per buffer
+    /// (by base address): tests count how often a kernel updates a result.
+    atomics: HashMap<u64, u64>,
 }
 
 impl Memory {
@@ -36,6 +39,20 @@ impl Memory {
     }
     pub fn bytes(&self, addr: u64) -> &[u8] {
         &self.buffers.iter().find(|b| b.0 == addr).expect("buffer").1
+    }
+    /// How many global atomics (`atom`, `red`) the kernels run so far
+    /// executed on the buffer at `addr`.
+    pub fn atomics(&self, addr: u64) -> u64 {
+        self.atomics.get(&addr).copied().unwrap_or(0)
+    }
+    fn count_atomic(&mut self, addr: u64) {
+        if let Some(&(base, _)) = self
+            .buffers
+            .iter()
+            .find(|(b, d)| addr >= *b && addr < *b + d.len() as u64)
+        {
+            *self.atomics.entry(base).or_insert(0) += 1;
+        }
     }
     fn slot(&mut self, addr: u64, len: usize) -> Result<&mut [u8], String> {
         for (base, data) in &mut self.buffers {

@@ -226,3 +226,104 @@ fn block_features_match_the_evaluator_exactly() {
         }
     }
 }
+
+#[test]
+fn a_reduction_into_gpu_data_is_one_atomic_per_block_iteration() {
+    let sdfg = lower(FEATURES);
+    let m = generate(&sdfg);
+    let id = |n: &str| sdfg.container_by_name(n).unwrap();
+    // `Total += row[c] as i64` in a thread map: warp shuffles, one shared
+    // step, then one global atomic per block iteration (not per thread, not
+    // per warp), whatever the grid and the block size.
+    let text = kernel_text(&m.text, &m.kernels[1].abi.name);
+    assert!(text.contains("shfl.sync.bfly"), "{text}");
+    for (rows, cols, threads, grid) in [
+        (5usize, 300usize, 128i64, 2u32),
+        (7, 64, 96, 3),
+        (3, 5, 33, 1),
+    ] {
+        let mut d = Data::new();
+        d.insert(
+            id("X"),
+            (vec![rows, cols], vec![Value::I32(1); rows * cols]),
+        );
+        d.insert(
+            id("Out"),
+            (vec![rows, cols], vec![Value::I32(0); rows * cols]),
+        );
+        d.insert(id("Hist"), (vec![rows, 8], vec![Value::I32(0); rows * 8]));
+        d.insert(id("Total"), (vec![], vec![Value::I64(0)]));
+        d.insert(id("Seed"), (vec![], vec![Value::I64(0)]));
+        let syms = [
+            Value::I64(rows as i64),
+            Value::I64(cols as i64),
+            Value::I64(threads),
+        ];
+        let (got, fault, atomics) = simulate_map_atomics(&sdfg, &m, 1, &syms, &d, [grid, 1, 1])
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(fault, None);
+        let want: i64 = (0..rows).map(|r| (1 + 3 * r as i64) * cols as i64).sum();
+        assert_eq!(got[&id("Total")].1, vec![Value::I64(want)]);
+        assert_eq!(
+            atomics[&id("Total")],
+            rows as u64,
+            "{rows} rows, {threads} threads"
+        );
+        for plain in ["Out", "Hist", "X"] {
+            assert_eq!(atomics[&id(plain)], 0, "{plain}");
+        }
+    }
+}
+
+#[test]
+fn block_reductions_into_shared_data_shuffle_then_combine_once() {
+    // `mx = mx.max(..)` and `sum += ..` into shared scalars (softmax, a block
+    // of 128 threads: 4 warps): shuffles within each warp, then the warps'
+    // values meet in shared memory; no atomics at all.
+    let sdfg = lower(SOFTMAX);
+    let m = generate(&sdfg);
+    let text = kernel_text(&m.text, &m.kernels[0].abi.name);
+    assert!(text.matches("shfl.sync.bfly").count() >= 2, "{text}");
+    assert!(
+        !text.contains("atom.shared") && !text.contains("red.shared"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("atom.global") && !text.contains("red.global"),
+        "{text}"
+    );
+}
+
+/// The text of kernel `name` in a module (from its `.entry` to the next).
+fn kernel_text<'t>(module: &'t str, name: &str) -> &'t str {
+    let start = module
+        .find(&format!(".entry {name}("))
+        .unwrap_or_else(|| panic!("no kernel {name}"));
+    let rest = &module[start..];
+    let end = rest[1..].find(".entry ").map_or(rest.len(), |e| e + 1);
+    &rest[..end]
+}
+
+#[test]
+fn an_inclusive_thread_map_range_runs_up_to_the_type_maximum() {
+    let sdfg = lower(
+        "sdfg T {
+            symbol M: i64;
+            gpu Out: i64[4];
+            state s {
+                map one[z in 0..1] on gpu block(32) {
+                    map w[c in M - 3..=M] on threads { Out[c - (M - 3)] = c; }
+                }
+            }
+        }",
+    );
+    let out = sdfg.container_by_name("Out").unwrap();
+    for m in [i64::MAX, 10] {
+        let mut d = Data::new();
+        d.insert(out, (vec![4], vec![Value::I64(0); 4]));
+        let (want, got) = both(&sdfg, 0, &[Value::I64(m)], &d, [1, 1, 1]);
+        let expect: Vec<Value> = (m - 3..=m).map(Value::I64).collect();
+        assert_eq!(want[&out].1, expect, "evaluator, M = {m}");
+        assert_eq!(got[&out].1, expect, "PTX, M = {m}");
+    }
+}
