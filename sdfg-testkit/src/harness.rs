@@ -196,6 +196,9 @@ pub fn simulate_map_fault(
     simulate_map_atomics(sdfg, module, kernel, symbols, data, grid).map(|r| (r.0, r.1))
 }
 
+/// Executed global atomics (`atom`, `red`) per `gpu` container.
+pub type AtomicCounts = BTreeMap<ContainerId, u64>;
+
 /// [`simulate_map_fault`], also returning how many global atomics (`atom`,
 /// `red`) the kernel executed on each `gpu` container of `data`.
 pub fn simulate_map_atomics(
@@ -205,7 +208,7 @@ pub fn simulate_map_atomics(
     symbols: &[Value],
     data: &Data,
     grid: [u32; 3],
-) -> Result<(Data, Option<SimFault>, BTreeMap<ContainerId, u64>), String> {
+) -> Result<(Data, Option<SimFault>, AtomicCounts), String> {
     let k = &module.kernels[kernel];
     let StatementKind::Map(map) = &sdfg.states[k.state].stmts[k.stmt].kind else {
         return Err("not a map".into());
