@@ -51,7 +51,9 @@ impl Options {
             eprintln!("error: `{key}` needs a value");
             std::process::exit(2);
         };
-        match text.replace('_', "").parse() {
+        // As written first (paths keep their `_`), then without digit
+        // separators (`268_435_456`).
+        match text.parse().or_else(|_| text.replace('_', "").parse()) {
             Ok(v) => Some(v),
             Err(_) => {
                 eprintln!("error: `{key} {text}`: not a valid value");
