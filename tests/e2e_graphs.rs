@@ -795,3 +795,78 @@ fn transients_start_every_graph_call_at_zero() {
         assert_eq!(graph_calls, 4, "{:?}", program.graph_notes());
     }
 }
+
+sdfg! {
+    /// Block maps (with dynamic shared memory) and a GPU tasklet in a
+    /// captured time loop: each step reverses every row of `A` through a
+    /// shared tile, and the tasklet counts the steps in `STEPS`.
+    #[streams(single)]
+    pub sdfg BlockLoop {
+        symbol R: i64; symbol C: i64; symbol T: i64;
+        gpu A: f64[R, C];
+        gpu STEPS: i64;
+        state init {}
+        state step {
+            map rev[r in 0..R] on gpu block(64) {
+                shared tile: f64[C];
+                map load[c in 0..C] on threads { tile[c] = A[r, c]; }
+                map store[c in 0..C] on threads { A[r, c] = tile[C - 1 - c] + 1.0; }
+            }
+            tasklet count on gpu { STEPS = STEPS + 1; }
+        }
+        state done {}
+        init -> step { t = 0 }
+        step -> step if t + 1 < T { t = t + 1 }
+        step -> done;
+    }
+}
+
+#[test]
+fn block_maps_and_gpu_tasklets_replay_in_graphs() {
+    assert_eq!(
+        BlockLoop::GRAPH_PLAN,
+        [
+            "state `init`: captured",
+            "state `step`: captured; its loop is unrolled into the graph",
+            "state `done`: captured",
+        ]
+    );
+    for device in common::devices("graph block maps") {
+        let program = BlockLoop::load(&device).unwrap();
+        let (rows, cols, t) = (5usize, 200usize, 7usize);
+        let a0: Vec<f64> = (0..rows * cols).map(|i| (i % 13) as f64).collect();
+        let mut expected = a0.clone();
+        for _ in 0..t {
+            for row in expected.chunks_mut(cols) {
+                row.reverse();
+                row.iter_mut().for_each(|x| *x += 1.0);
+            }
+        }
+        let mut a = DeviceBuffer::from_slice(&device, &a0).unwrap();
+        let mut steps = DeviceBuffer::<i64>::zeros(&device, 1).unwrap();
+        for run in 0..4 {
+            a.copy_from_slice(&a0).unwrap();
+            steps.copy_from_slice(&[0]).unwrap();
+            let before = device.counters();
+            program
+                .run(BlockLoopArgs {
+                    R: rows as i64,
+                    C: cols as i64,
+                    T: t as i64,
+                    A: &mut a,
+                    STEPS: &mut steps,
+                })
+                .unwrap();
+            let counts = device.counters() - before;
+            let what = format!("run {run} on {}", device.name());
+            assert_eq!(a.to_vec().unwrap(), expected, "{what}");
+            assert_eq!(steps.to_vec().unwrap(), [t as i64], "{what}");
+            assert_eq!(
+                counts.graph_launches,
+                u64::from(run > 0),
+                "{what}: {:?}",
+                program.graph_notes()
+            );
+        }
+    }
+}

@@ -129,6 +129,8 @@ fn one_iteration_map(name: String, body: TaskletBody) -> Map {
         schedule: MapSchedule::Gpu,
         body,
         independent: Vec::new(),
+        block: None,
+        gpu_tasklet: false,
     }
 }
 

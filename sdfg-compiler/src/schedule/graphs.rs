@@ -214,11 +214,13 @@ fn statement_refusal(sdfg: &Sdfg, st: &Statement) -> Option<String> {
         StatementKind::Map(m) if m.schedule == MapSchedule::Gpu => st
             .memlets
             .iter()
-            .find(|mm| !is_gpu(sdfg, mm.container))
+            .find(|mm| sdfg.containers[mm.container].storage.is_host())
             .map(|mm| {
                 format!(
-                    "map `{}` reads the host scalar `{}` by value (host data is not part of a graph)",
-                    m.name.text, sdfg.containers[mm.container].name.text
+                    "{} `{}` reads the host scalar `{}` by value (host data is not part of a graph)",
+                    m.keyword(),
+                    m.name.text,
+                    sdfg.containers[mm.container].name.text
                 )
             }),
         StatementKind::Map(m) => Some(format!(

@@ -385,6 +385,9 @@ fn add_kernel(
         kern: std::ptr::null_mut(),
         ctx: std::ptr::null_mut(),
     };
+    // A block map's launch with more than 48 KiB of shared memory, as a
+    // stream launch of it would allow (the builder bound the context).
+    crate::cuda::allow_shared_bytes(function.0, shape.shared_bytes)?;
     let mut node: sys::CUgraphNode = std::ptr::null_mut();
     // SAFETY: `function` is a kernel of a loaded module of this context;
     // each parameter pointer points to a live u64 that the driver copies

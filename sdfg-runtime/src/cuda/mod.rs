@@ -590,6 +590,48 @@ impl Drop for CudaModule {
     }
 }
 
+/// The shared memory (static plus dynamic) a block may use without the
+/// function opting in (48 KiB).
+const SHARED_WITHOUT_OPT_IN: u32 = 48 * 1024;
+
+/// Lets `f` run with `shared_bytes` of dynamic shared memory: more than
+/// 48 KiB in all (the kernel's static `.shared` data, e.g. a block map's
+/// constant-size data and reduction slots, plus the dynamic bytes) must be
+/// allowed per function. The allowance only grows: a kernel node of a CUDA
+/// graph built earlier with more bytes keeps what it was built with when a
+/// later stream launch needs fewer. The caller has bound `f`'s context.
+pub(crate) fn allow_shared_bytes(f: sys::CUfunction, shared_bytes: u32) -> Result<()> {
+    if shared_bytes == 0 {
+        return Ok(());
+    }
+    use sys::CUfunction_attribute_enum as Attr;
+    let attribute = |a| {
+        // SAFETY: `f` is a function of a module loaded in the bound context.
+        unsafe { cu::function::get_function_attribute(f, a) }.map_err(driver("cuFuncGetAttribute"))
+    };
+    let fixed = attribute(Attr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?;
+    if (fixed.max(0) as u64) + u64::from(shared_bytes) <= u64::from(SHARED_WITHOUT_OPT_IN) {
+        return Ok(());
+    }
+    // Read and raise under one lock, so that two threads never lower what
+    // the other just allowed.
+    static RAISING: Mutex<()> = Mutex::new(());
+    let _raising = lock(&RAISING);
+    let allowed = attribute(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+    if allowed.max(0) as u64 >= u64::from(shared_bytes) {
+        return Ok(());
+    }
+    // SAFETY: as above.
+    unsafe {
+        cu::function::set_function_attribute(
+            f,
+            Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared_bytes as i32,
+        )
+    }
+    .map_err(driver("cuFuncSetAttribute"))
+}
+
 /// Launches `f` with the given parameter storage (one u64 slot per parameter,
 /// little-endian, so 1- and 4-byte parameters read their low bytes).
 pub(crate) fn launch(
@@ -601,6 +643,7 @@ pub(crate) fn launch(
     params: &mut [u64],
 ) -> Result<()> {
     stream.ctx.bind()?;
+    allow_shared_bytes(f, shared_bytes)?;
     let mut pointers: Vec<*mut c_void> = params
         .iter_mut()
         .map(|slot| slot as *mut u64 as *mut c_void)

@@ -3,10 +3,12 @@
 //! with its own fault slot), the [`ProgramSpec`] the macro emits (with the
 //! [`KernelSites`] its fault messages need), graph segments of calls
 //! ([`GraphStep`]), the argument and bounds checks ([`check`]; index ranges
-//! in [`interval`]), and the CPU-twin plumbing ([`KernelEntry`],
-//! [`KernelArgs`], [`cells`], `rayon`). Hidden from the documentation; its
-//! paths follow the macro, not semver.
+//! in [`interval`]), the launch checks and reduction order of block maps
+//! ([`block`]), and the CPU-twin plumbing ([`KernelEntry`], [`KernelArgs`],
+//! [`cells`], `rayon`). Hidden from the documentation; its paths follow the
+//! macro, not semver.
 
+pub mod block;
 pub mod check;
 pub(crate) mod context;
 pub(crate) mod graphs;

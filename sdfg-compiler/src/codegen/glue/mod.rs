@@ -17,12 +17,14 @@
 //! Rooms: `items` (the program type, `Args`, the impl), `states` (the call
 //! and its state machine, waits, edges), `statements` (kernel launches, host
 //! tasklets and maps, copies), `prechecks` (map ranges, indices and copy
-//! regions checked before a state's work), `faults` (what access codes
-//! mean, for fault messages), `segments` (graph segments: their entry and
-//! exit at the top of the state machine, and the arms that record a device
-//! loop and finish it). Names come from
-//! [`super::names`], paths into the runtime from `runtime_paths`.
+//! regions checked before a state's work), `block` (a block map's checks
+//! and launch shape), `faults` (what access codes mean, for fault
+//! messages), `segments` (graph segments: their entry and exit at the top
+//! of the state machine, and the arms that record a device loop and finish
+//! it). Names come from [`super::names`], paths into the runtime from
+//! `runtime_paths`.
 
+mod block;
 mod faults;
 mod items;
 mod prechecks;
