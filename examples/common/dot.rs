@@ -279,6 +279,7 @@ impl Workload for DotWorkload {
         match &self.program {
             Loaded::Direct(p) => p.set_graphs(on),
             Loaded::Partials(p) => p.set_graphs(on),
+            Loaded::Blocks(p) => p.set_graphs(on),
         }
     }
     fn host_version_ms(&mut self) -> f64 {

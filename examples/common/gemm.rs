@@ -177,6 +177,9 @@ impl Workload for GemmWorkload {
     fn run_plain(&mut self) -> AnyResult<()> {
         self.run_call()
     }
+    fn set_graphs(&mut self, on: bool) {
+        self.program.set_graphs(on)
+    }
     fn host_version_ms(&mut self) -> f64 {
         let [m, n, _] = self.dims;
         let mut c = vec![0.0f32; m * n];

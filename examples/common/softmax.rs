@@ -356,6 +356,7 @@ impl Workload for SoftmaxWorkload {
             Loaded::TwoPass(p) => p.set_graphs(on),
             Loaded::Online(p) => p.set_graphs(on),
             Loaded::Rows(p) => p.set_graphs(on),
+            Loaded::Blocks(p) => p.set_graphs(on),
         }
     }
     fn host_version_ms(&mut self) -> f64 {
