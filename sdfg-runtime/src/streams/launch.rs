@@ -95,6 +95,11 @@ impl Stream {
                 };
                 let fault = Arc::clone(fault);
                 let config = *config;
+                let pool = Arc::clone(
+                    self.device
+                        .kernel_pool()
+                        .expect("a cpu stream belongs to a cpu device"),
+                );
                 self.issue(&accesses, move |op| {
                     op.push_cpu(move || {
                         let args = KernelArgs {
@@ -102,6 +107,7 @@ impl Stream {
                             fault: &fault,
                             kernel: &name,
                             config,
+                            pool: &pool,
                         };
                         if let Err(panic) = catch_unwind(AssertUnwindSafe(|| kernel_fn(&args))) {
                             fault.panicked(&name, panic_message(&*panic));
