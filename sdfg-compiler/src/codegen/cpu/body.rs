@@ -8,8 +8,9 @@
 //! `x / 0 == 0`, `x % 0 == x`, masked shift amounts, Rust's `as` casts,
 //! lazy `&&`/`||`/`if`, IEEE floats without contraction.
 
+use super::access::Reduction;
 use crate::codegen::{names, runtime_paths as rt};
-use crate::ir::bounds::{for_each_access, LoopScope};
+use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
     BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt, SymbolId, TaskletBody, UnOp,
     Value, VarRef, WcrOp,
@@ -90,8 +91,15 @@ pub(crate) fn literal(v: Value) -> TokenStream {
 pub(crate) struct BodyEmitter<'a> {
     pub data: &'a dyn DataAccess,
     pub body: &'a TaskletBody,
-    /// Fault code of each access, keyed by the address of its index slice.
-    codes: Vec<(*const Expr, bool, u32)>,
+    /// Each access, keyed by its node (`AccessNode::key`): its fault code
+    /// and whether `ir::bounds` prechecks it.
+    codes: Vec<(*const (), u32, bool)>,
+    /// The glue prechecked this body's statement (a map or a tasklet):
+    /// prechecked accesses compute their offset without a check.
+    prechecked: bool,
+    /// Reduction sites that accumulate into a chunk's partial (a local)
+    /// instead of the container.
+    partials: &'a [Reduction],
 }
 
 impl<'a> BodyEmitter<'a> {
@@ -99,18 +107,111 @@ impl<'a> BodyEmitter<'a> {
         let mut codes = Vec::new();
         let mut next = 1u32;
         for_each_access(&body.stmts, &mut |site| {
-            codes.push((site.index.as_ptr(), site.is_store, next));
+            codes.push((site.node.key(), next, site.is_prechecked()));
             next += 1;
         });
-        BodyEmitter { data, body, codes }
+        BodyEmitter {
+            data,
+            body,
+            codes,
+            prechecked: false,
+            partials: &[],
+        }
     }
 
-    fn code_of(&self, index: &[Expr], is_store: bool) -> u32 {
+    /// The body of a statement whose prechecks the glue emitted (a map or
+    /// a tasklet; not an interstate edge): the accesses `ir::bounds`
+    /// prechecks index without a check, as in the PTX kernel.
+    pub fn after_prechecks(mut self) -> Self {
+        self.prechecked = true;
+        self
+    }
+
+    /// The reduction sites that accumulate into chunk partials
+    /// ([`BodyEmitter::partial_locals`], [`BodyEmitter::combine_partials`]).
+    pub fn with_partials(mut self, partials: &'a [Reduction]) -> Self {
+        self.partials = partials;
+        self
+    }
+
+    /// The fault code of the access at `node` and whether it is prechecked.
+    fn site(&self, node: AccessNode<'_>) -> (u32, bool) {
+        let key = node.key();
         self.codes
             .iter()
-            .find(|(p, s, _)| *p == index.as_ptr() && *s == is_store)
-            .map(|c| c.2)
-            .unwrap_or(u32::MAX)
+            .find(|(k, _, _)| *k == key)
+            .map_or((u32::MAX, false), |k| (k.1, self.prechecked && k.2))
+    }
+
+    /// A chunk's partials, declared at its start: each the identity of its
+    /// operator (and, for a guarded site, whether it ran).
+    pub fn partial_locals(&self) -> TokenStream {
+        self.partials
+            .iter()
+            .map(|r| {
+                let (part, hit) = (names::partial(r.code), names::partial_hit(r.code));
+                let ty = rust_type(r.elem);
+                let identity = literal(identity_of(r.op, r.elem));
+                let hit = if r.guarded {
+                    quote!(let mut #hit: bool = false;)
+                } else {
+                    TokenStream::new()
+                };
+                quote!(let mut #part: #ty = #identity; #hit)
+            })
+            .collect()
+    }
+
+    /// The tuple of a chunk's partials (its result, and the pattern that
+    /// takes it apart after the map).
+    pub fn partial_tuple(&self) -> TokenStream {
+        let items: Vec<TokenStream> = self
+            .partials
+            .iter()
+            .map(|r| {
+                let part = names::partial(r.code);
+                if r.guarded {
+                    let hit = names::partial_hit(r.code);
+                    quote!(#part, #hit)
+                } else {
+                    quote!(#part)
+                }
+            })
+            .collect();
+        quote!((#(#items,)*))
+    }
+
+    /// Combines one chunk's partials (bound by [`BodyEmitter::partial_tuple`])
+    /// into their containers, site by site: one thread, after the map.
+    pub fn combine_partials(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for_each_access(&self.body.stmts, &mut |site| {
+            let (code, prechecked) = self.site(site.node);
+            let Some(r) = self.partials.iter().find(|r| r.code == code) else {
+                return;
+            };
+            let part = names::partial(r.code);
+            let store = self
+                .data
+                .store(r.container, quote!(__o), quote!(#part), Some(r.op));
+            out.extend(if prechecked {
+                let offset = self.direct_offset(r.container, site.index);
+                quote!({ let __o: usize = #offset; #store })
+            } else {
+                let offset = self.offset(r.container, site.index);
+                let hit = names::partial_hit(r.code);
+                let fault = self.data.fault(code);
+                quote! {
+                    if #hit {
+                        match #offset {
+                            ::core::option::Option::Some(__o) => { #store }
+                            ::core::option::Option::None => { #fault }
+                        }
+                    }
+                }
+            });
+        });
+        out
     }
 
     pub fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
@@ -145,10 +246,34 @@ impl<'a> BodyEmitter<'a> {
                 ..
             } => {
                 let v = self.expr(value);
-                let offset = self.offset(*container, index);
-                let code = self.code_of(index, true);
-                let fault = self.data.fault(code);
+                let (code, prechecked) = self.site(AccessNode::Store(s));
+                if let Some(r) = self.partials.iter().find(|r| r.code == code) {
+                    // A chunk partial: the element is combined after the map.
+                    let part = names::partial(code);
+                    let combined = combine(r.op, r.elem, quote!(#part), quote!(__v));
+                    let hit = if r.guarded {
+                        let hit = names::partial_hit(code);
+                        quote!(#hit = true;)
+                    } else {
+                        TokenStream::new()
+                    };
+                    return quote! {{
+                        let __v = #v;
+                        #part = #combined;
+                        #hit
+                    }};
+                }
                 let store = self.data.store(*container, quote!(__o), quote!(__v), *wcr);
+                if prechecked {
+                    let offset = self.direct_offset(*container, index);
+                    return quote! {{
+                        let __v = #v;
+                        let __o: usize = #offset;
+                        #store
+                    }};
+                }
+                let offset = self.offset(*container, index);
+                let fault = self.data.fault(code);
                 quote! {{
                     let __v = #v;
                     match #offset {
@@ -238,6 +363,26 @@ impl<'a> BodyEmitter<'a> {
         }
     }
 
+    /// `usize`: the row-major offset of an access `ir::bounds` prechecks.
+    /// The glue checked, before the statement ran, that every index lies in
+    /// its dimension in every iteration, so each converts to `usize`
+    /// exactly and the offset is below the element count.
+    fn direct_offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
+        let mut parts = index.iter().map(|e| {
+            let v = self.expr(e);
+            quote!(((#v) as usize))
+        });
+        let Some(first) = parts.next() else {
+            return quote!(0usize);
+        };
+        let mut acc = first;
+        for (d, i) in parts.enumerate() {
+            let ext = self.data.extent(c, d + 1);
+            acc = quote!((#acc) * (#ext) + #i);
+        }
+        acc
+    }
+
     pub fn expr(&self, e: &Expr) -> TokenStream {
         let ty = rust_type(e.ty);
         match &e.kind {
@@ -249,10 +394,14 @@ impl<'a> BodyEmitter<'a> {
             ExprKind::Var(VarRef::Param(p)) => self.data.param(*p),
             ExprKind::Var(VarRef::Symbol(s)) => self.data.symbol(*s),
             ExprKind::Load { container, index } => {
-                let offset = self.offset(*container, index);
-                let code = self.code_of(index, false);
-                let fault = self.data.fault(code);
+                let (code, prechecked) = self.site(AccessNode::Load(e));
                 let load = self.data.load(*container, quote!(__o), e.span);
+                if prechecked {
+                    let offset = self.direct_offset(*container, index);
+                    return quote!({ let __o: usize = #offset; #load });
+                }
+                let offset = self.offset(*container, index);
+                let fault = self.data.fault(code);
                 let zero = literal(zero_of(self.data.elem_type(*container)));
                 quote! {
                     match #offset {
@@ -349,6 +498,47 @@ impl<'a> BodyEmitter<'a> {
             MathFn::Floor => quote!((#a).floor()),
             MathFn::Ceil => quote!((#a).ceil()),
         }
+    }
+}
+
+/// The identity of a reduction operator: `x op identity == x` for every
+/// `x`, bit for bit (`-0.0` for float sums, since `-0.0 + 0.0 == +0.0`;
+/// NaN for float min/max, which ignore a NaN operand).
+pub(crate) fn identity_of(op: WcrOp, t: ScalarType) -> Value {
+    match (op, t) {
+        (WcrOp::Sum, ScalarType::F32) => Value::F32(-0.0),
+        (WcrOp::Sum, ScalarType::F64) => Value::F64(-0.0),
+        (WcrOp::Sum, t) => zero_of(t),
+        (WcrOp::Product, t) => one_of(t),
+        (WcrOp::Min | WcrOp::Max, ScalarType::F32) => Value::F32(f32::NAN),
+        (WcrOp::Min | WcrOp::Max, ScalarType::F64) => Value::F64(f64::NAN),
+        (WcrOp::Min, ScalarType::I32) => Value::I32(i32::MAX),
+        (WcrOp::Min, ScalarType::I64) => Value::I64(i64::MAX),
+        (WcrOp::Min, ScalarType::U32) => Value::U32(u32::MAX),
+        (WcrOp::Min, ScalarType::U64) => Value::U64(u64::MAX),
+        (WcrOp::Max, ScalarType::I32) => Value::I32(i32::MIN),
+        (WcrOp::Max, ScalarType::I64) => Value::I64(i64::MIN),
+        (WcrOp::Max, t) => zero_of(t),
+        (WcrOp::Min, ScalarType::Bool) => Value::Bool(true),
+    }
+}
+
+/// `old (op) new` with the language's semantics (a sequential reduction).
+pub(crate) fn combine(
+    op: WcrOp,
+    ty: ScalarType,
+    old: TokenStream,
+    new: TokenStream,
+) -> TokenStream {
+    let int = ty.is_integer();
+    let mm = rt::min_max_number();
+    match op {
+        WcrOp::Sum if int => quote!((#old).wrapping_add(#new)),
+        WcrOp::Sum => quote!((#old + #new)),
+        WcrOp::Product if int => quote!((#old).wrapping_mul(#new)),
+        WcrOp::Product => quote!((#old * #new)),
+        WcrOp::Min => quote!(#mm::min_number(#old, #new)),
+        WcrOp::Max => quote!(#mm::max_number(#old, #new)),
     }
 }
 

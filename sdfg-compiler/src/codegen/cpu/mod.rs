@@ -1,10 +1,14 @@
 //! The CPU side of code generation: tasklet bodies as Rust ([`body`]), for
 //! every place a body runs on the host ([`place`]: host tasklets, `cpu` and
-//! `seq` maps, interstate edges), map ranges iterated on the host
-//! ([`ranges`]), and the Rust twin of each `gpu` map that the CPU device
-//! runs in place of its PTX kernel ([`twin`]). The glue places these pieces
+//! `seq` maps, interstate edges), how a parallel map reaches each container
+//! ([`access`]: plain where no two iterations share an element, partials
+//! for reductions, atomic cells otherwise), map ranges iterated on the host
+//! in chunks or in order ([`ranges`]), and the Rust twin of each `gpu` map
+//! that the CPU device runs in place of its PTX kernel ([`twin`], which also
+//! holds the chunked loop `cpu` maps share). The glue places these pieces
 //! in the state machine.
 
+pub(crate) mod access;
 pub(crate) mod body;
 pub(crate) mod place;
 pub(crate) mod ranges;

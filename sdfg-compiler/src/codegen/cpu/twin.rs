@@ -1,15 +1,19 @@
 //! The Rust twin of a `gpu` map: what the CPU device runs in place of the
 //! PTX kernel. It receives the kernel's arguments in the kernel's ABI order
-//! and binds each one as the ABI's [`Passing`] says: a buffer as atomic
-//! cells, a scalar by value.
+//! and binds each one as the ABI's [`Passing`] says: a scalar by value, a
+//! buffer as the map's [`AccessPlan`] decides (a plain slice it only reads,
+//! a plain view of the elements its iterations own or reduce into after the
+//! map, atomic cells otherwise). The map runs in chunks on the device's
+//! kernel pool, like a `cpu` map on the caller's ([`parallel_map`]).
 
+use super::access::{AccessPlan, Mode};
 use super::body::{rust_type, BodyEmitter};
 use super::place::Place;
-use super::ranges::MapRanges;
-use crate::codegen::abi::{KernelAbi, ParamValue, Passing};
+use super::ranges::{ChunkResults, MapRanges};
+use crate::codegen::abi::{BufferAccess, KernelAbi, ParamValue, Passing};
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::{Sdfg, StatementKind};
+use crate::ir::{Map, Sdfg, StatementKind};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -21,6 +25,27 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     let cname = |c: usize| sdfg.containers[c].name.text.as_str();
     let args = names::twin_args();
     let elem = rt::elem();
+    let elem_of = |c: usize| sdfg.containers[c].elem;
+    let mut plan = AccessPlan::of(&m.body, m.params.len(), &elem_of);
+    // The ABI's access is what the launch declared to the runtime: a buffer
+    // passed read only is never written through a plain view, and one
+    // passed for writing is never borrowed as a shared slice.
+    for p in &abi.params {
+        if let ParamValue::Buffer { container, .. } = p.value {
+            let Passing::Buffer { access, .. } = p.passing else {
+                continue;
+            };
+            match (access, plan.mode(container)) {
+                (BufferAccess::Read, Mode::Owned | Mode::Partials) => {
+                    plan.set_mode(container, Mode::Cells)
+                }
+                (BufferAccess::Write | BufferAccess::ReadWrite, Mode::Read) => {
+                    plan.set_mode(container, Mode::Owned)
+                }
+                _ => {}
+            }
+        }
+    }
     let mut prologue = TokenStream::new();
     for (i, p) in abi.params.iter().enumerate() {
         // The name the body (through `Place::kernel_twin`) reads the value by.
@@ -34,17 +59,32 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
             ParamValue::RangeStep(d) => names::range(RangeScope::Kernel, *d).step,
             ParamValue::Fault => continue,
         };
-        prologue.extend(match p.passing {
-            Passing::Buffer { elem: t, .. } => {
-                let t = rust_type(t);
-                quote!(let #name: &[<#t as #elem>::Cell] = #args.cells::<#t>(#i);)
+        prologue.extend(match (&p.passing, &p.value) {
+            (Passing::Buffer { elem: t, .. }, ParamValue::Buffer { container, .. }) => {
+                let t = rust_type(*t);
+                let view = rt::plain_view();
+                match plan.mode(*container) {
+                    // SAFETY (generated): the ABI passes this buffer read
+                    // only and the body only loads it.
+                    Mode::Read => quote!(let #name: &[#t] = unsafe { #args.plain_read::<#t>(#i) };),
+                    // SAFETY (generated): the access plan proved that no two
+                    // iterations touch one element (Owned), or that only the
+                    // thread combining the partials after the map touches the
+                    // buffer (Partials); the twin makes no other view of it.
+                    Mode::Owned | Mode::Partials => {
+                        quote!(let #name: #view<'_, #t> = unsafe { #args.plain_write::<#t>(#i) };)
+                    }
+                    Mode::Cells => {
+                        quote!(let #name: &[<#t as #elem>::Cell] = #args.cells::<#t>(#i);)
+                    }
+                }
             }
-            Passing::Scalar(t) => {
-                let t = rust_type(t);
+            (Passing::Scalar(t), _) => {
+                let t = rust_type(*t);
                 quote!(let #name: #t = #args.value::<#t>(#i);)
             }
             // Faults are reported through `args` below.
-            Passing::FaultWord => TokenStream::new(),
+            _ => TokenStream::new(),
         });
     }
     for p in &abi.params {
@@ -58,15 +98,19 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
                 .collect();
             let rank = dims.len();
             prologue.extend(quote!(let #n: [usize; #rank] = [#(#dims),*];));
+            if plan.mode(container) != Mode::Cells {
+                let (covers, d, what) = (
+                    rt::assert_covers(),
+                    names::data(cname(container)),
+                    cname(container),
+                );
+                prologue.extend(quote!(#covers(#what, #d.len(), &#n);));
+            }
         }
     }
-    let access = Place::kernel_twin(sdfg, m.params.len());
-    let code = BodyEmitter::new(&access, &m.body).stmts(&m.body.stmts);
-    let ranges = MapRanges {
-        map: m,
-        scope: RangeScope::Kernel,
-    };
-    let iteration = ranges.parallel(&code, &abi.name);
+    let access = Place::kernel_twin(sdfg, m.params.len(), &plan);
+    let workers = quote!(#args.workers());
+    let iteration = parallel_map(m, &access, &plan, RangeScope::Kernel, &abi.name, workers);
     let fname = names::kernel_twin(&abi.name);
     let fault = names::fault();
     let (kernel_args, fault_type, error) = (rt::kernel_args(), rt::check_fault(), rt::error());
@@ -83,4 +127,34 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
             }
         }
     }
+}
+
+/// The chunked loop of a parallel map over the ranges of `scope`, its
+/// containers reached through `access` (laid out by `plan`), on `workers`:
+/// one fast path for `cpu` maps and kernel twins. Reductions into partials
+/// are combined after the map, in chunk order.
+pub(crate) fn parallel_map(
+    m: &Map,
+    access: &Place<'_>,
+    plan: &AccessPlan,
+    scope: RangeScope,
+    what: &str,
+    workers: TokenStream,
+) -> TokenStream {
+    let emit = BodyEmitter::new(access, &m.body)
+        .after_prechecks()
+        .with_partials(&plan.reductions);
+    let code = emit.stmts(&m.body.stmts);
+    let ranges = MapRanges { map: m, scope };
+    if plan.reductions.is_empty() {
+        return ranges.chunked(&code, what, workers, None);
+    }
+    let tuple = emit.partial_tuple();
+    let results = ChunkResults {
+        locals: emit.partial_locals(),
+        result: tuple.clone(),
+        pattern: tuple,
+        combine: emit.combine_partials(),
+    };
+    ranges.chunked(&code, what, workers, Some(&results))
 }
