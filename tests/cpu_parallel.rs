@@ -243,6 +243,91 @@ fn chunked_maps_compute_the_sequential_result() {
 }
 
 sdfg! {
+    /// GPU-style loops over neighbouring points: the CPU runs blocks of
+    /// points side by side (lanes), each loop step once for the block.
+    pub sdfg Lanes {
+        symbol N: i64; symbol P: i64; symbol K: i64;
+        gpu A: i64[N, N];
+        gpu C: i64[N, N];
+        gpu X: f32[P * K];
+        gpu S: f32;
+        host HA: i64[N, N];
+        host HC: i64[N, N];
+        state s {
+            map mm[i in 0..N, j in 0..N] on gpu {
+                let mut acc = 0i64;
+                for k in 0..N { acc += A[i, k] * A[k, j]; }
+                C[i, j] = acc + (j % 3);
+            }
+            map dot[p in 0..P] on gpu {
+                let mut acc = 0.0f32;
+                for k in 0..K { let x = X[p + k * P]; acc += x * x; }
+                S += acc;
+            }
+            map hmm[i in 0..N, j in 0..N] on cpu {
+                let mut acc = 0i64;
+                for k in 0..N { acc += HA[i, k] * HA[k, j]; }
+                HC[i, j] = acc - i;
+            }
+        }
+    }
+}
+
+#[test]
+fn lane_blocked_loops_compute_the_sequential_result() {
+    let (n, p, k) = (101usize, 3000usize, 37usize);
+    let mut rng = Rng::new(21);
+    let a: Vec<i64> = (0..n * n)
+        .map(|_| (rng.next_u64() % 200) as i64 - 100)
+        .collect();
+    let x = random(p * k, 22);
+    let product = |i: usize, j: usize| (0..n).map(|q| a[i * n + q] * a[q * n + j]).sum::<i64>();
+    let c: Vec<i64> = (0..n * n)
+        .map(|e| product(e / n, e % n) + (e % n % 3) as i64)
+        .collect();
+    let hc: Vec<i64> = (0..n * n)
+        .map(|e| product(e / n, e % n) - (e / n) as i64)
+        .collect();
+    let exact: f64 = x.iter().map(|&v| (v as f64) * (v as f64)).sum();
+    for threads in [1, 3] {
+        let device = Device::cpu_with_threads(threads);
+        let program = Lanes::load(&device).unwrap();
+        let da = DeviceBuffer::from_slice(&device, &a).unwrap();
+        let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let mut sums = Vec::new();
+        for _ in 0..3 {
+            let mut dc = DeviceBuffer::<i64>::zeros(&device, n * n).unwrap();
+            let mut s = DeviceBuffer::<f32>::zeros(&device, 1).unwrap();
+            let mut hcv = vec![0i64; n * n];
+            program
+                .run(LanesArgs {
+                    N: n as i64,
+                    P: p as i64,
+                    K: k as i64,
+                    A: &da,
+                    C: &mut dc,
+                    X: &dx,
+                    S: &mut s,
+                    HA: &a,
+                    HC: &mut hcv,
+                })
+                .unwrap();
+            assert_eq!(dc.to_vec().unwrap(), c, "{threads} threads");
+            assert_eq!(hcv, hc);
+            sums.push(s.to_vec().unwrap()[0]);
+        }
+        assert!(
+            (sums[0] as f64 - exact).abs() < 1e-3 * exact,
+            "{sums:?} vs {exact}"
+        );
+        assert!(
+            sums.iter().all(|v| v.to_bits() == sums[0].to_bits()),
+            "{sums:?}"
+        );
+    }
+}
+
+sdfg! {
     /// A kernel large enough to split into chunks on every thread count.
     pub sdfg Scale {
         symbol N: i64;

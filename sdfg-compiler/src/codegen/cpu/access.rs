@@ -105,6 +105,11 @@ impl AccessPlan {
             .map_or(Mode::Read, |(_, m)| *m)
     }
 
+    /// Whether some container is reached in `mode`.
+    pub fn has(&self, mode: Mode) -> bool {
+        self.modes.iter().any(|(_, m)| *m == mode)
+    }
+
     /// Overrides the mode of `c` (a kernel twin: a buffer the kernel's ABI
     /// passes read only is never written plainly, see `codegen::cpu::twin`).
     pub fn set_mode(&mut self, c: ContainerId, mode: Mode) {

@@ -12,8 +12,8 @@ use super::access::Reduction;
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt, SymbolId, TaskletBody, UnOp,
-    Value, VarRef, WcrOp,
+    BinOp, ContainerId, Expr, ExprKind, LocalId, MathFn, ScalarType, Stmt, SymbolId, TaskletBody,
+    UnOp, Value, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -100,6 +100,11 @@ pub(crate) struct BodyEmitter<'a> {
     /// Reduction sites that accumulate into a chunk's partial (a local)
     /// instead of the container.
     partials: &'a [Reduction],
+    /// Lane-blocked emission (`codegen::cpu::lanes`): the locals a `let`
+    /// declares are arrays with one element per lane, indexed by `__lane`.
+    pub(super) lanes: bool,
+    /// Which locals a `let` declares (the others are `for` variables).
+    pub(super) let_locals: Vec<bool>,
 }
 
 impl<'a> BodyEmitter<'a> {
@@ -110,12 +115,33 @@ impl<'a> BodyEmitter<'a> {
             codes.push((site.node.key(), next, site.is_prechecked()));
             next += 1;
         });
+        let mut let_locals = vec![false; body.locals.len()];
+        for s in &body.stmts {
+            s.walk(&mut |x| {
+                if let Stmt::Let { local, .. } = x {
+                    let_locals[*local] = true;
+                }
+            });
+        }
         BodyEmitter {
             data,
             body,
             codes,
             prechecked: false,
             partials: &[],
+            lanes: false,
+            let_locals,
+        }
+    }
+
+    /// A local as the code reads and writes it: `__l3`, or in lane-blocked
+    /// code, for a `let` local, `__l3[__lane]`.
+    fn local_place(&self, l: LocalId) -> TokenStream {
+        let name = names::local(l);
+        if self.lanes && self.let_locals[l] {
+            quote!(#name[__lane])
+        } else {
+            quote!(#name)
         }
     }
 
@@ -124,6 +150,12 @@ impl<'a> BodyEmitter<'a> {
     /// prechecks index without a check, as in the PTX kernel.
     pub fn after_prechecks(mut self) -> Self {
         self.prechecked = true;
+        self
+    }
+
+    /// Lane-blocked emission (`codegen::cpu::lanes`).
+    pub fn lane_blocked(mut self) -> Self {
+        self.lanes = true;
         self
     }
 
@@ -221,8 +253,13 @@ impl<'a> BodyEmitter<'a> {
             .collect()
     }
 
-    fn stmt(&self, s: &Stmt, loops: &LoopScope) -> TokenStream {
+    pub(super) fn stmt(&self, s: &Stmt, loops: &LoopScope) -> TokenStream {
         match s {
+            Stmt::Let { local, init, .. } if self.lanes => {
+                let place = self.local_place(*local);
+                let v = self.expr(init);
+                quote!(#place = #v;)
+            }
             Stmt::Let { local, init, .. } => {
                 let name = names::local(*local);
                 let ty = rust_type(self.body.locals[*local].ty);
@@ -234,9 +271,9 @@ impl<'a> BodyEmitter<'a> {
                 }
             }
             Stmt::AssignLocal { local, value, .. } => {
-                let name = names::local(*local);
+                let place = self.local_place(*local);
                 let v = self.expr(value);
-                quote!(#name = #v;)
+                quote!(#place = #v;)
             }
             Stmt::Store {
                 container,
@@ -298,37 +335,46 @@ impl<'a> BodyEmitter<'a> {
                 body,
                 ..
             } => {
-                let name = names::local(*var);
-                let ty = rust_type(self.body.locals[*var].ty);
-                let a = self.expr(start);
-                let b = self.expr(end);
-                let st = match step {
-                    Some(e) => self.expr(e),
-                    None => {
-                        let one = literal(one_of(self.body.locals[*var].ty));
-                        quote!(#one)
-                    }
-                };
                 let inner = loops.enter_loop(*var, start, end, step.as_ref());
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
-                // start, start+step, ... while < end; a non-positive step or an
-                // overflowing increment ends the loop (as on the GPU).
-                quote! {{
-                    let __end: #ty = #b;
-                    let __step: #ty = #st;
-                    let mut __next: #ty = #a;
-                    #[allow(unused_comparisons)]
-                    while __next < __end && __step > (0 as #ty) {
-                        let #name: #ty = __next;
-                        { #b_tokens }
-                        match __next.checked_add(__step) {
-                            ::core::option::Option::Some(n) => __next = n,
-                            ::core::option::Option::None => break,
-                        }
-                    }
-                }}
+                self.for_loop(*var, start, end, step.as_ref(), b_tokens)
             }
         }
+    }
+
+    /// `for var in (start..end).step_by(step) { body }` with the language's
+    /// semantics: start, start+step, ... while < end; a non-positive step or
+    /// an overflowing increment ends the loop (as on the GPU).
+    pub(super) fn for_loop(
+        &self,
+        var: LocalId,
+        start: &Expr,
+        end: &Expr,
+        step: Option<&Expr>,
+        body: TokenStream,
+    ) -> TokenStream {
+        let name = names::local(var);
+        let ty = rust_type(self.body.locals[var].ty);
+        let a = self.expr(start);
+        let b = self.expr(end);
+        let st = match step {
+            Some(e) => self.expr(e),
+            None => literal(one_of(self.body.locals[var].ty)),
+        };
+        quote! {{
+            let __end: #ty = #b;
+            let __step: #ty = #st;
+            let mut __next: #ty = #a;
+            #[allow(unused_comparisons)]
+            while __next < __end && __step > (0 as #ty) {
+                let #name: #ty = __next;
+                { #body }
+                match __next.checked_add(__step) {
+                    ::core::option::Option::Some(n) => __next = n,
+                    ::core::option::Option::None => break,
+                }
+            }
+        }}
     }
 
     /// `Option<usize>`: the row-major offset, None when any index is outside
@@ -387,10 +433,7 @@ impl<'a> BodyEmitter<'a> {
         let ty = rust_type(e.ty);
         match &e.kind {
             ExprKind::Lit(v) => literal(*v),
-            ExprKind::Var(VarRef::Local(l)) => {
-                let n = names::local(*l);
-                quote!(#n)
-            }
+            ExprKind::Var(VarRef::Local(l)) => self.local_place(*l),
             ExprKind::Var(VarRef::Param(p)) => self.data.param(*p),
             ExprKind::Var(VarRef::Symbol(s)) => self.data.symbol(*s),
             ExprKind::Load { container, index } => {

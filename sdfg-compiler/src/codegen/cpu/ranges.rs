@@ -15,6 +15,20 @@ pub(crate) struct MapRanges<'a> {
     pub scope: RangeScope,
 }
 
+/// What a chunked map runs per point of its range.
+pub(crate) enum PointCode {
+    /// The body, for one point (its parameters bound).
+    One(TokenStream),
+    /// Blocks of `lanes` neighbouring points of the innermost dimension:
+    /// `locals` per block, then `block`, which binds each lane's position
+    /// and parameter with [`MapRanges::lane_prelude`].
+    Lanes {
+        lanes: usize,
+        locals: TokenStream,
+        block: TokenStream,
+    },
+}
+
 /// What a chunked map computes besides its stores: per chunk, `locals`
 /// declared before its loops and `result` returned after them; after the
 /// map, `combine` runs once per chunk result (bound to `pattern`), in chunk
@@ -43,6 +57,15 @@ impl MapRanges<'_> {
         }
     }
 
+    /// Inside a lane loop of a block starting at `__t_lo`: the lane's
+    /// innermost position and parameter.
+    pub fn lane_prelude(&self) -> TokenStream {
+        let inner = self.map.params.len() - 1;
+        let t = names::flat_position(inner);
+        let p = self.param_value(inner, &t);
+        quote!(let #t: usize = __t_lo + __lane; #p)
+    }
+
     fn counts(&self) -> Vec<Ident> {
         (0..self.map.params.len())
             .map(|d| names::range(self.scope, d).count)
@@ -58,7 +81,7 @@ impl MapRanges<'_> {
     /// map in chunk order (reproducible for a given number of threads).
     pub fn chunked(
         &self,
-        body: &TokenStream,
+        body: &PointCode,
         what: &str,
         workers: TokenStream,
         results: Option<&ChunkResults>,
@@ -90,7 +113,34 @@ impl MapRanges<'_> {
                 outer.extend(self.param_value(d, &names::flat_position(d)));
             }
         }
+        // The innermost positions `lo..hi` of one unit, point by point or
+        // in blocks of lanes.
+        let inner_run = |lo: TokenStream, hi: TokenStream| match body {
+            PointCode::One(code) => quote! {
+                for #t_inner in #lo..#hi {
+                    #p_inner
+                    #code
+                }
+            },
+            PointCode::Lanes {
+                lanes,
+                locals,
+                block,
+            } => {
+                quote! {
+                    let __t_end: usize = #hi;
+                    let mut __t_lo: usize = #lo;
+                    while __t_lo < __t_end {
+                        let __nl: usize = ::core::cmp::Ord::min(#lanes, __t_end - __t_lo);
+                        #locals
+                        #block
+                        __t_lo += __nl;
+                    }
+                }
+            }
+        };
         let (units, unit_len, loops) = if n > 1 {
+            let run = inner_run(quote!(0usize), quote!(__unit_len));
             (
                 quote!(if __unit_len == 0 {
                     0
@@ -101,24 +151,13 @@ impl MapRanges<'_> {
                 quote! {
                     for __u in __units {
                         #outer
-                        for #t_inner in 0..__unit_len {
-                            #p_inner
-                            #body
-                        }
+                        #run
                     }
                 },
             )
         } else {
-            (
-                quote!(__total),
-                quote!(1usize),
-                quote! {
-                    for #t_inner in __units {
-                        #p_inner
-                        #body
-                    }
-                },
-            )
+            let run = inner_run(quote!(__units.start), quote!(__units.end));
+            (quote!(__total), quote!(1usize), run)
         };
         let grain = grain(&self.map.body);
         let (total, chunks, for_each, map_chunks) = (

@@ -8,8 +8,9 @@
 
 use super::access::{AccessPlan, Mode};
 use super::body::{rust_type, BodyEmitter};
+use super::lanes::worth_lanes;
 use super::place::Place;
-use super::ranges::{ChunkResults, MapRanges};
+use super::ranges::{ChunkResults, MapRanges, PointCode};
 use crate::codegen::abi::{BufferAccess, KernelAbi, ParamValue, Passing};
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
@@ -141,11 +142,26 @@ pub(crate) fn parallel_map(
     what: &str,
     workers: TokenStream,
 ) -> TokenStream {
+    let ranges = MapRanges { map: m, scope };
     let emit = BodyEmitter::new(access, &m.body)
         .after_prechecks()
         .with_partials(&plan.reductions);
-    let code = emit.stmts(&m.body.stmts);
-    let ranges = MapRanges { map: m, scope };
+    let (emit, code) = if worth_lanes(m, plan) {
+        let emit = emit.lane_blocked();
+        let block = emit.lane_block(&m.body.stmts, &ranges.lane_prelude());
+        let (lanes, locals) = (emit.lanes(), emit.lane_locals());
+        (
+            emit,
+            PointCode::Lanes {
+                lanes,
+                locals,
+                block,
+            },
+        )
+    } else {
+        let code = emit.stmts(&m.body.stmts);
+        (emit, PointCode::One(code))
+    };
     if plan.reductions.is_empty() {
         return ranges.chunked(&code, what, workers, None);
     }
