@@ -97,8 +97,9 @@ impl Device {
     }
 
     /// A new CPU device whose kernels run on `threads` threads (at least 1;
-    /// started at the first kernel that splits its work). `cpu` maps run on
-    /// the caller's rayon pool whatever the device.
+    /// started at the first kernel that splits its work, and shared with
+    /// the other CPU devices of as many threads). `cpu` maps run on the
+    /// caller's rayon pool whatever the device.
     ///
     /// ```
     /// let dev = sdfg_runtime::Device::cpu_with_threads(3);
@@ -115,7 +116,7 @@ impl Device {
             format!("cpu ({threads} threads)"),
             DeviceKind::Cpu {
                 capacity: cpu_capacity(),
-                pool: Arc::new(KernelPool::new(threads, format!("sdfg-cpu{id}"))),
+                pool: KernelPool::shared(threads),
             },
             default_stream,
             threads as u32,

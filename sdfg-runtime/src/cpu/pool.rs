@@ -10,7 +10,9 @@
 //! the global pool, a few `run()` calls from rayon tasks blocked every
 //! global thread while their twins waited for one: a deadlock.)
 
-use std::sync::OnceLock;
+use crate::lock::lock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A rayon pool of a fixed number of threads, started at its first use.
 pub(crate) struct KernelPool {
@@ -20,6 +22,21 @@ pub(crate) struct KernelPool {
 }
 
 impl KernelPool {
+    /// The process's pool of `threads` threads (at least 1), shared by every
+    /// CPU device of that many threads: a test suite that makes a device per
+    /// test starts its threads once, not per device. Sharing is safe for the
+    /// same reason the pool is: only twins run there, and they never block.
+    pub(crate) fn shared(threads: usize) -> Arc<KernelPool> {
+        static POOLS: OnceLock<Mutex<HashMap<usize, Arc<KernelPool>>>> = OnceLock::new();
+        let threads = threads.max(1);
+        let mut pools = lock(POOLS.get_or_init(Default::default));
+        Arc::clone(
+            pools.entry(threads).or_insert_with(|| {
+                Arc::new(KernelPool::new(threads, format!("sdfg-cpu-x{threads}")))
+            }),
+        )
+    }
+
     /// A pool of `threads` threads (at least 1), named after `label`.
     pub(crate) fn new(threads: usize, label: String) -> KernelPool {
         KernelPool {

@@ -9,8 +9,10 @@
 //! waiter for its position. A program issues its operations back to back
 //! and waits right after, so most hand-offs then cost an atomic load instead
 //! of a futex wake-up of a sleeping thread (several microseconds, far more
-//! on a busy machine). The spin is bounded (`SPIN`) and yields the CPU
-//! between checks after a few rounds, so an idle stream costs nothing.
+//! on a busy machine), and a side notifies the other only when it sleeps
+//! (a condition variable's notify is a system call even without waiters).
+//! The spin is bounded (`SPIN`) and yields the CPU between bursts, so an
+//! idle stream costs nothing.
 
 use crate::lock::lock;
 use std::collections::VecDeque;
@@ -22,23 +24,23 @@ use std::time::{Duration, Instant};
 /// How long a worker or a waiter spins before it sleeps.
 const SPIN: Duration = Duration::from_micros(50);
 
-/// Spins until `done()` or `SPIN` passed; true when `done()`.
+/// Spins until `done()` or `SPIN` passed; true when `done()`. Between short
+/// bursts it yields the CPU: the thread it waits for may need this core
+/// (on a machine with more runnable threads than cores, a spin that never
+/// yields can hold up the very work it waits for).
 fn spin_until(done: impl Fn() -> bool) -> bool {
     let start = Instant::now();
-    let mut round = 0u32;
     loop {
-        if done() {
-            return true;
-        }
-        round += 1;
-        if round < 64 {
-            std::hint::spin_loop();
-        } else {
-            if start.elapsed() > SPIN {
-                return false;
+        for _ in 0..64 {
+            if done() {
+                return true;
             }
-            std::thread::yield_now();
+            std::hint::spin_loop();
         }
+        if start.elapsed() > SPIN {
+            return false;
+        }
+        std::thread::yield_now();
     }
 }
 
@@ -48,6 +50,8 @@ pub(crate) type Job = Box<dyn FnOnce() + Send + 'static>;
 struct Queue {
     jobs: VecDeque<Job>,
     shutdown: bool,
+    /// The worker sleeps on `has_work` (set and cleared under the lock).
+    worker_asleep: bool,
 }
 
 /// The shared state of one worker thread.
@@ -59,7 +63,8 @@ pub(crate) struct Worker {
     /// Jobs finished so far; written under `progress_lock`, so a waiter that
     /// checks it under the lock and then sleeps cannot miss the wake-up.
     completed: AtomicU64,
-    progress_lock: Mutex<()>,
+    /// How many waiters sleep on `progress` (changed under `progress_lock`).
+    progress_lock: Mutex<usize>,
     progress: Condvar,
 }
 
@@ -70,11 +75,12 @@ impl Worker {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
                 shutdown: false,
+                worker_asleep: false,
             }),
             has_work: Condvar::new(),
             pushed: AtomicU64::new(0),
             completed: AtomicU64::new(0),
-            progress_lock: Mutex::new(()),
+            progress_lock: Mutex::new(0),
             progress: Condvar::new(),
         });
         let for_thread = Arc::clone(&worker);
@@ -98,32 +104,40 @@ impl Worker {
                     if queue.shutdown {
                         return;
                     }
+                    queue.worker_asleep = true;
                     queue = self
                         .has_work
                         .wait(queue)
                         .unwrap_or_else(PoisonError::into_inner);
+                    queue.worker_asleep = false;
                 }
             };
             // Jobs catch the panics of user-visible code (kernels) themselves
             // and report them; this is the last line of defence so that a bug
             // in a runtime job cannot stall every waiter of this stream.
             let _ = catch_unwind(AssertUnwindSafe(job));
-            {
-                let _guard = lock(&self.progress_lock);
+            let sleepers = {
+                let sleepers = lock(&self.progress_lock);
                 self.completed.fetch_add(1, Ordering::Release);
+                *sleepers
+            };
+            if sleepers > 0 {
+                self.progress.notify_all();
             }
-            self.progress.notify_all();
         }
     }
 
     /// Appends a job; it will run after every job pushed before it.
     pub(crate) fn push(&self, job: Job) {
-        {
+        let asleep = {
             let mut queue = lock(&self.queue);
             queue.jobs.push_back(job);
             self.pushed.fetch_add(1, Ordering::Release);
+            queue.worker_asleep
+        };
+        if asleep {
+            self.has_work.notify_one();
         }
-        self.has_work.notify_one();
     }
 
     /// Blocks until the job at `position` (and so every earlier one) has run.
@@ -133,12 +147,14 @@ impl Worker {
         if spin_until(|| self.completed.load(Ordering::Acquire) >= position) {
             return;
         }
-        let mut guard = lock(&self.progress_lock);
+        let mut sleepers = lock(&self.progress_lock);
         while self.completed.load(Ordering::Acquire) < position {
-            guard = self
+            *sleepers += 1;
+            sleepers = self
                 .progress
-                .wait(guard)
+                .wait(sleepers)
                 .unwrap_or_else(PoisonError::into_inner);
+            *sleepers -= 1;
         }
     }
 
