@@ -13,6 +13,16 @@
 //! (a condition variable's notify is a system call even without waiters).
 //! The spin is bounded (`SPIN`) and yields the CPU between bursts, so an
 //! idle stream costs nothing.
+//!
+//! A waiter also helps: while the job it waits for (or an earlier one) is
+//! still queued and no thread runs a job of this stream, the waiter runs the
+//! next job itself, in FIFO order. A call that issues its work and waits for
+//! it then needs no second thread at all, as with a plain function call;
+//! the stream stays asynchronous until someone waits. (The one running job
+//! is a token: the worker and helpers take it under the queue's lock.) A
+//! thread of a rayon pool does not help: a kernel it ran would, waiting for
+//! the kernel pool, steal a task of its own pool, and a `run()` in that task
+//! could then wait for the stream whose token the suspended kernel holds.
 
 use crate::lock::lock;
 use std::collections::VecDeque;
@@ -52,6 +62,8 @@ struct Queue {
     shutdown: bool,
     /// The worker sleeps on `has_work` (set and cleared under the lock).
     worker_asleep: bool,
+    /// A thread (the worker or a helping waiter) runs a job of this queue.
+    running: bool,
 }
 
 /// The shared state of one worker thread.
@@ -76,6 +88,7 @@ impl Worker {
                 jobs: VecDeque::new(),
                 shutdown: false,
                 worker_asleep: false,
+                running: false,
             }),
             has_work: Condvar::new(),
             pushed: AtomicU64::new(0),
@@ -98,11 +111,14 @@ impl Worker {
             let job = {
                 let mut queue = lock(&self.queue);
                 loop {
-                    if let Some(job) = queue.jobs.pop_front() {
-                        break job;
-                    }
-                    if queue.shutdown {
-                        return;
+                    if !queue.running {
+                        if let Some(job) = queue.jobs.pop_front() {
+                            queue.running = true;
+                            break job;
+                        }
+                        if queue.shutdown {
+                            return;
+                        }
                     }
                     queue.worker_asleep = true;
                     queue = self
@@ -112,19 +128,45 @@ impl Worker {
                     queue.worker_asleep = false;
                 }
             };
-            // Jobs catch the panics of user-visible code (kernels) themselves
-            // and report them; this is the last line of defence so that a bug
-            // in a runtime job cannot stall every waiter of this stream.
-            let _ = catch_unwind(AssertUnwindSafe(job));
-            let sleepers = {
-                let sleepers = lock(&self.progress_lock);
-                self.completed.fetch_add(1, Ordering::Release);
-                *sleepers
-            };
-            if sleepers > 0 {
-                self.progress.notify_all();
-            }
+            self.run_job(job);
         }
+    }
+
+    /// Runs a job taken with the running token, counts it, wakes the
+    /// sleeping waiters, and hands the token back (waking the worker when
+    /// a helper leaves jobs behind).
+    fn run_job(&self, job: Job) {
+        // Jobs catch the panics of user-visible code (kernels) themselves
+        // and report them; this is the last line of defence so that a bug
+        // in a runtime job cannot stall every waiter of this stream.
+        let _ = catch_unwind(AssertUnwindSafe(job));
+        let sleepers = {
+            let sleepers = lock(&self.progress_lock);
+            self.completed.fetch_add(1, Ordering::Release);
+            *sleepers
+        };
+        if sleepers > 0 {
+            self.progress.notify_all();
+        }
+        let wake_worker = {
+            let mut queue = lock(&self.queue);
+            queue.running = false;
+            queue.worker_asleep && (!queue.jobs.is_empty() || queue.shutdown)
+        };
+        if wake_worker {
+            self.has_work.notify_one();
+        }
+    }
+
+    /// The next job with the running token, when no thread runs one.
+    fn take_next(&self) -> Option<Job> {
+        let mut queue = lock(&self.queue);
+        if queue.running {
+            return None;
+        }
+        let job = queue.jobs.pop_front()?;
+        queue.running = true;
+        Some(job)
     }
 
     /// Appends a job; it will run after every job pushed before it.
@@ -144,7 +186,17 @@ impl Worker {
     /// (The worker's `Release` increment and this `Acquire` load order the
     /// jobs' effects before the waiter's next step.)
     pub(crate) fn wait_for(&self, position: u64) {
-        if spin_until(|| self.completed.load(Ordering::Acquire) >= position) {
+        let done = || self.completed.load(Ordering::Acquire) >= position;
+        // Help: run the queued jobs up to `position` while no thread runs one.
+        let may_help = rayon::current_thread_index().is_none();
+        while may_help && !done() {
+            match self.take_next() {
+                Some(job) => self.run_job(job),
+                None => break,
+            }
+        }
+        // Someone runs a job (or everything is done): wait for them.
+        if spin_until(done) {
             return;
         }
         let mut sleepers = lock(&self.progress_lock);
@@ -188,6 +240,33 @@ mod tests {
         w.wait_for(100);
         assert_eq!(*lock(&seen), (0..100).collect::<Vec<_>>());
         assert_eq!(w.completed(), 100);
+        w.shutdown();
+    }
+
+    #[test]
+    fn helping_waiters_keep_fifo_order() {
+        let w = Worker::spawn("test".into()).unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let helpers: Vec<_> = (1..=4u64)
+            .map(|k| {
+                let w = Arc::clone(&w);
+                std::thread::spawn(move || {
+                    for p in (k..=2000).step_by(97) {
+                        w.wait_for(p);
+                        assert!(w.completed() >= p);
+                    }
+                })
+            })
+            .collect();
+        for i in 0..2000u64 {
+            let seen = Arc::clone(&seen);
+            w.push(Box::new(move || lock(&seen).push(i)));
+        }
+        for h in helpers {
+            h.join().unwrap();
+        }
+        w.wait_for(2000);
+        assert_eq!(*lock(&seen), (0..2000).collect::<Vec<_>>());
         w.shutdown();
     }
 
