@@ -8,8 +8,30 @@
 //! [`eval`] is the reference meaning of the tasklet language.
 //! [`import`] reads a DaCe `.sdfg` file (`sdfg NAME = include "file.sdfg";`)
 //! into the items of an invocation, before lowering.
+//!
+//! # Floors
+//!
+//! A file imports only from its own floor or below, names the module that
+//! defines what it uses (never this root), and no two rooms (the modules
+//! below) import each other around a circle (inside a room, a folder's
+//! `mod.rs` and its files work together); `tests/architecture.rs` checks all
+//! three against this table. The floors follow the pipeline, with what several stages share
+//! (diagnostics, the IR and its numeric semantics, the DaCe format's marks)
+//! at the bottom. This file, the driver ([`frontend`], [`expand`]), sits on
+//! top.
+//!
+//! | floor | folders and files | what they own | imported by |
+//! |---|---|---|---|
+//! | 0, diagnostics | `diag/` | rustc-style errors collected per invocation; "did you mean" | every floor |
+//! | 1, vocabulary | `ir/`, `dace_format.rs` | the SDFG, its expressions, types, linear forms, bounds decisions and numeric semantics; the marks and C++ helpers our `.sdfg` files carry | floors 1 to 6 |
+//! | 2, reading | `parse/`, `eval.rs` | tokens -> AST with spans; the reference meaning of the tasklet language | floors 3 to 6 |
+//! | 3, lowering | `lower/`, `import/` | AST -> IR (names, types, memlets, dataflow); a DaCe `.sdfg` file -> AST items | the driver |
+//! | 4, checking | `validate/` | every check of a lowered SDFG, all errors at once | the driver |
+//! | 5, scheduling | `schedule.rs` | streams, events and sync points | floor 6 |
+//! | 6, output | `codegen/`, `export/` | kernel ABI, PTX, Rust for the CPU side, host glue; DOT and DaCe JSON | the driver |
 
 pub mod codegen;
+pub mod dace_format;
 pub mod diag;
 pub mod eval;
 pub mod export;

@@ -633,7 +633,7 @@ fn copy_subsets() {
 #[test]
 fn map_ranges_with_step_inclusive_end_and_wide_literals() {
     let s = ok("sdfg M { symbol N: u64; gpu A: f64[N]; state s { \
-                map a[i in (0..N).step_by(4), j in 0..=7, k in 0..5000000000] on gpu { A[i] = 1.0; } } }");
+                map a[i in (0..N).step_by(4), j in 0..=7, k in 0..5000000000] on gpu { if j == 0 && k == 0 { A[i] = 1.0; } } } }");
     let m = map(&s.states[0].stmts[0]);
     let p: Vec<String> = m
         .params
@@ -738,8 +738,9 @@ fn one_mistake_gives_one_error() {
 
 #[test]
 fn inferred_symbols_follow_their_uses_and_must_agree() {
-    let s = ok("sdfg I { symbol M: u64; host A: f64[M]; state a { map m[i in 0..n] on cpu { A[i] = 1.0; } } \
-                state b {} a -> b { n = 0 } b -> a if n < M { n = n + 1 } }");
+    let s = ok("sdfg I { symbol M: u64; host A: f64[M]; state init {} \
+                state a { map m[i in 0..n] on cpu { A[i] = 1.0; } } \
+                state b {} init -> a { n = 0 } a -> b; b -> a if n < M { n = n + 1 } }");
     assert_eq!(
         s.symbols[s.symbol_by_name("n").unwrap()].ty,
         ScalarType::U64
@@ -814,8 +815,8 @@ fn map_indices_are_checked_over_their_ranges() {
         vec!["subset out of bounds: `A` has length N but the subset ends at N + 1"]
     );
     // Guarded accesses and in-range indices are fine.
-    ok("sdfg B { symbol N: i64; gpu A: f64[N]; state s { map m[i in 1..N - 1] on gpu { A[i + 1] = A[i - 1]; } } }");
-    ok("sdfg B { host U: i32[10]; state s { map m[i in 0..10] on cpu { if i + 1 < 10 { U[i + 1] = 1; } U[i] = 2; } } }");
+    ok("sdfg B { symbol N: i64; gpu A: f64[N]; gpu B: f64[N]; state s { map m[i in 1..N - 1] on gpu { B[i + 1] = A[i - 1]; } } }");
+    ok("sdfg B { host U: i32[10]; state s { map m[i in 0..10] on seq { if i + 1 < 10 { U[i + 1] = 1; } U[i] = 2; } } }");
     ok("sdfg B { host U: i32[10]; state s { map m[i in 1..=10] on cpu { U[i - 1] = 1; } } }");
 }
 

@@ -8,8 +8,11 @@
 //! - [`ptxsim`]: a sequential interpreter of the PTX subset the backend
 //!   emits, and [`harness`], which runs one `gpu` map through it and through
 //!   the evaluator from the same inputs;
-//! - [`rng`]: the one seeded generator every test, fuzzer and example uses.
+//! - [`rng`]: the one seeded generator every test, fuzzer and example uses;
+//! - [`architecture`]: checks that a crate's modules import only their own
+//!   floor or below (the tables in the crates' `src/lib.rs`).
 
+pub mod architecture;
 pub mod builder;
 pub mod examples;
 pub mod harness;

@@ -11,7 +11,8 @@
 //!
 //! Semantics that differ between Rust and C++ and are cheap to keep are
 //! kept: integer division and remainder by zero (and `MIN / -1`) and
-//! saturating float-to-int casts use the helpers in [`HELPERS`] (installed
+//! saturating float-to-int casts use the helpers in
+//! [`crate::dace_format::HELPERS`] (installed
 //! through the tasklet's `code_global`); shift amounts are masked to the
 //! operand width; float `min`/`max` ignore NaN (`fmin`/`fmax`, as Rust);
 //! `for` loops follow `step_by`. Not kept (undefined in C++, wrapping in
@@ -19,44 +20,16 @@
 //! bounds checks (an out-of-bounds access is skipped and reported by us).
 
 use super::print::{container_name, BodyNames};
+use crate::dace_format::CPP_RESERVED;
 use crate::ir::{
     BinOp, ContainerId, Expr, ExprKind, Local, MathFn, Memlet, ScalarType, Sdfg, Stmt, SubsetDim,
     UnOp, Value, VarRef, WcrOp,
 };
 
-/// Helper functions for the integer semantics C++ leaves undefined.
-/// Guarded, because DaCe pastes every tasklet's `code_global` into one file.
-pub const HELPERS: &str = "\
-#ifndef SDFG_RS_TASKLET_HELPERS
-#define SDFG_RS_TASKLET_HELPERS
-#include <limits>
-#include <type_traits>
-// Rust-defined integer division: x / 0 == 0, MIN / -1 == MIN (no trap).
-template <typename T> static inline T sdfg_rs_div(T a, T b) {
-    if (b == 0) return 0;
-    if (std::is_signed<T>::value && b == T(-1)) return T(0) - a;
-    return a / b;
-}
-// x % 0 == x, MIN % -1 == 0.
-template <typename T> static inline T sdfg_rs_rem(T a, T b) {
-    if (b == 0) return a;
-    if (std::is_signed<T>::value && b == T(-1)) return 0;
-    return a % b;
-}
-// Rust's float -> int `as`: saturating, NaN -> 0.
-template <typename T, typename F> static inline T sdfg_rs_f2i(F x) {
-    if (x != x) return 0;
-    if (x <= (F)std::numeric_limits<T>::min()) return std::numeric_limits<T>::min();
-    if (x >= (F)std::numeric_limits<T>::max()) return std::numeric_limits<T>::max();
-    return (T)x;
-}
-#endif
-";
-
 /// A tasklet body translated to C++.
 pub struct CppTasklet {
     pub code: String,
-    /// The code calls the functions of [`HELPERS`].
+    /// The code calls the functions of [`HELPERS`](crate::dace_format::HELPERS).
     pub needs_helpers: bool,
 }
 
@@ -83,53 +56,6 @@ pub fn tasklet_to_cpp(
         needs_helpers: p.needs_helpers,
     }
 }
-
-/// C++ keywords and standard names a Rust local may be called.
-pub(crate) const CPP_RESERVED: &[&str] = &[
-    "auto",
-    "bool",
-    "case",
-    "catch",
-    "char",
-    "class",
-    "const",
-    "default",
-    "delete",
-    "double",
-    "float",
-    "friend",
-    "goto",
-    "inline",
-    "int",
-    "long",
-    "namespace",
-    "new",
-    "operator",
-    "private",
-    "protected",
-    "public",
-    "register",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "switch",
-    "template",
-    "this",
-    "throw",
-    "try",
-    "typedef",
-    "typename",
-    "union",
-    "unsigned",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "NULL",
-    "errno",
-    "assert",
-];
 
 /// C++ forbids redeclaring a name in one scope, Rust allows shadowing: a
 /// local whose name is taken by another local (or is reserved in C++) gets

@@ -226,7 +226,10 @@ fn header_text(ast: &SdfgAst) -> String {
         out.push(' ');
     }
     // The parser stripped a raw prefix (`r#type` is `type`): restore it.
-    out.push_str(&format!("sdfg {}", names::identifier(&ast.name.to_string())));
+    out.push_str(&format!(
+        "sdfg {}",
+        names::identifier(&ast.name.to_string())
+    ));
     out
 }
 

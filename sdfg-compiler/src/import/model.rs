@@ -18,7 +18,7 @@ pub(crate) struct Model {
     pub symbols: Vec<(String, String)>,
     /// DaCe's argument order (`arg_names`).
     pub arg_names: Vec<String>,
-    /// The symbols our exporter declared (`crate::export::dace::ARGUMENTS_MARK`).
+    /// The symbols our exporter declared (`crate::dace_format::ARGUMENTS_MARK`).
     pub argument_symbols: Option<Vec<String>>,
     pub states: Vec<StateModel>,
     pub edges: Vec<InterstateModel>,
@@ -70,8 +70,11 @@ pub(crate) enum NodeKind {
         /// The matching exit (`scope_exit`).
         exit: Option<usize>,
         /// The parameters' types where our exporter wrote them
-        /// (`crate::export::dace::PARAM_TYPES_MARK`; DaCe's ranges have none).
+        /// (`crate::dace_format::PARAM_TYPES_MARK`; DaCe's ranges have none).
         param_types: Vec<Option<crate::ir::ScalarType>>,
+        /// The containers of `#[independent(...)]` where our exporter
+        /// wrote them (`crate::dace_format::INDEPENDENT_MARK`), DaCe names.
+        independent: Vec<String>,
     },
     MapExit,
     /// A node whose error was already reported (kept so that edges still
@@ -140,6 +143,32 @@ fn flag(v: &Value, default: bool) -> bool {
     }
 }
 
+/// The `src` and `dst` of an edge between `count` states or nodes (`kind`),
+/// or an error naming the edge (`what`).
+fn endpoints(
+    e: &Value,
+    count: usize,
+    what: &str,
+    kind: &str,
+    errors: &mut Vec<ImportError>,
+) -> Option<(usize, usize)> {
+    let (Some(src), Some(dst)) = (index(&e["src"]), index(&e["dst"])) else {
+        errors.push(error(
+            format!("{what} has no `src`/`dst`"),
+            "check the file",
+        ));
+        return None;
+    };
+    if src >= count || dst >= count {
+        errors.push(error(
+            format!("{what} connects {kind} {src} to {kind} {dst}, but there are {count} {kind}s"),
+            "check the file",
+        ));
+        return None;
+    }
+    Some((src, dst))
+}
+
 fn error(message: impl Into<String>, help: impl Into<String>) -> ImportError {
     ImportError::new(message).help(help)
 }
@@ -177,7 +206,7 @@ pub(crate) fn read(json: &Value, errors: &mut Vec<ImportError>) -> Option<Model>
             symbols.push((n.clone(), text(ty).unwrap_or_default()));
         }
     }
-    let argument_symbols = attrs[crate::export::dace::ARGUMENTS_MARK]
+    let argument_symbols = attrs[crate::dace_format::ARGUMENTS_MARK]
         .as_array()
         .map(|a| a.iter().filter_map(text).collect());
     let arg_names = match &attrs["arg_names"] {
@@ -230,20 +259,10 @@ pub(crate) fn read(json: &Value, errors: &mut Vec<ImportError>) -> Option<Model>
         .iter()
         .enumerate()
     {
-        let (Some(src), Some(dst)) = (index(&e["src"]), index(&e["dst"])) else {
-            errors.push(error(
-                format!("interstate edge {i} has no `src`/`dst`"),
-                "check the file",
-            ));
+        let what = format!("interstate edge {i}");
+        let Some((src, dst)) = endpoints(e, states.len(), &what, "state", errors) else {
             continue;
         };
-        if src >= states.len() || dst >= states.len() {
-            errors.push(error(
-                format!("interstate edge {i} connects state {src} to state {dst}, but there are {} states", states.len()),
-                "check the file",
-            ));
-            continue;
-        }
         let data = &e["attributes"]["data"]["attributes"];
         let condition = match &data["condition"] {
             Value::Null => None,
@@ -355,7 +374,7 @@ fn data_desc(name: &str, desc: &Value, errors: &mut Vec<ImportError>) -> Option<
         offset: list(&a["offset"]),
         transient: flag(&a["transient"], false),
         storage: text(&a["storage"]).unwrap_or_else(|| "Default".to_string()),
-        boxed_scalar: flag(&a[crate::export::dace::SCALAR_MARK], false),
+        boxed_scalar: flag(&a[crate::dace_format::SCALAR_MARK], false),
     })
 }
 
@@ -460,13 +479,17 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
                             ranges,
                             schedule: text(&a["schedule"]).unwrap_or_else(|| "Default".to_string()),
                             exit: index(&n["scope_exit"]),
-                            param_types: a[crate::export::dace::PARAM_TYPES_MARK]
+                            param_types: a[crate::dace_format::PARAM_TYPES_MARK]
                                 .as_array()
                                 .map(|ts| {
                                     ts.iter()
                                         .map(|t| t.as_str().and_then(super::code::dtype))
                                         .collect()
                                 })
+                                .unwrap_or_default(),
+                            independent: a[crate::dace_format::INDEPENDENT_MARK]
+                                .as_array()
+                                .map(|names| names.iter().filter_map(text).collect())
                                 .unwrap_or_default(),
                         }
                     }
@@ -500,20 +523,10 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
         .iter()
         .enumerate()
     {
-        let (Some(src), Some(dst)) = (index(&e["src"]), index(&e["dst"])) else {
-            errors.push(error(
-                format!("edge {i} in state `{label}` has no `src`/`dst`"),
-                "check the file",
-            ));
+        let what = format!("edge {i} in state `{label}`");
+        let Some((src, dst)) = endpoints(e, nodes.len(), &what, "node", errors) else {
             continue;
         };
-        if src >= nodes.len() || dst >= nodes.len() {
-            errors.push(error(
-                format!("edge {i} in state `{label}` connects node {src} to node {dst}, but the state has {} nodes", nodes.len()),
-                "check the file",
-            ));
-            continue;
-        }
         let m = &e["attributes"]["data"]["attributes"];
         let memlet = text(&m["data"]).map(|data| MemletModel {
             data,

@@ -225,7 +225,7 @@ impl Translator<'_, '_> {
                 let renamed_by_exporter =
                     n.parse::<usize>() == Ok(position)
                         && !stem.is_empty()
-                        && (crate::export::cpp::CPP_RESERVED.contains(&stem)
+                        && (crate::dace_format::CPP_RESERVED.contains(&stem)
                             || self.declared_order.iter().enumerate().any(|(i, other)| {
                                 i != position && *other == format!("{stem}_{i}")
                             }));

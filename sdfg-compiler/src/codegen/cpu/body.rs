@@ -12,8 +12,8 @@ use super::access::Reduction;
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, LocalId, MathFn, ScalarType, Stmt, SymbolId, TaskletBody,
-    UnOp, Value, VarRef, WcrOp,
+    range_end, BinOp, ContainerId, Expr, ExprKind, LocalId, MathFn, RangeEnd, ScalarType, Stmt,
+    SymbolId, TaskletBody, UnOp, Value, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -32,8 +32,9 @@ pub(crate) trait DataAccess {
     ) -> TokenStream;
     /// Length of dimension `d` of `c`, a `usize` expression.
     fn extent(&self, c: ContainerId, d: usize) -> TokenStream;
-    /// A statement recording fault `code` (an out-of-bounds access).
-    fn fault(&self, code: u32) -> TokenStream;
+    /// A statement recording that access `code` (from 1) was out of bounds
+    /// at row-major `index` (an `i64` expression).
+    fn fault(&self, code: u32, index: TokenStream) -> TokenStream;
     fn symbol(&self, s: SymbolId) -> TokenStream;
     /// Map parameter `n` (None outside maps).
     fn param(&self, n: usize) -> TokenStream;
@@ -166,6 +167,58 @@ impl<'a> BodyEmitter<'a> {
         self
     }
 
+    /// An emitter for expressions outside any body (an interstate edge's
+    /// condition and assignments; `empty` has no locals): fault codes
+    /// number their loads 1, 2, ... in evaluation order, and the second
+    /// result lists the container of each, for the fault's message.
+    pub fn for_exprs(
+        data: &'a dyn DataAccess,
+        empty: &'a TaskletBody,
+        exprs: &[&Expr],
+    ) -> (BodyEmitter<'a>, Vec<ContainerId>) {
+        fn loads(e: &Expr, out: &mut Vec<(*const (), ContainerId)>) {
+            match &e.kind {
+                ExprKind::Load { container, index } => {
+                    index.iter().for_each(|i| loads(i, out));
+                    out.push((e as *const Expr as *const (), *container));
+                }
+                ExprKind::Lit(_) | ExprKind::Var(_) => {}
+                ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => loads(arg, out),
+                ExprKind::Binary { lhs, rhs, .. } => {
+                    loads(lhs, out);
+                    loads(rhs, out);
+                }
+                ExprKind::Select { cond, then, else_ } => {
+                    loads(cond, out);
+                    loads(then, out);
+                    loads(else_, out);
+                }
+                ExprKind::Call { args, .. } => args.iter().for_each(|a| loads(a, out)),
+            }
+        }
+        let mut found = Vec::new();
+        exprs.iter().for_each(|e| loads(e, &mut found));
+        let codes = found
+            .iter()
+            .map(|&(key, _)| key)
+            .zip(1u32..)
+            .map(|(key, code)| (key, code, false))
+            .collect();
+        let containers = found.into_iter().map(|(_, c)| c).collect();
+        (
+            BodyEmitter {
+                data,
+                body: empty,
+                codes,
+                prechecked: false,
+                partials: &[],
+                lanes: false,
+                let_locals: Vec::new(),
+            },
+            containers,
+        )
+    }
+
     /// The fault code of the access at `node` and whether it is prechecked.
     fn site(&self, node: AccessNode<'_>) -> (u32, bool) {
         let key = node.key();
@@ -232,12 +285,13 @@ impl<'a> BodyEmitter<'a> {
             } else {
                 let offset = self.offset(r.container, site.index);
                 let hit = names::partial_hit(r.code);
-                let fault = self.data.fault(code);
+                let flat = names::fault_index();
+                let fault = self.data.fault(code, quote!(#flat));
                 quote! {
                     if #hit {
                         match #offset {
-                            ::core::option::Option::Some(__o) => { #store }
-                            ::core::option::Option::None => { #fault }
+                            ::core::result::Result::Ok(__o) => { #store }
+                            ::core::result::Result::Err(#flat) => { #fault }
                         }
                     }
                 }
@@ -310,12 +364,13 @@ impl<'a> BodyEmitter<'a> {
                     }};
                 }
                 let offset = self.offset(*container, index);
-                let fault = self.data.fault(code);
+                let flat = names::fault_index();
+                let fault = self.data.fault(code, quote!(#flat));
                 quote! {{
                     let __v = #v;
                     match #offset {
-                        ::core::option::Option::Some(__o) => { #store }
-                        ::core::option::Option::None => { #fault }
+                        ::core::result::Result::Ok(__o) => { #store }
+                        ::core::result::Result::Err(#flat) => { #fault }
                     }
                 }}
             }
@@ -331,81 +386,107 @@ impl<'a> BodyEmitter<'a> {
                 var,
                 start,
                 end,
+                inclusive,
                 step,
                 body,
                 ..
             } => {
                 let inner = loops.enter_loop(*var, start, end, step.as_ref());
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
-                self.for_loop(*var, start, end, step.as_ref(), b_tokens)
+                self.for_loop(
+                    *var,
+                    start,
+                    range_end(end, *inclusive),
+                    step.as_ref(),
+                    b_tokens,
+                )
             }
         }
     }
 
-    /// `for var in (start..end).step_by(step) { body }` with the language's
-    /// semantics: start, start+step, ... while < end; a non-positive step or
-    /// an overflowing increment ends the loop (as on the GPU).
+    /// `for var in (start..end).step_by(step) { body }` (or `start..=last`)
+    /// with the language's semantics: start, start+step, ... while below
+    /// the bound (`<=` for `a..=last`, which reaches the type's maximum); a
+    /// non-positive step runs nothing; the loop ends when the next value
+    /// would pass the bound or overflow (as on the GPU).
     pub(super) fn for_loop(
         &self,
         var: LocalId,
         start: &Expr,
-        end: &Expr,
+        end: RangeEnd<'_>,
         step: Option<&Expr>,
         body: TokenStream,
     ) -> TokenStream {
         let name = names::local(var);
-        let ty = rust_type(self.body.locals[var].ty);
+        let var_ty = self.body.locals[var].ty;
+        let ty = rust_type(var_ty);
+        let unsigned = rust_type(var_ty.to_unsigned());
         let a = self.expr(start);
-        let b = self.expr(end);
+        let (b, inclusive) = match end {
+            RangeEnd::Exclusive(e) => (self.expr(e), false),
+            RangeEnd::Inclusive(last) => (self.expr(last), true),
+        };
         let st = match step {
             Some(e) => self.expr(e),
-            None => literal(one_of(self.body.locals[var].ty)),
+            None => literal(one_of(var_ty)),
+        };
+        let (enter, stop) = if inclusive {
+            (quote!(<=), quote!(<))
+        } else {
+            (quote!(<), quote!(<=))
         };
         quote! {{
-            let __end: #ty = #b;
-            let __step: #ty = #st;
             let mut __next: #ty = #a;
+            let __bound: #ty = #b;
+            let __step: #ty = #st;
             #[allow(unused_comparisons)]
-            while __next < __end && __step > (0 as #ty) {
-                let #name: #ty = __next;
-                { #body }
-                match __next.checked_add(__step) {
-                    ::core::option::Option::Some(n) => __next = n,
-                    ::core::option::Option::None => break,
+            if __step > (0 as #ty) && __next #enter __bound {
+                loop {
+                    let #name: #ty = __next;
+                    { #body }
+                    if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
+                        break;
+                    }
+                    __next = __next.wrapping_add(__step);
                 }
             }
         }}
     }
 
-    /// `Option<usize>`: the row-major offset, None when any index is outside
-    /// its dimension.
+    /// `Result<usize, i64>`: the row-major offset, or, when any index is
+    /// outside its dimension, the row-major index in wrapping `i64` (what
+    /// the fault reports; the PTX backend computes the same number).
     fn offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
         if index.is_empty() {
-            return quote!(::core::option::Option::Some(0usize));
+            return quote!(::core::result::Result::<usize, i64>::Ok(0usize));
         }
-        let check_index = rt::check_index();
-        let parts: Vec<TokenStream> = index
-            .iter()
-            .enumerate()
-            .map(|(d, e)| {
-                let v = self.expr(e);
-                let ext = self.data.extent(c, d);
-                quote!(#check_index(#v, #ext))
-            })
-            .collect();
+        let (check_index, flat_index) = (rt::check_index(), rt::check_flat_index());
+        let values: Vec<proc_macro2::Ident> = (0..index.len()).map(names::index_value).collect();
+        let exts: Vec<TokenStream> = (0..index.len()).map(|d| self.data.extent(c, d)).collect();
+        let evals: Vec<TokenStream> = index.iter().map(|e| self.expr(e)).collect();
         let indices: Vec<proc_macro2::Ident> = (0..index.len()).map(names::index).collect();
         let first = &indices[0];
         let mut acc = quote!(#first);
         for (d, i) in indices.iter().enumerate().skip(1) {
-            let ext = self.data.extent(c, d);
+            let ext = &exts[d];
             acc = quote!((#acc) * (#ext) + #i);
         }
-        quote! {
-            match (#(#parts,)*) {
-                (#(::core::option::Option::Some(#indices),)*) => ::core::option::Option::Some(#acc),
+        quote! {{
+            #(let #values = #evals;)*
+            match (#(#check_index(#values, #exts),)*) {
+                (#(::core::option::Option::Some(#indices),)*) => ::core::result::Result::<usize, i64>::Ok(#acc),
                 #[allow(unreachable_patterns)]
-                _ => ::core::option::Option::None,
+                _ => ::core::result::Result::Err(#flat_index(&[#(#values as i64),*], &[#(#exts),*])),
             }
+        }}
+    }
+
+    /// `e` as one Rust operand (an atom, a call chain or a parenthesized
+    /// expression).
+    pub fn expr(&self, e: &Expr) -> TokenStream {
+        match self.expr_form(e) {
+            (code, Form::Infix(_)) => quote!((#code)),
+            (code, _) => code,
         }
     }
 
@@ -429,9 +510,21 @@ impl<'a> BodyEmitter<'a> {
         acc
     }
 
-    pub fn expr(&self, e: &Expr) -> TokenStream {
+    /// A method receiver: call chains stay flat (`a.wrapping_add(b).wrapping_add(c)`).
+    fn receiver(&self, e: &Expr) -> TokenStream {
+        match self.expr_form(e) {
+            (code, Form::Postfix) => code,
+            (code, _) => quote!((#code)),
+        }
+    }
+
+    /// `e` and the form of its outermost operator. Long chains stay flat:
+    /// rustc parses `a + b + c + ...` and `a.f(b).f(c)...` in a loop, but
+    /// recurses into every parenthesis, and 2,000 nested ones exhaust its
+    /// stack.
+    fn expr_form(&self, e: &Expr) -> (TokenStream, Form) {
         let ty = rust_type(e.ty);
-        match &e.kind {
+        let form = match &e.kind {
             ExprKind::Lit(v) => literal(*v),
             ExprKind::Var(VarRef::Local(l)) => self.local_place(*l),
             ExprKind::Var(VarRef::Param(p)) => self.data.param(*p),
@@ -441,27 +534,34 @@ impl<'a> BodyEmitter<'a> {
                 let load = self.data.load(*container, quote!(__o), e.span);
                 if prechecked {
                     let offset = self.direct_offset(*container, index);
-                    return quote!({ let __o: usize = #offset; #load });
+                    return (quote!({ let __o: usize = #offset; #load }), Form::Atom);
                 }
                 let offset = self.offset(*container, index);
-                let fault = self.data.fault(code);
+                let flat = names::fault_index();
+                let fault = self.data.fault(code, quote!(#flat));
                 let zero = literal(zero_of(self.data.elem_type(*container)));
                 quote! {
                     match #offset {
-                        ::core::option::Option::Some(__o) => #load,
-                        ::core::option::Option::None => { #fault #zero }
+                        ::core::result::Result::Ok(__o) => #load,
+                        ::core::result::Result::Err(#flat) => { #fault #zero }
                     }
                 }
             }
-            ExprKind::Unary { op, arg } => {
-                let a = self.expr(arg);
-                match (op, e.ty.is_integer()) {
-                    (UnOp::Neg, true) => quote!((#a).wrapping_neg()),
-                    (UnOp::Neg, false) => quote!((-(#a))),
-                    (UnOp::Not, _) => quote!((!(#a))),
+            ExprKind::Unary { op, arg } => match (op, e.ty.is_integer()) {
+                (UnOp::Neg, true) => {
+                    let a = self.receiver(arg);
+                    return (quote!(#a.wrapping_neg()), Form::Postfix);
                 }
-            }
-            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+                (UnOp::Neg, false) => {
+                    let a = self.expr(arg);
+                    quote!((-#a))
+                }
+                (UnOp::Not, _) => {
+                    let a = self.expr(arg);
+                    quote!((!#a))
+                }
+            },
+            ExprKind::Binary { op, lhs, rhs } => return self.binary(*op, lhs, rhs),
             ExprKind::Cast { arg } => {
                 let a = self.expr(arg);
                 quote!(((#a) as #ty))
@@ -472,19 +572,45 @@ impl<'a> BodyEmitter<'a> {
                 let f = self.expr(else_);
                 quote!((if #c { #t } else { #f }))
             }
-            ExprKind::Call { func, args } => self.call(*func, args, e.ty),
-        }
+            ExprKind::Call { func, args } => return (self.call(*func, args, e.ty), Form::Postfix),
+        };
+        (form, Form::Atom)
     }
 
-    fn binary(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> TokenStream {
+    fn binary(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> (TokenStream, Form) {
+        let int = lhs.ty.is_integer();
+        let method = |name: &str| {
+            let recv = self.receiver(lhs);
+            let b = self.expr(rhs);
+            let name = quote::format_ident!("{}", name);
+            (quote!(#recv.#name(#b)), Form::Postfix)
+        };
+        match op {
+            BinOp::Add if int => return method("wrapping_add"),
+            BinOp::Sub if int => return method("wrapping_sub"),
+            BinOp::Mul if int => return method("wrapping_mul"),
+            _ => {}
+        }
+        if let Some(level) = infix_level(op, int) {
+            // Left-associative: the left operand needs no parentheses when
+            // it binds at least as tightly, the right one when tighter.
+            let a = match self.expr_form(lhs) {
+                (code, Form::Infix(l)) if l >= level => code,
+                (code, Form::Infix(_)) => quote!((#code)),
+                (code, _) => code,
+            };
+            let b = match self.expr_form(rhs) {
+                (code, Form::Infix(l)) if l > level => code,
+                (code, Form::Infix(_)) => quote!((#code)),
+                (code, _) => code,
+            };
+            let op = infix_token(op);
+            return (quote!(#a #op #b), Form::Infix(level));
+        }
         let a = self.expr(lhs);
         let b = self.expr(rhs);
-        let int = lhs.ty.is_integer();
         let lty = rust_type(lhs.ty);
-        match op {
-            BinOp::Add if int => quote!((#a).wrapping_add(#b)),
-            BinOp::Sub if int => quote!((#a).wrapping_sub(#b)),
-            BinOp::Mul if int => quote!((#a).wrapping_mul(#b)),
+        let code = match op {
             BinOp::Div if int => quote!({
                 let (__a, __b): (#lty, #lty) = (#a, #b);
                 if __b == 0 { 0 } else { __a.wrapping_div(__b) }
@@ -495,40 +621,50 @@ impl<'a> BodyEmitter<'a> {
             }),
             BinOp::Shl => quote!((#a).wrapping_shl((#b) as u32)),
             BinOp::Shr => quote!((#a).wrapping_shr((#b) as u32)),
-            BinOp::Add => quote!((#a + #b)),
-            BinOp::Sub => quote!((#a - #b)),
-            BinOp::Mul => quote!((#a * #b)),
-            BinOp::Div => quote!((#a / #b)),
-            BinOp::Rem => quote!((#a % #b)),
-            BinOp::BitAnd => quote!((#a & #b)),
-            BinOp::BitOr => quote!((#a | #b)),
-            BinOp::BitXor => quote!((#a ^ #b)),
             BinOp::Eq => quote!((#a == #b)),
             BinOp::Ne => quote!((#a != #b)),
             BinOp::Lt => quote!((#a < #b)),
             BinOp::Le => quote!((#a <= #b)),
             BinOp::Gt => quote!((#a > #b)),
             BinOp::Ge => quote!((#a >= #b)),
-            BinOp::And => quote!((#a && #b)),
-            BinOp::Or => quote!((#a || #b)),
-        }
+            // The operators emitted infix above (same meaning here).
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::BitAnd
+            | BinOp::BitOr
+            | BinOp::BitXor
+            | BinOp::And
+            | BinOp::Or => {
+                let op = infix_token(op);
+                quote!((#a #op #b))
+            }
+        };
+        (code, Form::Atom)
     }
 
     fn call(&self, func: MathFn, args: &[Expr], ty: ScalarType) -> TokenStream {
-        let a = self.expr(&args[0]);
+        // The receiver of a method, or the first argument of min/max.
+        let a = if matches!(func, MathFn::Min | MathFn::Max) {
+            self.expr(&args[0])
+        } else {
+            self.receiver(&args[0])
+        };
         let b = args.get(1).map(|e| self.expr(e));
         let int = ty.is_integer();
         match func {
-            MathFn::Sqrt => quote!((#a).sqrt()),
-            MathFn::Abs if int => quote!((#a).wrapping_abs()),
-            MathFn::Abs => quote!((#a).abs()),
-            MathFn::Exp => quote!((#a).exp()),
-            MathFn::Ln => quote!((#a).ln()),
-            MathFn::Sin => quote!((#a).sin()),
-            MathFn::Cos => quote!((#a).cos()),
-            MathFn::Tanh => quote!((#a).tanh()),
-            MathFn::Powi => quote!((#a).powi(#b)),
-            MathFn::Powf => quote!((#a).powf(#b)),
+            MathFn::Sqrt => quote!(#a.sqrt()),
+            MathFn::Abs if int => quote!(#a.wrapping_abs()),
+            MathFn::Abs => quote!(#a.abs()),
+            MathFn::Exp => quote!(#a.exp()),
+            MathFn::Ln => quote!(#a.ln()),
+            MathFn::Sin => quote!(#a.sin()),
+            MathFn::Cos => quote!(#a.cos()),
+            MathFn::Tanh => quote!(#a.tanh()),
+            MathFn::Powi => quote!(#a.powi(#b)),
+            MathFn::Powf => quote!(#a.powf(#b)),
             // Not `f64::min`: the sign of a zero result must match PTX.
             MathFn::Min => {
                 let mm = rt::min_max_number();
@@ -538,8 +674,8 @@ impl<'a> BodyEmitter<'a> {
                 let mm = rt::min_max_number();
                 quote!(#mm::max_number(#a, #b))
             }
-            MathFn::Floor => quote!((#a).floor()),
-            MathFn::Ceil => quote!((#a).ceil()),
+            MathFn::Floor => quote!(#a.floor()),
+            MathFn::Ceil => quote!(#a.ceil()),
         }
     }
 }
@@ -582,6 +718,48 @@ pub(crate) fn combine(
         WcrOp::Product => quote!((#old * #new)),
         WcrOp::Min => quote!(#mm::min_number(#old, #new)),
         WcrOp::Max => quote!(#mm::max_number(#old, #new)),
+    }
+}
+
+/// The shape of generated code, for parentheses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// A name, literal, block or parenthesized expression.
+    Atom,
+    /// A call or method call chain (a receiver as it is).
+    Postfix,
+    /// `a OP b` without parentheses, at this precedence level (higher
+    /// binds tighter).
+    Infix(u8),
+}
+
+/// The precedence level of the operators emitted infix (float arithmetic,
+/// bit operations, `&&`, `||`); None for the others.
+fn infix_level(op: BinOp, int: bool) -> Option<u8> {
+    Some(match op {
+        BinOp::Mul | BinOp::Div | BinOp::Rem if !int => 10,
+        BinOp::Add | BinOp::Sub if !int => 9,
+        BinOp::BitAnd => 7,
+        BinOp::BitXor => 6,
+        BinOp::BitOr => 5,
+        BinOp::And => 3,
+        BinOp::Or => 2,
+        _ => return None,
+    })
+}
+
+fn infix_token(op: BinOp) -> TokenStream {
+    match op {
+        BinOp::Mul => quote!(*),
+        BinOp::Div => quote!(/),
+        BinOp::Rem => quote!(%),
+        BinOp::Add => quote!(+),
+        BinOp::Sub => quote!(-),
+        BinOp::BitAnd => quote!(&),
+        BinOp::BitXor => quote!(^),
+        BinOp::BitOr => quote!(|),
+        BinOp::And => quote!(&&),
+        _ => quote!(||),
     }
 }
 

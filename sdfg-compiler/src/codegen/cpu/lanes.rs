@@ -20,7 +20,7 @@ use super::access::{AccessPlan, Mode};
 use super::body::{literal, rust_type, zero_of, BodyEmitter};
 use crate::codegen::names;
 use crate::ir::bounds::{for_each_access, reads_only_symbols, LoopScope};
-use crate::ir::{BinOp, Expr, ExprKind, LocalId, Map, Stmt, TaskletBody, VarRef};
+use crate::ir::{range_end, BinOp, Expr, ExprKind, LocalId, Map, Stmt, TaskletBody, VarRef};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -171,12 +171,14 @@ impl BodyEmitter<'_> {
                     var,
                     start,
                     end,
+                    inclusive,
                     step,
                     body,
                     ..
                 } if shared_loop(s) => {
                     flush(&mut group, &mut out);
                     let inner = self.lane_block(body, prelude);
+                    let end = range_end(end, *inclusive);
                     out.extend(self.for_loop(*var, start, end, step.as_ref(), inner));
                 }
                 _ => group.extend(self.stmt(s, &LoopScope::default())),

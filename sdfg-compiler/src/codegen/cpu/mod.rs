@@ -3,14 +3,16 @@
 //! `seq` maps, interstate edges), how a parallel map reaches each container
 //! ([`access`]: plain where no two iterations share an element, partials
 //! for reductions, atomic cells otherwise), map ranges iterated on the host
-//! in chunks or in order ([`ranges`]), blocks of neighbouring points run
-//! side by side where a loop strides across them ([`lanes`]), and the Rust twin of each `gpu` map
-//! that the CPU device runs in place of its PTX kernel ([`twin`], which also
-//! holds the chunked loop `cpu` maps share). The glue places these pieces
-//! in the state machine.
+//! in chunks or in order ([`ranges`]), index ranges computed once on the
+//! host ([`intervals`]), blocks of neighbouring points run side by side
+//! where a loop strides across them ([`lanes`]), and the Rust twin of each
+//! `gpu` map that the CPU device runs in place of its PTX kernel ([`twin`],
+//! which also holds the chunked loop `cpu` maps share). The glue places
+//! these pieces in the state machine.
 
 pub(crate) mod access;
 pub(crate) mod body;
+pub(crate) mod intervals;
 pub(crate) mod lanes;
 pub(crate) mod place;
 pub(crate) mod ranges;

@@ -2,7 +2,8 @@
 //! subsets as inclusive `Range`s, volumes, and symbolic sizes kept as
 //! readable text (`N*M`, `N - 1`).
 
-use super::{dtype_name, storage_name, Cx, SCALAR_MARK};
+use super::{dtype_name, storage_name, Cx};
+use crate::dace_format::SCALAR_MARK;
 use crate::export::print::BodyNames;
 use crate::ir::{ContainerId, Subset, SubsetDim};
 use serde_json::{json, Value};

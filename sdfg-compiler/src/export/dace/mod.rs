@@ -30,18 +30,9 @@ mod state;
 mod symbolic;
 
 use super::print::{expr_to_python_boxed, BodyNames};
+use crate::dace_format::ARGUMENTS_MARK;
 use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, Storage};
 use serde_json::{json, Map as JsonMap, Value};
-
-/// Attribute of a data descriptor: a scalar written as a one-element
-/// `Array` (see the module doc). DaCe ignores attributes named `_meta*`;
-/// `crate::import` reads the scalar back.
-pub const SCALAR_MARK: &str = "_meta_sdfg_rs_scalar";
-/// Attribute of a map entry: its parameters' types (DaCe's ranges have none).
-pub const PARAM_TYPES_MARK: &str = "_meta_sdfg_rs_param_types";
-/// Attribute of the SDFG: the declared symbols (the arguments; DaCe would
-/// take every symbol read before an edge assigns it).
-pub const ARGUMENTS_MARK: &str = "_meta_sdfg_rs_argument_symbols";
 
 /// The DaCe `.sdfg` JSON of `sdfg`.
 pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {

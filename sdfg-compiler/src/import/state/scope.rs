@@ -358,7 +358,7 @@ impl StateConv<'_> {
         };
         let label = self.label(n).to_string();
         for (field, text) in extra_code {
-            if field == "code_global" && text.trim() == crate::export::cpp::HELPERS.trim() {
+            if field == "code_global" && text.trim() == crate::dace_format::HELPERS.trim() {
                 continue;
             }
             self.error(
