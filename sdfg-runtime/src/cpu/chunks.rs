@@ -216,6 +216,25 @@ mod tests {
         }
     }
 
+    /// What makes reductions reproducible: the results come back in chunk
+    /// order even when the chunks finish in the opposite order.
+    #[test]
+    fn results_come_back_in_chunk_order_whatever_finishes_first() {
+        let pool = KernelPool::new(4, "test".into());
+        let chunks = Chunks::for_threads(8, 1, 1, 4);
+        assert_eq!(chunks.count(), 8);
+        let finished = std::sync::Mutex::new(Vec::new());
+        let parts = map_chunks(Workers::kernels(&pool), &chunks, |r| {
+            // Later chunks finish first.
+            std::thread::sleep(std::time::Duration::from_millis(3 * (8 - r.start as u64)));
+            finished.lock().unwrap().push(r.start);
+            r.start
+        });
+        assert_eq!(parts, (0..8).collect::<Vec<_>>());
+        // (Collected in completion order, they would mostly start with 7.)
+        assert_eq!(finished.into_inner().unwrap().len(), 8);
+    }
+
     #[test]
     fn a_pool_runs_every_chunk() {
         let pool = KernelPool::new(3, "test".into());
