@@ -83,7 +83,10 @@ pub struct Chunks {
 impl Chunks {
     /// `units` units of `unit_len` iterations each, cut into chunks of at
     /// least `grain` iterations (at most `CHUNKS_PER_THREAD` per thread of
-    /// `workers`, at most one per unit).
+    /// `workers`, at most one per unit). When there is a chunk's worth of
+    /// work for every thread, the count is a multiple of the thread count,
+    /// so the threads run equal shares (7 chunks on 2 threads would leave
+    /// one thread 4 of them: 6 leave each 3).
     pub fn new(units: usize, unit_len: usize, grain: usize, workers: Workers<'_>) -> Chunks {
         Chunks::for_threads(units, unit_len, grain, workers.threads())
     }
@@ -98,10 +101,16 @@ impl Chunks {
         }
         let iterations = units.saturating_mul(unit_len);
         let by_grain = (iterations / grain.max(1)).max(1);
-        let chunks = by_grain
-            .min(threads.max(1).saturating_mul(CHUNKS_PER_THREAD))
-            .min(units);
-        Chunks { units, chunks }
+        let threads = threads.max(1);
+        let chunks = if by_grain >= threads {
+            threads.saturating_mul((by_grain / threads).min(CHUNKS_PER_THREAD))
+        } else {
+            by_grain
+        };
+        Chunks {
+            units,
+            chunks: chunks.min(units),
+        }
     }
 
     /// The number of chunks.
@@ -201,10 +210,16 @@ mod tests {
             (1000, 1, 64, 3),
             (1 << 20, 1, 4096, 16),
             (199, 198, 4096, 2),
+            (198, 198, 2048, 16),
+            (7 * 4096, 1, 4096, 2),
         ] {
             let c = Chunks::for_threads(units, len, grain, threads);
             assert!(c.count() >= 1 && c.count() <= units);
             assert!(c.count() <= threads * CHUNKS_PER_THREAD);
+            let by_grain = units * len / grain;
+            if by_grain >= threads && units >= threads * CHUNKS_PER_THREAD {
+                assert_eq!(c.count() % threads, 0, "{units} x {len} on {threads}");
+            }
             let mut next = 0;
             for k in 0..c.count() {
                 let r = c.units(k);

@@ -244,6 +244,6 @@ fn grain(body: &TaskletBody) -> usize {
     if heavy {
         256
     } else {
-        4096
+        2048
     }
 }
