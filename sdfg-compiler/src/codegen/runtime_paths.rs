@@ -88,6 +88,9 @@ paths! {
     plain_view => [::sdfg::runtime::__glue::par::PlainView];
     /// `assert_covers(name, len, &extents)` before unchecked offsets.
     assert_covers => [::sdfg::runtime::__glue::par::assert_covers];
+    /// Block maps: `threads(what, dims)`, `launched(threads)`,
+    /// `one_iteration_per_thread(what, n, threads)`, `tree(parts, combine)`.
+    block => [::sdfg::runtime::__glue::block];
 
     // Run-time checks: argument lengths, ranges, indices, copy regions.
     check_shape_len => [::sdfg::runtime::__glue::check::shape_len];

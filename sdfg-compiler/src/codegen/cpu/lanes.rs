@@ -56,7 +56,9 @@ pub(crate) fn worth_lanes(m: &Map, plan: &AccessPlan) -> bool {
     if plan.has(Mode::Cells) {
         return false;
     }
-    let inner = m.params.len() - 1;
+    let Some(inner) = m.params.len().checked_sub(1) else {
+        return false;
+    };
     m.body.stmts.iter().any(|s| match s {
         Stmt::For { var, body, .. } if shared_loop(s) => {
             let mut strided = false;

@@ -7,10 +7,11 @@
 //! host ([`intervals`]), blocks of neighbouring points run side by side
 //! where a loop strides across them ([`lanes`]), and the Rust twin of each
 //! `gpu` map that the CPU device runs in place of its PTX kernel ([`twin`],
-//! which also holds the chunked loop `cpu` maps share). The glue places
-//! these pieces in the state machine.
+//! which also holds the chunked loop `cpu` maps share; a block map's in
+//! [`block`]). The glue places these pieces in the state machine.
 
 pub(crate) mod access;
+pub(crate) mod block;
 pub(crate) mod body;
 pub(crate) mod intervals;
 pub(crate) mod lanes;

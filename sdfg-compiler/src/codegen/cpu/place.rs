@@ -4,7 +4,7 @@
 //! interstate edges).
 
 use super::access::{AccessPlan, Mode};
-use super::body::{combine, DataAccess};
+use super::body::{combine_values as combine, DataAccess};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::{ContainerId, ScalarType, Sdfg, SymbolId, WcrOp};
 use proc_macro2::{Span, TokenStream};

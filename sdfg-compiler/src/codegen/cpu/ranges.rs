@@ -60,7 +60,7 @@ impl MapRanges<'_> {
     /// Inside a lane loop of a block starting at `__t_lo`: the lane's
     /// innermost position and parameter.
     pub fn lane_prelude(&self) -> TokenStream {
-        let inner = self.map.params.len() - 1;
+        let inner = self.map.params.len().saturating_sub(1);
         let t = names::flat_position(inner);
         let p = self.param_value(inner, &t);
         quote!(let #t: usize = __t_lo + __lane; #p)
@@ -88,7 +88,21 @@ impl MapRanges<'_> {
     ) -> TokenStream {
         let counts = self.counts();
         let n = counts.len();
-        let inner = n - 1;
+        let Some(inner) = n.checked_sub(1) else {
+            // No parameters (a GPU tasklet): one point, on this thread
+            // (never lane-blocked: lanes need an innermost parameter).
+            let PointCode::One(code) = body else {
+                return TokenStream::new();
+            };
+            return match results {
+                None => quote!({ #code }),
+                Some(r) => {
+                    let (locals, result, pattern, combine) =
+                        (&r.locals, &r.result, &r.pattern, &r.combine);
+                    quote!({ #locals { #code } let #pattern = #result; #combine })
+                }
+            };
+        };
         let t_inner = names::flat_position(inner);
         let p_inner = self.param_value(inner, &t_inner);
         let c_inner = &counts[inner];
@@ -222,7 +236,8 @@ impl MapRanges<'_> {
 fn grain(body: &TaskletBody) -> usize {
     fn loops(stmts: &[Stmt]) -> bool {
         stmts.iter().any(|s| match s {
-            Stmt::For { .. } => true,
+            // A thread map is a block's whole work.
+            Stmt::For { .. } | Stmt::ThreadMap(_) => true,
             Stmt::If { then, else_, .. } => loops(then) || loops(else_),
             _ => false,
         })

@@ -23,14 +23,48 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     let StatementKind::Map(m) = &sdfg.states[abi.state].stmts[abi.stmt].kind else {
         return TokenStream::new();
     };
-    let cname = |c: usize| sdfg.containers[c].name.text.as_str();
     let args = names::twin_args();
-    let elem = rt::elem();
+    let workers = quote!(#args.workers());
+    let (prologue, iteration) = if m.block.is_some() {
+        // A block map reaches its buffers through atomic cells: its block
+        // program (block data, thread maps, the GPU's reduction order) is
+        // `block`'s; its block iterations are chunked like a map's points.
+        let plan = AccessPlan::cells(0..sdfg.containers.len());
+        let iteration = super::block::block_iterations(sdfg, abi, m, &plan, workers);
+        (prologue(sdfg, abi, &plan), iteration)
+    } else {
+        let plan = twin_plan(sdfg, abi, m);
+        let access = Place::kernel_twin(sdfg, m.params.len(), &plan);
+        let iteration = parallel_map(m, &access, &plan, RangeScope::Kernel, &abi.name, workers);
+        (prologue(sdfg, abi, &plan), iteration)
+    };
+    let fname = names::kernel_twin(&abi.name);
+    let fault = names::fault();
+    let (kernel_args, fault_type, error) = (rt::kernel_args(), rt::check_fault(), rt::error());
+    quote! {
+        pub(super) fn #fname(#args: &#kernel_args<'_>) {
+            #prologue
+            let __fault_owner = #fault_type::new();
+            let #fault = &__fault_owner;
+            // A twin cannot fail: a bad range was rejected by the glue.
+            let __run = || -> ::core::result::Result<(), #error> { #iteration ::core::result::Result::Ok(()) };
+            let _ = __run();
+            // The first skipped access, to the launch's fault slot (as the
+            // PTX kernel records it).
+            if let ::core::option::Option::Some((code, index)) = __fault_owner.first() {
+                #args.fault_at(code, index);
+            }
+        }
+    }
+}
+
+/// The access plan of a (non-block) map's twin, within what the kernel's
+/// ABI declared: a buffer passed read only is never written through a
+/// plain view, and one passed for writing is never borrowed as a shared
+/// slice.
+fn twin_plan(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> AccessPlan {
     let elem_of = |c: usize| sdfg.containers[c].elem;
     let mut plan = AccessPlan::of(&m.body, m.params.len(), &elem_of);
-    // The ABI's access is what the launch declared to the runtime: a buffer
-    // passed read only is never written through a plain view, and one
-    // passed for writing is never borrowed as a shared slice.
     for p in &abi.params {
         if let ParamValue::Buffer { container, .. } = p.value {
             let Passing::Buffer { access, .. } = p.passing else {
@@ -47,6 +81,15 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
             }
         }
     }
+    plan
+}
+
+/// The twin's bindings of the kernel's arguments, by the names the body
+/// (through `Place::kernel_twin`) reads them, each buffer as `plan` says.
+fn prologue(sdfg: &Sdfg, abi: &KernelAbi, plan: &AccessPlan) -> TokenStream {
+    let cname = |c: usize| sdfg.containers[c].name.text.as_str();
+    let args = names::twin_args();
+    let elem = rt::elem();
     let mut prologue = TokenStream::new();
     for (i, p) in abi.params.iter().enumerate() {
         // The name the body (through `Place::kernel_twin`) reads the value by.
@@ -109,33 +152,14 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
             }
         }
     }
-    let access = Place::kernel_twin(sdfg, m.params.len(), &plan);
-    let workers = quote!(#args.workers());
-    let iteration = parallel_map(m, &access, &plan, RangeScope::Kernel, &abi.name, workers);
-    let fname = names::kernel_twin(&abi.name);
-    let fault = names::fault();
-    let (kernel_args, fault_type, error) = (rt::kernel_args(), rt::check_fault(), rt::error());
-    quote! {
-        pub(super) fn #fname(#args: &#kernel_args<'_>) {
-            #prologue
-            let __fault_owner = #fault_type::new();
-            let #fault = &__fault_owner;
-            // A twin cannot fail: a bad range was rejected by the glue.
-            let __run = || -> ::core::result::Result<(), #error> { #iteration ::core::result::Result::Ok(()) };
-            let _ = __run();
-            // The first skipped access, to the launch's fault slot (as the
-            // PTX kernel records it).
-            if let ::core::option::Option::Some((code, index)) = __fault_owner.first() {
-                #args.fault_at(code, index);
-            }
-        }
-    }
+    prologue
 }
 
 /// The chunked loop of a parallel map over the ranges of `scope`, its
 /// containers reached through `access` (laid out by `plan`), on `workers`:
 /// one fast path for `cpu` maps and kernel twins. Reductions into partials
-/// are combined after the map, in chunk order.
+/// are combined after the map, in chunk order. A map without parameters
+/// (a GPU tasklet) runs its body once.
 pub(crate) fn parallel_map(
     m: &Map,
     access: &Place<'_>,
@@ -144,6 +168,14 @@ pub(crate) fn parallel_map(
     what: &str,
     workers: TokenStream,
 ) -> TokenStream {
+    if m.params.is_empty() {
+        // A GPU tasklet: one iteration, on the calling thread. Its
+        // `Partials` containers are then updated in place (one thread
+        // touches them), its `Owned` ones trivially belong to it.
+        return BodyEmitter::new(access, &m.body)
+            .after_prechecks()
+            .stmts(&m.body.stmts);
+    }
     let ranges = MapRanges { map: m, scope };
     let emit = BodyEmitter::new(access, &m.body)
         .after_prechecks()
