@@ -5,7 +5,8 @@
 //! for reductions, atomic cells otherwise), map ranges iterated on the host
 //! in chunks or in order ([`ranges`]), index ranges computed once on the
 //! host ([`intervals`]), blocks of neighbouring points run side by side
-//! where a loop strides across them ([`lanes`]), and the Rust twin of each
+//! where a loop strides across them ([`lanes`]), reductions into one
+//! element per chunk ([`partials`]), and the Rust twin of each
 //! `gpu` map that the CPU device runs in place of its PTX kernel ([`twin`],
 //! which also holds the chunked loop `cpu` maps share; a block map's in
 //! [`block`]). The glue places these pieces in the state machine.
@@ -15,6 +16,7 @@ pub(crate) mod block;
 pub(crate) mod body;
 pub(crate) mod intervals;
 pub(crate) mod lanes;
+pub(crate) mod partials;
 pub(crate) mod place;
 pub(crate) mod ranges;
 pub(crate) mod twin;
