@@ -1,5 +1,6 @@
 //! Kernel launches: the CPU twin on the stream's worker, or `cuLaunchKernel`.
 
+use crate::cpu::pool::KernelPool;
 use crate::cuda;
 use crate::cuda::graph::{FunctionHandle, KernelNode};
 use crate::error::{panic_message, Error, Result};
@@ -111,6 +112,11 @@ impl Stream {
                         what: format!("the fault slot of kernel `{name}` is not a cpu slot"),
                     });
                 };
+                let pool = Arc::clone(
+                    self.device
+                        .kernel_pool()
+                        .expect("a cpu stream belongs to a cpu device"),
+                );
                 let job = cpu_kernel_job(
                     kernel_fn,
                     cpu_args,
@@ -118,6 +124,7 @@ impl Stream {
                     name,
                     kernel,
                     *config,
+                    pool,
                 );
                 if recording::is_recording() {
                     let op = RecordedOp::new(OpWork::Cpu(Arc::new(job)), &accesses);
@@ -179,6 +186,7 @@ fn cpu_kernel_job(
     name: Arc<str>,
     kernel_index: usize,
     config: LaunchConfig,
+    pool: Arc<KernelPool>,
 ) -> impl Fn() + Send + Sync + 'static {
     move || {
         let args = KernelArgs {
@@ -187,6 +195,7 @@ fn cpu_kernel_job(
             kernel: &name,
             kernel_index,
             config,
+            pool: &pool,
         };
         if let Err(panic) = catch_unwind(AssertUnwindSafe(|| kernel_fn(&args))) {
             fault.panicked(&name, panic_message(&*panic));
