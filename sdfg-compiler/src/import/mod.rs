@@ -97,7 +97,7 @@ pub fn translate_value(json: &serde_json::Value) -> Result<String, Vec<ImportErr
     let Some(m) = model::read(json, &mut errors) else {
         return Err(errors);
     };
-    let items = sdfg::translate_model(&m, &mut errors);
+    let items = sdfg::translate_model(&m, sdfg::Role::Top, &mut errors);
     if errors.is_empty() {
         Ok(items)
     } else {

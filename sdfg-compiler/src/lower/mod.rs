@@ -19,6 +19,7 @@
 mod body;
 mod dataflow;
 mod memlets;
+mod nested;
 mod reduction_forms;
 mod typing;
 
@@ -30,13 +31,27 @@ use proc_macro2::Span;
 use std::collections::{HashMap, HashSet};
 use typing::{Scope, ScopeKind};
 
-/// Lowers a parsed SDFG to the IR; every name and type error at once.
+/// Lowers a parsed SDFG to the IR; every name and type error at once. The
+/// calls of nested SDFGs are inlined (`Sdfg::nested_form` keeps them).
 pub fn lower(ast: &SdfgAst) -> Result<Sdfg, Diagnostics> {
-    let mut cx = Lowerer::new(ast);
+    lower_scoped(ast, None, &[ast.name.to_string()])
+}
+
+/// [`lower`] of an sdfg declared inside the sdfgs of `parent`; `active`
+/// names the sdfgs being lowered, outermost first, this one last.
+fn lower_scoped(
+    ast: &SdfgAst,
+    parent: Option<&nested::Callees>,
+    active: &[String],
+) -> Result<Sdfg, Diagnostics> {
+    let callees = nested::Callees::new(ast, parent);
+    let mut cx = Lowerer::new(ast, &callees, active);
     cx.declare();
     cx.infer_symbol_types();
     let sdfg = cx.lower_all();
-    cx.diags.finish(sdfg)
+    let mut diags = callees.finish(active);
+    diags.extend(cx.diags);
+    diags.finish(sdfg).map(nested::inline)
 }
 
 /// The types a symbol may have.
@@ -50,6 +65,10 @@ const SYMBOL_TYPES: [ScalarType; 5] = [
 
 pub(crate) struct Lowerer<'a> {
     ast: &'a SdfgAst,
+    /// The nested sdfgs a call may name.
+    callees: &'a nested::Callees<'a>,
+    /// The sdfgs being lowered, outermost first (for recursion messages).
+    active: Vec<String>,
     pub(crate) diags: Diagnostics,
     /// Inference mode: diagnostics are thrown away and unknown symbol types
     /// are bound when the context expects a type.
@@ -65,9 +84,11 @@ pub(crate) struct Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
-    fn new(ast: &'a SdfgAst) -> Lowerer<'a> {
+    fn new(ast: &'a SdfgAst, callees: &'a nested::Callees<'a>, active: &[String]) -> Lowerer<'a> {
         Lowerer {
             ast,
+            callees,
+            active: active.to_vec(),
             diags: Diagnostics::new(),
             inferring: false,
             changed: false,
@@ -317,6 +338,7 @@ impl<'a> Lowerer<'a> {
             states,
             start: start.map_or(0, |(id, _)| id),
             edges,
+            nested_form: None,
         }
     }
 
@@ -374,6 +396,7 @@ impl<'a> Lowerer<'a> {
                 })
             }
             StmtAst::Copy(c) => self.lower_copy(c),
+            StmtAst::Call(c) => self.lower_call(c),
             StmtAst::Wait(w) => {
                 let container = self.container_name(&w.name)?;
                 let c = &self.containers[container];

@@ -19,9 +19,9 @@ pub(super) struct Header {
 }
 
 const ITEM_KINDS: &str =
-    "an item is `symbol N: i64;`, a container (`host`, `pinned`, `gpu`, `transient`), `state NAME { ... }` or an edge `a -> b;`";
+    "an item is `symbol N: i64;`, a container (`host`, `pinned`, `gpu`, `transient`), `state NAME { ... }`, an edge `a -> b;` or a nested `sdfg NAME { ... }`";
 const STMT_KINDS: &str =
-    "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;` or `wait NAME;`";
+    "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;`, `wait NAME;` or a call of a nested sdfg `NAME(N = M, A = X);`";
 
 /// `[attrs] [vis] sdfg Name { ... }`, `[attrs] [vis] sdfg Name = include "f.sdfg";`
 /// or `[attrs] [vis] include "f.sdfg" as Name [, attrs]`.
@@ -342,6 +342,10 @@ fn item_attributes(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<I
                 },
                 Err(d) => diags.push(d),
             },
+            "streams" | "sync" => diags.push(
+                Diagnostic::error(span, format!("`#[{name}(...)]` belongs on the outermost sdfg"))
+                    .help("a nested sdfg runs under the attributes of the `sdfg!` it is declared in; move the attribute there"),
+            ),
             _ => diags.push(
                 Diagnostic::error(span, format!("unknown attribute `#[{name}]` here"))
                     .help("a state takes `#[start]`, a map `#[independent(CONTAINER, ...)]`"),
@@ -420,6 +424,7 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
         "symbol" => Item::Symbol(parse_symbol(input)?),
         "transient" | "host" | "pinned" | "gpu" => Item::Container(parse_container(input)?),
         "state" => Item::State(parse_state(input, start, diags)?),
+        "sdfg" => Item::Nested(Box::new(parse_nested(input, diags)?)),
         _ => {
             let ident: Ident = input.parse()?;
             return Err(syn::Error::new(
@@ -497,6 +502,52 @@ fn parse_container(input: ParseStream) -> syn::Result<ContainerDecl> {
         name,
         elem,
         shape,
+    })
+}
+
+/// `sdfg NAME { ITEMS }` inside an sdfg: a nested SDFG (its items are
+/// parsed like the outer ones, errors collected into `diags`).
+fn parse_nested(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<SdfgAst> {
+    input.parse::<Ident>()?;
+    let name: Ident = input.parse()?;
+    if input.peek(Token![=]) {
+        return Err(input.error(
+            "a nested sdfg is written out: `sdfg NAME { ... }` (a DaCe file is included only as the outermost sdfg)",
+        ));
+    }
+    let group: proc_macro2::Group = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected `{ ... }` with the items of the nested sdfg",
+        )
+    })?;
+    if group.delimiter() != proc_macro2::Delimiter::Brace {
+        return Err(syn::Error::new(
+            group.span(),
+            "expected `{ ... }` with the items of the nested sdfg",
+        ));
+    }
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+    }
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the nested sdfg"));
+    }
+    let items = match parse_items(group.stream()) {
+        Ok(items) => items,
+        Err(errors) => {
+            diags.extend(errors);
+            Vec::new()
+        }
+    };
+    Ok(SdfgAst {
+        name,
+        vis: TokenStream::new(),
+        docs: Vec::new(),
+        streams: None,
+        sync: None,
+        items,
+        include: None,
     })
 }
 
@@ -578,6 +629,9 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
                 format!("`{ident}` is not allowed inside a state; declare it at the top level of the sdfg"),
             ))
         }
+        _ if input.peek(syn::Ident) && input.peek2(syn::token::Paren) => {
+            parse_call(input).map(StmtAst::Call)
+        }
         _ => {
             let ident: Ident = input.parse()?;
             Err(syn::Error::new(
@@ -585,6 +639,34 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
                 format!("expected a statement, found `{ident}`; {STMT_KINDS}"),
             ))
         }
+    }
+}
+
+/// `NAME(arg = value, ...);`: a call of a nested sdfg.
+fn parse_call(input: ParseStream) -> syn::Result<CallAst> {
+    let name: Ident = input.parse()?;
+    let group: proc_macro2::Group = input.parse()?;
+    expect_semi(input, "the call")?;
+    let args = (|content: ParseStream| Punctuated::<CallArg, Token![,]>::parse_terminated(content))
+        .parse2(rewrite_multi_index(group.stream()))?;
+    Ok(CallAst {
+        name,
+        args: args.into_iter().collect(),
+        span: group.span(),
+    })
+}
+
+impl Parse for CallArg {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        const FORM: &str = "an argument is `SYMBOL = expression` or `CONTAINER = X[subset]`";
+        let name: Ident = input
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), format!("expected an argument name: {FORM}")))?;
+        input
+            .parse::<Token![=]>()
+            .map_err(|e| syn::Error::new(e.span(), format!("expected `=`: {FORM}")))?;
+        let value: syn::Expr = input.parse()?;
+        Ok(CallArg { name, value })
     }
 }
 

@@ -51,6 +51,9 @@ pub enum Item {
     Container(ContainerDecl),
     State(StateDecl),
     Edge(EdgeDecl),
+    /// `sdfg NAME { ... }` inside an sdfg: a nested SDFG that the states of
+    /// this sdfg (and of the sdfgs nested in it) may call.
+    Nested(Box<SdfgAst>),
 }
 
 /// A type name as written (`i32`, `f64`, ...).
@@ -93,6 +96,7 @@ pub enum StmtAst {
     Tasklet(TaskletAst),
     Copy(CopyAst),
     Wait(WaitAst),
+    Call(CallAst),
 }
 
 /// `map NAME[p in a..b, ...] on gpu|cpu|seq { BODY }`
@@ -148,6 +152,26 @@ pub struct WaitAst {
     /// The `wait` keyword.
     pub span: Span,
     pub name: Ident,
+}
+
+/// `NAME(arg = value, ...);`: a call of the nested SDFG `NAME`. Each
+/// argument names a symbol of the callee (the value is an expression over
+/// the caller's symbols) or one of its argument containers (the value is a
+/// container of the caller, `X`, or a subset of one, `X[0..N, 2]`).
+#[derive(Clone, Debug)]
+pub struct CallAst {
+    pub name: Ident,
+    pub args: Vec<CallArg>,
+    /// The parentheses.
+    pub span: Span,
+}
+
+/// `name = value` in a call (the value's tokens were rewritten by
+/// `rewrite_multi_index`, so `X[0..N, 2]` is an index by a tuple).
+#[derive(Clone, Debug)]
+pub struct CallArg {
+    pub name: Ident,
+    pub value: syn::Expr,
 }
 
 /// `from -> to [if COND] [{ x = e; ... }]`
@@ -240,6 +264,7 @@ fn expression_depth(items: &[Item]) -> Result<(), Diagnostic> {
                             }
                         }
                         StmtAst::Wait(_) => {}
+                        StmtAst::Call(c) => exprs.extend(c.args.iter().map(|a| &a.value)),
                     }
                 }
             }
@@ -247,14 +272,23 @@ fn expression_depth(items: &[Item]) -> Result<(), Diagnostic> {
                 exprs.extend(&e.condition);
                 exprs.extend(e.assignments.iter().map(|a| &a.value));
             }
+            // Checked when its own items were parsed.
+            Item::Nested(_) => {}
         }
     }
     limits::check_expr_depth(exprs, stmts)
 }
 
 /// Keywords that start a top-level item.
-pub(crate) const ITEM_KEYWORDS: &[&str] =
-    &["symbol", "transient", "host", "pinned", "gpu", "state"];
+pub(crate) const ITEM_KEYWORDS: &[&str] = &[
+    "symbol",
+    "transient",
+    "host",
+    "pinned",
+    "gpu",
+    "state",
+    "sdfg",
+];
 /// Keywords that start a statement in a state.
 pub(crate) const STATEMENT_KEYWORDS: &[&str] = &["map", "tasklet", "copy", "wait"];
 

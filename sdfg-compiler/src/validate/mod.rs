@@ -9,11 +9,13 @@
 //! - `races`: iterations of one parallel map that may touch one element
 //!   (the `dependence` test, which thread maps can reuse);
 //! - `reach`: states unreachable from the start state;
-//! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
+//! - `shapes`: shapes use only symbols no edge assigns (fixed for a run);
+//! - `nested`: the callees of nested SDFG calls, each on its own first.
 
 mod bounds;
 mod conflicts;
 pub mod dependence;
+mod nested;
 mod races;
 mod reach;
 mod shapes;
@@ -24,7 +26,9 @@ use crate::ir::*;
 
 /// Checks a lowered SDFG.
 pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
+    nested::callees(sdfg)?;
     let mut diags = Diagnostics::new();
+    nested::check(sdfg, &mut diags);
     storage::check(sdfg, &mut diags);
     bounds::check(sdfg, &mut diags);
     conflicts::check(sdfg, &mut diags);

@@ -32,9 +32,11 @@ pub const STREAMS: &str = fixtures::streams!(stringify);
 pub const SEMANTICS: &str = fixtures::semantics!(stringify);
 pub const REDUCTIONS2: &str = fixtures::reductions2!(stringify);
 pub const MANUAL: &str = fixtures::manual!(stringify);
+pub const NESTED_HOST: &str = fixtures::nested_host!(stringify);
+pub const NESTED_GPU: &str = fixtures::nested_gpu!(stringify);
 
 /// Every test SDFG's source.
-pub const SOURCES: [&str; 10] = [
+pub const SOURCES: [&str; 12] = [
     REPRO,
     JACOBI2D,
     WCR_SUM,
@@ -45,6 +47,8 @@ pub const SOURCES: [&str; 10] = [
     SEMANTICS,
     REDUCTIONS2,
     MANUAL,
+    NESTED_HOST,
+    NESTED_GPU,
 ];
 
 /// Every test SDFG, lowered.
@@ -90,4 +94,12 @@ pub fn reductions2() -> Sdfg {
 
 pub fn manual() -> Sdfg {
     lower(MANUAL)
+}
+
+pub fn nested_host() -> Sdfg {
+    lower(NESTED_HOST)
+}
+
+pub fn nested_gpu() -> Sdfg {
+    lower(NESTED_GPU)
 }

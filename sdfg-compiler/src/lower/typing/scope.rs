@@ -18,6 +18,8 @@ pub(crate) enum ScopeKind {
     Shape,
     /// A copy subset: symbols and literals.
     Subset,
+    /// The value of a nested sdfg's symbol in a call: symbols and literals.
+    CallArgument,
 }
 
 impl ScopeKind {
@@ -32,6 +34,7 @@ impl ScopeKind {
             ScopeKind::MapRange => "a map range",
             ScopeKind::Shape => "a container's shape",
             ScopeKind::Subset => "a copy subset",
+            ScopeKind::CallArgument => "a nested sdfg's symbol value",
         }
     }
 }
