@@ -332,7 +332,7 @@ impl<'a> Lowerer<'a> {
             vis: ast.vis.clone(),
             docs: ast.docs.clone(),
             streams: ast.streams.map_or(StreamPolicy::Default, |(p, _)| p),
-            sync: ast.sync.map_or(SyncMode::Auto, |(m, _)| m),
+            sync: self.callees.sync,
             symbols,
             containers: self.containers.clone(),
             states,

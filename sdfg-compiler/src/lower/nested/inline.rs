@@ -273,8 +273,8 @@ impl Inliner<'_> {
         (first + callee.start, after, init)
     }
 
-    /// One statement of the callee in the caller's names (None: a `wait`
-    /// that an automatically synchronized caller does not need).
+    /// One statement of the callee in the caller's names (a callee shares
+    /// its caller's `#[sync(...)]`, so its waits stay).
     fn statement(&self, rename: &Rename, st: &Statement) -> Option<Statement> {
         let containers = &self.flat.containers;
         let kind = match &st.kind {
@@ -313,7 +313,6 @@ impl Inliner<'_> {
                 src: rename.container(c.src),
                 dst: rename.container(c.dst),
             }),
-            StatementKind::Wait(_) if self.flat.sync == SyncMode::Auto => return None,
             StatementKind::Wait(w) => StatementKind::Wait(Wait {
                 container: rename.container(w.container),
             }),

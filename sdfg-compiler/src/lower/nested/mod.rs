@@ -40,6 +40,9 @@ pub(crate) struct Callees<'a> {
     /// The errors of `decls`, reported once by the owner's lowering.
     errors: RefCell<Diagnostics>,
     parent: Option<&'a Callees<'a>>,
+    /// The owner's `#[sync(...)]`, which the sdfgs nested in it share (a
+    /// nested sdfg takes no attributes).
+    pub(crate) sync: SyncMode,
 }
 
 #[derive(Clone)]
@@ -61,12 +64,18 @@ impl<'a> Callees<'a> {
                 _ => None,
             })
             .collect();
+        let sync = match (owner.sync, parent) {
+            (Some((mode, _)), _) => mode,
+            (None, Some(p)) => p.sync,
+            (None, None) => SyncMode::Auto,
+        };
         Callees {
             owner,
             lowered: RefCell::new(vec![Lowering::NotYet; decls.len()]),
             decls,
             errors: RefCell::new(Diagnostics::new()),
             parent,
+            sync,
         }
     }
 

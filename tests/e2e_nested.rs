@@ -1,0 +1,147 @@
+//! Nested SDFGs end to end: programs that call nested SDFGs compute what
+//! plain Rust computes on every device, and the sync proof covers the
+//! callee (a GPU result a callee copies back is waited for before the
+//! caller reads it).
+
+mod common;
+use sdfg::prelude::*;
+
+common::fixtures::nested_host!(sdfg);
+common::fixtures::nested_gpu!(sdfg);
+
+#[test]
+fn nested_host_matches_plain_rust() {
+    for device in common::devices("nested_host") {
+        let n = 9usize;
+        let x: Vec<f64> = (0..n).map(|i| i as f64 * 0.75 - 2.0).collect();
+        let y0: Vec<f64> = (0..2 * n).map(|i| (i as f64).sqrt()).collect();
+        let (mut y, mut total) = (y0.clone(), vec![-1.0f64; 2]);
+        NestedHost::load(&device)
+            .unwrap()
+            .run(NestedHostArgs {
+                N: n as i64,
+                X: &x,
+                Y: &mut y,
+                total: &mut total,
+                scale: &[1.5],
+            })
+            .unwrap();
+        let mut ry = y0.clone();
+        for i in 0..n {
+            ry[2 * i] += 1.5 * x[i];
+        }
+        for i in 0..n - 1 {
+            ry[2 * i + 1] += 1.5 * x[i + 1];
+        }
+        let mut rt = [0.0f64; 2];
+        for (c, t) in rt.iter_mut().enumerate() {
+            for i in 0..n {
+                *t += ry[2 * i + c];
+            }
+        }
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&y), bits(&ry), "Y on {}", device.name());
+        assert_eq!(bits(&total), bits(&rt), "total on {}", device.name());
+    }
+}
+
+#[test]
+fn nested_gpu_matches_plain_rust() {
+    for device in common::devices("nested_gpu") {
+        let (n, t) = (100usize, 5usize);
+        let a0: Vec<f64> = (0..n).map(|i| (i % 7) as f64).collect();
+        let mut a = DeviceBuffer::from_slice(&device, &a0).unwrap();
+        let mut e = DeviceBuffer::from_slice(&device, &vec![-1.0f64; t]).unwrap();
+        NestedGpu::load(&device)
+            .unwrap()
+            .run(NestedGpuArgs {
+                N: n as i64,
+                T: t as i64,
+                A: &mut a,
+                E: &mut e,
+            })
+            .unwrap();
+        // Small integers: every sum is exact in any order.
+        let mut ra = a0.clone();
+        let mut re = Vec::new();
+        for _ in 0..t {
+            ra.iter_mut().for_each(|v| *v = *v * 2.0 + 1.0);
+            re.push(ra.iter().map(|v| v * v).sum::<f64>());
+        }
+        assert_eq!(a.to_vec().unwrap(), ra, "A on {}", device.name());
+        assert_eq!(e.to_vec().unwrap(), re, "E on {}", device.name());
+    }
+}
+
+sdfg! {
+    /// The callee's kernel is slow and its result comes back to a pinned
+    /// transient of the caller, which the caller reads right after the call.
+    pub sdfg NestedSync {
+        symbol SPIN: i64;
+        gpu G: i32;
+        host U: i32[1];
+        transient pinned T: i32;
+        sdfg SlowFetch {
+            symbol S: i64;
+            gpu D: i32;
+            pinned H: i32;
+            state s {
+                map spin[i in 0..1] on gpu {
+                    let mut acc = 0.5;
+                    for k in 0..S { acc = acc * 0.999999 + 1.0; }
+                    D = if acc > 1.0e300 { 0 } else { 10 };
+                }
+                copy D -> H;
+            }
+        }
+        state first {
+            tasklet clear { U[0] = -1; }
+            SlowFetch(S = SPIN, D = G, H = T);
+            tasklet use_it { U[0] = T + 1; }
+        }
+    }
+}
+
+#[test]
+fn a_result_a_callee_copies_back_is_waited_for_before_the_caller_reads_it() {
+    use sdfg::compiler::schedule::SyncSite;
+    let schedule = NestedSync::schedule().unwrap();
+    let ir = NestedSync::ir().unwrap();
+    let callee = ir.state_by_name("SlowFetch_s").unwrap();
+    // The copy's destination settles at the end of the callee's state.
+    assert_eq!(schedule.states[callee].syncs.len(), 1);
+    assert_eq!(schedule.states[callee].syncs[0].site, SyncSite::StateEnd);
+    for device in common::devices("nested_sync") {
+        let program = NestedSync::load(&device).unwrap();
+        let mut g = DeviceBuffer::<i32>::zeros(&device, 1).unwrap();
+        for run in 0..10 {
+            let mut u = vec![0i32];
+            program
+                .run(NestedSyncArgs {
+                    SPIN: 200_000,
+                    G: &mut g,
+                    U: &mut u,
+                })
+                .unwrap();
+            assert_eq!(u[0], 11, "run {run} on {}", device.name());
+        }
+    }
+}
+
+#[test]
+fn the_program_keeps_its_calls_for_dace() {
+    let ir = NestedHost::ir().unwrap();
+    let form = ir.nested_form.as_ref().expect("the calls");
+    let calls: Vec<&str> = form.states[0]
+        .stmts
+        .iter()
+        .filter_map(|s| match &s.kind {
+            sdfg::compiler::ir::StatementKind::Nested(c) => Some(c.callee.name.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, ["Axpy", "Axpy", "Sum", "Sum"]);
+    assert_eq!(NestedHost::to_sdfg_json().matches("\"NestedSDFG\"").count(), 4);
+    // The inlined program has the callees' states.
+    assert!(ir.state_by_name("Sum_2_body").is_some());
+}
