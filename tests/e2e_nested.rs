@@ -141,7 +141,10 @@ fn the_program_keeps_its_calls_for_dace() {
         })
         .collect();
     assert_eq!(calls, ["Axpy", "Axpy", "Sum", "Sum"]);
-    assert_eq!(NestedHost::to_sdfg_json().matches("\"NestedSDFG\"").count(), 4);
+    assert_eq!(
+        NestedHost::to_sdfg_json().matches("\"NestedSDFG\"").count(),
+        4
+    );
     // The inlined program has the callees' states.
     assert!(ir.state_by_name("Sum_2_body").is_some());
 }

@@ -25,7 +25,7 @@
 //! | 0, diagnostics | `diag/` | rustc-style errors collected per invocation; "did you mean" | every floor |
 //! | 1, vocabulary | `ir/`, `dace_format.rs` | the SDFG, its expressions, types, linear forms, bounds decisions and numeric semantics; the marks and C++ helpers our `.sdfg` files carry | floors 1 to 6 |
 //! | 2, reading | `parse/`, `eval.rs` | tokens -> AST with spans; the reference meaning of the tasklet language | floors 3 to 6 |
-//! | 3, lowering | `lower/`, `import/` | AST -> IR (names, types, memlets, dataflow); a DaCe `.sdfg` file -> AST items | the driver |
+//! | 3, lowering | `lower/`, `import/` | AST -> IR (names, types, memlets, dataflow; calls of nested SDFGs inlined); a DaCe `.sdfg` file -> AST items | the driver |
 //! | 4, checking | `validate/` | every check of a lowered SDFG, all errors at once | the driver |
 //! | 5, scheduling | `schedule.rs` | streams, events and sync points | floor 6 |
 //! | 6, output | `codegen/`, `export/` | kernel ABI, PTX, Rust for the CPU side, host glue; DOT and DaCe JSON | the driver |

@@ -50,7 +50,11 @@ fn show(sdfg: &Sdfg, e: &Expr) -> String {
         ExprKind::Var(VarRef::Local(l)) => format!("l{l}"),
         ExprKind::Load { container, index } => {
             let idx: Vec<String> = index.iter().map(|i| show(sdfg, i)).collect();
-            format!("{}[{}]", sdfg.containers[*container].name.text, idx.join(", "))
+            format!(
+                "{}[{}]",
+                sdfg.containers[*container].name.text,
+                idx.join(", ")
+            )
         }
         ExprKind::Binary { op, lhs, rhs } => {
             format!("({} {} {})", show(sdfg, lhs), op.symbol(), show(sdfg, rhs))
@@ -182,9 +186,17 @@ fn a_call_inlines_the_callee_between_the_statements_around_it() {
     let memlets: Vec<String> = form.states[0].stmts[1]
         .memlets
         .iter()
-        .map(|m| format!("{} {:?} {}", m.connector, m.access, form.containers[m.container].name.text))
+        .map(|m| {
+            format!(
+                "{} {:?} {}",
+                m.connector, m.access, form.containers[m.container].name.text
+            )
+        })
         .collect();
-    assert_eq!(memlets, ["a Read scale", "U Read X", "V Read Y", "V Write Y"]);
+    assert_eq!(
+        memlets,
+        ["a Read scale", "U Read X", "V Read Y", "V Write Y"]
+    );
 }
 
 #[test]
@@ -229,18 +241,31 @@ fn a_callee_with_states_gets_fresh_symbols_transients_and_a_way_out() {
             "main_after_Sum -> Sum_2_init",
         ]
     );
-    let names: Vec<&str> = sdfg.containers.iter().map(|c| c.name.text.as_str()).collect();
+    let names: Vec<&str> = sdfg
+        .containers
+        .iter()
+        .map(|c| c.name.text.as_str())
+        .collect();
     assert_eq!(names, ["X", "out", "Sum_acc", "Sum_2_acc"]);
     assert!(sdfg.containers[2].transient && sdfg.containers[3].transient);
-    assert_eq!(stores(&sdfg, "Sum_body"), ["Sum_acc[] = (Sum_acc[] + X[Sum_k])"]);
-    assert_eq!(stores(&sdfg, "Sum_2_body"), ["Sum_2_acc[] = (Sum_2_acc[] + X[(1 + Sum_2_k)])"]);
+    assert_eq!(
+        stores(&sdfg, "Sum_body"),
+        ["Sum_acc[] = (Sum_acc[] + X[Sum_k])"]
+    );
+    assert_eq!(
+        stores(&sdfg, "Sum_2_body"),
+        ["Sum_2_acc[] = (Sum_2_acc[] + X[(1 + Sum_2_k)])"]
+    );
     assert_eq!(stores(&sdfg, "Sum_2_done"), ["out[2] = Sum_2_acc[]"]);
     let inferred: Vec<(&str, bool)> = sdfg
         .symbols
         .iter()
         .map(|s| (s.name.text.as_str(), s.declared))
         .collect();
-    assert_eq!(inferred, [("N", true), ("Sum_k", false), ("Sum_2_k", false)]);
+    assert_eq!(
+        inferred,
+        [("N", true), ("Sum_k", false), ("Sum_2_k", false)]
+    );
 }
 
 #[test]
@@ -326,13 +351,15 @@ fn a_callee_shares_its_callers_sync_mode() {
         .filter(|s| matches!(s.kind, StatementKind::Wait(_)))
         .count();
     assert_eq!(waits, 1);
-    let e = errors("
+    let e = errors(
+        "
         sdfg Outer {
             gpu G: i32;
             host H: i32;
             sdfg Fetch { gpu D: i32; host T: i32; state s { copy D -> T; wait T; } }
             state main { Fetch(D = G, T = H); }
-        }");
+        }",
+    );
     has(&e, "`wait` needs `#[sync(manual)]` on the sdfg");
 }
 
@@ -341,10 +368,8 @@ fn the_dace_export_writes_nested_sdfg_nodes() {
     let sdfg = common::nested_host();
     let json = sdfg_compiler::export::dace::to_sdfg_json(&sdfg);
     let nodes = json["nodes"][0]["nodes"].as_array().expect("nodes");
-    let nested: Vec<&serde_json::Value> = nodes
-        .iter()
-        .filter(|n| n["type"] == "NestedSDFG")
-        .collect();
+    let nested: Vec<&serde_json::Value> =
+        nodes.iter().filter(|n| n["type"] == "NestedSDFG").collect();
     assert_eq!(nested.len(), 4);
     let first = nested[0];
     assert_eq!(first["label"], "Axpy");
@@ -368,7 +393,10 @@ fn the_import_reads_nested_sdfg_nodes_back() {
     let json = sdfg_compiler::export::dace::to_sdfg_json_string(&common::nested_gpu());
     let text = sdfg_compiler::import::translate(&json).expect("translates");
     assert!(text.contains("sdfg SquareSum {"), "{text}");
-    assert!(text.contains("SquareSum(M = N, V = A, out = E[t]);"), "{text}");
+    assert!(
+        text.contains("SquareSum(M = N, V = A, out = E[t]);"),
+        "{text}"
+    );
     let again = ok(&format!("sdfg NestedGpu {{ {text} }}"));
     assert_eq!(again.states.len(), common::nested_gpu().states.len());
 }
@@ -378,7 +406,10 @@ fn the_import_reads_nested_sdfg_nodes_back() {
 #[test]
 fn unknown_callee() {
     let e = errors("sdfg O { host X: f64[4]; state s { Scal(A = X); } }");
-    has(&e, "cannot find nested sdfg `Scal` | declare it inside this `sdfg!`");
+    has(
+        &e,
+        "cannot find nested sdfg `Scal` | declare it inside this `sdfg!`",
+    );
     let e = errors(&format!(
         "sdfg O {{ host X: f64[4]; {AXPY} state s {{ Axpi(U = X); }} }}"
     ));
@@ -397,22 +428,56 @@ fn arguments_that_do_not_fit() {
             }}"
         ))
     };
-    has(&call("a = h, U = X"), "missing argument `V` of nested sdfg `Axpy`");
-    has(&call("a = h, U = X, V = X, W = X"), "nested sdfg `Axpy` has no argument `W`");
-    has(&call("a = h, U = X, V = X, U = X"), "argument `U` is given twice");
-    has(&call("a = h, U = F, V = X"), "mismatched element types: `U` of `Axpy` holds `f64`, `F` holds `f32`");
-    has(&call("a = h, U = G, V = X"), "`U` of `Axpy` is host data but `G` is gpu");
-    has(&call("a = h, U = Y, V = X"), "`Y` has 2 range dimensions but `U` of `Axpy` has 1 dimension");
-    has(&call("a = h, U = X[1..N], V = X"), "the binding of `V` has extent `N` in dimension 0 but `V` of `Axpy` has `N - 1`");
-    has(&call("M = N, a = h, U = X[0..4], V = X[0..4]"), "the binding of `U` has extent `4` in dimension 0 but `U` of `Axpy` has `N`");
-    has(&call("M = K, a = h, U = X, V = X"), "mismatched types: expected `i64`, found `i32`");
-    has(&call("a = h, U = X + 1, V = X"), "`U` is a container: bind it to a container of this sdfg");
-    has(&call("M = X[0], a = h, U = X, V = X"), "`X` is a container; a nested sdfg's symbol value may only use symbols and literals");
+    has(
+        &call("a = h, U = X"),
+        "missing argument `V` of nested sdfg `Axpy`",
+    );
+    has(
+        &call("a = h, U = X, V = X, W = X"),
+        "nested sdfg `Axpy` has no argument `W`",
+    );
+    has(
+        &call("a = h, U = X, V = X, U = X"),
+        "argument `U` is given twice",
+    );
+    has(
+        &call("a = h, U = F, V = X"),
+        "mismatched element types: `U` of `Axpy` holds `f64`, `F` holds `f32`",
+    );
+    has(
+        &call("a = h, U = G, V = X"),
+        "`U` of `Axpy` is host data but `G` is gpu",
+    );
+    has(
+        &call("a = h, U = Y, V = X"),
+        "`Y` has 2 range dimensions but `U` of `Axpy` has 1 dimension",
+    );
+    has(
+        &call("a = h, U = X[1..N], V = X"),
+        "the binding of `V` has extent `N` in dimension 0 but `V` of `Axpy` has `N - 1`",
+    );
+    has(
+        &call("M = N, a = h, U = X[0..4], V = X[0..4]"),
+        "the binding of `U` has extent `4` in dimension 0 but `U` of `Axpy` has `N`",
+    );
+    has(
+        &call("M = K, a = h, U = X, V = X"),
+        "mismatched types: expected `i64`, found `i32`",
+    );
+    has(
+        &call("a = h, U = X + 1, V = X"),
+        "`U` is a container: bind it to a container of this sdfg",
+    );
+    has(
+        &call("M = X[0], a = h, U = X, V = X"),
+        "`X` is a container; a nested sdfg's symbol value may only use symbols and literals",
+    );
 }
 
 #[test]
 fn arguments_the_callee_does_not_take() {
-    let e = errors("
+    let e = errors(
+        "
         sdfg O {
             host X: f64[4];
             sdfg Inner {
@@ -423,14 +488,19 @@ fn arguments_the_callee_does_not_take() {
                 a -> b { k = 1 }
             }
             state s { Inner(A = X, T = X, k = 2); }
-        }");
-    has(&e, "`T` is a transient of nested sdfg `Inner`, not an argument");
+        }",
+    );
+    has(
+        &e,
+        "`T` is a transient of nested sdfg `Inner`, not an argument",
+    );
     has(&e, "`k` is not an argument of nested sdfg `Inner`");
 }
 
 #[test]
 fn a_symbol_without_a_value() {
-    let e = errors("
+    let e = errors(
+        "
         sdfg O {
             host X: f64[4];
             sdfg Inner {
@@ -439,13 +509,18 @@ fn a_symbol_without_a_value() {
                 state s { tasklet t { A[0] = K as f64; } }
             }
             state s { Inner(A = X); }
-        }");
-    has(&e, "missing symbol `K` of nested sdfg `Inner` | give its value: `Inner(K = ..., ...)`");
+        }",
+    );
+    has(
+        &e,
+        "missing symbol `K` of nested sdfg `Inner` | give its value: `Inner(K = ..., ...)`",
+    );
 }
 
 #[test]
 fn a_host_scalar_a_gpu_map_reads_binds_to_a_scalar() {
-    let e = errors("
+    let e = errors(
+        "
         sdfg O {
             host H: f64[2];
             gpu G: f64[4];
@@ -455,27 +530,35 @@ fn a_host_scalar_a_gpu_map_reads_binds_to_a_scalar() {
                 state s { map m[i in 0..4] on gpu { A[i] = a; } }
             }
             state s { Inner(a = H[1], A = G); }
-        }");
+        }",
+    );
     has(&e, "`a` of `Inner` must be bound to a host scalar");
 }
 
 #[test]
 fn recursion() {
-    let e = errors("
+    let e = errors(
+        "
         sdfg O {
             host X: f64[4];
             sdfg A { host P: f64[4]; state s { B(Q = P); } }
             sdfg B { host Q: f64[4]; state s { A(P = Q); } }
             state s { A(P = X); }
-        }");
-    has(&e, "recursive call of nested sdfg `A` | nested sdfgs are inlined");
+        }",
+    );
+    has(
+        &e,
+        "recursive call of nested sdfg `A` | nested sdfgs are inlined",
+    );
     has(&e, "the calls go `O` -> `A` -> `B` -> `A`");
-    let e = errors("
+    let e = errors(
+        "
         sdfg O {
             host X: f64[4];
             sdfg A { host P: f64[4]; state s { O(X = P); } }
             state s { A(P = X); }
-        }");
+        }",
+    );
     has(&e, "recursive call of nested sdfg `O`");
     let e = errors("sdfg O { host X: f64[4]; state s { O(X = X); } }");
     has(&e, "recursive call of nested sdfg `O`");
@@ -483,7 +566,8 @@ fn recursion() {
 
 #[test]
 fn a_callee_mistake_is_reported_once_however_often_it_is_called() {
-    let e = errors("
+    let e = errors(
+        "
         sdfg O {
             host X: f64[4];
             gpu G: f64[4];
@@ -493,16 +577,19 @@ fn a_callee_mistake_is_reported_once_however_often_it_is_called() {
                 state s { tasklet t { A[0] = B[0]; } }
             }
             state s { Inner(A = X, B = G); Inner(A = X, B = G); }
-        }");
+        }",
+    );
     assert_eq!(e.len(), 1, "{e:#?}");
     // The same for a lowering mistake, and one of a callee nobody calls.
-    let e = errors("
+    let e = errors(
+        "
         sdfg O {
             host X: f64[4];
             sdfg Inner { host A: f64[4]; state s { tasklet t { A[0] = Z; } } }
             sdfg Unused { host A: f64[4]; state s { tasklet t { A[0] = W; } } }
             state s { Inner(A = X); Inner(A = X); }
-        }");
+        }",
+    );
     assert_eq!(e.len(), 2, "{e:#?}");
     has(&e, "cannot find `Z` in this sdfg");
     has(&e, "cannot find `W` in this sdfg");
@@ -510,12 +597,14 @@ fn a_callee_mistake_is_reported_once_however_often_it_is_called() {
 
 #[test]
 fn attributes_and_includes_do_not_fit_a_nested_sdfg() {
-    let e = errors("
+    let e = errors(
+        "
         sdfg O {
             #[streams(auto)]
             sdfg Inner { host A: f64[4]; state s {} }
             state s {}
-        }");
+        }",
+    );
     has(&e, "`#[streams(...)]` belongs on the outermost sdfg");
     let e = errors("sdfg O { sdfg Inner = include \"x.sdfg\"; state s {} }");
     has(&e, "a nested sdfg is written out");

@@ -10,8 +10,9 @@
 //! What is read (docs/GUIDE.md, "Coming from DaCe"): symbols, `Array` and
 //! `Scalar` containers, states, access nodes, maps, tasklets in Python or
 //! C++ (the subset the tasklet language expresses), memlets with subsets and
-//! write-conflict resolution, copies between access nodes, interstate edges.
-//! Everything else (library nodes, nested SDFGs, views, thread-block maps,
+//! write-conflict resolution, copies between access nodes, interstate edges,
+//! `NestedSDFG` nodes in a state (a nested `sdfg` and a call).
+//! Everything else (library nodes, nested SDFGs inside maps, views, thread-block maps,
 //! `GPU_Shared` storage, control-flow regions, code outside tasklets) is a
 //! compile error naming the element; the readers are written so that such
 //! elements can be added where the language grows.
