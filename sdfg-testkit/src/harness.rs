@@ -2,7 +2,7 @@
 //! generated PTX on the [`crate::ptxsim`] interpreter, from the same inputs.
 
 use crate::ptxsim::{self, Launch, Memory};
-use sdfg_compiler::codegen::abi::ParamValue;
+use sdfg_compiler::codegen::abi::{ParamValue, FAULT_INDEX_OFFSET, FAULT_SITE_OFFSET};
 use sdfg_compiler::codegen::ptx::PtxModule;
 use sdfg_compiler::eval::{self, Env, MemEnv};
 use sdfg_compiler::ir::*;
@@ -107,7 +107,8 @@ fn from_bytes(bytes: &[u8], ty: ScalarType) -> Vec<Value> {
 
 /// Runs kernel `kernel` of `module` on the interpreter with `grid` blocks
 /// (block size from the kernel). Returns the containers after the run and
-/// the fault word.
+/// the access code of the first fault the kernel recorded in its fault
+/// slot (0: none); [`simulate_map_fault`] gives the whole record.
 pub fn simulate_map(
     sdfg: &Sdfg,
     module: &PtxModule,
@@ -116,6 +117,31 @@ pub fn simulate_map(
     data: &Data,
     grid: [u32; 3],
 ) -> Result<(Data, u32), String> {
+    let (out, fault) = simulate_map_fault(sdfg, module, kernel, symbols, data, grid)?;
+    Ok((out, fault.map_or(0, |f| f.access)))
+}
+
+/// The first fault a kernel recorded in its fault slot (the layout of
+/// `sdfg_compiler::codegen::abi`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimFault {
+    /// The kernel's number in its module (0-based launch index).
+    pub kernel: u32,
+    /// The access code (from 1, `ir::bounds::for_each_access` order).
+    pub access: u32,
+    /// The row-major index of the skipped access (wrapping 64-bit).
+    pub index: i64,
+}
+
+/// [`simulate_map`], returning the fault slot's first record.
+pub fn simulate_map_fault(
+    sdfg: &Sdfg,
+    module: &PtxModule,
+    kernel: usize,
+    symbols: &[Value],
+    data: &Data,
+    grid: [u32; 3],
+) -> Result<(Data, Option<SimFault>), String> {
     let k = &module.kernels[kernel];
     let StatementKind::Map(map) = &sdfg.states[k.state].stmts[k.stmt].kind else {
         return Err("not a map".into());
@@ -129,7 +155,7 @@ pub fn simulate_map(
             addrs.insert(c, mem.alloc(to_bytes(vals, ty)));
         }
     }
-    let fault = mem.alloc(vec![0u8; 4]);
+    let fault = mem.alloc(vec![0u8; 24]);
     let ranges = map_ranges(map, symbols);
     let mut params = Vec::new();
     for p in &k.abi.params {
@@ -167,8 +193,18 @@ pub fn simulate_map(
         };
         out.insert(c, (shape.clone(), vals));
     }
-    let fw = mem.bytes(fault);
-    Ok((out, u32::from_le_bytes([fw[0], fw[1], fw[2], fw[3]])))
+    let slot = mem.bytes(fault);
+    let word = |at: usize| u64::from_le_bytes(slot[at..at + 8].try_into().expect("8 bytes"));
+    let (site, index) = (
+        word(FAULT_SITE_OFFSET as usize),
+        word(FAULT_INDEX_OFFSET as usize),
+    );
+    let fault = (site != 0).then(|| SimFault {
+        kernel: ((site >> 32) as u32).saturating_sub(1),
+        access: site as u32,
+        index: index as i64,
+    });
+    Ok((out, fault))
 }
 
 /// Bitwise equality with every NaN equal to every other NaN.

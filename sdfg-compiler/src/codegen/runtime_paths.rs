@@ -61,7 +61,7 @@ paths! {
     // What only the glue uses: a loaded program and its calls.
     /// `unsafe Program::load(device, &SPEC)`.
     program => [::sdfg::runtime::__glue::Program];
-    /// `unsafe ProgramSpec::new(name, ptx, &KERNELS, streams)`.
+    /// `unsafe ProgramSpec::new(name, ptx, &KERNELS, streams).with_sites(&SITES)`.
     program_spec => [::sdfg::runtime::__glue::ProgramSpec];
     /// `StreamSpec::Default` / `StreamSpec::Created(n)`.
     stream_spec => [::sdfg::runtime::__glue::StreamSpec];
@@ -95,8 +95,15 @@ paths! {
     check_copy_regions => [::sdfg::runtime::__glue::check::copy_regions];
     check_host_copy => [::sdfg::runtime::__glue::check::host_copy];
     check_host_copy_within => [::sdfg::runtime::__glue::check::host_copy_within];
-    /// `Fault::{new, raise, code, check}`: out-of-bounds accesses of host code.
+    /// `flat_index(&[i64], &[usize]) -> i64`: the row-major index a fault reports.
+    check_flat_index => [::sdfg::runtime::__glue::check::flat_index];
+    /// `Fault::{new, raise, first, check}`: out-of-bounds accesses of host
+    /// code and CPU twins.
     check_fault => [::sdfg::runtime::__glue::check::Fault];
+    /// `AccessSite { container, write, rank }`: what an access code means.
+    access_site => [::sdfg::runtime::__glue::AccessSite];
+    /// `KernelSites { map, state, accesses }`: what a kernel's access codes mean.
+    kernel_sites => [::sdfg::runtime::__glue::KernelSites];
 
     /// `Name::ir()` and `Name::schedule()` when the facade's `introspect`
     /// feature is on, nothing otherwise (decided in the facade, not by the

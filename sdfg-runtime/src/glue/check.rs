@@ -6,12 +6,13 @@
 //! accesses are prechecked). Every failure is an [`Error`] naming the
 //! container and the sizes; nothing here panics.
 
+use crate::__glue::spec::AccessSite;
 use crate::device::Device;
 use crate::elem::Elem;
-use crate::error::Error;
+use crate::error::{describe_access, Error};
 use crate::memory::device_buffer::DeviceBuffer;
 use crate::region::Region;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 
 /// An integer usable as an index: converts to an in-bounds `usize` or None.
 pub trait IndexValue: Copy {
@@ -230,45 +231,96 @@ pub fn index_in_dim(
     }
 }
 
-/// Records the first out-of-bounds access of host code (a `cpu` map's
-/// threads share one).
+/// The row-major offset of an access whose indices are `indices` (each
+/// widened to 64 bits by its type's signedness) in `extents`, in wrapping
+/// 64-bit arithmetic: what a kernel records in its fault slot, so host
+/// code, CPU twins and PTX kernels report the same number.
+///
+/// ```
+/// use sdfg_runtime::__glue::check::flat_index;
+/// assert_eq!(flat_index(&[16], &[10]), 16);
+/// assert_eq!(flat_index(&[2, -1], &[3, 4]), 7);
+/// ```
+pub fn flat_index(indices: &[i64], extents: &[usize]) -> i64 {
+    let mut flat = 0i64;
+    for (d, &i) in indices.iter().enumerate() {
+        let extent = extents.get(d).copied().unwrap_or(1) as i64;
+        flat = if d == 0 {
+            i
+        } else {
+            flat.wrapping_mul(extent).wrapping_add(i)
+        };
+    }
+    flat
+}
+
+/// Records the first out-of-bounds access of host code or of a CPU twin
+/// (a `cpu` map's threads share one): its access code and index.
 #[derive(Debug, Default)]
-pub struct Fault(AtomicU32);
+pub struct Fault {
+    code: AtomicU32,
+    index: AtomicI64,
+}
 
 impl Fault {
     /// No fault yet.
     pub fn new() -> Fault {
-        Fault(AtomicU32::new(0))
+        Fault::default()
     }
+
+    /// Records access `code` (from 1) at row-major `index` unless an
+    /// earlier fault is recorded.
+    ///
+    /// ```
+    /// let f = sdfg_runtime::__glue::check::Fault::new();
+    /// f.raise(2, 16);
+    /// f.raise(1, 3);
+    /// assert_eq!(f.first(), Some((2, 16)));
+    /// ```
     #[inline]
-    /// Records fault `code` unless an earlier one is recorded.
-    pub fn raise(&self, code: u32) {
-        let _ = self
-            .0
-            .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
-    }
-    /// The first fault's code, if any.
-    pub fn code(&self) -> Option<u32> {
-        match self.0.load(Ordering::Relaxed) {
-            0 => None,
-            code => Some(code),
+    pub fn raise(&self, code: u32, index: i64) {
+        // Relaxed: readers look after the threads that raise were joined.
+        if self
+            .code
+            .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            self.index.store(index, Ordering::Relaxed);
         }
     }
+
+    /// The first fault's access code and index, if any.
+    pub fn first(&self) -> Option<(u32, i64)> {
+        match self.code.load(Ordering::Relaxed) {
+            0 => None,
+            code => Some((code, self.index.load(Ordering::Relaxed))),
+        }
+    }
+
     /// `Err` naming the access when one was out of bounds. `accesses[code - 1]`
     /// describes access `code`.
-    pub fn check(&self, statement: &str, accesses: &[&str]) -> Result<(), Error> {
-        match self.0.load(Ordering::Relaxed) {
-            0 => Ok(()),
-            code => Err(Error::OutOfBounds {
-                what: format!(
-                    "{statement}: {} was out of bounds",
-                    accesses
-                        .get(code as usize - 1)
-                        .copied()
-                        .unwrap_or("an access")
-                ),
-            }),
-        }
+    ///
+    /// ```
+    /// use sdfg_runtime::__glue::{check::Fault, AccessSite};
+    /// let f = Fault::new();
+    /// f.raise(1, -1);
+    /// let e = f.check("map `m` in state `s`", &[AccessSite { container: "A", write: false, rank: 1 }]);
+    /// assert_eq!(
+    ///     e.unwrap_err().to_string(),
+    ///     "out of bounds: map `m` in state `s`: the read of `A` at index -1 was out of bounds"
+    /// );
+    /// ```
+    pub fn check(&self, statement: &str, accesses: &[AccessSite]) -> Result<(), Error> {
+        let Some((code, index)) = self.first() else {
+            return Ok(());
+        };
+        let access = match accesses.get((code as usize).wrapping_sub(1)) {
+            Some(a) => describe_access(a.write, a.container, a.rank, Some(index)),
+            None => format!("an access at index {index}"),
+        };
+        Err(Error::OutOfBounds {
+            what: format!("{statement}: {access} was out of bounds"),
+        })
     }
 }
 

@@ -1,13 +1,15 @@
-//! The per-call state of a program (streams and transients), the guard a
-//! call holds while issuing, and the pool contexts return to.
+//! The per-call state of a program (streams, transients, its fault slot),
+//! the guard a call holds while issuing, and the pool contexts return to.
 
 use crate::__glue::spec::{ProgramSpec, StreamSpec};
 use crate::device::Device;
 use crate::elem::Elem;
-use crate::error::Result;
+use crate::error::{Error, FaultSite, Result};
+use crate::kernel::args::KernelArg;
 use crate::lock::lock;
 use crate::memory::device_buffer::DeviceBuffer;
 use crate::memory::host_buffer::HostBuffer;
+use crate::order::fault::{FaultSlot, Recorded};
 use crate::streams::running::{CallResources, Running};
 use crate::streams::stream::Stream;
 use std::any::Any;
@@ -43,6 +45,10 @@ impl CallResources for PooledCall {
         self.context.distinct_streams()
     }
 
+    fn check_fault(&self) -> Result<()> {
+        self.context.check_fault()
+    }
+
     fn recycle(self: Box<Self>) {
         self.pool.put(self.context);
     }
@@ -63,10 +69,12 @@ fn running<'a>(context: Context, pool: &Arc<ContextPool>) -> Running<'a> {
     }))
 }
 
-/// The per-call state of a program: its streams and transients (kept across
-/// calls when the context returns to the pool).
+/// The per-call state of a program: its streams, transients and fault slot
+/// (kept across calls when the context returns to the pool; one call at a
+/// time uses a context, so its slot holds only that call's faults).
 pub struct Context {
     device: Device,
+    spec: &'static ProgramSpec,
     program: &'static str,
     own: Vec<Stream>,
     own_uniform: bool,
@@ -75,6 +83,8 @@ pub struct Context {
     uniform: bool,
     device_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
     host_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
+    /// Where this call's kernels report skipped accesses.
+    fault: FaultSlot,
 }
 
 impl std::fmt::Debug for Context {
@@ -87,7 +97,7 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    pub(super) fn new(device: &Device, spec: &ProgramSpec) -> Result<Context> {
+    pub(super) fn new(device: &Device, spec: &'static ProgramSpec) -> Result<Context> {
         let (own, uniform) = match spec.streams {
             StreamSpec::Default => (vec![device.default_stream()], true),
             StreamSpec::Created(n) => (
@@ -99,6 +109,8 @@ impl Context {
         };
         Ok(Context {
             device: device.clone(),
+            spec,
+            fault: device.new_fault_slot()?,
             program: spec.name,
             active: own.clone(),
             own,
@@ -129,6 +141,70 @@ impl Context {
             }
         }
         out
+    }
+
+    /// The argument that passes this context's fault slot to a kernel (the
+    /// `Fault` parameter of a generated kernel's ABI). The call's
+    /// `Running::wait` reads the slot after the call's streams finished.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let ctx = program.context()?;
+    /// let _arg = ctx.fault_arg(); // passed last to every kernel of the call
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn fault_arg(&self) -> KernelArg<'_> {
+        KernelArg::call_slot(&self.fault)
+    }
+
+    /// Reads and resets the fault slot (every kernel that wrote it
+    /// finished): the first fault, described from the spec's fault sites.
+    fn check_fault(&self) -> Result<()> {
+        match self.fault.take() {
+            None => Ok(()),
+            Some(Recorded::Panic { kernel, message }) => {
+                Err(Error::KernelPanicked { kernel, message })
+            }
+            // Only a raw kernel writes a bare code; a GPU does not say which.
+            Some(Recorded::Code { kernel, code }) => Err(Error::KernelFault {
+                kernel: kernel.unwrap_or_else(|| {
+                    let names: Vec<&str> = self.spec.kernels.iter().map(|k| k.name).collect();
+                    names.join(" or ")
+                }),
+                code,
+                site: None,
+            }),
+            Some(Recorded::Site {
+                kernel,
+                access,
+                index,
+            }) => {
+                let k = kernel as usize;
+                let name = match self.spec.kernels.get(k) {
+                    Some(entry) => entry.name.to_string(),
+                    None => format!("#{k}"),
+                };
+                let site = self.spec.sites.get(k).and_then(|sites| {
+                    let a = sites.accesses.get((access as usize).checked_sub(1)?)?;
+                    Some(Box::new(FaultSite::new(
+                        sites.map,
+                        sites.state,
+                        a.container,
+                        a.write,
+                        a.rank,
+                        index,
+                    )))
+                });
+                Err(Error::KernelFault {
+                    kernel: name,
+                    code: access,
+                    site,
+                })
+            }
+        }
     }
 
     /// The device.

@@ -31,8 +31,9 @@ pub(crate) trait DataAccess {
     ) -> TokenStream;
     /// Length of dimension `d` of `c`, a `usize` expression.
     fn extent(&self, c: ContainerId, d: usize) -> TokenStream;
-    /// A statement recording fault `code` (an out-of-bounds access).
-    fn fault(&self, code: u32) -> TokenStream;
+    /// A statement recording that access `code` (from 1) was out of bounds
+    /// at row-major `index` (an `i64` expression).
+    fn fault(&self, code: u32, index: TokenStream) -> TokenStream;
     fn symbol(&self, s: SymbolId) -> TokenStream;
     /// Map parameter `n` (None outside maps).
     fn param(&self, n: usize) -> TokenStream;
@@ -147,13 +148,14 @@ impl<'a> BodyEmitter<'a> {
                 let v = self.expr(value);
                 let offset = self.offset(*container, index);
                 let code = self.code_of(index, true);
-                let fault = self.data.fault(code);
+                let flat = names::fault_index();
+                let fault = self.data.fault(code, quote!(#flat));
                 let store = self.data.store(*container, quote!(__o), quote!(__v), *wcr);
                 quote! {{
                     let __v = #v;
                     match #offset {
-                        ::core::option::Option::Some(__o) => { #store }
-                        ::core::option::Option::None => { #fault }
+                        ::core::result::Result::Ok(__o) => { #store }
+                        ::core::result::Result::Err(#flat) => { #fault }
                     }
                 }}
             }
@@ -206,36 +208,32 @@ impl<'a> BodyEmitter<'a> {
         }
     }
 
-    /// `Option<usize>`: the row-major offset, None when any index is outside
-    /// its dimension.
+    /// `Result<usize, i64>`: the row-major offset, or, when any index is
+    /// outside its dimension, the row-major index in wrapping `i64` (what
+    /// the fault reports; the PTX backend computes the same number).
     fn offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
         if index.is_empty() {
-            return quote!(::core::option::Option::Some(0usize));
+            return quote!(::core::result::Result::<usize, i64>::Ok(0usize));
         }
-        let check_index = rt::check_index();
-        let parts: Vec<TokenStream> = index
-            .iter()
-            .enumerate()
-            .map(|(d, e)| {
-                let v = self.expr(e);
-                let ext = self.data.extent(c, d);
-                quote!(#check_index(#v, #ext))
-            })
-            .collect();
+        let (check_index, flat_index) = (rt::check_index(), rt::check_flat_index());
+        let values: Vec<proc_macro2::Ident> = (0..index.len()).map(names::index_value).collect();
+        let exts: Vec<TokenStream> = (0..index.len()).map(|d| self.data.extent(c, d)).collect();
+        let evals: Vec<TokenStream> = index.iter().map(|e| self.expr(e)).collect();
         let indices: Vec<proc_macro2::Ident> = (0..index.len()).map(names::index).collect();
         let first = &indices[0];
         let mut acc = quote!(#first);
         for (d, i) in indices.iter().enumerate().skip(1) {
-            let ext = self.data.extent(c, d);
+            let ext = &exts[d];
             acc = quote!((#acc) * (#ext) + #i);
         }
-        quote! {
-            match (#(#parts,)*) {
-                (#(::core::option::Option::Some(#indices),)*) => ::core::option::Option::Some(#acc),
+        quote! {{
+            #(let #values = #evals;)*
+            match (#(#check_index(#values, #exts),)*) {
+                (#(::core::option::Option::Some(#indices),)*) => ::core::result::Result::<usize, i64>::Ok(#acc),
                 #[allow(unreachable_patterns)]
-                _ => ::core::option::Option::None,
+                _ => ::core::result::Result::Err(#flat_index(&[#(#values as i64),*], &[#(#exts),*])),
             }
-        }
+        }}
     }
 
     /// `e` as one Rust operand (an atom, a call chain or a parenthesized
@@ -272,13 +270,14 @@ impl<'a> BodyEmitter<'a> {
             ExprKind::Load { container, index } => {
                 let offset = self.offset(*container, index);
                 let code = self.code_of(index, false);
-                let fault = self.data.fault(code);
+                let flat = names::fault_index();
+                let fault = self.data.fault(code, quote!(#flat));
                 let load = self.data.load(*container, quote!(__o), e.span);
                 let zero = literal(zero_of(self.data.elem_type(*container)));
                 quote! {
                     match #offset {
-                        ::core::option::Option::Some(__o) => #load,
-                        ::core::option::Option::None => { #fault #zero }
+                        ::core::result::Result::Ok(__o) => #load,
+                        ::core::result::Result::Err(#flat) => { #fault #zero }
                     }
                 }
             }

@@ -194,20 +194,6 @@ impl Glue<'_> {
         let (min, max) = int_range(e.ty);
         quote!(#raw.fits(#min, #max, &|| ::std::string::String::from(#what))?)
     }
-
-    /// Human descriptions of a body's accesses, by fault code.
-    pub(super) fn access_descriptions(&self, body: &TaskletBody) -> Vec<String> {
-        let mut out = Vec::new();
-        for_each_access(&body.stmts, &mut |site| {
-            let kind = if site.is_store { "write to" } else { "read of" };
-            out.push(format!(
-                "the {kind} `{}` (access {})",
-                self.cname(site.container),
-                out.len() + 1
-            ));
-        });
-        out
-    }
 }
 
 /// The range of an integer type, as i128 bounds.
