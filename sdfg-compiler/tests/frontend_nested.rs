@@ -609,3 +609,68 @@ fn attributes_and_includes_do_not_fit_a_nested_sdfg() {
     let e = errors("sdfg O { sdfg Inner = include \"x.sdfg\"; state s {} }");
     has(&e, "a nested sdfg is written out");
 }
+
+// ------------------------------------------------------------ extern sdfg
+
+const WITH_SOURCE: &str = "
+    #[sdfg_rs_source { sdfg Inner { host A: f64[4]; state s { tasklet t { A[0] = 1.0; } } } }]
+    sdfg Outer {
+        extern sdfg lib::Inner as Local;
+        host X: f64[4];
+        state s { Local(A = X); }
+    }";
+
+#[test]
+fn an_extern_sdfg_takes_the_source_its_replay_macro_brings() {
+    let sdfg = ok(WITH_SOURCE);
+    assert!(sdfg.state_by_name("Local_s").is_some());
+    // What this program replays for others: its items, the extern replaced
+    // by the source it received, under the name it uses.
+    let ast = sdfg_compiler::parse::parse(WITH_SOURCE.parse().expect("lexes")).expect("parses");
+    let text = sdfg_compiler::parse::external::replayed_items(&ast).to_string();
+    assert!(text.starts_with("sdfg Outer {"), "{text}");
+    assert!(text.contains("sdfg Local { host A"), "{text}");
+    assert!(!text.contains("extern"), "{text}");
+    assert!(ok(&text).state_by_name("Local_s").is_some());
+}
+
+#[test]
+fn an_extern_sdfg_without_its_source_is_fetched_by_the_macro() {
+    let src = "sdfg Outer { extern sdfg lib::Inner; host X: f64[4]; state s { Inner(A = X); } }";
+    let e = errors(src);
+    has(&e, "the source of `Inner` is not here");
+    let expanded = sdfg_compiler::expand(src.parse().expect("lexes")).to_string();
+    assert!(
+        expanded.starts_with("lib :: Inner ! { sdfg Outer"),
+        "{expanded}"
+    );
+    // Several externs arrive one per round, the latest source first.
+    let two = "
+        #[sdfg_rs_source { sdfg B { host Q: f64[4]; state s {} } }]
+        #[sdfg_rs_source { sdfg A { host P: f64[4]; state s {} } }]
+        sdfg Outer { extern sdfg A; extern sdfg B; extern sdfg C; host X: f64[4]; state s { A(P = X); B(Q = X); } }";
+    let expanded = sdfg_compiler::expand(two.parse().expect("lexes")).to_string();
+    assert!(expanded.starts_with("C ! {"), "{expanded}");
+}
+
+#[test]
+fn every_program_defines_its_replay_macro() {
+    let expanded = sdfg_compiler::expand(
+        "pub sdfg Inner { host A: f64[4]; state s {} }"
+            .parse()
+            .expect("lexes"),
+    )
+    .to_string();
+    assert!(
+        expanded.contains("macro_rules ! __sdfg_replay_Inner"),
+        "{expanded}"
+    );
+    assert!(
+        expanded.contains("pub (crate) use __sdfg_replay_Inner as r#Inner"),
+        "{expanded}"
+    );
+    assert!(
+        expanded.contains(":: sdfg :: sdfg ! { # [sdfg_rs_source { sdfg Inner {"),
+        "{expanded}"
+    );
+}

@@ -172,8 +172,8 @@ pub fn resolve(ast: &SdfgAst, include: &IncludeAst, base: &Path) -> Result<Inclu
             "internal error: the translation of `{written}` does not lex: {e}"
         )))
     })?;
-    let parsed =
-        crate::parse::parse_items(respan(tokens, span)).map_err(|d| in_translation(d, &written));
+    let body = respan(tokens, span);
+    let parsed = crate::parse::parse_items(body.clone()).map_err(|d| in_translation(d, &written));
     let items = match parsed {
         Ok(items) => items,
         Err(d) => {
@@ -185,6 +185,7 @@ pub fn resolve(ast: &SdfgAst, include: &IncludeAst, base: &Path) -> Result<Inclu
         ast: SdfgAst {
             items,
             include: None,
+            body,
             ..ast.clone()
         },
         source,

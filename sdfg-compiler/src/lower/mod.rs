@@ -45,6 +45,10 @@ fn lower_scoped(
     active: &[String],
 ) -> Result<Sdfg, Diagnostics> {
     let callees = nested::Callees::new(ast, parent);
+    let declared = callees.check_declarations();
+    if !declared.is_empty() {
+        return Err(declared);
+    }
     let mut cx = Lowerer::new(ast, &callees, active);
     cx.declare();
     cx.infer_symbol_types();

@@ -16,6 +16,9 @@ pub(super) struct Header {
     pub sync: Option<(SyncMode, Span)>,
     pub body: TokenStream,
     pub include: Option<IncludeAst>,
+    /// The sources of `extern sdfg` items, from `#[sdfg_rs_source { ... }]`
+    /// attributes (the replay macros put them there), in attribute order.
+    pub sources: Vec<(SdfgAst, TokenStream)>,
 }
 
 const ITEM_KINDS: &str =
@@ -69,6 +72,7 @@ fn header_with(
         sync: None,
         body,
         include,
+        sources: Vec::new(),
     };
     for attr in &attrs {
         if let Err(d) = sdfg_attribute(attr, &mut header) {
@@ -196,6 +200,23 @@ fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnosti
             parse_sync,
             "write `#[sync(auto)]` or `#[sync(manual)]`",
         ),
+        super::external::SOURCE_ATTRIBUTE => {
+            let tokens = match &attr.meta {
+                syn::Meta::List(list) => super::external::resolved_here(list.tokens.clone()),
+                _ => TokenStream::new(),
+            };
+            let mut inner = Diagnostics::new();
+            let parsed =
+                (|input: ParseStream| parse_nested(input, &mut inner)).parse2(tokens.clone());
+            match parsed {
+                Ok(ast) if inner.is_empty() => {
+                    header.sources.push((ast, tokens));
+                    Ok(())
+                }
+                Ok(_) => Err(inner.list.remove(0)),
+                Err(e) => Err(Diagnostic::error(e.span(), e.to_string())),
+            }
+        }
         "start" => Err(Diagnostic::error(span, "`#[start]` belongs on a state")
             .help("write it before `state NAME { ... }` inside the sdfg")),
         _ => {
@@ -385,6 +406,9 @@ fn independent_names(attr: &Attribute) -> Result<Vec<Ident>, Diagnostic> {
 }
 
 fn keyword(input: ParseStream) -> Option<String> {
+    if input.peek(Token![extern]) {
+        return Some("extern".to_string());
+    }
     input.fork().parse::<Ident>().ok().map(|i| i.to_string())
 }
 
@@ -425,6 +449,7 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
         "transient" | "host" | "pinned" | "gpu" => Item::Container(parse_container(input)?),
         "state" => Item::State(parse_state(input, start, diags)?),
         "sdfg" => Item::Nested(Box::new(parse_nested(input, diags)?)),
+        "extern" => Item::Extern(parse_extern(input)?),
         _ => {
             let ident: Ident = input.parse()?;
             return Err(syn::Error::new(
@@ -548,6 +573,40 @@ fn parse_nested(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Sdfg
         sync: None,
         items,
         include: None,
+        body: group.stream(),
+    })
+}
+
+/// `extern sdfg PATH [as NAME];`
+fn parse_extern(input: ParseStream) -> syn::Result<ExternDecl> {
+    const FORM: &str = "write `extern sdfg NAME;` (or `extern sdfg path::to::NAME as LOCAL;`) for a program defined by another `sdfg!`";
+    let kw: Token![extern] = input.parse()?;
+    let sdfg: Ident = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), format!("expected `sdfg`: {FORM}")))?;
+    if sdfg != "sdfg" {
+        return Err(syn::Error::new(
+            sdfg.span(),
+            format!("expected `sdfg`, found `{sdfg}`: {FORM}"),
+        ));
+    }
+    let path = syn::Path::parse_mod_style(input)
+        .map_err(|e| syn::Error::new(e.span(), format!("expected the program's path: {FORM}")))?;
+    let name = if input.peek(Token![as]) {
+        input.parse::<Token![as]>()?;
+        input.parse::<Ident>()?
+    } else {
+        match path.segments.last() {
+            Some(last) => last.ident.clone(),
+            None => return Err(syn::Error::new(kw.span, FORM)),
+        }
+    };
+    expect_semi(input, "the extern sdfg")?;
+    Ok(ExternDecl {
+        path,
+        name,
+        span: kw.span,
+        source: None,
     })
 }
 

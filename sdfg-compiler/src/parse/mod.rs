@@ -10,6 +10,7 @@
 //! does not hide the others.
 
 mod body;
+pub mod external;
 mod items;
 pub mod limits;
 mod raw;
@@ -36,6 +37,8 @@ pub struct SdfgAst {
     /// `sdfg NAME = include "file.sdfg";`: the items come from a DaCe file
     /// (read by `crate::import`); `items` is empty until then.
     pub include: Option<IncludeAst>,
+    /// The tokens inside the sdfg's braces, as written.
+    pub body: TokenStream,
 }
 
 /// `include "path/to/file.sdfg"`: the path as written and the literal's span.
@@ -54,6 +57,24 @@ pub enum Item {
     /// `sdfg NAME { ... }` inside an sdfg: a nested SDFG that the states of
     /// this sdfg (and of the sdfgs nested in it) may call.
     Nested(Box<SdfgAst>),
+    /// `extern sdfg PATH [as NAME];`: a nested SDFG defined by another
+    /// `sdfg!` (its source arrives through that program's replay macro,
+    /// DESIGN section 9).
+    Extern(ExternDecl),
+}
+
+/// `extern sdfg PATH [as NAME];`
+#[derive(Clone, Debug)]
+pub struct ExternDecl {
+    /// The program's path (its replay macro has the same path).
+    pub path: syn::Path,
+    /// The name calls use: `NAME`, else the path's last segment.
+    pub name: Ident,
+    /// The `extern` keyword.
+    pub span: Span,
+    /// The program's items as a nested SDFG named `name`, and the tokens
+    /// they came from, once its replay macro delivered them.
+    pub source: Option<(Box<SdfgAst>, TokenStream)>,
 }
 
 /// A type name as written (`i32`, `f64`, ...).
@@ -204,7 +225,7 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
             return Err(diags);
         }
     };
-    let items = match parse_items(header.body) {
+    let items = match parse_items(header.body.clone()) {
         Ok(items) => items,
         Err(errors) => {
             diags.extend(errors);
@@ -219,8 +240,10 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
         sync: header.sync,
         items,
         include: header.include,
+        body: header.body,
     };
     raw::unraw_ast(&mut ast);
+    external::attach_sources(&mut ast, header.sources);
     diags.finish(ast)
 }
 
@@ -273,7 +296,7 @@ fn expression_depth(items: &[Item]) -> Result<(), Diagnostic> {
                 exprs.extend(e.assignments.iter().map(|a| &a.value));
             }
             // Checked when its own items were parsed.
-            Item::Nested(_) => {}
+            Item::Nested(_) | Item::Extern(_) => {}
         }
     }
     limits::check_expr_depth(exprs, stmts)
@@ -288,6 +311,7 @@ pub(crate) const ITEM_KEYWORDS: &[&str] = &[
     "gpu",
     "state",
     "sdfg",
+    "extern",
 ];
 /// Keywords that start a statement in a state.
 pub(crate) const STATEMENT_KEYWORDS: &[&str] = &["map", "tasklet", "copy", "wait"];

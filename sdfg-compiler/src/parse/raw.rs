@@ -68,6 +68,7 @@ pub(super) fn unraw_ast(ast: &mut SdfgAst) {
                 }
             }
             Item::Nested(nested) => unraw_ast(nested),
+            Item::Extern(e) => unraw(&mut e.name),
         }
     }
 }

@@ -61,6 +61,7 @@ impl<'a> Callees<'a> {
             .iter()
             .filter_map(|i| match i {
                 Item::Nested(n) => Some(&**n),
+                Item::Extern(e) => e.source.as_ref().map(|(ast, _)| &**ast),
                 _ => None,
             })
             .collect();
@@ -77,6 +78,40 @@ impl<'a> Callees<'a> {
             parent,
             sync,
         }
+    }
+
+    /// Names declared twice, and `extern sdfg`s whose source did not come
+    /// (only a front end that is not the macro sees them so).
+    pub(crate) fn check_declarations(&self) -> Diagnostics {
+        let mut diags = Diagnostics::new();
+        for (k, d) in self.decls.iter().enumerate() {
+            if self.decls[..k].iter().any(|e| e.name == d.name) {
+                diags.push(
+                    Diagnostic::error(
+                        d.name.span(),
+                        format!("nested sdfg `{}` is declared twice", d.name),
+                    )
+                    .help(
+                        "rename one of them (`extern sdfg PATH as NAME;` renames an external one)",
+                    ),
+                );
+            }
+        }
+        for item in &self.owner.items {
+            if let Item::Extern(e) = item {
+                if e.source.is_none() {
+                    diags.push(
+                        Diagnostic::error(
+                            e.name.span(),
+                            format!("the source of `{}` is not here", e.name),
+                        )
+                        .note("an `extern sdfg` gets its source from the program's macro while `sdfg!` expands")
+                        .help("expand this sdfg with the `sdfg!` macro, in a scope where the program is visible"),
+                    );
+                }
+            }
+        }
+        diags
     }
 
     /// Lowers the declarations no call reached (their errors count too) and
