@@ -11,23 +11,41 @@ use std::collections::BTreeMap;
 /// Container contents by id: (shape, row-major values).
 pub type Data = BTreeMap<ContainerId, (Vec<usize>, Vec<Value>)>;
 
-/// Iteration ranges (start, count, step) of a map, from the symbol values.
+/// Iteration ranges (start, count, step) of a map, from the symbol values,
+/// as the kernel receives them (start and step as i64, wrapping).
 pub fn map_ranges(map: &Map, symbols: &[Value]) -> Vec<(i64, u64, i64)> {
+    map_ranges_exact(map, symbols)
+        .into_iter()
+        .map(|(start, count, step)| (start as i64, count, step as i64))
+        .collect()
+}
+
+/// Iteration ranges (start, count, step) of a map as the glue computes
+/// them: in i128, an inclusive end plus one there (it may be the type's
+/// maximum); a step that is not positive runs nothing here (the glue
+/// rejects it).
+pub fn map_ranges_exact(map: &Map, symbols: &[Value]) -> Vec<(i128, u64, i128)> {
     let mut env = MemEnv {
         symbols: symbols.to_vec(),
         ..Default::default()
     };
-    let mut v = |e: &Expr| {
-        eval::index_value(eval::eval_expr(e, &mut env, &mut Vec::new()).unwrap_or(Value::I64(0)))
+    let mut v128 = |e: &Expr| {
+        eval::eval_expr(e, &mut env, &mut Vec::new())
+            .ok()
+            .and_then(|x| x.as_i128())
+            .unwrap_or(0)
     };
     map.params
         .iter()
         .map(|p| {
-            let start = v(&p.start);
-            let end = v(&p.end);
-            let step = p.step.as_ref().map(&mut v).unwrap_or(1).max(1);
-            let count = if end > start {
-                ((end as i128 - start as i128 + step as i128 - 1) / step as i128) as u64
+            let start = v128(&p.start);
+            let end = match p.run_end() {
+                RangeEnd::Exclusive(e) => v128(e),
+                RangeEnd::Inclusive(last) => v128(last) + 1,
+            };
+            let step = p.step.as_ref().map_or(1, &mut v128);
+            let count = if end > start && step > 0 {
+                u64::try_from((end - start + step - 1) / step).unwrap_or(u64::MAX)
             } else {
                 0
             };

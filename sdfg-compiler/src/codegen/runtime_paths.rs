@@ -85,12 +85,18 @@ paths! {
     check_extents => [::sdfg::runtime::__glue::check::extents];
     check_device_buffer => [::sdfg::runtime::__glue::check::device_buffer];
     check_host_len => [::sdfg::runtime::__glue::check::host_len];
+    check_host_buffer => [::sdfg::runtime::__glue::check::host_buffer];
     check_range_count => [::sdfg::runtime::__glue::check::range_count];
     check_total_iterations => [::sdfg::runtime::__glue::check::total_iterations];
     check_index => [::sdfg::runtime::__glue::check::index];
     check_index_in_dim => [::sdfg::runtime::__glue::check::index_in_dim];
-    /// `Interval::{point, strided, of_loop}` and its arithmetic.
-    check_interval => [::sdfg::runtime::__glue::check::Interval];
+    /// `Interval::{point, strided, of_loop}`.
+    interval => [::sdfg::runtime::__glue::interval::Interval];
+    /// The steps of an index's interval plan.
+    interval_op => [::sdfg::runtime::__glue::interval::IntervalOp];
+    interval_int_type => [::sdfg::runtime::__glue::interval::IntType];
+    /// `index_range(what, ops, points, vars) -> Result<Interval, Error>`.
+    interval_index_range => [::sdfg::runtime::__glue::interval::index_range];
     check_copy_side => [::sdfg::runtime::__glue::check::CopySide];
     check_copy_regions => [::sdfg::runtime::__glue::check::copy_regions];
     check_host_copy => [::sdfg::runtime::__glue::check::host_copy];

@@ -456,6 +456,7 @@ impl<'a> Lowerer<'a> {
                     ty: r.ty,
                     start: r.start,
                     end: r.end,
+                    inclusive: r.inclusive,
                     step: r.step,
                 }),
                 None => ok = false,

@@ -82,6 +82,9 @@ pub struct Context {
     /// Every index maps to `active[0]`.
     uniform: bool,
     device_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
+    /// Per device transient: allocated (so zeroed) and not handed out to a
+    /// call since.
+    device_transient_fresh: Vec<bool>,
     host_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
     /// Where this call's kernels report skipped accesses.
     fault: FaultSlot,
@@ -117,6 +120,7 @@ impl Context {
             own_uniform: uniform,
             uniform,
             device_transients: Vec::new(),
+            device_transient_fresh: Vec::new(),
             host_transients: Vec::new(),
         })
     }
@@ -300,13 +304,51 @@ impl Context {
             .as_ref()
             .and_then(|b| b.downcast_ref::<DeviceBuffer<T>>())
             .is_some_and(|b| b.len() == len);
+        if self.device_transient_fresh.len() <= slot {
+            self.device_transient_fresh.resize(slot + 1, false);
+        }
         if !fits {
             // Drop the old one first (its memory is freed once unused).
             self.device_transients[slot] = None;
             self.device_transients[slot] =
                 Some(Box::new(DeviceBuffer::<T>::zeros(&self.device, len)?));
+            self.device_transient_fresh[slot] = true;
         }
         Ok(())
+    }
+
+    /// Device transient `slot` (prepared before) holds zeros for work
+    /// issued on `stream` from now on: a fresh allocation already does; a
+    /// buffer an earlier call used is filled with zeros on `stream`,
+    /// ordered like a write. So a call never sees an earlier call's data.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let dev = Device::cpu();
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// ctx.prepare_device_transient::<i32>(0, 2)?;
+    /// ctx.zero_device_transient::<i32>(0, &dev.default_stream())?;
+    /// let t = ctx.device_transient_ref::<i32>(0);
+    /// let whole = sdfg_runtime::Region::whole(2);
+    /// dev.default_stream().copy_to_device(&[5, 6][..], &whole, t, &whole)?;
+    /// ctx.prepare_device_transient::<i32>(0, 2)?; // the next call: same buffer
+    /// ctx.zero_device_transient::<i32>(0, &dev.default_stream())?;
+    /// assert_eq!(ctx.device_transient_ref::<i32>(0).to_vec()?, [0, 0]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn zero_device_transient<T: Elem>(&mut self, slot: usize, stream: &Stream) -> Result<()> {
+        let fresh = self
+            .device_transient_fresh
+            .get_mut(slot)
+            .map(|f| std::mem::replace(f, false))
+            .unwrap_or(false);
+        if fresh {
+            return Ok(());
+        }
+        stream.fill_zeros(self.device_transient_ref::<T>(slot))
     }
 
     /// Device transient `slot`, prepared before.
@@ -370,6 +412,31 @@ impl Context {
             Some(b) => Ok(*b),
             None => HostBuffer::new(&self.device, len),
         }
+    }
+
+    /// Like [`Context::take_host_transient`], with every element zero (a
+    /// reused buffer is cleared), so a call never sees an earlier call's data.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// let mut h = ctx.take_zeroed_host_transient::<i32>(0, 2)?;
+    /// h.as_mut_slice()[0] = 7;
+    /// ctx.put_host_transient(0, h);
+    /// assert_eq!(ctx.take_zeroed_host_transient::<i32>(0, 2)?.as_slice(), [0, 0]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn take_zeroed_host_transient<T: Elem>(
+        &mut self,
+        slot: usize,
+        len: usize,
+    ) -> Result<HostBuffer<T>> {
+        let mut buffer = self.take_host_transient::<T>(slot, len)?;
+        buffer.as_mut_slice().fill(T::default());
+        Ok(buffer)
     }
 
     /// Puts a host transient back (see [`Context::take_host_transient`]).

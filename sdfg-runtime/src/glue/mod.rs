@@ -2,12 +2,13 @@
 //! nothing else. A loaded [`Program`] with its pool of [`Context`]s (each
 //! with its own fault slot), the [`ProgramSpec`] the macro emits (with the
 //! [`KernelSites`] its fault messages need), the argument and bounds checks
-//! ([`check`]), and the CPU-twin plumbing ([`KernelEntry`], [`KernelArgs`],
-//! [`cells`], `rayon`). Hidden from the documentation; its paths follow
-//! the macro, not semver.
+//! ([`check`]; index ranges in [`interval`]), and the CPU-twin plumbing
+//! ([`KernelEntry`], [`KernelArgs`], [`cells`], `rayon`). Hidden from the
+//! documentation; its paths follow the macro, not semver.
 
 pub mod check;
 pub(crate) mod context;
+pub mod interval;
 pub(crate) mod program;
 pub(crate) mod spec;
 

@@ -11,8 +11,8 @@
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, LoopScope};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt, SymbolId, TaskletBody, UnOp,
-    Value, VarRef, WcrOp,
+    range_end, BinOp, ContainerId, Expr, ExprKind, MathFn, RangeEnd, ScalarType, Stmt, SymbolId,
+    TaskletBody, UnOp, Value, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -106,6 +106,53 @@ impl<'a> BodyEmitter<'a> {
         BodyEmitter { data, body, codes }
     }
 
+    /// An emitter for expressions outside any body (an interstate edge's
+    /// condition and assignments; `empty` has no locals): fault codes
+    /// number their loads 1, 2, ... in evaluation order, and the second
+    /// result lists the container of each, for the fault's message.
+    pub fn for_exprs(
+        data: &'a dyn DataAccess,
+        empty: &'a TaskletBody,
+        exprs: &[&Expr],
+    ) -> (BodyEmitter<'a>, Vec<ContainerId>) {
+        fn loads(e: &Expr, out: &mut Vec<(*const Expr, ContainerId)>) {
+            match &e.kind {
+                ExprKind::Load { container, index } => {
+                    index.iter().for_each(|i| loads(i, out));
+                    out.push((index.as_ptr(), *container));
+                }
+                ExprKind::Lit(_) | ExprKind::Var(_) => {}
+                ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => loads(arg, out),
+                ExprKind::Binary { lhs, rhs, .. } => {
+                    loads(lhs, out);
+                    loads(rhs, out);
+                }
+                ExprKind::Select { cond, then, else_ } => {
+                    loads(cond, out);
+                    loads(then, out);
+                    loads(else_, out);
+                }
+                ExprKind::Call { args, .. } => args.iter().for_each(|a| loads(a, out)),
+            }
+        }
+        let mut found = Vec::new();
+        exprs.iter().for_each(|e| loads(e, &mut found));
+        let codes = found
+            .iter()
+            .zip(1u32..)
+            .map(|(&(index, _), code)| (index, false, code))
+            .collect();
+        let containers = found.into_iter().map(|(_, c)| c).collect();
+        (
+            BodyEmitter {
+                data,
+                body: empty,
+                codes,
+            },
+            containers,
+        )
+    }
+
     fn code_of(&self, index: &[Expr], is_store: bool) -> u32 {
         self.codes
             .iter()
@@ -171,36 +218,51 @@ impl<'a> BodyEmitter<'a> {
                 var,
                 start,
                 end,
+                inclusive,
                 step,
                 body,
                 ..
             } => {
                 let name = names::local(*var);
-                let ty = rust_type(self.body.locals[*var].ty);
+                let var_ty = self.body.locals[*var].ty;
+                let ty = rust_type(var_ty);
+                let unsigned = rust_type(var_ty.to_unsigned());
                 let a = self.expr(start);
-                let b = self.expr(end);
+                let (b, inclusive) = match range_end(end, *inclusive) {
+                    RangeEnd::Exclusive(e) => (self.expr(e), false),
+                    RangeEnd::Inclusive(last) => (self.expr(last), true),
+                };
                 let st = match step {
                     Some(e) => self.expr(e),
                     None => {
-                        let one = literal(one_of(self.body.locals[*var].ty));
+                        let one = literal(one_of(var_ty));
                         quote!(#one)
                     }
                 };
                 let inner = loops.enter_loop(*var, start, end, step.as_ref());
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
-                // start, start+step, ... while < end; a non-positive step or an
-                // overflowing increment ends the loop (as on the GPU).
+                // start, start+step, ... while below the bound (`<=` for
+                // `a..=last`, which reaches the type's maximum); a
+                // non-positive step runs nothing; the loop ends when the
+                // next value would pass the bound or overflow (as on the GPU).
+                let (enter, stop) = if inclusive {
+                    (quote!(<=), quote!(<))
+                } else {
+                    (quote!(<), quote!(<=))
+                };
                 quote! {{
-                    let __end: #ty = #b;
-                    let __step: #ty = #st;
                     let mut __next: #ty = #a;
+                    let __bound: #ty = #b;
+                    let __step: #ty = #st;
                     #[allow(unused_comparisons)]
-                    while __next < __end && __step > (0 as #ty) {
-                        let #name: #ty = __next;
-                        { #b_tokens }
-                        match __next.checked_add(__step) {
-                            ::core::option::Option::Some(n) => __next = n,
-                            ::core::option::Option::None => break,
+                    if __step > (0 as #ty) && __next #enter __bound {
+                        loop {
+                            let #name: #ty = __next;
+                            { #b_tokens }
+                            if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
+                                break;
+                            }
+                            __next = __next.wrapping_add(__step);
                         }
                     }
                 }}

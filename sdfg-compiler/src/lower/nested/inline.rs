@@ -288,6 +288,7 @@ impl Inliner<'_> {
                         ty: p.ty,
                         start: rename.expr(&p.start),
                         end: rename.expr(&p.end),
+                        inclusive: p.inclusive,
                         step: p.step.as_ref().map(|x| rename.expr(x)),
                     })
                     .collect(),
