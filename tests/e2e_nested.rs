@@ -148,3 +148,60 @@ fn the_program_keeps_its_calls_for_dace() {
     // The inlined program has the callees' states.
     assert!(ir.state_by_name("Sum_2_body").is_some());
 }
+
+sdfg! {
+    /// A callee whose transients accumulate, called in a loop of states:
+    /// every call finds them at zero, as a call of the callee on its own does.
+    pub sdfg NestedZeroed {
+        symbol K: i64;
+        host A: f64[4];
+        host Out: f64[K];
+        gpu G: f64[4];
+        gpu W: f64[K, 4];
+        sdfg Accumulate {
+            host V: f64[4];
+            host S: f64;
+            gpu D: f64[4];
+            gpu R: f64[4];
+            transient host T: f64;
+            transient gpu Acc: f64[4];
+            state s {
+                map sum[i in 0..4] on cpu { T += V[i]; }
+                tasklet out { S = T; }
+                map add[i in 0..4] on gpu { Acc[i] += D[i]; }
+                map put[i in 0..4] on gpu { R[i] = Acc[i]; }
+            }
+        }
+        state init {}
+        state step { Accumulate(V = A, S = Out[k], D = G, R = W[k, 0..4]); }
+        state done {}
+        init -> step { k = 0 }
+        step -> step if k + 1 < K { k = k + 1 }
+        step -> done;
+    }
+}
+
+#[test]
+fn a_callee_called_again_finds_its_transients_at_zero() {
+    let ir = NestedZeroed::ir().unwrap();
+    assert!(ir.state_by_name("Accumulate_zero").is_some());
+    for device in common::devices("nested_zeroed") {
+        let k = 3usize;
+        let a = [1.0, 2.0, 3.0, 4.5];
+        let mut out = vec![-1.0f64; k];
+        let g = DeviceBuffer::from_slice(&device, &a).unwrap();
+        let mut w = DeviceBuffer::<f64>::zeros(&device, 4 * k).unwrap();
+        NestedZeroed::load(&device)
+            .unwrap()
+            .run(NestedZeroedArgs {
+                K: k as i64,
+                A: &a,
+                Out: &mut out,
+                G: &g,
+                W: &mut w,
+            })
+            .unwrap();
+        assert_eq!(out, vec![10.5; k], "Out on {}", device.name());
+        assert_eq!(w.to_vec().unwrap(), a.repeat(k), "W on {}", device.name());
+    }
+}

@@ -674,3 +674,50 @@ fn every_program_defines_its_replay_macro() {
         "{expanded}"
     );
 }
+
+// ------------------------------------------------------- transients at zero
+
+#[test]
+fn a_call_that_may_run_again_clears_the_callees_transients_first() {
+    let program = |edges: &str| {
+        format!(
+            "sdfg Outer {{
+                host X: f64[4]; host Y: f64;
+                sdfg Inner {{
+                    host A: f64[4]; host S: f64;
+                    transient host T: f64; transient host Full: f64[4];
+                    state s {{
+                        map full[i in 0..4] on cpu {{ Full[i] = A[i]; }}
+                        map sum[i in 0..4] on cpu {{ T += Full[i]; }}
+                        tasklet out {{ S = T; }}
+                    }}
+                }}
+                state a {{}}
+                state b {{ Inner(A = X, S = Y); }}
+                {edges}
+            }}"
+        )
+    };
+    let once = ok(&program("a -> b;"));
+    assert!(once.state_by_name("Inner_zero").is_none());
+    let looped = ok(&program("a -> b; b -> a if Y < 10.0;"));
+    let zero = looped
+        .state_by_name("Inner_zero")
+        .expect("a clearing state");
+    // `T` is read before it is written; `Full`'s first writer covers it.
+    let maps: Vec<&str> = looped.states[zero]
+        .stmts
+        .iter()
+        .filter_map(|s| match &s.kind {
+            sdfg_compiler::ir::StatementKind::Map(m) => Some(m.name.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(maps, ["zero_Inner_T"]);
+    let entry = looped
+        .edges
+        .iter()
+        .find(|e| looped.states[e.to].name.text == "Inner_zero")
+        .expect("the edge into the call");
+    assert_eq!(looped.states[entry.from].name.text, "b");
+}

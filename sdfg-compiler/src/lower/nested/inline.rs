@@ -59,6 +59,7 @@ pub(crate) fn inline(structured: Sdfg) -> Sdfg {
                 names: &mut names,
                 call: &call,
                 label: &label,
+                repeats: on_cycle(&structured, sid),
             }
             .run(&after);
             flat.edges.push(InterstateEdge {
@@ -79,6 +80,21 @@ pub(crate) fn inline(structured: Sdfg) -> Sdfg {
     }
     flat.nested_form = Some(Box::new(structured));
     flat
+}
+
+/// Whether a run can enter state `s` more than once (it is on a cycle).
+fn on_cycle(sdfg: &Sdfg, s: StateId) -> bool {
+    let mut seen = vec![false; sdfg.states.len()];
+    let mut todo: Vec<StateId> = sdfg.out_edges(s).map(|(_, e)| e.to).collect();
+    while let Some(at) = todo.pop() {
+        if at == s {
+            return true;
+        }
+        if !std::mem::replace(&mut seen[at], true) {
+            todo.extend(sdfg.out_edges(at).map(|(_, e)| e.to));
+        }
+    }
+    false
 }
 
 fn set_statements(state: &mut State, stmts: Vec<Statement>) {
@@ -144,6 +160,9 @@ struct Inliner<'a> {
     names: &'a mut Names,
     call: &'a NestedSdfg,
     label: &'a str,
+    /// The call's state is on a cycle of the caller: the call may run more
+    /// than once in one run of the caller.
+    repeats: bool,
 }
 
 impl Inliner<'_> {
@@ -151,7 +170,7 @@ impl Inliner<'_> {
     /// (empty) state named `after` that follows the call; returns the state
     /// the call enters, that state, and the assignments of the edge into
     /// the call.
-    fn run(self, after: &str) -> (StateId, StateId, Vec<(SymbolId, Expr)>) {
+    fn run(mut self, after: &str) -> (StateId, StateId, Vec<(SymbolId, Expr)>) {
         let callee = &*self.call.callee;
         let label = self.label;
         // Symbols.
@@ -270,7 +289,56 @@ impl Inliner<'_> {
                 });
             }
         }
-        (first + callee.start, after, init)
+        let entry = self.zero_state(&containers, first + callee.start);
+        (entry, after, init)
+    }
+
+    /// A transient holds zeros at the start of every call of its program,
+    /// and so of every call of a nested SDFG: the caller clears the inlined
+    /// transients before its first state, which is enough for a call that
+    /// runs once. A call that may run again gets a state in front of its
+    /// start that clears the callee's transients its own calls would clear
+    /// (`transients::needs_zero_fill` of the callee), with one map each;
+    /// returns the state the call enters.
+    fn zero_state(&mut self, containers: &[ContainerValue], start: StateId) -> StateId {
+        let callee = &*self.call.callee;
+        let cleared: Vec<ContainerId> = (0..callee.containers.len())
+            .filter(|&c| self.repeats && crate::ir::transients::needs_zero_fill(callee, c))
+            .filter_map(|c| match containers[c] {
+                ContainerValue::Container(id) => Some(id),
+                ContainerValue::Bound { .. } => None,
+            })
+            .collect();
+        if cleared.is_empty() {
+            return start;
+        }
+        let span = self.call.span;
+        let stmts: Vec<Statement> = cleared
+            .into_iter()
+            .map(|c| {
+                let map = zero_map(&self.flat.containers[c], c, span);
+                Statement {
+                    memlets: memlets::body_memlets(&self.flat.containers, &map.body),
+                    kind: StatementKind::Map(map),
+                    span,
+                }
+            })
+            .collect();
+        let name = self.names.state(&format!("{}_zero", self.label));
+        let zero = self.flat.states.len();
+        self.flat.states.push(State {
+            name: Name::new(name, span),
+            graph: dataflow::build(&stmts),
+            stmts,
+        });
+        self.flat.edges.push(InterstateEdge {
+            from: zero,
+            to: start,
+            condition: None,
+            assignments: Vec::new(),
+            span,
+        });
+        zero
     }
 
     /// One statement of the callee in the caller's names (a callee shares
@@ -349,5 +417,61 @@ impl Inliner<'_> {
             memlets,
             span: st.span,
         })
+    }
+}
+
+/// `map zero_T[i0 in 0..D0, ...] { T[i0, ...] = 0; }` (`T` as the caller names it) on the device that
+/// holds `T` (a scalar: one iteration storing `T`).
+fn zero_map(container: &Container, id: ContainerId, span: proc_macro2::Span) -> Map {
+    let params: Vec<MapParam> = if container.is_scalar() {
+        vec![zero_param(
+            0,
+            Expr::lit(Value::from_bits(ScalarType::I64, 1), span),
+        )]
+    } else {
+        (0..container.shape.len())
+            .map(|d| zero_param(d, container.shape[d].clone()))
+            .collect()
+    };
+    let index = if container.is_scalar() {
+        Vec::new()
+    } else {
+        params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| Expr::new(ExprKind::Var(VarRef::Param(k)), p.ty, span))
+            .collect()
+    };
+    Map {
+        name: Name::new(format!("zero_{}", container.name.text), span),
+        params,
+        schedule: match container.storage {
+            Storage::Gpu => MapSchedule::Gpu,
+            Storage::Host | Storage::Pinned => MapSchedule::Cpu,
+        },
+        body: TaskletBody {
+            stmts: vec![Stmt::Store {
+                container: id,
+                index,
+                value: Expr::lit(Value::from_bits(container.elem, 0), span),
+                wcr: None,
+                span,
+            }],
+            locals: Vec::new(),
+        },
+        independent: Vec::new(),
+    }
+}
+
+/// `i<d> in 0..end`, in the type of `end`.
+fn zero_param(d: usize, end: Expr) -> MapParam {
+    let span = end.span;
+    MapParam {
+        name: Name::new(format!("i{d}"), span),
+        ty: end.ty,
+        start: Expr::lit(Value::from_bits(end.ty, 0), span),
+        end,
+        inclusive: false,
+        step: None,
     }
 }
