@@ -11,6 +11,8 @@
 //! products commute and the sums run in one order). A `reduce` library node
 //! and array statements (issue 17, items 6 and 7) would make the mean and
 //! the centering one line each, `matmul` with a transpose the covariance.
+//!
+//! Lines: 11 against NumPy's 6, within the issue's 2x (docs/NPBENCH.md).
 
 use super::arrays::*;
 use super::common;

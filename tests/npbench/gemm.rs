@@ -4,6 +4,8 @@
 //! One map over the elements of `C`, the product as a loop. A `matmul`
 //! library node and array statements (issue 17, items 6 and 7) would make
 //! the state the NumPy line.
+//!
+//! Lines: 9 against NumPy's 2, not yet within the issue's 2x (docs/NPBENCH.md).
 
 use super::arrays::*;
 use super::common;
