@@ -25,10 +25,10 @@ sdfg! {
     }
 }
 
+/// NumPy's `C[:] = alpha * A @ B + beta * C` on row-major `ni x nk`,
+/// `nk x nj` and `ni x nj` arrays.
 fn reference(
-    ni: usize,
-    nj: usize,
-    nk: usize,
+    (ni, nj, nk): (usize, usize, usize),
     alpha: f64,
     beta: f64,
     a: &[f64],
@@ -52,7 +52,7 @@ fn gemm() {
     let (alpha, beta) = (1.5, 1.2);
     let (a, b, c0) = (random(1, ni * nk), random(2, nk * nj), random(3, ni * nj));
     let mut want = c0.clone();
-    reference(ni, nj, nk, alpha, beta, &a, &b, &mut want);
+    reference((ni, nj, nk), alpha, beta, &a, &b, &mut want);
     for device in common::devices("npbench gemm") {
         let a = DeviceBuffer::from_slice(&device, &a).unwrap();
         let b = DeviceBuffer::from_slice(&device, &b).unwrap();

@@ -167,15 +167,15 @@ fn reference(p: &mut Particles, nt: usize, dt: f64, g: f64, soft: f64) -> (Vec<f
     let (mut ke, mut pe) = (vec![0.0; nt + 1], vec![0.0; nt + 1]);
     (ke[0], pe[0]) = get_energy(p, g);
     for t in 0..nt {
-        for k in 0..n * 3 {
-            p.vel[k] += acc[k] * dt / 2.0;
+        for (v, a) in p.vel.iter_mut().zip(&acc) {
+            *v += a * dt / 2.0;
         }
-        for k in 0..n * 3 {
-            p.pos[k] += p.vel[k] * dt;
+        for (x, v) in p.pos.iter_mut().zip(&p.vel) {
+            *x += v * dt;
         }
         acc = get_acc(p, g, soft);
-        for k in 0..n * 3 {
-            p.vel[k] += acc[k] * dt / 2.0;
+        for (v, a) in p.vel.iter_mut().zip(&acc) {
+            *v += a * dt / 2.0;
         }
         (ke[t + 1], pe[t + 1]) = get_energy(p, g);
     }
