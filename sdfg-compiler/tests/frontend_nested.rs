@@ -721,3 +721,16 @@ fn a_call_that_may_run_again_clears_the_callees_transients_first() {
         .expect("the edge into the call");
     assert_eq!(looped.states[entry.from].name.text, "b");
 }
+
+#[test]
+fn an_extern_sdfg_belongs_in_the_outermost_sdfg() {
+    let e = errors(
+        "sdfg Outer {
+            sdfg Wrapper { extern sdfg lib::Scale; host A: f64[4]; state s { Scale(A = A); } }
+            host X: f64[4];
+            state s { Wrapper(A = X); }
+        }",
+    );
+    has(&e, "`extern sdfg` belongs in the outermost sdfg");
+    has(&e, "move `extern sdfg lib::Scale` there");
+}

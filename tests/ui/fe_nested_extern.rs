@@ -1,4 +1,5 @@
-// `extern sdfg`: a name declared twice, a malformed declaration.
+// `extern sdfg`: a name declared twice, a malformed declaration, one inside
+// a nested sdfg.
 use sdfg::prelude::*;
 
 sdfg! {
@@ -15,6 +16,18 @@ sdfg! {
         extern Scale;
         gpu X: f64[8];
         state s {}
+    }
+}
+
+sdfg! {
+    sdfg Inside {
+        sdfg Wrapper {
+            extern sdfg Scale;
+            gpu A: f64[8];
+            state s { Scale(A = A); }
+        }
+        gpu X: f64[8];
+        state s { Wrapper(A = X); }
     }
 }
 

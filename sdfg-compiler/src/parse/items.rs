@@ -565,6 +565,21 @@ fn parse_nested(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Sdfg
             Vec::new()
         }
     };
+    // Sources are fetched for the outermost sdfg's `extern`s only; a nested
+    // sdfg sees those by lexical scope.
+    for item in &items {
+        if let Item::Extern(e) = item {
+            diags.push(
+                Diagnostic::error(e.span, "`extern sdfg` belongs in the outermost sdfg").help(
+                    format!(
+                        "move `extern sdfg {}` there: the nested sdfgs inside it can call `{}` too",
+                        e.path.to_token_stream().to_string().replace(' ', ""),
+                        e.name
+                    ),
+                ),
+            );
+        }
+    }
     Ok(SdfgAst {
         name,
         vis: TokenStream::new(),
