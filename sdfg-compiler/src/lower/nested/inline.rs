@@ -312,6 +312,13 @@ impl Inliner<'_> {
         if cleared.is_empty() {
             return start;
         }
+        // By name: the order of the callee's declarations is not kept by
+        // every form of it (a DaCe file read back lists them otherwise).
+        let mut cleared = cleared;
+        cleared.sort_by(|a, b| {
+            let name = |c: &ContainerId| &self.flat.containers[*c].name.text;
+            name(a).cmp(name(b))
+        });
         let span = self.call.span;
         let stmts: Vec<Statement> = cleared
             .into_iter()
