@@ -205,3 +205,66 @@ fn a_callee_called_again_finds_its_transients_at_zero() {
         assert_eq!(w.to_vec().unwrap(), a.repeat(k), "W on {}", device.name());
     }
 }
+
+sdfg! {
+    /// A callee with a block map (shared data, a thread map) and a
+    /// transient it accumulates into, called in a loop of states: its block
+    /// data and transients become the caller's, cleared for every call.
+    pub sdfg NestedBlocks {
+        symbol K: i64;
+        gpu X: f32[K, 4, 8];
+        gpu S: f32[K];
+        sdfg SquareSum {
+            symbol B: i64;
+            symbol C: i64;
+            gpu U: f32[B, C];
+            gpu out: f32;
+            transient gpu P: f32[B];
+            state s {
+                map partial[b in 0..B] on gpu block(32) {
+                    shared part: f32;
+                    part = 0.0;
+                    map t[i in 0..C] on threads { part += U[b, i] * U[b, i]; }
+                    P[b] += part;
+                }
+                map total[z in 0..1] on gpu {
+                    let mut s = 0.0;
+                    for b in 0..B { s += P[b]; }
+                    out = s;
+                }
+            }
+        }
+        state init {}
+        state step { SquareSum(U = X[k, 0..4, 0..8], out = S[k]); }
+        state done {}
+        init -> step { k = 0 }
+        step -> step if k + 1 < K { k = k + 1 }
+        step -> done;
+    }
+}
+
+#[test]
+fn a_callee_with_a_block_map_runs_in_a_loop() {
+    let ir = NestedBlocks::ir().unwrap();
+    assert!(ir.state_by_name("SquareSum_zero").is_some());
+    for device in common::devices("nested_blocks") {
+        let k = 3usize;
+        // Small integers: every sum is exact in any order.
+        let x0: Vec<f32> = (0..k * 32).map(|v| (v % 5) as f32 - 2.0).collect();
+        let x = DeviceBuffer::from_slice(&device, &x0).unwrap();
+        let mut s = DeviceBuffer::<f32>::zeros(&device, k).unwrap();
+        NestedBlocks::load(&device)
+            .unwrap()
+            .run(NestedBlocksArgs {
+                K: k as i64,
+                X: &x,
+                S: &mut s,
+            })
+            .unwrap();
+        let want: Vec<f32> = x0
+            .chunks(32)
+            .map(|c| c.iter().map(|v| v * v).sum())
+            .collect();
+        assert_eq!(s.to_vec().unwrap(), want, "S on {}", device.name());
+    }
+}

@@ -302,8 +302,17 @@ impl Inliner<'_> {
     /// returns the state the call enters.
     fn zero_state(&mut self, containers: &[ContainerValue], start: StateId) -> StateId {
         let callee = &*self.call.callee;
+        // Block data lives in its kernel: the block map decides its values.
+        let global = |c: usize| {
+            !matches!(
+                callee.containers[c].storage,
+                Storage::Shared | Storage::Register
+            )
+        };
         let cleared: Vec<ContainerId> = (0..callee.containers.len())
-            .filter(|&c| self.repeats && crate::ir::transients::needs_zero_fill(callee, c))
+            .filter(|&c| {
+                self.repeats && global(c) && crate::ir::transients::needs_zero_fill(callee, c)
+            })
             .filter_map(|c| match containers[c] {
                 ContainerValue::Container(id) => Some(id),
                 ContainerValue::Bound { .. } => None,
@@ -377,6 +386,19 @@ impl Inliner<'_> {
                     .iter()
                     .map(|(c, span)| (rename.container(*c), *span))
                     .collect(),
+                block: m.block.as_ref().map(|b| Block {
+                    size: match &b.size {
+                        BlockSize::Auto => BlockSize::Auto,
+                        BlockSize::Given(dims) => {
+                            BlockSize::Given(dims.iter().map(|d| rename.expr(d)).collect())
+                        }
+                    },
+                    // Block data is the callee's transient: a container of
+                    // the caller now.
+                    data: b.data.iter().map(|c| rename.container(*c)).collect(),
+                    span: b.span,
+                }),
+                gpu_tasklet: m.gpu_tasklet,
             }),
             StatementKind::Tasklet(t) => StatementKind::Tasklet(Tasklet {
                 name: t.name.clone(),
@@ -454,7 +476,10 @@ fn zero_map(container: &Container, id: ContainerId, span: proc_macro2::Span) -> 
         params,
         schedule: match container.storage {
             Storage::Gpu => MapSchedule::Gpu,
-            Storage::Host | Storage::Pinned => MapSchedule::Cpu,
+            // (Block data is not cleared by a map: `zero_state` skips it.)
+            Storage::Host | Storage::Pinned | Storage::Shared | Storage::Register => {
+                MapSchedule::Cpu
+            }
         },
         body: TaskletBody {
             stmts: vec![Stmt::Store {
@@ -467,6 +492,8 @@ fn zero_map(container: &Container, id: ContainerId, span: proc_macro2::Span) -> 
             locals: Vec::new(),
         },
         independent: Vec::new(),
+        block: None,
+        gpu_tasklet: false,
     }
 }
 

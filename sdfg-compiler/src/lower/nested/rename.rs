@@ -74,6 +74,25 @@ impl Rename<'_> {
 
     fn stmt(&self, s: &Stmt) -> Stmt {
         match s {
+            // Its parameters are locals of the block map's body, which
+            // keeps its locals.
+            Stmt::ThreadMap(t) => Stmt::ThreadMap(ThreadMap {
+                name: t.name.clone(),
+                params: t
+                    .params
+                    .iter()
+                    .map(|p| ThreadParam {
+                        local: p.local,
+                        start: self.expr(&p.start),
+                        end: self.expr(&p.end),
+                        inclusive: p.inclusive,
+                        step: p.step.as_ref().map(|x| self.expr(x)),
+                    })
+                    .collect(),
+                body: self.stmts(&t.body),
+                span: t.span,
+            }),
+            Stmt::Barrier(b) => Stmt::Barrier(b.clone()),
             Stmt::Let { local, init, span } => Stmt::Let {
                 local: *local,
                 init: self.expr(init),
