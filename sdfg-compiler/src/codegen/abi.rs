@@ -266,7 +266,10 @@ fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<Containe
             dims.iter().for_each(|d| d.walk(&mut visit));
         }
         for &c in &block.data {
-            sdfg.containers[c].shape.iter().for_each(|d| d.walk(&mut visit));
+            sdfg.containers[c]
+                .shape
+                .iter()
+                .for_each(|d| d.walk(&mut visit));
         }
     }
     // Store targets are never host containers in a gpu map (validation); their

@@ -4,8 +4,9 @@
 //! for the CPU device), and [`glue`] the items `sdfg!` expands to and the
 //! state machine, written against sdfg-runtime. [`graphs`] adds what the
 //! conditional nodes of device loops need before any of them runs. Every
-//! generated name comes
-//! from [`names`], every path into the runtime from `runtime_paths`.
+//! generated name comes from [`names`], every path into the runtime from
+//! `runtime_paths`; [`replay`] is the macro through which other `sdfg!`s
+//! call the program.
 
 pub mod abi;
 pub(crate) mod cpu;
@@ -13,6 +14,7 @@ pub mod glue;
 pub mod graphs;
 pub mod names;
 pub mod ptx;
+pub mod replay;
 pub(crate) mod runtime_paths;
 
 use crate::ir::Sdfg;

@@ -238,6 +238,11 @@ fn statement_refusal(sdfg: &Sdfg, st: &Statement) -> Option<String> {
             "`wait {};` waits on the host",
             sdfg.containers[w.container].name.text
         )),
+        // Calls are inlined before the schedule; one left is not captured.
+        StatementKind::Nested(n) => Some(format!(
+            "the call of `{}` is not inlined",
+            n.callee.name.text
+        )),
     }
 }
 
