@@ -26,74 +26,64 @@ use sdfg_testkit::randexpr::{random_inputs, random_kernel, ExprGen, GenConfig};
 use std::collections::BTreeMap;
 
 /// A device buffer of any element type.
-enum AnyBuffer {
-    I32(DeviceBuffer<i32>),
-    I64(DeviceBuffer<i64>),
-    U32(DeviceBuffer<u32>),
-    U64(DeviceBuffer<u64>),
-    F32(DeviceBuffer<f32>),
-    F64(DeviceBuffer<f64>),
-    Bool(DeviceBuffer<bool>),
-}
-
-impl AnyBuffer {
-    fn upload(device: &Device, ty: ScalarType, values: &[Value]) -> AnyBuffer {
-        macro_rules! up {
-            ($variant:ident, $t:ty) => {{
-                let v: Vec<$t> = values
-                    .iter()
-                    .map(|x| match *x {
-                        Value::$variant(y) => y,
-                        other => panic!("expected {} input, got {other:?}", stringify!($t)),
-                    })
-                    .collect();
-                AnyBuffer::$variant(DeviceBuffer::from_slice(device, &v).unwrap())
-            }};
+macro_rules! any_buffer {
+    ($($variant:ident: $t:ty),* $(,)?) => {
+        enum AnyBuffer {
+            $($variant(DeviceBuffer<$t>),)*
         }
-        match ty {
-            ScalarType::I32 => up!(I32, i32),
-            ScalarType::I64 => up!(I64, i64),
-            ScalarType::U32 => up!(U32, u32),
-            ScalarType::U64 => up!(U64, u64),
-            ScalarType::F32 => up!(F32, f32),
-            ScalarType::F64 => up!(F64, f64),
-            ScalarType::Bool => up!(Bool, bool),
-        }
-    }
 
-    fn download(&self) -> Vec<Value> {
-        match self {
-            AnyBuffer::I32(b) => b.to_vec().unwrap().into_iter().map(Value::I32).collect(),
-            AnyBuffer::I64(b) => b.to_vec().unwrap().into_iter().map(Value::I64).collect(),
-            AnyBuffer::U32(b) => b.to_vec().unwrap().into_iter().map(Value::U32).collect(),
-            AnyBuffer::U64(b) => b.to_vec().unwrap().into_iter().map(Value::U64).collect(),
-            AnyBuffer::F32(b) => b.to_vec().unwrap().into_iter().map(Value::F32).collect(),
-            AnyBuffer::F64(b) => b.to_vec().unwrap().into_iter().map(Value::F64).collect(),
-            AnyBuffer::Bool(b) => b.to_vec().unwrap().into_iter().map(Value::Bool).collect(),
-        }
-    }
-
-    fn arg(&self, writes: bool) -> KernelArg<'_> {
-        macro_rules! a {
-            ($b:expr) => {
-                if writes {
-                    KernelArg::write($b)
-                } else {
-                    KernelArg::read($b)
+        impl AnyBuffer {
+            fn upload(device: &Device, ty: ScalarType, values: &[Value]) -> AnyBuffer {
+                match ty {
+                    $(ScalarType::$variant => {
+                        let v: Vec<$t> = values
+                            .iter()
+                            .map(|x| match *x {
+                                Value::$variant(y) => y,
+                                other => panic!("expected {} input, got {other:?}", stringify!($t)),
+                            })
+                            .collect();
+                        AnyBuffer::$variant(DeviceBuffer::from_slice(device, &v).unwrap())
+                    })*
                 }
-            };
+            }
+
+            fn download(&self) -> Vec<Value> {
+                match self {
+                    $(AnyBuffer::$variant(b) => {
+                        b.to_vec().unwrap().into_iter().map(Value::$variant).collect()
+                    })*
+                }
+            }
+
+            fn arg(&self, writes: bool) -> KernelArg<'_> {
+                match self {
+                    $(AnyBuffer::$variant(b) => {
+                        if writes {
+                            KernelArg::write(b)
+                        } else {
+                            KernelArg::read(b)
+                        }
+                    })*
+                }
+            }
         }
-        match self {
-            AnyBuffer::I32(b) => a!(b),
-            AnyBuffer::I64(b) => a!(b),
-            AnyBuffer::U32(b) => a!(b),
-            AnyBuffer::U64(b) => a!(b),
-            AnyBuffer::F32(b) => a!(b),
-            AnyBuffer::F64(b) => a!(b),
-            AnyBuffer::Bool(b) => a!(b),
-        }
-    }
+    };
 }
+
+any_buffer!(
+    I8: i8,
+    I16: i16,
+    I32: i32,
+    I64: i64,
+    U8: u8,
+    U16: u16,
+    U32: u32,
+    U64: u64,
+    F32: f32,
+    F64: f64,
+    Bool: bool,
+);
 
 /// An SDFG of `gpu` maps over `i in 0..n` that store expressions into
 /// output arrays, with its inputs. `exprs[o]` is what `outputs[o]` receives;

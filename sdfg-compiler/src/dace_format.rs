@@ -2,7 +2,40 @@
 //! by the writer (`export::dace`, `export::cpp`) and the reader (`import`),
 //! so neither reads the other: the `_meta_*` marks (DaCe ignores attributes
 //! with that prefix), the C++ helpers installed in tasklets' `code_global`,
-//! and the names a C++ local may not take.
+//! the names a C++ local may not take, and DaCe's names of our element
+//! types.
+
+use crate::ir::ScalarType;
+
+/// DaCe's dtype of each element type (the names of `dace.dtypes`, which
+/// match NumPy's).
+pub const DTYPES: [(ScalarType, &str); ScalarType::ALL.len()] = [
+    (ScalarType::I8, "int8"),
+    (ScalarType::I16, "int16"),
+    (ScalarType::I32, "int32"),
+    (ScalarType::I64, "int64"),
+    (ScalarType::U8, "uint8"),
+    (ScalarType::U16, "uint16"),
+    (ScalarType::U32, "uint32"),
+    (ScalarType::U64, "uint64"),
+    (ScalarType::F32, "float32"),
+    (ScalarType::F64, "float64"),
+    (ScalarType::Bool, "bool"),
+];
+
+/// DaCe's name of an element type.
+pub fn dtype_name(t: ScalarType) -> &'static str {
+    DTYPES
+        .iter()
+        .find(|(ty, _)| *ty == t)
+        .map_or("int32", |(_, name)| name)
+}
+
+/// The element type of a DaCe dtype name (`bool_` is NumPy's spelling).
+pub fn dtype_of(name: &str) -> Option<ScalarType> {
+    let name = if name == "bool_" { "bool" } else { name };
+    DTYPES.iter().find(|(_, n)| *n == name).map(|(t, _)| *t)
+}
 
 /// Attribute of a data descriptor: a scalar written as a one-element
 /// `Array` (see the module doc). DaCe ignores attributes named `_meta*`;

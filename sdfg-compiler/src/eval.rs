@@ -250,6 +250,10 @@ fn truthy(v: Value) -> bool {
 /// bounds either way).
 pub fn index_value(v: Value) -> i64 {
     match v {
+        Value::I8(x) => x as i64,
+        Value::I16(x) => x as i64,
+        Value::U8(x) => x as i64,
+        Value::U16(x) => x as i64,
         Value::I32(x) => x as i64,
         Value::I64(x) => x,
         Value::U32(x) => x as i64,
@@ -269,6 +273,10 @@ fn width_mask(ty: ScalarType) -> u64 {
 
 fn step_positive(step: Value) -> bool {
     match step {
+        Value::I8(s) => s > 0,
+        Value::I16(s) => s > 0,
+        Value::U8(s) => s > 0,
+        Value::U16(s) => s > 0,
         Value::I32(s) => s > 0,
         Value::I64(s) => s > 0,
         Value::U32(s) => s > 0,
@@ -280,6 +288,14 @@ fn step_positive(step: Value) -> bool {
 /// `op arg`.
 pub fn unary(op: UnOp, v: Value) -> Value {
     match (op, v) {
+        (UnOp::Neg, Value::I8(x)) => Value::I8(x.wrapping_neg()),
+        (UnOp::Neg, Value::I16(x)) => Value::I16(x.wrapping_neg()),
+        (UnOp::Neg, Value::U8(x)) => Value::U8(x.wrapping_neg()),
+        (UnOp::Neg, Value::U16(x)) => Value::U16(x.wrapping_neg()),
+        (UnOp::Not, Value::I8(x)) => Value::I8(!x),
+        (UnOp::Not, Value::I16(x)) => Value::I16(!x),
+        (UnOp::Not, Value::U8(x)) => Value::U8(!x),
+        (UnOp::Not, Value::U16(x)) => Value::U16(!x),
         (UnOp::Neg, Value::I32(x)) => Value::I32(x.wrapping_neg()),
         (UnOp::Neg, Value::I64(x)) => Value::I64(x.wrapping_neg()),
         (UnOp::Neg, Value::U32(x)) => Value::U32(x.wrapping_neg()),
@@ -365,6 +381,10 @@ pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
     // side so the evaluator stays total.
     let b = if a.ty() != b.ty() { cast(b, a.ty()) } else { b };
     match (a, b) {
+        (Value::I8(x), Value::I8(y)) => int_binop!(op, x, y, i8, Value::I8),
+        (Value::I16(x), Value::I16(y)) => int_binop!(op, x, y, i16, Value::I16),
+        (Value::U8(x), Value::U8(y)) => int_binop!(op, x, y, u8, Value::U8),
+        (Value::U16(x), Value::U16(y)) => int_binop!(op, x, y, u16, Value::U16),
         (Value::I32(x), Value::I32(y)) => int_binop!(op, x, y, i32, Value::I32),
         (Value::I64(x), Value::I64(y)) => int_binop!(op, x, y, i64, Value::I64),
         (Value::U32(x), Value::U32(y)) => int_binop!(op, x, y, u32, Value::U32),
@@ -394,6 +414,14 @@ fn shift(op: BinOp, a: Value, b: Value) -> Value {
     // The amount: any integer type, masked to the width of the left operand.
     let amount = (b.to_bits() & 0xffff_ffff) as u32;
     match (op, a) {
+        (BinOp::Shl, Value::I8(x)) => Value::I8(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::I16(x)) => Value::I16(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::U8(x)) => Value::U8(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::U16(x)) => Value::U16(x.wrapping_shl(amount)),
+        (_, Value::I8(x)) => Value::I8(x.wrapping_shr(amount)),
+        (_, Value::I16(x)) => Value::I16(x.wrapping_shr(amount)),
+        (_, Value::U8(x)) => Value::U8(x.wrapping_shr(amount)),
+        (_, Value::U16(x)) => Value::U16(x.wrapping_shr(amount)),
         (BinOp::Shl, Value::I32(x)) => Value::I32(x.wrapping_shl(amount)),
         (BinOp::Shl, Value::I64(x)) => Value::I64(x.wrapping_shl(amount)),
         (BinOp::Shl, Value::U32(x)) => Value::U32(x.wrapping_shl(amount)),
@@ -445,9 +473,11 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
     let a = args.first().copied().unwrap_or(Value::I32(0));
     let b = args.get(1).copied().unwrap_or_else(|| zero(a.ty()));
     match (f, a) {
+        (MathFn::Abs, Value::I8(x)) => Value::I8(x.wrapping_abs()),
+        (MathFn::Abs, Value::I16(x)) => Value::I16(x.wrapping_abs()),
         (MathFn::Abs, Value::I32(x)) => Value::I32(x.wrapping_abs()),
         (MathFn::Abs, Value::I64(x)) => Value::I64(x.wrapping_abs()),
-        (MathFn::Abs, v @ (Value::U32(_) | Value::U64(_) | Value::Bool(_))) => v,
+        (MathFn::Abs, v) if v.ty().is_unsigned_integer() || v.ty() == ScalarType::Bool => v,
         (MathFn::Min | MathFn::Max, _)
             if a.ty() != ScalarType::F32 && a.ty() != ScalarType::F64 =>
         {

@@ -7,7 +7,8 @@
 
 use std::fmt::Debug;
 use std::sync::atomic::{
-    AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::Relaxed,
+    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64,
+    AtomicU8, Ordering::Relaxed,
 };
 
 mod sealed {
@@ -23,6 +24,14 @@ mod sealed {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ElemType {
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
+    /// `u8`
+    U8,
+    /// `u16`
+    U16,
     /// `i32`
     I32,
     /// `i64`
@@ -47,9 +56,10 @@ impl ElemType {
     /// ```
     pub const fn size_bytes(self) -> usize {
         match self {
+            ElemType::I8 | ElemType::U8 | ElemType::Bool => 1,
+            ElemType::I16 | ElemType::U16 => 2,
             ElemType::I32 | ElemType::U32 | ElemType::F32 => 4,
             ElemType::I64 | ElemType::U64 | ElemType::F64 => 8,
-            ElemType::Bool => 1,
         }
     }
 
@@ -60,6 +70,10 @@ impl ElemType {
     /// ```
     pub const fn rust_name(self) -> &'static str {
         match self {
+            ElemType::I8 => "i8",
+            ElemType::I16 => "i16",
+            ElemType::U8 => "u8",
+            ElemType::U16 => "u16",
             ElemType::I32 => "i32",
             ElemType::I64 => "i64",
             ElemType::U32 => "u32",
@@ -77,7 +91,8 @@ impl std::fmt::Display for ElemType {
     }
 }
 
-/// An element type of a container: `i32 i64 u32 u64 f32 f64 bool` (sealed).
+/// An element type of a container: `i8 i16 i32 i64 u8 u16 u32 u64 f32 f64
+/// bool` (sealed).
 ///
 /// ```
 /// use sdfg_runtime::Elem;
@@ -177,6 +192,10 @@ macro_rules! int_elem {
     };
 }
 
+int_elem!(i8, AtomicI8, I8, u8);
+int_elem!(i16, AtomicI16, I16, u16);
+int_elem!(u8, AtomicU8, U8, u8);
+int_elem!(u16, AtomicU16, U16, u16);
 int_elem!(i32, AtomicI32, I32, u32);
 int_elem!(i64, AtomicI64, I64, u64);
 int_elem!(u32, AtomicU32, U32, u32);
@@ -487,7 +506,7 @@ macro_rules! min_max_int {
         }
     )*};
 }
-min_max_int!(i32, i64, u32, u64);
+min_max_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 #[cfg(test)]
 mod min_max_tests {

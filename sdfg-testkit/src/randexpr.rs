@@ -38,6 +38,18 @@ impl Default for GenConfig {
 /// Interesting constants of each type.
 pub fn special_values(ty: ScalarType) -> Vec<Value> {
     match ty {
+        I8 => [0, 1, -1, 2, 7, 8, 9, -7, 100, i8::MIN, i8::MAX]
+            .map(Value::I8)
+            .to_vec(),
+        I16 => [0, 1, -1, 3, 15, 16, 17, -300, 1000, i16::MIN, i16::MAX]
+            .map(Value::I16)
+            .to_vec(),
+        U8 => [0, 1, 2, 7, 8, 9, 128, 200, u8::MAX]
+            .map(Value::U8)
+            .to_vec(),
+        U16 => [0, 1, 2, 15, 16, 17, 1 << 15, 40000, u16::MAX]
+            .map(Value::U16)
+            .to_vec(),
         I32 => [0, 1, -1, 2, 7, -7, 31, 32, 33, i32::MIN, i32::MAX]
             .map(Value::I32)
             .to_vec(),
@@ -105,10 +117,10 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
         F64 => Value::F64(
             ((bits >> 11) as f64 / 9007199254740992.0 - 0.5) * [1.0, 10.0, 1e6][rng.below(3)],
         ),
-        I32 | I64 if rng.chance(50) => {
+        t if t.is_signed_integer() && rng.chance(50) => {
             sdfg_compiler::ir::semantics::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
         }
-        U32 | U64 if rng.chance(50) => {
+        t if t.is_unsigned_integer() && rng.chance(50) => {
             sdfg_compiler::ir::semantics::cast(Value::U64(bits % 1000), ty)
         }
         _ => Value::from_bits(ty, bits),
@@ -136,7 +148,8 @@ pub struct ExprGen {
     pub wcr_seed: u64,
 }
 
-const ALL: [ScalarType; 7] = ScalarType::ALL;
+const ALL: [ScalarType; ScalarType::ALL.len()] = ScalarType::ALL;
+const INTEGERS: [ScalarType; 8] = [I8, I16, I32, I64, U8, U16, U32, U64];
 
 impl ExprGen {
     pub fn new(seed: u64, config: GenConfig, inputs: Vec<(ScalarType, ContainerId)>) -> ExprGen {
@@ -244,7 +257,7 @@ impl ExprGen {
                 }
                 4 => {
                     let op = self.rng.pick(&[BinOp::Shl, BinOp::Shr]);
-                    let amount_ty = self.rng.pick(&[I32, I64, U32, U64]);
+                    let amount_ty = self.rng.pick(&INTEGERS);
                     e::bin(op, self.expr(t, d), self.expr(amount_ty, d))
                 }
                 5 | 6 => self.cast(t, d),
@@ -283,7 +296,8 @@ impl ExprGen {
         let from = if to.is_integer() {
             self.rng.pick(&ALL)
         } else {
-            self.rng.pick(&[I32, I64, U32, U64, F32, F64])
+            let numbers: Vec<ScalarType> = ALL.into_iter().filter(|t| *t != Bool).collect();
+            self.rng.pick(&numbers)
         };
         e::cast(self.expr(from, d), to)
     }
@@ -347,7 +361,7 @@ pub struct RandomKernel {
     pub sdfg: Sdfg,
     /// The symbol `N` (i64).
     pub n: SymbolId,
-    /// `IN_<ty>` per type (all seven, each of length N).
+    /// `IN_<ty>` per type (every type of `ScalarType::ALL`, each of length N).
     pub inputs: Vec<(ScalarType, ContainerId)>,
     /// `OUT` of the result type, length N.
     pub out: ContainerId,
@@ -448,7 +462,7 @@ pub fn random_body(seed: u64, result: ScalarType, data_dependent_loads: bool) ->
         .map(|&t| (t, b.gpu(&format!("IN_{t}"), t, vec![e::sym(n, I64)])))
         .collect();
     let out = b.gpu("OUT", result, vec![e::sym(n, I64)]);
-    let acc_ty = [I32, I64, U32, U64][(seed % 4) as usize];
+    let acc_ty = INTEGERS[(seed % 8) as usize];
     let acc = b.gpu("ACC", acc_ty, vec![e::i64(3)]);
     let config = GenConfig {
         max_depth: 3,
@@ -537,7 +551,7 @@ fn gen_stmts(
                 stmts.push(s::if_(c, then, else_));
             }
             7 if nesting > 0 => {
-                let ty = g.rng.pick(&[I32, I64, U32, U64]);
+                let ty = g.rng.pick(&INTEGERS);
                 locals.push(crate::builder::local(
                     &format!("k{}", locals.len()),
                     ty,

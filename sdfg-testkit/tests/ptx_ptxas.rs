@@ -59,7 +59,7 @@ fn axpy_and_stencil_assemble_without_spills() {
     }
 }
 
-const NUMERIC: [ScalarType; 6] = [I32, I64, U32, U64, F32, F64];
+const NUMERIC: [ScalarType; 10] = [I8, I16, I32, I64, U8, U16, U32, U64, F32, F64];
 
 /// A 1-D gpu map over `i in 0..N` (i64) with the given body; returns the builder's SDFG.
 struct Kit {

@@ -77,6 +77,10 @@ fn unique_local_names(locals: &[Local]) -> Vec<String> {
 
 pub fn cpp_type(t: ScalarType) -> &'static str {
     match t {
+        ScalarType::I8 => "int8_t",
+        ScalarType::I16 => "int16_t",
+        ScalarType::U8 => "uint8_t",
+        ScalarType::U16 => "uint16_t",
         ScalarType::I32 => "int32_t",
         ScalarType::I64 => "int64_t",
         ScalarType::U32 => "uint32_t",
@@ -89,15 +93,20 @@ pub fn cpp_type(t: ScalarType) -> &'static str {
 
 /// The unsigned type of the same width (itself for unsigned and non-integers).
 fn unsigned_of(t: ScalarType) -> ScalarType {
-    match t {
-        ScalarType::I32 => ScalarType::U32,
-        ScalarType::I64 => ScalarType::U64,
-        other => other,
+    if t.is_signed_integer() {
+        t.flip_sign()
+    } else {
+        t
     }
 }
 
 pub fn value_to_cpp(v: Value) -> String {
     match v {
+        // C++ promotes narrow integers to int: a cast keeps the type.
+        Value::I8(x) => format!("int8_t({x})"),
+        Value::I16(x) => format!("int16_t({x})"),
+        Value::U8(x) => format!("uint8_t({x})"),
+        Value::U16(x) => format!("uint16_t({x})"),
         Value::I32(i32::MIN) => "(-2147483647 - 1)".to_string(),
         Value::I32(x) => x.to_string(),
         Value::I64(i64::MIN) => "(-9223372036854775807LL - 1)".to_string(),
@@ -302,6 +311,22 @@ impl CppPrinter<'_> {
     /// operators below comparisons) differs from Rust's, so the printer does
     /// not try to be clever.
     fn expr(&mut self, e: &Expr) -> String {
+        let text = self.expr_promoted(e);
+        // C++ computes narrow integers in `int`: wrap the result back to the
+        // type after each operation, as Rust does.
+        let computes = match &e.kind {
+            ExprKind::Unary { .. } | ExprKind::Call { .. } => true,
+            ExprKind::Binary { op, .. } => !op.is_comparison(),
+            _ => false,
+        };
+        if computes && e.ty.is_narrow_integer() {
+            format!("static_cast<{}>({text})", cpp_type(e.ty))
+        } else {
+            text
+        }
+    }
+
+    fn expr_promoted(&mut self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Lit(v) => value_to_cpp(*v),
             ExprKind::Var(v) => self.var(*v),
@@ -332,8 +357,8 @@ impl CppPrinter<'_> {
                         let mask = ty.bits() - 1;
                         format!("({l} {} (({r}) & {mask}))", op.symbol())
                     }
-                    // Keep the result in the operand type (C++ promotes
-                    // narrower integers to int; ours are at least 32 bits).
+                    // Narrower integers are promoted to int: `expr` casts
+                    // the result back.
                     _ => format!("({l} {} {r})", op.symbol()),
                 }
             }

@@ -111,6 +111,8 @@ fn binop_prec(op: BinOp, syntax: Syntax) -> u8 {
 
 fn is_negative(v: Value) -> bool {
     match v {
+        Value::I8(x) => x < 0,
+        Value::I16(x) => x < 0,
         Value::I32(x) => x < 0,
         Value::I64(x) => x < 0,
         Value::F32(x) => x.is_sign_negative(),

@@ -281,16 +281,7 @@ pub(crate) fn wcr_of_lambda(params: (&str, &str), body: &CodeExpr) -> Option<Wcr
 
 /// DaCe's names of element types.
 pub(crate) fn dtype(name: &str) -> Option<ScalarType> {
-    Some(match name {
-        "int32" => ScalarType::I32,
-        "int64" => ScalarType::I64,
-        "uint32" => ScalarType::U32,
-        "uint64" => ScalarType::U64,
-        "float32" => ScalarType::F32,
-        "float64" => ScalarType::F64,
-        "bool" | "bool_" => ScalarType::Bool,
-        _ => return None,
-    })
+    crate::dace_format::dtype_of(name)
 }
 
 /// A math function by its Python/C++ name (after any `math.`/`std::` prefix).

@@ -130,13 +130,16 @@ fn paren(s: String) -> String {
 
 /// A literal of type `t` with the value `value` (`negative` applies the sign).
 pub(crate) fn int_literal(value: u128, negative: bool, t: ScalarType) -> Option<String> {
-    let fits = match t {
-        ScalarType::I32 => value <= i32::MAX as u128 + u128::from(negative),
-        ScalarType::I64 => value <= i64::MAX as u128 + u128::from(negative),
-        ScalarType::U32 => !negative && value <= u32::MAX as u128,
-        ScalarType::U64 => !negative && value <= u64::MAX as u128,
-        ScalarType::F32 | ScalarType::F64 => true,
-        ScalarType::Bool => false,
+    let fits = match t.int_range() {
+        Some((min, max)) => {
+            let v = i128::try_from(value).unwrap_or(i128::MAX);
+            if negative {
+                -v >= min
+            } else {
+                v <= max
+            }
+        }
+        None => t.is_float(),
     };
     if !fits {
         return None;
@@ -428,6 +431,26 @@ impl Emitter<'_> {
             // already of type T here.
             CodeExpr::Cast(to, a)
                 if matches!(**a, CodeExpr::Pow(..)) && self.infer(a) == Ty::Known(*to) =>
+            {
+                self.emit(a, Some(*to))
+            }
+            // `int8_t(3)`: a literal of the type.
+            CodeExpr::Cast(to, a)
+                if matches!(**a, CodeExpr::Int { value, negative, .. }
+                    if to.is_integer() && int_literal(value, negative, *to).is_some()) =>
+            {
+                self.emit(a, Some(*to))
+            }
+            // A cast to the value's own type (the exporter wraps each
+            // operation on narrow integers, which C++ promotes, back to
+            // its type): the value itself.
+            CodeExpr::Cast(to, a)
+                if to.is_narrow_integer()
+                    && matches!(
+                        **a,
+                        CodeExpr::Binary(..) | CodeExpr::Unary(..) | CodeExpr::Call(..)
+                    )
+                    && self.infer(a) == Ty::Known(*to) =>
             {
                 self.emit(a, Some(*to))
             }

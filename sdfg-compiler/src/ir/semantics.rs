@@ -11,6 +11,10 @@ pub fn cast(v: Value, ty: ScalarType) -> Value {
     macro_rules! to {
         ($x:expr) => {
             match ty {
+                ScalarType::I8 => Value::I8($x as i8),
+                ScalarType::I16 => Value::I16($x as i16),
+                ScalarType::U8 => Value::U8($x as u8),
+                ScalarType::U16 => Value::U16($x as u16),
                 ScalarType::I32 => Value::I32($x as i32),
                 ScalarType::I64 => Value::I64($x as i64),
                 ScalarType::U32 => Value::U32($x as u32),
@@ -30,6 +34,10 @@ pub fn cast(v: Value, ty: ScalarType) -> Value {
         });
     }
     match v {
+        Value::I8(x) => to!(x),
+        Value::I16(x) => to!(x),
+        Value::U8(x) => to!(x),
+        Value::U16(x) => to!(x),
         Value::I32(x) => to!(x),
         Value::I64(x) => to!(x),
         Value::U32(x) => to!(x),

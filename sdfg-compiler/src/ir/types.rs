@@ -5,8 +5,12 @@ use std::fmt;
 /// The element types of containers, symbols, locals and tasklet expressions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ScalarType {
+    I8,
+    I16,
     I32,
     I64,
+    U8,
+    U16,
     U32,
     U64,
     F32,
@@ -15,9 +19,13 @@ pub enum ScalarType {
 }
 
 impl ScalarType {
-    pub const ALL: [ScalarType; 7] = [
+    pub const ALL: [ScalarType; 11] = [
+        ScalarType::I8,
+        ScalarType::I16,
         ScalarType::I32,
         ScalarType::I64,
+        ScalarType::U8,
+        ScalarType::U16,
         ScalarType::U32,
         ScalarType::U64,
         ScalarType::F32,
@@ -28,6 +36,10 @@ impl ScalarType {
     /// The Rust spelling (`i32`, `f64`, `bool`, ...), also the DSL spelling.
     pub fn rust_name(self) -> &'static str {
         match self {
+            ScalarType::I8 => "i8",
+            ScalarType::I16 => "i16",
+            ScalarType::U8 => "u8",
+            ScalarType::U16 => "u16",
             ScalarType::I32 => "i32",
             ScalarType::I64 => "i64",
             ScalarType::U32 => "u32",
@@ -43,14 +55,57 @@ impl ScalarType {
     }
 
     pub fn is_integer(self) -> bool {
-        matches!(
-            self,
-            ScalarType::I32 | ScalarType::I64 | ScalarType::U32 | ScalarType::U64
-        )
+        self.is_signed_integer() || self.is_unsigned_integer()
     }
 
     pub fn is_signed_integer(self) -> bool {
-        matches!(self, ScalarType::I32 | ScalarType::I64)
+        matches!(
+            self,
+            ScalarType::I8 | ScalarType::I16 | ScalarType::I32 | ScalarType::I64
+        )
+    }
+
+    pub fn is_unsigned_integer(self) -> bool {
+        matches!(
+            self,
+            ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64
+        )
+    }
+
+    /// `i8`, `u8`, `i16`, `u16`: integers narrower than a 32-bit register
+    /// (PTX keeps them sign- or zero-extended in one).
+    pub fn is_narrow_integer(self) -> bool {
+        self.is_integer() && self.bits() < 32
+    }
+
+    /// The integer type of the same width and the other signedness
+    /// (itself for everything else).
+    pub fn flip_sign(self) -> ScalarType {
+        use ScalarType::*;
+        match self {
+            I8 => U8,
+            U8 => I8,
+            I16 => U16,
+            U16 => I16,
+            I32 => U32,
+            U32 => I32,
+            I64 => U64,
+            U64 => I64,
+            t => t,
+        }
+    }
+
+    /// The smallest and largest value of an integer type (None otherwise).
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        if !self.is_integer() {
+            return None;
+        }
+        let bits = self.bits();
+        Some(if self.is_signed_integer() {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        } else {
+            (0, (1i128 << bits) - 1)
+        })
     }
 
     pub fn is_float(self) -> bool {
@@ -65,7 +120,8 @@ impl ScalarType {
     /// Size of one element in bytes (bool is one byte, as in Rust).
     pub fn size_bytes(self) -> usize {
         match self {
-            ScalarType::Bool => 1,
+            ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
+            ScalarType::I16 | ScalarType::U16 => 2,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
             ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
         }
@@ -89,8 +145,12 @@ impl fmt::Display for ScalarType {
 /// A typed constant. Floats compare by bit pattern so values can be keys.
 #[derive(Clone, Copy, Debug)]
 pub enum Value {
+    I8(i8),
+    I16(i16),
     I32(i32),
     I64(i64),
+    U8(u8),
+    U16(u16),
     U32(u32),
     U64(u64),
     F32(f32),
@@ -101,6 +161,10 @@ pub enum Value {
 impl Value {
     pub fn ty(self) -> ScalarType {
         match self {
+            Value::I8(_) => ScalarType::I8,
+            Value::I16(_) => ScalarType::I16,
+            Value::U8(_) => ScalarType::U8,
+            Value::U16(_) => ScalarType::U16,
             Value::I32(_) => ScalarType::I32,
             Value::I64(_) => ScalarType::I64,
             Value::U32(_) => ScalarType::U32,
@@ -114,6 +178,10 @@ impl Value {
     /// The value's bits, zero-extended to 64 (floats: their IEEE bits; bool: 0 or 1).
     pub fn to_bits(self) -> u64 {
         match self {
+            Value::I8(v) => v as u8 as u64,
+            Value::I16(v) => v as u16 as u64,
+            Value::U8(v) => v as u64,
+            Value::U16(v) => v as u64,
             Value::I32(v) => v as u32 as u64,
             Value::I64(v) => v as u64,
             Value::U32(v) => v as u64,
@@ -127,6 +195,10 @@ impl Value {
     /// Inverse of [`Value::to_bits`] (higher bits beyond the type's width are ignored).
     pub fn from_bits(ty: ScalarType, bits: u64) -> Value {
         match ty {
+            ScalarType::I8 => Value::I8(bits as u8 as i8),
+            ScalarType::I16 => Value::I16(bits as u16 as i16),
+            ScalarType::U8 => Value::U8(bits as u8),
+            ScalarType::U16 => Value::U16(bits as u16),
             ScalarType::I32 => Value::I32(bits as u32 as i32),
             ScalarType::I64 => Value::I64(bits as i64),
             ScalarType::U32 => Value::U32(bits as u32),
@@ -140,6 +212,10 @@ impl Value {
     /// The value as an i128 when it is an integer (used for symbolic/bounds arithmetic).
     pub fn as_i128(self) -> Option<i128> {
         match self {
+            Value::I8(v) => Some(v as i128),
+            Value::I16(v) => Some(v as i128),
+            Value::U8(v) => Some(v as i128),
+            Value::U16(v) => Some(v as i128),
             Value::I32(v) => Some(v as i128),
             Value::I64(v) => Some(v as i128),
             Value::U32(v) => Some(v as i128),
@@ -166,6 +242,10 @@ impl std::hash::Hash for Value {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Value::I8(v) => write!(f, "{v}"),
+            Value::I16(v) => write!(f, "{v}"),
+            Value::U8(v) => write!(f, "{v}"),
+            Value::U16(v) => write!(f, "{v}"),
             Value::I32(v) => write!(f, "{v}"),
             Value::I64(v) => write!(f, "{v}"),
             Value::U32(v) => write!(f, "{v}"),

@@ -162,7 +162,13 @@ pub(super) fn exec(
                     Operand::AddrReg(r) => mem.read(regs[*r], (w / 8) as usize)?,
                     _ => return Err("bad ld".into()),
                 };
-                set(regs, mask(v, w));
+                // Narrow signed loads sign-extend into the (32-bit) register.
+                let v = if signed && w < 32 {
+                    mask(sext(mask(v, w), w) as u64, 32)
+                } else {
+                    mask(v, w)
+                };
+                set(regs, v);
             }
             "st" => {
                 let v = a(1);

@@ -20,21 +20,28 @@ use std::collections::HashMap;
 /// Global memory: buffers at fixed, far-apart base addresses.
 #[derive(Default)]
 pub struct Memory {
-    buffers: Vec<(u64, Vec<u8>)>,
+    /// (base address, length without padding, bytes).
+    buffers: Vec<(u64, usize, Vec<u8>)>,
 }
 
 impl Memory {
-    /// Adds a buffer; returns its device address.
-    pub fn alloc(&mut self, bytes: Vec<u8>) -> u64 {
+    /// Adds a buffer; returns its device address. Like a CUDA allocation,
+    /// the buffer is padded to whole 8-byte words (so an update of a byte
+    /// through its aligned 32-bit word stays inside it).
+    pub fn alloc(&mut self, mut bytes: Vec<u8>) -> u64 {
         let base = 0x1_0000_0000u64 * (self.buffers.len() as u64 + 1);
-        self.buffers.push((base, bytes));
+        let len = bytes.len();
+        bytes.resize(len.div_ceil(8) * 8, 0);
+        self.buffers.push((base, len, bytes));
         base
     }
+    /// The bytes of the buffer at `addr` (without the padding).
     pub fn bytes(&self, addr: u64) -> &[u8] {
-        &self.buffers.iter().find(|b| b.0 == addr).expect("buffer").1
+        let (_, len, data) = self.buffers.iter().find(|b| b.0 == addr).expect("buffer");
+        &data[..*len]
     }
     fn slot(&mut self, addr: u64, len: usize) -> Result<&mut [u8], String> {
-        for (base, data) in &mut self.buffers {
+        for (base, _, data) in &mut self.buffers {
             if addr >= *base && addr + len as u64 <= *base + data.len() as u64 {
                 let off = (addr - *base) as usize;
                 return Ok(&mut data[off..off + len]);

@@ -42,6 +42,10 @@ pub(crate) trait DataAccess {
 /// The Rust type tokens of a scalar type.
 pub(crate) fn rust_type(t: ScalarType) -> TokenStream {
     match t {
+        ScalarType::I8 => quote!(i8),
+        ScalarType::I16 => quote!(i16),
+        ScalarType::U8 => quote!(u8),
+        ScalarType::U16 => quote!(u16),
         ScalarType::I32 => quote!(i32),
         ScalarType::I64 => quote!(i64),
         ScalarType::U32 => quote!(u32),
@@ -56,6 +60,22 @@ pub(crate) fn rust_type(t: ScalarType) -> TokenStream {
 pub(crate) fn literal(v: Value) -> TokenStream {
     use proc_macro2::Literal;
     match v {
+        Value::I8(x) => {
+            let l = Literal::i8_suffixed(x);
+            quote!(#l)
+        }
+        Value::I16(x) => {
+            let l = Literal::i16_suffixed(x);
+            quote!(#l)
+        }
+        Value::U8(x) => {
+            let l = Literal::u8_suffixed(x);
+            quote!(#l)
+        }
+        Value::U16(x) => {
+            let l = Literal::u16_suffixed(x);
+            quote!(#l)
+        }
         Value::I32(x) => {
             let l = Literal::i32_suffixed(x);
             quote!(#l)

@@ -31,7 +31,7 @@ mod symbolic;
 
 use super::print::{expr_to_python_boxed, BodyNames};
 use crate::dace_format::ARGUMENTS_MARK;
-use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, Storage};
+use crate::ir::{ContainerId, Expr, MapSchedule, Sdfg, Storage};
 use serde_json::{json, Map as JsonMap, Value};
 
 /// The DaCe `.sdfg` JSON of `sdfg`.
@@ -91,18 +91,7 @@ pub fn to_sdfg_json_string(sdfg: &Sdfg) -> String {
     serde_json::to_string_pretty(&to_sdfg_json(sdfg)).unwrap_or_default()
 }
 
-/// DaCe's name of an element type.
-pub fn dtype_name(t: ScalarType) -> &'static str {
-    match t {
-        ScalarType::I32 => "int32",
-        ScalarType::I64 => "int64",
-        ScalarType::U32 => "uint32",
-        ScalarType::U64 => "uint64",
-        ScalarType::F32 => "float32",
-        ScalarType::F64 => "float64",
-        ScalarType::Bool => "bool",
-    }
-}
+pub use crate::dace_format::dtype_name;
 
 /// DaCe's storage type of a container.
 pub fn storage_name(s: Storage) -> &'static str {

@@ -54,7 +54,7 @@ impl Lowerer<'_> {
                                     format!("invalid suffix `{suffix}` for a number literal"),
                                 )
                                 .help(
-                                    "the suffixes are `i32`, `i64`, `u32`, `u64`, `f32` and `f64`",
+                                    "the suffixes are `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`, `u64`, `f32` and `f64`",
                                 ),
                             );
                             return None;
@@ -84,13 +84,11 @@ impl Lowerer<'_> {
                 } else {
                     i128::try_from(magnitude).unwrap_or(i128::MAX)
                 };
-                let v = match ty {
-                    ScalarType::I32 => i32::try_from(value).ok().map(Value::I32),
-                    ScalarType::I64 => i64::try_from(value).ok().map(Value::I64),
-                    ScalarType::U32 if !negative => u32::try_from(value).ok().map(Value::U32),
-                    ScalarType::U64 if !negative => u64::try_from(value).ok().map(Value::U64),
-                    _ => None,
-                };
+                let (min, max) = ty.int_range()?;
+                // Two's complement bits: `from_bits` keeps the type's width.
+                let in_range =
+                    value >= min && value <= max && !(negative && !ty.is_signed_integer());
+                let v = in_range.then(|| Value::from_bits(ty, value as u64));
                 match v {
                     Some(v) => Some(Expr::lit(v, span)),
                     None if negative && !ty.is_signed_integer() => {
@@ -103,12 +101,6 @@ impl Lowerer<'_> {
                         None
                     }
                     None => {
-                        let (min, max) = match ty {
-                            ScalarType::I32 => (i32::MIN as i128, i32::MAX as i128),
-                            ScalarType::I64 => (i64::MIN as i128, i64::MAX as i128),
-                            ScalarType::U32 => (0, u32::MAX as i128),
-                            _ => (0, u64::MAX as i128),
-                        };
                         self.error(
                             Diagnostic::error(span, format!("literal out of range for `{ty}`"))
                                 .note(format!("`{ty}` holds {min}..={max}"))

@@ -215,8 +215,10 @@ impl Lowerer<'_> {
             }
             other => {
                 self.error(
-                    Diagnostic::error(other.span(), "cannot cast to this type")
-                        .help("cast to one of `i32`, `i64`, `u32`, `u64`, `f32`, `f64`"),
+                    Diagnostic::error(other.span(), "cannot cast to this type").help(format!(
+                        "cast to one of {}",
+                        type_list(|t| t != ScalarType::Bool)
+                    )),
                 );
                 return None;
             }

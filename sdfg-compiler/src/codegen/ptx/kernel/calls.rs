@@ -37,6 +37,7 @@ impl<'a> KernelEmitter<'a> {
                 let p = self.reg(Class::Pred);
                 self.ins(format!("setp.lt.{t} {p}, {a}, 0"));
                 self.ins(format!("selp.{t} {r}, {neg}, {a}, {p}"));
+                return self.normalize(r, ty);
             }
             MathFn::Min | MathFn::Max if ty != ScalarType::Bool => {
                 let b = second.unwrap_or(a);

@@ -32,7 +32,8 @@ impl<'a> KernelEmitter<'a> {
             ExprKind::Load { container, index } => self.load(e, *container, index),
             ExprKind::Unary { op, arg } => {
                 let a = self.expr(arg);
-                self.unary(*op, a, arg.ty)
+                let r = self.unary(*op, a, arg.ty);
+                self.normalize(r, arg.ty)
             }
             ExprKind::Binary {
                 op: op @ (BinOp::And | BinOp::Or),
@@ -47,7 +48,12 @@ impl<'a> KernelEmitter<'a> {
                 } else {
                     self.convert(b, rhs.ty, lhs.ty)
                 };
-                self.binary(*op, a, b, lhs.ty)
+                let r = self.binary(*op, a, b, lhs.ty);
+                if op.is_comparison() {
+                    r
+                } else {
+                    self.normalize(r, lhs.ty)
+                }
             }
             ExprKind::Cast { arg } => {
                 let a = self.expr(arg);
@@ -333,15 +339,19 @@ impl<'a> KernelEmitter<'a> {
             (f, Bool) if f.is_float() => self.ins(format!("setp.neu.{} {r}, {v}, 0", arith(f))),
             (f, Bool) => self.ins(format!("setp.ne.{} {r}, {v}, 0", bits_suffix(f))),
             (f, t) if f.is_integer() && t.is_integer() => {
-                if f.bits() == t.bits() {
+                // Registers hold 32 or 64 bits (narrow types extended by
+                // their own signedness, so widening reads the source's).
+                let (fw, tw) = (f.bits().max(32), t.bits().max(32));
+                if fw == tw {
                     self.mov(r, v);
-                } else if f.bits() > t.bits() {
+                } else if fw > tw {
                     self.ins(format!("cvt.u32.u64 {r}, {v}"));
                 } else if f.is_signed_integer() {
                     self.ins(format!("cvt.s64.s32 {r}, {v}"));
                 } else {
                     self.ins(format!("cvt.u64.u32 {r}, {v}"));
                 }
+                return self.normalize(r, t);
             }
             (f, t) if f.is_integer() && t.is_float() => {
                 self.ins(format!("cvt.rn.{}.{} {r}, {v}", arith(t), arith(f)));

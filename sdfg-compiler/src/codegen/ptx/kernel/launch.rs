@@ -3,7 +3,7 @@
 //! runs of rows in y) each thread runs per step.
 
 use super::hoist::{hoistable_loads, shared_load, SharedLoad};
-use super::regs::{arith, Class, Reg};
+use super::regs::{mem_type, Class, Reg};
 use super::{BufferRegs, KernelEmitter};
 use crate::codegen::abi::{BufferAccess, ParamValue};
 use crate::codegen::ptx::Tuning;
@@ -102,7 +102,7 @@ impl<'a> KernelEmitter<'a> {
             p
         } else {
             let r = self.reg_of(ty);
-            self.ins(format!("ld.param.{} {r}, {slot}", arith(ty)));
+            self.ins(format!("ld.param.{} {r}, {slot}", mem_type(ty)));
             r
         }
     }
@@ -142,7 +142,7 @@ impl<'a> KernelEmitter<'a> {
         } else {
             let r = self.reg(Class::B32);
             self.ins(format!("cvt.u32.u64 {r}, {v}"));
-            r
+            self.normalize(r, ty)
         }
     }
 

@@ -3,7 +3,8 @@
 //! The emitter is a straightforward tree walk: one method per construct,
 //! virtual registers per class (ptxas allocates the real ones), a label
 //! counter. Every value of the tasklet language lives in one register of the
-//! class of its type: `i32`/`u32` in `%r` (.b32), `i64`/`u64` in `%rd`
+//! class of its type: `i32`/`u32` in `%r` (.b32, also `i8 u8 i16 u16`,
+//! extended from their width), `i64`/`u64` in `%rd`
 //! (.b64), `f32` in `%f`, `f64` in `%fd`, `bool` in a predicate `%p`
 //! (`%rs` (.b16) only carries bytes of `bool` memory and parameters).
 //!
@@ -21,7 +22,9 @@
 //! - [`reductions`]: WCR updates (atomics, CAS loops) and per-thread
 //!   partials of scalar reductions;
 //! - [`expr`]: operators, comparisons, selects and conversions;
-//! - [`calls`]: calls of the module's math subroutines.
+//! - [`calls`]: calls of the module's math subroutines;
+//! - [`narrow`]: the 32-bit registers of `i8 u8 i16 u16` values and
+//!   updates of 1- and 2-byte elements.
 
 mod calls;
 mod control;
@@ -29,6 +32,7 @@ mod expr;
 mod hoist;
 mod launch;
 mod memory;
+mod narrow;
 mod reductions;
 mod regs;
 mod vector;

@@ -147,7 +147,7 @@ impl<'a> KernelEmitter<'a> {
             (WcrOp::Max, _) => "max",
         };
         self.ins(format!("{f}.{t} {r}, {a}, {b}"));
-        r
+        self.normalize(r, elem)
     }
 
     /// A WCR update: hardware reductions where PTX has them, a CAS loop otherwise.
@@ -165,6 +165,17 @@ impl<'a> KernelEmitter<'a> {
         };
         if let Some(red) = red {
             self.ins(format!("{red} [{addr}], {v}"));
+            return;
+        }
+        if elem.is_narrow_integer() {
+            self.comment(&format!(
+                "wcr {} on {elem}: compare-and-swap loop on the containing word",
+                op.name()
+            ));
+            self.subword_update(addr, elem.size_bytes() as u32, |k, old_bits| {
+                let old = k.normalize(old_bits, elem);
+                k.combine(op, old, v, elem)
+            });
             return;
         }
         if elem == Bool {

@@ -28,6 +28,8 @@ pub(super) const CLASSES: [Class; 6] = [
 impl Class {
     pub(super) fn of(ty: ScalarType) -> Class {
         match ty {
+            // Narrow integers live sign- or zero-extended in 32 bits.
+            ScalarType::I8 | ScalarType::I16 | ScalarType::U8 | ScalarType::U16 => Class::B32,
             ScalarType::I32 | ScalarType::U32 => Class::B32,
             ScalarType::I64 | ScalarType::U64 => Class::B64,
             ScalarType::F32 => Class::F32,
@@ -78,8 +80,12 @@ impl fmt::Display for Reg {
 }
 
 /// The PTX type suffix for arithmetic on `ty` (`s32`, `u64`, `f32`, ...).
+/// Narrow integers compute in their 32-bit register (then
+/// [`KernelEmitter::normalize`](super::KernelEmitter) wraps the result).
 pub(super) fn arith(ty: ScalarType) -> &'static str {
     match ty {
+        ScalarType::I8 | ScalarType::I16 => "s32",
+        ScalarType::U8 | ScalarType::U16 => "u32",
         ScalarType::I32 => "s32",
         ScalarType::I64 => "s64",
         ScalarType::U32 => "u32",
@@ -91,9 +97,14 @@ pub(super) fn arith(ty: ScalarType) -> &'static str {
 }
 
 /// The PTX type of a value in memory or a `.param` (bool: one byte).
+/// Loads of narrow integers into their 32-bit register extend by the
+/// type's signedness; stores keep the low bits.
 pub(super) fn mem_type(ty: ScalarType) -> &'static str {
     match ty {
-        ScalarType::Bool => "u8",
+        ScalarType::Bool | ScalarType::U8 => "u8",
+        ScalarType::I8 => "s8",
+        ScalarType::I16 => "s16",
+        ScalarType::U16 => "u16",
         t => arith(t),
     }
 }
@@ -109,6 +120,11 @@ pub(super) fn bits_suffix(ty: ScalarType) -> &'static str {
 /// A constant as a PTX immediate of its type.
 pub(super) fn immediate(v: Value) -> String {
     match v {
+        // Narrow integers: the 32-bit register's (extended) value.
+        Value::I8(_) | Value::I16(_) | Value::U8(_) | Value::U16(_) => {
+            let wide = crate::ir::semantics::cast(v, ScalarType::I64);
+            format!("0x{:08X}", wide.to_bits() as u32)
+        }
         Value::I32(_) | Value::U32(_) => format!("0x{:08X}", v.to_bits() as u32),
         Value::I64(_) | Value::U64(_) => format!("0x{:016X}", v.to_bits()),
         Value::F32(x) => format!("0f{:08X}", x.to_bits()),
