@@ -1,6 +1,7 @@
-//! The element types beyond `i32 i64 u32 u64 f32 f64 bool` in DaCe: host
-//! programs over `i8 u8 i16 u16` run on our CPU device, then their exports
-//! (with DaCe's dtypes `int8 uint8 int16 uint16`) go to ci/dace_check.py
+//! The element types beyond `i32 i64 u32 u64 f32 f64 bool`, the newer math
+//! methods and Rust's constants in DaCe: host programs run on our CPU
+//! device, then their exports (with DaCe's dtypes `int8 uint8 int16
+//! uint16`, ...) go to ci/dace_check.py
 //! with the same inputs and *our* outputs: DaCe loads, validates, compiles
 //! and runs each on the CPU and compares every output exactly.
 //!
@@ -47,6 +48,45 @@ sdfg! {
     }
 }
 
+sdfg! {
+    /// The math methods beyond `sqrt exp ln sin cos tanh powi powf` and
+    /// Rust's constants: DaCe's C++ calls the same libm as our CPU device.
+    pub sdfg MathAndConstants {
+        symbol N: i64;
+        host X: f64[N];
+        host O: f64[N, 8];
+        host XS: f32[N];
+        host OS: f32[N, 3];
+        host K: f64[4];
+        host KI: i64[3];
+        state s {
+            map m[i in 0..N] on cpu {
+                let x = X[i];
+                O[i, 0] = x.atan2(1.5 - x);
+                O[i, 1] = (x / 4.0).asin();
+                O[i, 2] = (x / 4.0).acos();
+                O[i, 3] = x.atan();
+                O[i, 4] = x.sinh();
+                O[i, 5] = x.cosh();
+                O[i, 6] = x.hypot(f64::consts::PI);
+                O[i, 7] = x.cbrt();
+                OS[i, 0] = XS[i].atan2(f32::consts::E);
+                OS[i, 1] = XS[i].sinh();
+                OS[i, 2] = XS[i].hypot(2.0).cbrt();
+            }
+            tasklet k {
+                K[0] = f64::MAX;
+                K[1] = f64::EPSILON;
+                K[2] = f64::NEG_INFINITY;
+                K[3] = std::f64::consts::LN_10;
+                KI[0] = i64::MIN;
+                KI[1] = u16::MAX as i64;
+                KI[2] = i8::MIN as i64;
+            }
+        }
+    }
+}
+
 /// Writes NAME.sdfg and NAME.run.json (format: ci/dace_check.py).
 fn record(
     dir: &Path,
@@ -54,6 +94,7 @@ fn record(
     symbols: &[(&str, i64)],
     inputs: &[(&str, String)],
     outputs: &[(&str, String)],
+    ulp: &[(&str, u32)],
 ) {
     let name = &ir.name.text;
     let symbols: Vec<String> = symbols
@@ -79,11 +120,13 @@ fn record(
         .iter()
         .map(|(n, v)| format!("\"{n}\": {v}"))
         .collect();
+    let ulp: Vec<String> = ulp.iter().map(|(n, u)| format!("\"{n}\": {u}")).collect();
     let spec = format!(
-        "{{\"symbols\": {{{}}},\n \"arrays\": {{{}}},\n \"expected\": {{{}}}}}\n",
+        "{{\"symbols\": {{{}}},\n \"arrays\": {{{}}},\n \"expected\": {{{}}},\n \"ulp\": {{{}}}}}\n",
         symbols.join(", "),
         arrays.join(",\n  "),
-        expected.join(",\n  ")
+        expected.join(",\n  "),
+        ulp.join(", ")
     );
     std::fs::write(dir.join(format!("{name}.sdfg")), to_sdfg_json_string(ir)).unwrap();
     std::fs::write(dir.join(format!("{name}.run.json")), spec).unwrap();
@@ -93,6 +136,67 @@ fn record(
 fn ints<T: std::fmt::Display>(v: &[T]) -> String {
     let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
     format!("[{}]", items.join(", "))
+}
+
+/// Floats as a JSON array: shortest round-trip decimals, and `"nan"`,
+/// `"inf"`, `"-inf"` (JSON has none).
+fn floats(v: &[f64]) -> String {
+    let items: Vec<String> = v
+        .iter()
+        .map(|x| match x {
+            x if x.is_nan() => "\"nan\"".to_string(),
+            x if x.is_infinite() => if *x > 0.0 { "\"inf\"" } else { "\"-inf\"" }.to_string(),
+            x => format!("{x:?}"),
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+fn math_and_constants(device: &Device, dir: &Path) {
+    let n = 40usize;
+    let x: Vec<f64> = (0..n).map(|i| i as f64 * 0.37 - 7.0).collect();
+    let xs: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+    let (mut o, mut os, mut k, mut ki) = (
+        vec![0.0; n * 8],
+        vec![0.0f32; n * 3],
+        vec![0.0; 4],
+        vec![0i64; 3],
+    );
+    MathAndConstants::load(device)
+        .unwrap()
+        .run(MathAndConstantsArgs {
+            N: n as i64,
+            X: &x,
+            O: &mut o,
+            XS: &xs,
+            OS: &mut os,
+            K: &mut k,
+            KI: &mut ki,
+        })
+        .unwrap();
+    let wide = |v: &[f32]| -> Vec<f64> { v.iter().map(|&x| x as f64).collect() };
+    record(
+        dir,
+        &MathAndConstants::ir().unwrap(),
+        &[("N", n as i64)],
+        &[
+            ("X", floats(&x)),
+            ("O", floats(&vec![0.0; n * 8])),
+            ("XS", floats(&wide(&xs))),
+            ("OS", floats(&vec![0.0; n * 3])),
+            ("K", floats(&[0.0; 4])),
+            ("KI", ints(&[0; 3])),
+        ],
+        &[
+            ("O", floats(&o)),
+            ("OS", floats(&wide(&os))),
+            ("K", floats(&k)),
+            ("KI", ints(&ki)),
+        ],
+        // Transcendental functions: C++ may reach another libm entry point
+        // than Rust's std (`cbrt`, or `sinh` of a float computed in double).
+        &[("O", 2), ("OS", 2)],
+    );
 }
 
 fn out_dir() -> PathBuf {
@@ -142,6 +246,7 @@ fn narrow_types(device: &Device, dir: &Path) {
             ("COUNT", ints(&count)),
             ("LOW", ints(&low)),
         ],
+        &[],
     );
 }
 
@@ -150,6 +255,7 @@ fn dace_computes_what_we_compute_for_every_type() {
     let device = Device::cpu();
     let dir = out_dir();
     narrow_types(&device, &dir);
+    math_and_constants(&device, &dir);
     let Some(python) = common::dace::python_or_skip() else {
         return;
     };

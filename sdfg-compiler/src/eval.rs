@@ -464,6 +464,14 @@ macro_rules! float_call {
             MathFn::Max => max_number(x.into(), y.into()) as _,
             MathFn::Floor => x.floor(),
             MathFn::Ceil => x.ceil(),
+            MathFn::Atan2 => x.atan2(y),
+            MathFn::Asin => x.asin(),
+            MathFn::Acos => x.acos(),
+            MathFn::Atan => x.atan(),
+            MathFn::Sinh => x.sinh(),
+            MathFn::Cosh => x.cosh(),
+            MathFn::Hypot => x.hypot(y),
+            MathFn::Cbrt => x.cbrt(),
         })
     }};
 }

@@ -231,11 +231,7 @@ fn tasklet_constructs_outside_the_subset_are_named() {
             "Python",
             "Python construct `while`",
         ),
-        (
-            "__out = math.atan2(__in, 1.0)",
-            "Python",
-            "calls `math.atan2`",
-        ),
+        ("__out = math.erfc(__in)", "Python", "calls `math.erfc`"),
         ("__out = 'x'", "Python", "Python construct `string literal`"),
         (
             "while (__in > 0) {}\n__out = 1;",

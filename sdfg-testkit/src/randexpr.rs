@@ -22,7 +22,7 @@ use ScalarType::*;
 #[derive(Clone, Debug)]
 pub struct GenConfig {
     pub max_depth: u32,
-    /// Allow exp/ln/sin/cos/tanh/powf (results within ULP bounds, not exact).
+    /// Allow the transcendental functions (results within ULP bounds, not exact).
     pub approx_math: bool,
 }
 
@@ -318,14 +318,11 @@ impl ExprGen {
             MathFn::Powi,
         ];
         let f = if self.config.approx_math && self.rng.chance(50) {
-            self.rng.pick(&[
-                MathFn::Exp,
-                MathFn::Ln,
-                MathFn::Sin,
-                MathFn::Cos,
-                MathFn::Tanh,
-                MathFn::Powf,
-            ])
+            let approx: Vec<MathFn> = MathFn::ALL
+                .into_iter()
+                .filter(|f| f.is_transcendental())
+                .collect();
+            self.rng.pick(&approx)
         } else {
             self.rng.pick(&exact)
         };
@@ -345,10 +342,7 @@ pub fn is_exact(e: &Expr) -> bool {
     let mut exact = true;
     e.walk(&mut |x| {
         if let ExprKind::Call { func, .. } = &x.kind {
-            if matches!(
-                func,
-                MathFn::Exp | MathFn::Ln | MathFn::Sin | MathFn::Cos | MathFn::Tanh | MathFn::Powf
-            ) {
+            if func.is_transcendental() {
                 exact = false;
             }
         }

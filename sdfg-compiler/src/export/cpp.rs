@@ -399,6 +399,14 @@ impl CppPrinter<'_> {
                     MathFn::Max => format!("({first} > {second} ? {first} : {second})"),
                     MathFn::Floor => format!("floor({first})"),
                     MathFn::Ceil => format!("ceil({first})"),
+                    MathFn::Atan2 => format!("atan2({first}, {second})"),
+                    MathFn::Hypot => format!("hypot({first}, {second})"),
+                    MathFn::Asin => format!("asin({first})"),
+                    MathFn::Acos => format!("acos({first})"),
+                    MathFn::Atan => format!("atan({first})"),
+                    MathFn::Sinh => format!("sinh({first})"),
+                    MathFn::Cosh => format!("cosh({first})"),
+                    MathFn::Cbrt => format!("cbrt({first})"),
                 }
             }
         }

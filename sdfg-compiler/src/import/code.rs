@@ -298,6 +298,14 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
         "max" | "fmax" | "Max" => MathFn::Max,
         "floor" => MathFn::Floor,
         "ceil" | "ceiling" => MathFn::Ceil,
+        "atan2" | "arctan2" => MathFn::Atan2,
+        "asin" | "arcsin" => MathFn::Asin,
+        "acos" | "arccos" => MathFn::Acos,
+        "atan" | "arctan" => MathFn::Atan,
+        "sinh" => MathFn::Sinh,
+        "cosh" => MathFn::Cosh,
+        "hypot" => MathFn::Hypot,
+        "cbrt" => MathFn::Cbrt,
         _ => return None,
     })
 }

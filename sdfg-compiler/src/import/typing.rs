@@ -376,17 +376,16 @@ impl Emitter<'_> {
             }
             CodeExpr::Bool(b) => b.to_string(),
             CodeExpr::Special { value, .. } => {
-                // No literal for these yet: computed (IEEE 754 division).
+                // Rust's constants: `f64::NAN`, `f32::INFINITY`, ...
                 let t = if t.is_float() { t } else { F64 };
-                let s = if t == F32 { "f32" } else { "" };
-                let num = if value.is_nan() {
-                    "0.0"
+                let name = if value.is_nan() {
+                    "NAN"
                 } else if *value > 0.0 {
-                    "1.0"
+                    "INFINITY"
                 } else {
-                    "-1.0"
+                    "NEG_INFINITY"
                 };
-                paren(format!("{num}{s} / 0.0{s}"))
+                format!("{t}::{name}")
             }
             CodeExpr::Name(n) => match (self.lookup)(n) {
                 Some(Meaning::Value { text, .. }) => text,
@@ -398,6 +397,13 @@ impl Emitter<'_> {
                 _ => n.clone(),
             },
             CodeExpr::Index(n, idx) => self.index(n, idx),
+            // `-inf` (C++'s `-std::numeric_limits<T>::infinity()`): one constant.
+            CodeExpr::Unary(Unary::Neg, a)
+                if t.is_float()
+                    && matches!(**a, CodeExpr::Special { value, .. } if value == f64::INFINITY) =>
+            {
+                format!("{t}::NEG_INFINITY")
+            }
             CodeExpr::Unary(Unary::Neg, a) => {
                 if t.is_integer() && !t.is_signed_integer() {
                     // C++ negation of an unsigned value wraps.
@@ -437,7 +443,7 @@ impl Emitter<'_> {
             // `int8_t(3)`: a literal of the type.
             CodeExpr::Cast(to, a)
                 if matches!(**a, CodeExpr::Int { value, negative, .. }
-                    if to.is_integer() && int_literal(value, negative, *to).is_some()) =>
+                    if to.is_narrow_integer() && int_literal(value, negative, *to).is_some()) =>
             {
                 self.emit(a, Some(*to))
             }
@@ -568,7 +574,7 @@ impl Emitter<'_> {
             return "0".to_string();
         };
         match f {
-            MathFn::Min | MathFn::Max => {
+            MathFn::Min | MathFn::Max | MathFn::Atan2 | MathFn::Hypot => {
                 let x = receiver(self.emit(first, Some(t)));
                 let y = args
                     .get(1)

@@ -165,10 +165,20 @@ pub enum MathFn {
     Max,
     Floor,
     Ceil,
+    /// `y.atan2(x)`: the angle of (x, y), C99's special cases.
+    Atan2,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    /// `x.hypot(y)`: sqrt(x^2 + y^2) without intermediate overflow.
+    Hypot,
+    Cbrt,
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 13] = [
+    pub const ALL: [MathFn; 21] = [
         MathFn::Sqrt,
         MathFn::Abs,
         MathFn::Exp,
@@ -182,6 +192,14 @@ impl MathFn {
         MathFn::Max,
         MathFn::Floor,
         MathFn::Ceil,
+        MathFn::Atan2,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Hypot,
+        MathFn::Cbrt,
     ];
 
     pub fn method_name(self) -> &'static str {
@@ -199,6 +217,14 @@ impl MathFn {
             MathFn::Max => "max",
             MathFn::Floor => "floor",
             MathFn::Ceil => "ceil",
+            MathFn::Atan2 => "atan2",
+            MathFn::Asin => "asin",
+            MathFn::Acos => "acos",
+            MathFn::Atan => "atan",
+            MathFn::Sinh => "sinh",
+            MathFn::Cosh => "cosh",
+            MathFn::Hypot => "hypot",
+            MathFn::Cbrt => "cbrt",
         }
     }
 
@@ -206,10 +232,30 @@ impl MathFn {
         MathFn::ALL.into_iter().find(|f| f.method_name() == name)
     }
 
+    /// A transcendental function: backends agree with the evaluator within
+    /// the function's ULP bound (`codegen::ptx::ULP_BOUNDS`), not bit for bit.
+    pub fn is_transcendental(self) -> bool {
+        !matches!(
+            self,
+            MathFn::Sqrt
+                | MathFn::Abs
+                | MathFn::Powi
+                | MathFn::Min
+                | MathFn::Max
+                | MathFn::Floor
+                | MathFn::Ceil
+        )
+    }
+
     /// Number of arguments including the receiver.
     pub fn arity(self) -> usize {
         match self {
-            MathFn::Powi | MathFn::Powf | MathFn::Min | MathFn::Max => 2,
+            MathFn::Powi
+            | MathFn::Powf
+            | MathFn::Min
+            | MathFn::Max
+            | MathFn::Atan2
+            | MathFn::Hypot => 2,
             _ => 1,
         }
     }

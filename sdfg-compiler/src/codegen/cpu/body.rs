@@ -368,6 +368,14 @@ impl<'a> BodyEmitter<'a> {
             }
             MathFn::Floor => quote!((#a).floor()),
             MathFn::Ceil => quote!((#a).ceil()),
+            MathFn::Atan2 => quote!((#a).atan2(#b)),
+            MathFn::Asin => quote!((#a).asin()),
+            MathFn::Acos => quote!((#a).acos()),
+            MathFn::Atan => quote!((#a).atan()),
+            MathFn::Sinh => quote!((#a).sinh()),
+            MathFn::Cosh => quote!((#a).cosh()),
+            MathFn::Hypot => quote!((#a).hypot(#b)),
+            MathFn::Cbrt => quote!((#a).cbrt()),
         }
     }
 }

@@ -87,7 +87,7 @@ impl Lowerer<'_> {
                 let (min, max) = ty.int_range()?;
                 // Two's complement bits: `from_bits` keeps the type's width.
                 let in_range =
-                    value >= min && value <= max && !(negative && !ty.is_signed_integer());
+                    (min..=max).contains(&value) && (!negative || ty.is_signed_integer());
                 let v = in_range.then(|| Value::from_bits(ty, value as u64));
                 match v {
                     Some(v) => Some(Expr::lit(v, span)),

@@ -75,7 +75,7 @@ impl Lowerer<'_> {
                 args.push(recv?);
                 args.push(n?);
             }
-            MathFn::Min | MathFn::Max | MathFn::Powf => {
+            MathFn::Min | MathFn::Max | MathFn::Powf | MathFn::Atan2 | MathFn::Hypot => {
                 let (recv, arg) =
                     match self.only_if_flexible(sc, &[&m.receiver, &m.args[0]], expected) {
                         Some(t) => (

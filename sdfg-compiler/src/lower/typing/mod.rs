@@ -12,10 +12,12 @@
 //! One file per kind of syntax: [`scope`] (what names mean), [`flexible`]
 //! (literal-typed expressions and operand unification), [`literals`],
 //! [`operators`], [`math`] (the math methods), [`conditional`] (`if/else`
-//! values, blocks), [`ranges`], and [`text`] (source text for helps). This
+//! values, blocks), [`ranges`], [`constants`] (`f64::consts::PI`,
+//! `i32::MAX`, ...), and [`text`] (source text for helps). This
 //! file dispatches on the syntax and checks the expected type.
 
 mod conditional;
+mod constants;
 mod flexible;
 mod literals;
 mod math;
@@ -171,10 +173,24 @@ impl Lowerer<'_> {
                             &format!("call it as a method: `{receiver}.{}({rest})`", f.method_name()),
                         )
                     }
-                    None => self.unsupported(
-                        e,
-                        "functions cannot be called; the math methods are `x.sqrt()`, `x.abs()`, `x.exp()`, `x.ln()`, `x.sin()`, `x.cos()`, `x.tanh()`, `x.powi(n)`, `x.powf(y)`, `x.min(y)`, `x.max(y)`, `x.floor()`, `x.ceil()`",
-                    ),
+                    None => {
+                        let methods: Vec<String> = MathFn::ALL
+                            .iter()
+                            .map(|f| match (f.arity(), f) {
+                                (_, MathFn::Powi) => "x.powi(n)".to_string(),
+                                (1, f) => format!("x.{}()", f.method_name()),
+                                (_, f) => format!("x.{}(y)", f.method_name()),
+                            })
+                            .collect();
+                        let methods: Vec<&str> = methods.iter().map(String::as_str).collect();
+                        self.unsupported(
+                            e,
+                            &format!(
+                                "functions cannot be called; the math methods are {}",
+                                crate::diag::suggest::backticked(&methods)
+                            ),
+                        )
+                    }
                 }
             }
             _ => self.unsupported(
@@ -192,11 +208,7 @@ impl Lowerer<'_> {
     ) -> Option<Expr> {
         let span = p.span();
         let Some(ident) = p.path.get_ident().filter(|_| p.qself.is_none()) else {
-            self.error(
-                Diagnostic::error(span, format!("paths like `{}` are not supported", source_text(p)))
-                    .help("use a local, a map parameter, a symbol or a container by its plain name; write constants as literals"),
-            );
-            return None;
+            return self.constant_path(p);
         };
         let name = ident.to_string();
         match self.resolve(sc, &name) {

@@ -49,13 +49,7 @@ impl<'a> KernelEmitter<'a> {
             MathFn::Sqrt => self.ins(format!("sqrt.rn.{t} {r}, {a}")),
             MathFn::Floor => self.ins(format!("cvt.rmi.{t}.{t} {r}, {a}")),
             MathFn::Ceil => self.ins(format!("cvt.rpi.{t}.{t} {r}, {a}")),
-            MathFn::Exp
-            | MathFn::Ln
-            | MathFn::Sin
-            | MathFn::Cos
-            | MathFn::Tanh
-            | MathFn::Powf
-            | MathFn::Powi => {
+            f if f.is_transcendental() || f == MathFn::Powi => {
                 let mf = MathFunc::Call {
                     func,
                     f32: ty == ScalarType::F32,
@@ -79,7 +73,8 @@ impl<'a> KernelEmitter<'a> {
                 s.push_str("\t}\n");
                 self.code.push_str(&s);
             }
-            MathFn::Abs | MathFn::Min | MathFn::Max => self.mov(r, a),
+            // abs, min and max of bool (rejected by validation).
+            _ => self.mov(r, a),
         }
         r
     }
