@@ -16,8 +16,9 @@ NAME.run.json format (written by sdfg-compiler/tests/export_dace.rs):
     "symbols": {"N": 8},                        # free symbols, by value
     "arrays": {                                 # every non-transient container
       "X": {"dtype": "int64", "shape": [8], "data": [...]},   # row-major, flat
-      "s": {"dtype": "float64", "shape": [], "data": [1.5]}   # a scalar
-    },
+      "s": {"dtype": "float64", "shape": [], "data": [1.5]},  # a scalar
+      "z": {"dtype": "complex128", "shape": [2], "data": [re0, im0, re1, im1]}
+    },                                          # complex: parts interleaved
     "expected": {"Y": [...]},                   # flat, row-major: our results
     "ulp": {"Y": 2}                             # optional: float outputs within
   }                                             # N ulps (transcendental functions:
@@ -73,6 +74,15 @@ def ulp_distance(a, b):
     return np.where(both_nan, 0.0, np.where(one_nan, np.inf, d))
 
 
+def to_array(data, dtype):
+    """A flat JSON list as an array of dtype (complex: re, im interleaved)."""
+    import numpy as np
+    if dtype.kind == "c":
+        part = np.float32 if dtype.itemsize == 8 else np.float64
+        return np.array(data, dtype=part).view(dtype)
+    return np.array(data, dtype=dtype)
+
+
 def run_on_cpu(sdfg, spec, name, failures):
     import dace
     import numpy as np
@@ -85,10 +95,10 @@ def run_on_cpu(sdfg, spec, name, failures):
             fail(failures, name, f"container {arr_name} is missing from the SDFG")
             return
         if isinstance(desc, dace.data.Scalar):
-            args[arr_name] = dtype.type(arr["data"][0])
+            args[arr_name] = to_array(arr["data"], dtype)[0]
         else:
             shape = arr["shape"] or [1]
-            args[arr_name] = np.array(arr["data"], dtype=dtype).reshape(shape).copy()
+            args[arr_name] = to_array(arr["data"], dtype).reshape(shape).copy()
     for sym, value in spec.get("symbols", {}).items():
         args[sym] = value
 
@@ -103,7 +113,11 @@ def run_on_cpu(sdfg, spec, name, failures):
 
     for out_name, want in spec["expected"].items():
         got = np.asarray(args[out_name]).reshape(-1)
-        want = np.array(want, dtype=got.dtype).reshape(-1)
+        want = to_array(want, got.dtype).reshape(-1)
+        if got.dtype.kind == "c":
+            # Compare the parts (bits, NaN == NaN, ulps).
+            part = np.float32 if got.dtype.itemsize == 8 else np.float64
+            got, want = got.view(part), want.view(part)
         if got.shape != want.shape:
             fail(failures, name, f"{out_name}: shape {got.shape}, expected {want.shape}")
             continue

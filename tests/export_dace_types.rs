@@ -87,6 +87,62 @@ sdfg! {
     }
 }
 
+sdfg! {
+    /// Complex arithmetic (num-complex's formulas through the exporter's
+    /// helpers), parts, `conj`, `norm_sqr`, `norm`, `arg`, `exp` and a `+=`
+    /// reduction, in DaCe's complex64/complex128.
+    pub sdfg ComplexTypes {
+        symbol N: i64;
+        host A: c64[N];
+        host B: c64[N];
+        host O: c64[N, 4];
+        host R: f64[N, 4];
+        host S: c32[N];
+        host OS: c32[N];
+        host T: c64[1];
+        state s {
+            map m[i in 0..N] on cpu {
+                let a = A[i];
+                let b = B[i];
+                O[i, 0] = a * b - a / b;
+                O[i, 1] = -a.conj() + c64::new(b.im, a.re);
+                O[i, 2] = (a * c64::new(0.5, 0.0)).exp();
+                O[i, 3] = if a == b { a } else { b };
+                R[i, 0] = a.re + b.im;
+                R[i, 1] = a.norm_sqr();
+                R[i, 2] = a.norm();
+                R[i, 3] = a.arg();
+                OS[i] = S[i] * S[i] / c32::new(1.5, S[i].im);
+                T[0] += a;
+            }
+        }
+    }
+}
+
+sdfg! {
+    /// The same types in GPU storage: DaCe validates the export and
+    /// generates its CUDA code (CI has no GPU to run it).
+    pub sdfg GpuTypes {
+        symbol N: i64;
+        gpu Z: c64[N];
+        gpu ZS: c32[N];
+        gpu B: u8[N];
+        gpu H: i16[N];
+        gpu F: f64[N];
+        gpu T: c64;
+        state s {
+            map m[i in 0..N] on gpu {
+                let z = Z[i] * c64::new(F[i].atan2(2.0), F[i].cbrt());
+                Z[i] = z / (z.conj() + c64::new(1.0, 0.0));
+                ZS[i] = ZS[i] * ZS[i];
+                B[i] = B[i] * 3 + (H[i] >> 2) as u8;
+                F[i] = z.norm() + F[i].hypot(f64::consts::PI) + F[i].sinh();
+                T += z;
+            }
+        }
+    }
+}
+
 /// Writes NAME.sdfg and NAME.run.json (format: ci/dace_check.py).
 fn record(
     dir: &Path,
@@ -105,10 +161,12 @@ fn record(
         .iter()
         .map(|(container, data)| {
             let c = &ir.containers[ir.container_by_name(container).expect("a container")];
+            // Complex values are written as two numbers each.
+            let per = if c.elem.is_complex() { 2 } else { 1 };
             let shape = if c.is_scalar() {
                 String::new()
             } else {
-                (data.matches(',').count() + 1).to_string()
+                ((data.matches(',').count() + 1) / per).to_string()
             };
             format!(
                 "\"{container}\": {{\"dtype\": \"{}\", \"shape\": [{shape}], \"data\": {data}}}",
@@ -199,6 +257,75 @@ fn math_and_constants(device: &Device, dir: &Path) {
     );
 }
 
+/// Complex numbers as a JSON array of interleaved parts.
+fn complexes(v: &[sdfg::runtime::c64]) -> String {
+    let parts: Vec<f64> = v.iter().flat_map(|z| [z.re, z.im]).collect();
+    floats(&parts)
+}
+
+fn complex_types(device: &Device, dir: &Path) {
+    use sdfg::runtime::{c32, c64};
+    let n = 24usize;
+    let a: Vec<c64> = (0..n)
+        .map(|i| c64::new(i as f64 * 0.3 - 2.0, 1.0 - i as f64 * 0.11))
+        .collect();
+    let mut b: Vec<c64> = (0..n)
+        .map(|i| c64::new((i * 7 % 5) as f64 - 1.5, i as f64 * 0.25))
+        .collect();
+    b[4] = a[4];
+    let s: Vec<c32> = (0..n)
+        .map(|i| c32::new(i as f32 * 0.5 - 3.0, 0.75))
+        .collect();
+    let (mut o, mut r, mut os, mut t) = (
+        vec![c64::new(0.0, 0.0); n * 4],
+        vec![0.0; n * 4],
+        vec![c32::new(0.0, 0.0); n],
+        vec![c64::new(1.0, -1.0)],
+    );
+    ComplexTypes::load(device)
+        .unwrap()
+        .run(ComplexTypesArgs {
+            N: n as i64,
+            A: &a,
+            B: &b,
+            O: &mut o,
+            R: &mut r,
+            S: &s,
+            OS: &mut os,
+            T: &mut t,
+        })
+        .unwrap();
+    let wide = |v: &[c32]| -> Vec<c64> {
+        v.iter()
+            .map(|z| c64::new(z.re as f64, z.im as f64))
+            .collect()
+    };
+    record(
+        dir,
+        &ComplexTypes::ir().unwrap(),
+        &[("N", n as i64)],
+        &[
+            ("A", complexes(&a)),
+            ("B", complexes(&b)),
+            ("O", complexes(&vec![c64::new(0.0, 0.0); n * 4])),
+            ("R", floats(&vec![0.0; n * 4])),
+            ("S", complexes(&wide(&s))),
+            ("OS", complexes(&wide(&os))),
+            ("T", complexes(&[c64::new(1.0, -1.0)])),
+        ],
+        &[
+            ("O", complexes(&o)),
+            ("R", floats(&r)),
+            ("OS", complexes(&wide(&os))),
+            ("T", complexes(&t)),
+        ],
+        // exp, hypot and atan2 of another libm entry point (C++ may call
+        // the double versions, glibc's own complex code is not used).
+        // T: a parallel sum on our side (reassociated).
+        &[("O", 2), ("R", 2), ("T", 64)],
+    );
+}
+
 fn out_dir() -> PathBuf {
     let dir = match std::env::var_os("SDFG_EXPORT_DIR") {
         Some(d) => PathBuf::from(d).join("dace_types"),
@@ -256,6 +383,9 @@ fn dace_computes_what_we_compute_for_every_type() {
     let dir = out_dir();
     narrow_types(&device, &dir);
     math_and_constants(&device, &dir);
+    complex_types(&device, &dir);
+    let gpu = GpuTypes::ir().unwrap();
+    std::fs::write(dir.join("GpuTypes.sdfg"), to_sdfg_json_string(&gpu)).unwrap();
     let Some(python) = common::dace::python_or_skip() else {
         return;
     };

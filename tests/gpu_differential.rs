@@ -83,6 +83,8 @@ any_buffer!(
     F32: f32,
     F64: f64,
     Bool: bool,
+    C32: sdfg::runtime::c32,
+    C64: sdfg::runtime::c64,
 );
 
 /// An SDFG of `gpu` maps over `i in 0..n` that store expressions into
@@ -421,7 +423,7 @@ fn transcendental_calls_stay_within_their_documented_ulp_bounds() {
     };
     let funcs: Vec<MathFn> = MathFn::ALL
         .into_iter()
-        .filter(|f| f.is_transcendental())
+        .filter(|f| f.is_transcendental() && f.takes_reals())
         .collect();
     let n = 256usize;
     let mut worst: BTreeMap<String, f64> = BTreeMap::new();

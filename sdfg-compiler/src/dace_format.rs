@@ -21,6 +21,8 @@ pub const DTYPES: [(ScalarType, &str); ScalarType::ALL.len()] = [
     (ScalarType::F32, "float32"),
     (ScalarType::F64, "float64"),
     (ScalarType::Bool, "bool"),
+    (ScalarType::C32, "complex64"),
+    (ScalarType::C64, "complex128"),
 ];
 
 /// DaCe's name of an element type.
@@ -55,6 +57,8 @@ pub const ARGUMENTS_MARK: &str = "_meta_sdfg_rs_argument_symbols";
 pub const HELPERS: &str = "\
 #ifndef SDFG_RS_TASKLET_HELPERS
 #define SDFG_RS_TASKLET_HELPERS
+#include <cmath>
+#include <complex>
 #include <limits>
 #include <type_traits>
 // Rust-defined integer division: x / 0 == 0, MIN / -1 == MIN (no trap).
@@ -75,6 +79,35 @@ template <typename T, typename F> static inline T sdfg_rs_f2i(F x) {
     if (x <= (F)std::numeric_limits<T>::min()) return std::numeric_limits<T>::min();
     if (x >= (F)std::numeric_limits<T>::max()) return std::numeric_limits<T>::max();
     return (T)x;
+}
+// Complex arithmetic as num-complex computes it (std::complex's `*` and `/`
+// recover infinities and scale, and std::norm is |z|^2 through abs).
+template <typename T> static inline std::complex<T> sdfg_rs_cmul(std::complex<T> a, std::complex<T> b) {
+    return std::complex<T>(a.real() * b.real() - a.imag() * b.imag(),
+                           a.real() * b.imag() + a.imag() * b.real());
+}
+template <typename T> static inline std::complex<T> sdfg_rs_cdiv(std::complex<T> a, std::complex<T> b) {
+    T n = b.real() * b.real() + b.imag() * b.imag();
+    return std::complex<T>((a.real() * b.real() + a.imag() * b.imag()) / n,
+                           (a.imag() * b.real() - a.real() * b.imag()) / n);
+}
+template <typename T> static inline T sdfg_rs_cnorm_sqr(std::complex<T> a) {
+    return a.real() * a.real() + a.imag() * a.imag();
+}
+template <typename T> static inline std::complex<T> sdfg_rs_cexp(std::complex<T> z) {
+    T re = z.real(), im = z.imag();
+    if (std::isinf(re)) {
+        if (re < 0) {
+            if (!std::isfinite(im)) return std::complex<T>(0, 0);
+        } else if (im == 0 || !std::isfinite(im)) {
+            if (std::isinf(im)) im = std::numeric_limits<T>::quiet_NaN();
+            return std::complex<T>(re, im);
+        }
+    } else if (std::isnan(re) && im == 0) {
+        return z;
+    }
+    T r = std::exp(re);
+    return std::complex<T>(r * std::cos(im), r * std::sin(im));
 }
 #endif
 ";

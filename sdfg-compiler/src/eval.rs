@@ -181,7 +181,7 @@ impl Evaluator<'_> {
                     self.stmts(body);
                     // Rust's step_by: stop when the next value would overflow
                     // (distance end - v, unsigned, is at most the step).
-                    let mask = width_mask(ty);
+                    let mask = width_mask(ty) as u128;
                     let distance = end.to_bits().wrapping_sub(v.to_bits()) & mask;
                     if distance <= step.to_bits() & mask {
                         break;
@@ -261,6 +261,8 @@ pub fn index_value(v: Value) -> i64 {
         Value::Bool(b) => b as i64,
         Value::F32(x) => x as i64,
         Value::F64(x) => x as i64,
+        Value::C32(z) => z.re as i64,
+        Value::C64(z) => z.re as i64,
     }
 }
 
@@ -308,6 +310,8 @@ pub fn unary(op: UnOp, v: Value) -> Value {
         (UnOp::Not, Value::I64(x)) => Value::I64(!x),
         (UnOp::Not, Value::U32(x)) => Value::U32(!x),
         (UnOp::Not, Value::U64(x)) => Value::U64(!x),
+        (UnOp::Neg, Value::C32(z)) => Value::C32(-z),
+        (UnOp::Neg, Value::C64(z)) => Value::C64(-z),
         // Not on floats is rejected by validation; keep the evaluator total.
         (UnOp::Not, f) => f,
     }
@@ -367,6 +371,23 @@ macro_rules! float_binop {
     }};
 }
 
+/// Complex `+ - * /` with num-complex's formulas (naive division), `==` and
+/// `!=` part by part; the operators the front end rejects leave `a`.
+macro_rules! complex_binop {
+    ($op:expr, $a:expr, $b:expr, $ctor:path) => {{
+        let (a, b) = ($a, $b);
+        match $op {
+            BinOp::Add => $ctor(a + b),
+            BinOp::Sub => $ctor(a - b),
+            BinOp::Mul => $ctor(a * b),
+            BinOp::Div => $ctor(a / b),
+            BinOp::Eq => Value::Bool(a == b),
+            BinOp::Ne => Value::Bool(a != b),
+            _ => $ctor(a),
+        }
+    }};
+}
+
 /// `a op b` for every operator but the lazy `&&`/`||` (evaluated eagerly
 /// here). Operands have the same type, except the shift amount.
 pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
@@ -391,6 +412,8 @@ pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
         (Value::U64(x), Value::U64(y)) => int_binop!(op, x, y, u64, Value::U64),
         (Value::F32(x), Value::F32(y)) => float_binop!(op, x, y, Value::F32),
         (Value::F64(x), Value::F64(y)) => float_binop!(op, x, y, Value::F64),
+        (Value::C32(x), Value::C32(y)) => complex_binop!(op, x, y, Value::C32),
+        (Value::C64(x), Value::C64(y)) => complex_binop!(op, x, y, Value::C64),
         (Value::Bool(x), Value::Bool(y)) => match op {
             BinOp::BitAnd => Value::Bool(x & y),
             BinOp::BitOr => Value::Bool(x | y),
@@ -472,6 +495,14 @@ macro_rules! float_call {
             MathFn::Cosh => x.cosh(),
             MathFn::Hypot => x.hypot(y),
             MathFn::Cbrt => x.cbrt(),
+            // Functions of complex values (handled by `complex_call`); on
+            // reals the front end rejects them: identity.
+            MathFn::Conj
+            | MathFn::NormSqr
+            | MathFn::Arg
+            | MathFn::Re
+            | MathFn::Im
+            | MathFn::Complex => x,
         })
     }};
 }
@@ -480,6 +511,9 @@ macro_rules! float_call {
 pub fn call(f: MathFn, args: &[Value]) -> Value {
     let a = args.first().copied().unwrap_or(Value::I32(0));
     let b = args.get(1).copied().unwrap_or_else(|| zero(a.ty()));
+    if let Some(v) = complex_call(f, a, b) {
+        return v;
+    }
     match (f, a) {
         (MathFn::Abs, Value::I8(x)) => Value::I8(x.wrapping_abs()),
         (MathFn::Abs, Value::I16(x)) => Value::I16(x.wrapping_abs()),
@@ -513,6 +547,49 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
         // Float functions on integers are rejected by validation: identity.
         (_, v) => v,
     }
+}
+
+/// The complex functions and `c64::new(re, im)` as num-complex computes
+/// them: `abs` is `norm` (a hypot), `exp` is `from_polar(e^re, im)` after
+/// its special cases. None for calls that are not about complex values.
+fn complex_call(f: MathFn, a: Value, b: Value) -> Option<Value> {
+    Some(match (f, a) {
+        (MathFn::Complex, Value::F32(re)) => Value::C32(num_complex::Complex::new(
+            re,
+            match cast(b, ScalarType::F32) {
+                Value::F32(im) => im,
+                _ => 0.0,
+            },
+        )),
+        (MathFn::Complex, Value::F64(re)) => Value::C64(num_complex::Complex::new(
+            re,
+            match cast(b, ScalarType::F64) {
+                Value::F64(im) => im,
+                _ => 0.0,
+            },
+        )),
+        (_, Value::C32(z)) => match f {
+            MathFn::Abs => Value::F32(z.norm()),
+            MathFn::NormSqr => Value::F32(z.norm_sqr()),
+            MathFn::Arg => Value::F32(z.arg()),
+            MathFn::Re => Value::F32(z.re),
+            MathFn::Im => Value::F32(z.im),
+            MathFn::Conj => Value::C32(z.conj()),
+            MathFn::Exp => Value::C32(z.exp()),
+            _ => a,
+        },
+        (_, Value::C64(z)) => match f {
+            MathFn::Abs => Value::F64(z.norm()),
+            MathFn::NormSqr => Value::F64(z.norm_sqr()),
+            MathFn::Arg => Value::F64(z.arg()),
+            MathFn::Re => Value::F64(z.re),
+            MathFn::Im => Value::F64(z.im),
+            MathFn::Conj => Value::C64(z.conj()),
+            MathFn::Exp => Value::C64(z.exp()),
+            _ => a,
+        },
+        _ => return None,
+    })
 }
 
 /// The new value of an element after `old (op) new` (a WCR store).

@@ -100,7 +100,16 @@ mod streams;
 pub mod __glue;
 
 pub use device::Device;
-pub use elem::{Elem, ElemType, MinMaxNumber, NumElem};
+pub use elem::{Elem, ElemType, MinMaxNumber, NumElem, SumElem};
+/// The complex numbers of `c32`/`c64` containers (`num_complex::Complex`),
+/// re-exported so that programs use the same version.
+pub use num_complex;
+/// `num_complex::Complex<f32>`, the language's `c32`.
+#[allow(non_camel_case_types)]
+pub type c32 = num_complex::Complex<f32>;
+/// `num_complex::Complex<f64>`, the language's `c64`.
+#[allow(non_camel_case_types)]
+pub type c64 = num_complex::Complex<f64>;
 pub use error::{Error, Result};
 pub use kernel::args::KernelArg;
 pub use kernel::launch_config::LaunchConfig;

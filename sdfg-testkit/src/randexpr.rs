@@ -14,6 +14,7 @@
 
 use crate::builder::{e, map_param, s, SdfgBuilder};
 use crate::rng::Rng;
+use proc_macro2::Span;
 #[allow(unused_imports)]
 use sdfg_compiler::ir::Local;
 use sdfg_compiler::ir::*;
@@ -101,6 +102,32 @@ pub fn special_values(ty: ScalarType) -> Vec<Value> {
         .map(Value::F64)
         .to_vec(),
         Bool => vec![Value::Bool(false), Value::Bool(true)],
+        C32 | C64 => {
+            // Pairs of the part type's specials (and plain values).
+            let parts = special_values(ty.real_part());
+            let mut out = Vec::new();
+            for (k, re) in parts.iter().enumerate() {
+                let im = parts[(k * 7 + 3) % parts.len()];
+                out.push(complex(*re, im));
+                out.push(complex(*re, parts[(k + 2) % parts.len()]));
+            }
+            out
+        }
+    }
+}
+
+/// The complex value with parts `re` and `im` (both f32 or both f64).
+pub fn complex(re: Value, im: Value) -> Value {
+    use sdfg_compiler::ir::semantics::cast;
+    match re.ty() {
+        F32 => match (re, cast(im, F32)) {
+            (Value::F32(a), Value::F32(b)) => Value::C32(num_complex::Complex::new(a, b)),
+            _ => Value::from_bits(C32, 0),
+        },
+        _ => match (cast(re, F64), cast(im, F64)) {
+            (Value::F64(a), Value::F64(b)) => Value::C64(num_complex::Complex::new(a, b)),
+            _ => Value::from_bits(C64, 0),
+        },
     }
 }
 
@@ -111,6 +138,12 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
     }
     let bits = rng.next_u64();
     match ty {
+        C32 | C64 => {
+            let part = ty.real_part();
+            let re = random_value(rng, part);
+            let im = random_value(rng, part);
+            complex(re, im)
+        }
         F32 => {
             Value::F32(((bits >> 40) as f32 / 16777216.0 - 0.5) * [1.0, 10.0, 1000.0][rng.below(3)])
         }
@@ -123,7 +156,7 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
         t if t.is_unsigned_integer() && rng.chance(50) => {
             sdfg_compiler::ir::semantics::cast(Value::U64(bits % 1000), ty)
         }
-        _ => Value::from_bits(ty, bits),
+        _ => Value::from_bits(ty, bits as u128),
     }
 }
 
@@ -222,14 +255,18 @@ impl ExprGen {
                 2 => self.select(ty, d),
                 _ => {
                     let t = self.rng.pick(&ALL);
-                    let op = self.rng.pick(&[
-                        BinOp::Eq,
-                        BinOp::Ne,
-                        BinOp::Lt,
-                        BinOp::Le,
-                        BinOp::Gt,
-                        BinOp::Ge,
-                    ]);
+                    let op = if t.is_complex() {
+                        self.rng.pick(&[BinOp::Eq, BinOp::Ne])
+                    } else {
+                        self.rng.pick(&[
+                            BinOp::Eq,
+                            BinOp::Ne,
+                            BinOp::Lt,
+                            BinOp::Le,
+                            BinOp::Gt,
+                            BinOp::Ge,
+                        ])
+                    };
                     e::bin(op, self.expr(t, d), self.expr(t, d))
                 }
             },
@@ -272,7 +309,8 @@ impl ExprGen {
                     e::call(f, args)
                 }
             },
-            t => match self.rng.below(10) {
+            t if t.is_complex() => self.complex_expr(t, d),
+            t => match self.rng.below(11) {
                 0 => e::un(UnOp::Neg, self.expr(t, d)),
                 1..=3 => {
                     let op = self.rng.pick(&[
@@ -286,20 +324,72 @@ impl ExprGen {
                 }
                 4 | 5 => self.cast(t, d),
                 6 => self.select(t, d),
+                7 if t.complex_of().is_some() => self.part_of_complex(t, d),
                 _ => self.float_call(t, d),
             },
         }
     }
 
     fn cast(&mut self, to: ScalarType, d: u32) -> Expr {
-        // Nothing casts to bool; bool casts only to integers.
+        // Nothing casts to bool; bool casts only to integers; complex
+        // values take no part in casts.
         let from = if to.is_integer() {
-            self.rng.pick(&ALL)
+            let castable: Vec<ScalarType> = ALL.into_iter().filter(|t| !t.is_complex()).collect();
+            self.rng.pick(&castable)
         } else {
-            let numbers: Vec<ScalarType> = ALL.into_iter().filter(|t| *t != Bool).collect();
+            let numbers: Vec<ScalarType> = ALL.into_iter().filter(|t| t.is_numeric()).collect();
             self.rng.pick(&numbers)
         };
         e::cast(self.expr(from, d), to)
+    }
+
+    /// A complex expression: arithmetic, negation, `conj`, `exp` (when
+    /// approximate math is on), a select, or `new` from real parts.
+    fn complex_expr(&mut self, t: ScalarType, d: u32) -> Expr {
+        let part = t.real_part();
+        match self.rng.below(10) {
+            0 => e::un(UnOp::Neg, self.expr(t, d)),
+            1..=4 => {
+                let op = self
+                    .rng
+                    .pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div]);
+                e::bin(op, self.expr(t, d), self.expr(t, d))
+            }
+            5 => self.select(t, d),
+            6 => e::call(MathFn::Conj, vec![self.expr(t, d)]),
+            7 if self.config.approx_math => e::call(MathFn::Exp, vec![self.expr(t, d)]),
+            _ => {
+                let (re, im) = (self.expr(part, d), self.expr(part, d));
+                Expr::new(
+                    ExprKind::Call {
+                        func: MathFn::Complex,
+                        args: vec![re, im],
+                    },
+                    t,
+                    Span::call_site(),
+                )
+            }
+        }
+    }
+
+    /// A real expression of a complex value: a part, `norm_sqr`, or (when
+    /// approximate math is on) `abs` or `arg`.
+    fn part_of_complex(&mut self, part: ScalarType, d: u32) -> Expr {
+        let z_ty = part.complex_of().unwrap_or(C64);
+        let mut funcs = vec![MathFn::Re, MathFn::Im, MathFn::NormSqr];
+        if self.config.approx_math {
+            funcs.extend([MathFn::Abs, MathFn::Arg]);
+        }
+        let func = self.rng.pick(&funcs);
+        let z = self.expr(z_ty, d);
+        Expr::new(
+            ExprKind::Call {
+                func,
+                args: vec![z],
+            },
+            part,
+            Span::call_site(),
+        )
     }
 
     fn select(&mut self, ty: ScalarType, d: u32) -> Expr {
@@ -320,7 +410,7 @@ impl ExprGen {
         let f = if self.config.approx_math && self.rng.chance(50) {
             let approx: Vec<MathFn> = MathFn::ALL
                 .into_iter()
-                .filter(|f| f.is_transcendental())
+                .filter(|f| f.is_transcendental() && f.takes_reals())
                 .collect();
             self.rng.pick(&approx)
         } else {
@@ -341,8 +431,9 @@ impl ExprGen {
 pub fn is_exact(e: &Expr) -> bool {
     let mut exact = true;
     e.walk(&mut |x| {
-        if let ExprKind::Call { func, .. } = &x.kind {
-            if func.is_transcendental() {
+        if let ExprKind::Call { func, args } = &x.kind {
+            let receiver = args.first().map_or(x.ty, |a| a.ty);
+            if func.is_transcendental_for(receiver) {
                 exact = false;
             }
         }

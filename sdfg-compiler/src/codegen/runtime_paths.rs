@@ -76,6 +76,10 @@ paths! {
     num_elem => [::sdfg::runtime::NumElem];
     /// `MinMaxNumber::{min_number, max_number}` (IEEE minimumNumber).
     min_max_number => [::sdfg::runtime::MinMaxNumber];
+    /// `SumElem::reduce_sum` (every type a `+=` reduction takes, complex too).
+    sum_elem => [::sdfg::runtime::SumElem];
+    /// `num_complex::Complex`, the complex types `c32`/`c64`.
+    complex => [::sdfg::runtime::num_complex::Complex];
     cells => [::sdfg::runtime::__glue::cells];
     par_iter_for_each => [::sdfg::runtime::__glue::rayon::iter::ParallelIterator::for_each];
     into_par_iter => [::sdfg::runtime::__glue::rayon::iter::IntoParallelIterator::into_par_iter];

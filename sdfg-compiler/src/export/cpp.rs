@@ -88,6 +88,8 @@ pub fn cpp_type(t: ScalarType) -> &'static str {
         ScalarType::F32 => "float",
         ScalarType::F64 => "double",
         ScalarType::Bool => "bool",
+        ScalarType::C32 => "dace::complex64",
+        ScalarType::C64 => "dace::complex128",
     }
 }
 
@@ -116,6 +118,16 @@ pub fn value_to_cpp(v: Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::F32(x) => float_to_cpp(x as f64, "float", "f"),
         Value::F64(x) => float_to_cpp(x, "double", ""),
+        Value::C32(z) => format!(
+            "dace::complex64({}, {})",
+            float_to_cpp(z.re as f64, "float", "f"),
+            float_to_cpp(z.im as f64, "float", "f")
+        ),
+        Value::C64(z) => format!(
+            "dace::complex128({}, {})",
+            float_to_cpp(z.re, "double", ""),
+            float_to_cpp(z.im, "double", "")
+        ),
     }
 }
 
@@ -343,6 +355,11 @@ impl CppPrinter<'_> {
                 let (l, r) = (self.expr(lhs), self.expr(rhs));
                 let ty = lhs.ty;
                 match op {
+                    BinOp::Mul | BinOp::Div if ty.is_complex() => {
+                        self.needs_helpers = true;
+                        let f = if *op == BinOp::Mul { "cmul" } else { "cdiv" };
+                        format!("sdfg_rs_{f}({l}, {r})")
+                    }
                     BinOp::Div if ty.is_integer() => {
                         self.needs_helpers = true;
                         format!("sdfg_rs_div<{}>({l}, {r})", cpp_type(ty))
@@ -381,6 +398,26 @@ impl CppPrinter<'_> {
                 let first = a.first().cloned().unwrap_or_default();
                 let second = a.get(1).cloned().unwrap_or_default();
                 let float = e.ty.is_float();
+                if args.first().is_some_and(|a| a.ty.is_complex()) || *func == MathFn::Complex {
+                    return match func {
+                        MathFn::Abs => format!("std::abs({first})"),
+                        MathFn::Conj => format!("std::conj({first})"),
+                        MathFn::Arg => format!("std::arg({first})"),
+                        MathFn::Re => format!("({first}).real()"),
+                        MathFn::Im => format!("({first}).imag()"),
+                        MathFn::Complex => format!("{}({first}, {second})", cpp_type(e.ty)),
+                        MathFn::NormSqr | MathFn::Exp => {
+                            self.needs_helpers = true;
+                            let f = if *func == MathFn::Exp {
+                                "cexp"
+                            } else {
+                                "cnorm_sqr"
+                            };
+                            format!("sdfg_rs_{f}({first})")
+                        }
+                        _ => first,
+                    };
+                }
                 match func {
                     MathFn::Sqrt => format!("sqrt({first})"),
                     MathFn::Abs if float => format!("fabs({first})"),
@@ -407,6 +444,13 @@ impl CppPrinter<'_> {
                     MathFn::Sinh => format!("sinh({first})"),
                     MathFn::Cosh => format!("cosh({first})"),
                     MathFn::Cbrt => format!("cbrt({first})"),
+                    // Only of complex values (above).
+                    MathFn::Conj
+                    | MathFn::NormSqr
+                    | MathFn::Arg
+                    | MathFn::Re
+                    | MathFn::Im
+                    | MathFn::Complex => first,
                 }
             }
         }

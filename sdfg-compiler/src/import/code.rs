@@ -306,6 +306,8 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
         "cosh" => MathFn::Cosh,
         "hypot" => MathFn::Hypot,
         "cbrt" => MathFn::Cbrt,
+        "conj" => MathFn::Conj,
+        "arg" => MathFn::Arg,
         _ => return None,
     })
 }

@@ -270,6 +270,21 @@ impl Emitter<'_> {
             CodeExpr::Call(f, args) => {
                 let tys: Vec<Ty> = args.iter().map(|a| self.infer(a)).collect();
                 let first = tys.first().copied().unwrap_or(Ty::FlexInt);
+                match (f, first) {
+                    (
+                        MathFn::Abs | MathFn::NormSqr | MathFn::Arg | MathFn::Re | MathFn::Im,
+                        Ty::Known(z),
+                    ) if z.is_complex() => return Ty::Known(z.real_part()),
+                    (MathFn::Conj | MathFn::Exp, Ty::Known(z)) if z.is_complex() => return first,
+                    (MathFn::Complex, _) => {
+                        let part = match first {
+                            Ty::Known(F32) => F32,
+                            _ => F64,
+                        };
+                        return Ty::Known(part.complex_of().unwrap_or(C64));
+                    }
+                    _ => {}
+                }
                 match f {
                     MathFn::Min | MathFn::Max => tys
                         .into_iter()
@@ -460,6 +475,16 @@ impl Emitter<'_> {
             {
                 self.emit(a, Some(*to))
             }
+            // `dace::complex128(re, im)`: `c64::new(re, im)`.
+            CodeExpr::Cast(to, a) if to.is_complex() => match a.as_ref() {
+                CodeExpr::Call(MathFn::Complex, parts) if parts.len() == 2 => {
+                    let part = to.real_part();
+                    let re = self.emit(&parts[0], Some(part));
+                    let im = self.emit(&parts[1], Some(part));
+                    format!("{to}::new({re}, {im})")
+                }
+                other => self.emit(other, Some(*to)),
+            },
             CodeExpr::Cast(to, a) => {
                 let inner = self.infer(a);
                 let text = self.emit(a, None);
@@ -573,6 +598,16 @@ impl Emitter<'_> {
         let Some(first) = args.first() else {
             return "0".to_string();
         };
+        if let Ty::Known(z) = self.infer(first) {
+            if z.is_complex() {
+                // A method or a field of a complex value: the receiver keeps its type.
+                let x = receiver(self.emit(first, Some(z)));
+                return match f {
+                    MathFn::Re | MathFn::Im => format!("{x}.{}", f.method_name()),
+                    _ => format!("{x}.{}()", f.method_name()),
+                };
+            }
+        }
         match f {
             MathFn::Min | MathFn::Max | MathFn::Atan2 | MathFn::Hypot => {
                 let x = receiver(self.emit(first, Some(t)));

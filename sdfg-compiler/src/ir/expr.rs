@@ -175,10 +175,22 @@ pub enum MathFn {
     /// `x.hypot(y)`: sqrt(x^2 + y^2) without intermediate overflow.
     Hypot,
     Cbrt,
+    /// `z.conj()`: the complex conjugate.
+    Conj,
+    /// `z.norm_sqr()`: re^2 + im^2 (a real).
+    NormSqr,
+    /// `z.arg()`: `im.atan2(re)` (a real).
+    Arg,
+    /// `z.re` (a field): the real part.
+    Re,
+    /// `z.im` (a field): the imaginary part.
+    Im,
+    /// `c64::new(re, im)`, `c32::new(re, im)`, `Complex::new(re, im)`.
+    Complex,
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 21] = [
+    pub const ALL: [MathFn; 27] = [
         MathFn::Sqrt,
         MathFn::Abs,
         MathFn::Exp,
@@ -200,6 +212,12 @@ impl MathFn {
         MathFn::Cosh,
         MathFn::Hypot,
         MathFn::Cbrt,
+        MathFn::Conj,
+        MathFn::NormSqr,
+        MathFn::Arg,
+        MathFn::Re,
+        MathFn::Im,
+        MathFn::Complex,
     ];
 
     pub fn method_name(self) -> &'static str {
@@ -225,11 +243,47 @@ impl MathFn {
             MathFn::Cosh => "cosh",
             MathFn::Hypot => "hypot",
             MathFn::Cbrt => "cbrt",
+            MathFn::Conj => "conj",
+            MathFn::NormSqr => "norm_sqr",
+            MathFn::Arg => "arg",
+            MathFn::Re => "re",
+            MathFn::Im => "im",
+            MathFn::Complex => "new",
         }
     }
 
+    /// The method called `name` (`re`, `im` and `new` are not methods).
     pub fn from_method_name(name: &str) -> Option<MathFn> {
-        MathFn::ALL.into_iter().find(|f| f.method_name() == name)
+        MathFn::ALL
+            .into_iter()
+            .find(|f| f.is_method() && f.method_name() == name)
+    }
+
+    /// Called as a method (`x.sqrt()`); the parts of a complex value are
+    /// fields (`z.re`) and its constructor an associated function.
+    pub fn is_method(self) -> bool {
+        !matches!(self, MathFn::Re | MathFn::Im | MathFn::Complex)
+    }
+
+    /// A function of real numbers (every method but the complex-only
+    /// `conj`, `norm_sqr` and `arg`, and not the complex parts and
+    /// constructor).
+    pub fn takes_reals(self) -> bool {
+        !matches!(
+            self,
+            MathFn::Conj
+                | MathFn::NormSqr
+                | MathFn::Arg
+                | MathFn::Re
+                | MathFn::Im
+                | MathFn::Complex
+        )
+    }
+
+    /// Whether a call with a receiver of type `arg` is transcendental
+    /// (`abs` of a complex value is a `hypot`).
+    pub fn is_transcendental_for(self, arg: ScalarType) -> bool {
+        self.is_transcendental() || (self == MathFn::Abs && arg.is_complex())
     }
 
     /// A transcendental function: backends agree with the evaluator within
@@ -244,6 +298,11 @@ impl MathFn {
                 | MathFn::Max
                 | MathFn::Floor
                 | MathFn::Ceil
+                | MathFn::Conj
+                | MathFn::NormSqr
+                | MathFn::Re
+                | MathFn::Im
+                | MathFn::Complex
         )
     }
 
@@ -255,7 +314,8 @@ impl MathFn {
             | MathFn::Min
             | MathFn::Max
             | MathFn::Atan2
-            | MathFn::Hypot => 2,
+            | MathFn::Hypot
+            | MathFn::Complex => 2,
             _ => 1,
         }
     }

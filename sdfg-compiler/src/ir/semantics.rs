@@ -6,8 +6,40 @@
 
 use super::{ScalarType, Value};
 
-/// `v as ty` with Rust's semantics.
+/// `v as ty` with Rust's semantics. Complex values take part only where the
+/// evaluator must stay total (the front end rejects such casts): a complex
+/// value casts part by part to another complex type, and as its real part
+/// to a real type; a real value becomes the real part of a complex one.
 pub fn cast(v: Value, ty: ScalarType) -> Value {
+    if let Some(v) = cast_complex(v, ty) {
+        return v;
+    }
+    cast_real(v, ty)
+}
+
+fn cast_complex(v: Value, ty: ScalarType) -> Option<Value> {
+    let parts = |z: Value| match z {
+        Value::C32(z) => (Value::F32(z.re), Value::F32(z.im)),
+        Value::C64(z) => (Value::F64(z.re), Value::F64(z.im)),
+        other => (other, crate::ir::Value::from_bits(other.ty(), 0)),
+    };
+    if !v.ty().is_complex() && !ty.is_complex() {
+        return None;
+    }
+    let (re, im) = parts(v);
+    if !ty.is_complex() {
+        return Some(cast_real(re, ty));
+    }
+    let part = ty.real_part();
+    let (re, im) = (cast_real(re, part), cast_real(im, part));
+    Some(match (re, im) {
+        (Value::F32(re), Value::F32(im)) => Value::C32(num_complex::Complex::new(re, im)),
+        (Value::F64(re), Value::F64(im)) => Value::C64(num_complex::Complex::new(re, im)),
+        _ => Value::from_bits(ty, 0),
+    })
+}
+
+fn cast_real(v: Value, ty: ScalarType) -> Value {
     macro_rules! to {
         ($x:expr) => {
             match ty {
@@ -21,7 +53,8 @@ pub fn cast(v: Value, ty: ScalarType) -> Value {
                 ScalarType::U64 => Value::U64($x as u64),
                 ScalarType::F32 => Value::F32($x as f32),
                 ScalarType::F64 => Value::F64($x as f64),
-                ScalarType::Bool => unreachable!(),
+                // Handled before (bool) or by `cast_complex`.
+                ScalarType::Bool | ScalarType::C32 | ScalarType::C64 => Value::from_bits(ty, 0),
             }
         };
     }
@@ -45,6 +78,8 @@ pub fn cast(v: Value, ty: ScalarType) -> Value {
         Value::F32(x) => to!(x),
         Value::F64(x) => to!(x),
         Value::Bool(x) => to!(x as u8),
+        Value::C32(z) => to!(z.re),
+        Value::C64(z) => to!(z.re),
     }
 }
 

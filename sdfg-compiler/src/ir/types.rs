@@ -1,5 +1,6 @@
 //! Scalar types and typed constant values of the SDFG language.
 
+use num_complex::Complex;
 use std::fmt;
 
 /// The element types of containers, symbols, locals and tasklet expressions.
@@ -16,10 +17,14 @@ pub enum ScalarType {
     F32,
     F64,
     Bool,
+    /// `num_complex::Complex<f32>`: two f32, re then im.
+    C32,
+    /// `num_complex::Complex<f64>`: two f64, re then im.
+    C64,
 }
 
 impl ScalarType {
-    pub const ALL: [ScalarType; 11] = [
+    pub const ALL: [ScalarType; 13] = [
         ScalarType::I8,
         ScalarType::I16,
         ScalarType::I32,
@@ -31,6 +36,8 @@ impl ScalarType {
         ScalarType::F32,
         ScalarType::F64,
         ScalarType::Bool,
+        ScalarType::C32,
+        ScalarType::C64,
     ];
 
     /// The Rust spelling (`i32`, `f64`, `bool`, ...), also the DSL spelling.
@@ -47,6 +54,8 @@ impl ScalarType {
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
             ScalarType::Bool => "bool",
+            ScalarType::C32 => "c32",
+            ScalarType::C64 => "c64",
         }
     }
 
@@ -112,9 +121,39 @@ impl ScalarType {
         matches!(self, ScalarType::F32 | ScalarType::F64)
     }
 
-    /// Integers and floats: the types arithmetic and WCR reductions accept.
+    /// Integers and floats: the ordered numbers (comparisons, `min`/`max`,
+    /// every WCR operator).
     pub fn is_numeric(self) -> bool {
         self.is_integer() || self.is_float()
+    }
+
+    /// `c32` and `c64`.
+    pub fn is_complex(self) -> bool {
+        matches!(self, ScalarType::C32 | ScalarType::C64)
+    }
+
+    /// Numbers and complex numbers: the operands of `+ - * /`, unary `-`
+    /// and `+=` reductions.
+    pub fn is_arithmetic(self) -> bool {
+        self.is_numeric() || self.is_complex()
+    }
+
+    /// The type of the parts of a complex type (itself for others).
+    pub fn real_part(self) -> ScalarType {
+        match self {
+            ScalarType::C32 => ScalarType::F32,
+            ScalarType::C64 => ScalarType::F64,
+            t => t,
+        }
+    }
+
+    /// The complex type with parts of this float type.
+    pub fn complex_of(self) -> Option<ScalarType> {
+        match self {
+            ScalarType::F32 => Some(ScalarType::C32),
+            ScalarType::F64 => Some(ScalarType::C64),
+            _ => None,
+        }
     }
 
     /// Size of one element in bytes (bool is one byte, as in Rust).
@@ -123,7 +162,8 @@ impl ScalarType {
             ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
             ScalarType::I16 | ScalarType::U16 => 2,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
-            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 => 8,
+            ScalarType::I64 | ScalarType::U64 | ScalarType::F64 | ScalarType::C32 => 8,
+            ScalarType::C64 => 16,
         }
     }
 
@@ -156,6 +196,8 @@ pub enum Value {
     F32(f32),
     F64(f64),
     Bool(bool),
+    C32(Complex<f32>),
+    C64(Complex<f64>),
 }
 
 impl Value {
@@ -172,28 +214,49 @@ impl Value {
             Value::F32(_) => ScalarType::F32,
             Value::F64(_) => ScalarType::F64,
             Value::Bool(_) => ScalarType::Bool,
+            Value::C32(_) => ScalarType::C32,
+            Value::C64(_) => ScalarType::C64,
         }
     }
 
-    /// The value's bits, zero-extended to 64 (floats: their IEEE bits; bool: 0 or 1).
-    pub fn to_bits(self) -> u64 {
+    /// The value's bits as in memory (little-endian), zero-extended to 128
+    /// (floats: their IEEE bits; bool: 0 or 1; complex: re in the low half,
+    /// im above it).
+    pub fn to_bits(self) -> u128 {
         match self {
-            Value::I8(v) => v as u8 as u64,
-            Value::I16(v) => v as u16 as u64,
-            Value::U8(v) => v as u64,
-            Value::U16(v) => v as u64,
-            Value::I32(v) => v as u32 as u64,
-            Value::I64(v) => v as u64,
-            Value::U32(v) => v as u64,
-            Value::U64(v) => v,
-            Value::F32(v) => v.to_bits() as u64,
-            Value::F64(v) => v.to_bits(),
-            Value::Bool(v) => v as u64,
+            Value::I8(v) => v as u8 as u128,
+            Value::I16(v) => v as u16 as u128,
+            Value::U8(v) => v as u128,
+            Value::U16(v) => v as u128,
+            Value::I32(v) => v as u32 as u128,
+            Value::I64(v) => v as u64 as u128,
+            Value::U32(v) => v as u128,
+            Value::U64(v) => v as u128,
+            Value::F32(v) => v.to_bits() as u128,
+            Value::F64(v) => v.to_bits() as u128,
+            Value::Bool(v) => v as u128,
+            Value::C32(z) => z.re.to_bits() as u128 | (z.im.to_bits() as u128) << 32,
+            Value::C64(z) => z.re.to_bits() as u128 | (z.im.to_bits() as u128) << 64,
         }
     }
 
     /// Inverse of [`Value::to_bits`] (higher bits beyond the type's width are ignored).
-    pub fn from_bits(ty: ScalarType, bits: u64) -> Value {
+    pub fn from_bits(ty: ScalarType, bits: u128) -> Value {
+        let bits64 = bits as u64;
+        match ty {
+            ScalarType::C32 => Value::C32(Complex::new(
+                f32::from_bits(bits as u32),
+                f32::from_bits((bits >> 32) as u32),
+            )),
+            ScalarType::C64 => Value::C64(Complex::new(
+                f64::from_bits(bits as u64),
+                f64::from_bits((bits >> 64) as u64),
+            )),
+            _ => Value::from_bits64(ty, bits64),
+        }
+    }
+
+    fn from_bits64(ty: ScalarType, bits: u64) -> Value {
         match ty {
             ScalarType::I8 => Value::I8(bits as u8 as i8),
             ScalarType::I16 => Value::I16(bits as u16 as i16),
@@ -206,6 +269,7 @@ impl Value {
             ScalarType::F32 => Value::F32(f32::from_bits(bits as u32)),
             ScalarType::F64 => Value::F64(f64::from_bits(bits)),
             ScalarType::Bool => Value::Bool(bits & 1 != 0),
+            ScalarType::C32 | ScalarType::C64 => Value::from_bits(ty, bits as u128),
         }
     }
 
@@ -253,6 +317,8 @@ impl fmt::Display for Value {
             Value::F32(v) => write!(f, "{v:?}"),
             Value::F64(v) => write!(f, "{v:?}"),
             Value::Bool(v) => write!(f, "{v}"),
+            Value::C32(z) => write!(f, "c32::new({:?}, {:?})", z.re, z.im),
+            Value::C64(z) => write!(f, "c64::new({:?}, {:?})", z.re, z.im),
         }
     }
 }

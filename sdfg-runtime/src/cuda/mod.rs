@@ -518,15 +518,18 @@ pub(crate) fn launch(
     grid: [u32; 3],
     block: [u32; 3],
     shared_bytes: u32,
-    params: &mut [u64],
+    params: &mut [u128],
 ) -> Result<()> {
     stream.ctx.bind()?;
+    // One 16-byte slot per parameter (a complex value fills it; the driver
+    // reads as many low bytes as the kernel's parameter has).
     let mut pointers: Vec<*mut c_void> = params
         .iter_mut()
-        .map(|slot| slot as *mut u64 as *mut c_void)
+        .map(|slot| slot as *mut u128 as *mut c_void)
         .collect();
     // SAFETY: `f` comes from a loaded module of this context; every pointer
-    // points to a live u64 that the driver copies during the call; buffer
+    // points to a live, 16-byte aligned u128 that the driver copies during
+    // the call (it reads the parameter's size from the kernel); buffer
     // parameters are device pointers whose memory outlives the kernel (the
     // buffer tracker orders the free after this launch).
     unsafe {

@@ -113,7 +113,7 @@ impl Stream {
             StreamBackend::Cuda(_) => {
                 let function = module.cuda_function(kernel)?;
                 let fault_ptr = self.inner.fault_device_ptr();
-                let mut params: Vec<u64> = args.iter().map(|a| a.param_bits(fault_ptr)).collect();
+                let mut params: Vec<u128> = args.iter().map(|a| a.param_bits(fault_ptr)).collect();
                 self.issue(&accesses, |op| {
                     cuda::launch(
                         op.cuda_stream(),

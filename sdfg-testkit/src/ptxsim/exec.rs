@@ -123,6 +123,22 @@ pub(super) fn exec(
                     pc = *f.labels.get(l).ok_or_else(|| format!("no label {l}"))?;
                 }
             }
+            "ld" if matches!(
+                (inst.args.first(), inst.args.get(1)),
+                (Some(Operand::Vector(_)), Some(Operand::AddrParam(_)))
+            ) =>
+            {
+                // A 16-byte parameter (a complex value): its parts.
+                let (Some(Operand::Vector(rs)), Some(Operand::AddrParam(p))) =
+                    (inst.args.first(), inst.args.get(1))
+                else {
+                    return Err("bad vector ld.param".into());
+                };
+                let v = *slots.get(p).ok_or_else(|| format!("no param {p}"))?;
+                for (k, r) in rs.iter().enumerate() {
+                    regs[*r] = mask((v >> (w * k as u32)) as u64, w);
+                }
+            }
             "ld" if matches!(inst.args.first(), Some(Operand::Vector(_))) => {
                 let (Some(Operand::Vector(rs)), Some(Operand::AddrReg(ar))) =
                     (inst.args.first(), inst.args.get(1))
@@ -157,7 +173,7 @@ pub(super) fn exec(
                 let addr_op = &inst.args[1];
                 let v = match addr_op {
                     Operand::AddrParam(p) => {
-                        *slots.get(p).ok_or_else(|| format!("no param {p}"))?
+                        *slots.get(p).ok_or_else(|| format!("no param {p}"))? as u64
                     }
                     Operand::AddrReg(r) => mem.read(regs[*r], (w / 8) as usize)?,
                     _ => return Err("bad ld".into()),
@@ -174,7 +190,7 @@ pub(super) fn exec(
                 let v = a(1);
                 match &inst.args[0] {
                     Operand::AddrParam(p) => {
-                        slots.insert(p.clone(), v);
+                        slots.insert(p.clone(), v as u128);
                     }
                     Operand::AddrReg(r) => mem.write(regs[*r], (w / 8) as usize, v)?,
                     _ => return Err("bad st".into()),

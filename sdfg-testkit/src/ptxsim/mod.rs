@@ -77,11 +77,12 @@ pub(super) struct Thread {
     pub(super) nctaid: [u32; 3],
 }
 
-/// Runs `kernel` for every thread of `launch`. `params`: raw bits per parameter.
+/// Runs `kernel` for every thread of `launch`. `params`: raw bits per
+/// parameter (little-endian; 16-byte parameters use all 128).
 pub fn run_kernel(
     m: &Module,
     kernel: &str,
-    params: &[u64],
+    params: &[u128],
     launch: Launch,
     mem: &mut Memory,
 ) -> Result<(), String> {
@@ -89,7 +90,7 @@ pub fn run_kernel(
         .functions
         .get(kernel)
         .ok_or_else(|| format!("no kernel {kernel}"))?;
-    let slots: HashMap<String, u64> = f
+    let slots: HashMap<String, u128> = f
         .params
         .iter()
         .cloned()
@@ -130,7 +131,7 @@ pub fn run_kernel(
 fn run_warp(
     m: &Module,
     f: &Function,
-    slots: &HashMap<String, u64>,
+    slots: &HashMap<String, u128>,
     warp: &[Thread],
     mem: &mut Memory,
 ) -> Result<(), String> {
@@ -199,6 +200,6 @@ fn run_warp(
 pub(super) struct State {
     pub(super) regs: Vec<u64>,
     pub(super) pc: usize,
-    pub(super) slots: HashMap<String, u64>,
+    pub(super) slots: HashMap<String, u128>,
     pub(super) done: bool,
 }

@@ -57,7 +57,7 @@ fn math_functions_equal_their_mirrors() {
     for ty in [F32, F64] {
         for f in MathFn::ALL
             .into_iter()
-            .filter(|f| f.is_transcendental() || *f == MathFn::Powi)
+            .filter(|f| (f.is_transcendental() || *f == MathFn::Powi) && f.takes_reals())
         {
             let mut b = SdfgBuilder::new("mathf");
             let nn = b.symbol("N", I64);

@@ -53,6 +53,14 @@ pub(crate) fn rust_type(t: ScalarType) -> TokenStream {
         ScalarType::F32 => quote!(f32),
         ScalarType::F64 => quote!(f64),
         ScalarType::Bool => quote!(bool),
+        ScalarType::C32 => {
+            let complex = rt::complex();
+            quote!(#complex<f32>)
+        }
+        ScalarType::C64 => {
+            let complex = rt::complex();
+            quote!(#complex<f64>)
+        }
     }
 }
 
@@ -101,6 +109,16 @@ pub(crate) fn literal(v: Value) -> TokenStream {
             quote!(f64::from_bits(#bits))
         }
         Value::Bool(b) => quote!(#b),
+        Value::C32(z) => {
+            let (re, im) = (literal(Value::F32(z.re)), literal(Value::F32(z.im)));
+            let complex = rt::complex();
+            quote!(#complex::<f32>::new(#re, #im))
+        }
+        Value::C64(z) => {
+            let (re, im) = (literal(Value::F64(z.re)), literal(Value::F64(z.im)));
+            let complex = rt::complex();
+            quote!(#complex::<f64>::new(#re, #im))
+        }
     }
 }
 
@@ -409,6 +427,23 @@ impl<'a> BodyEmitter<'a> {
         };
         let b = args.get(1).map(|e| self.expr(e));
         let int = ty.is_integer();
+        if args[0].ty.is_complex() || func == MathFn::Complex {
+            // num-complex's methods and fields.
+            return match func {
+                MathFn::Abs => quote!(#a.norm()),
+                MathFn::Re => quote!(#a.re),
+                MathFn::Im => quote!(#a.im),
+                MathFn::Complex => {
+                    let (complex, part) = (rt::complex(), rust_type(ty.real_part()));
+                    let re = self.expr(&args[0]);
+                    quote!(#complex::<#part>::new(#re, #b))
+                }
+                f => {
+                    let name = quote::format_ident!("{}", f.method_name());
+                    quote!(#a.#name())
+                }
+            };
+        }
         match func {
             MathFn::Sqrt => quote!(#a.sqrt()),
             MathFn::Abs if int => quote!(#a.wrapping_abs()),
@@ -439,6 +474,13 @@ impl<'a> BodyEmitter<'a> {
             MathFn::Cosh => quote!(#a.cosh()),
             MathFn::Hypot => quote!(#a.hypot(#b)),
             MathFn::Cbrt => quote!(#a.cbrt()),
+            // Only of complex values (above).
+            MathFn::Conj
+            | MathFn::NormSqr
+            | MathFn::Arg
+            | MathFn::Re
+            | MathFn::Im
+            | MathFn::Complex => a,
         }
     }
 }

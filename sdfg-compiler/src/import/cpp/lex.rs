@@ -153,6 +153,8 @@ pub(super) fn type_name(words: &[String]) -> Option<ScalarType> {
         }
         "float" | "float32" => ScalarType::F32,
         "double" | "float64" => ScalarType::F64,
+        "complex64" => ScalarType::C32,
+        "complex128" => ScalarType::C64,
         "bool" => ScalarType::Bool,
         _ => return None,
     })

@@ -84,8 +84,8 @@ fn float_const(ty: ScalarType, name: &str) -> Option<Value> {
 fn int_assoc(ty: ScalarType, name: &str) -> Option<Value> {
     let (min, max) = ty.int_range()?;
     match name {
-        "MIN" => Some(Value::from_bits(ty, min as u64)),
-        "MAX" => Some(Value::from_bits(ty, max as u64)),
+        "MIN" => Some(Value::from_bits(ty, min as u128)),
+        "MAX" => Some(Value::from_bits(ty, max as u128)),
         "BITS" => Some(Value::U32(ty.bits())),
         _ => None,
     }

@@ -21,6 +21,16 @@ impl Lowerer<'_> {
                 let ty = if suffix.is_empty() {
                     match expected {
                         Some(t) if t.is_integer() => t,
+                        Some(t) if t.is_complex() => {
+                            self.error(
+                                Diagnostic::error(
+                                    span,
+                                    format!("mismatched types: expected `{t}`, found integer literal `{sign}{digits}`"),
+                                )
+                                .help(format!("build a complex number: `{t}::new({sign}{digits}.0, 0.0)`")),
+                            );
+                            return None;
+                        }
                         Some(t) if t.is_float() => {
                             self.error(
                                 Diagnostic::error(
@@ -88,7 +98,7 @@ impl Lowerer<'_> {
                 // Two's complement bits: `from_bits` keeps the type's width.
                 let in_range =
                     (min..=max).contains(&value) && (!negative || ty.is_signed_integer());
-                let v = in_range.then(|| Value::from_bits(ty, value as u64));
+                let v = in_range.then(|| Value::from_bits(ty, value as u128));
                 match v {
                     Some(v) => Some(Expr::lit(v, span)),
                     None if negative && !ty.is_signed_integer() => {
@@ -116,6 +126,16 @@ impl Lowerer<'_> {
                 let suffix = f.suffix();
                 let ty = match (suffix, expected) {
                     ("", Some(t)) if t.is_float() => t,
+                    ("", Some(t)) if t.is_complex() => {
+                        self.error(
+                            Diagnostic::error(
+                                span,
+                                format!("mismatched types: expected `{t}`, found float literal `{sign}{}`", f.base10_digits()),
+                            )
+                            .help(format!("build a complex number: `{t}::new({sign}{}, 0.0)`", f.base10_digits())),
+                        );
+                        return None;
+                    }
                     ("", Some(t)) => {
                         self.error(
                             Diagnostic::error(

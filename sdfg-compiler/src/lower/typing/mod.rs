@@ -12,10 +12,12 @@
 //! One file per kind of syntax: [`scope`] (what names mean), [`flexible`]
 //! (literal-typed expressions and operand unification), [`literals`],
 //! [`operators`], [`math`] (the math methods), [`conditional`] (`if/else`
-//! values, blocks), [`ranges`], [`constants`] (`f64::consts::PI`,
+//! values, blocks), [`complex`] (`c64::new(re, im)`, `z.re`, `z.im`),
+//! [`ranges`], [`constants`] (`f64::consts::PI`,
 //! `i32::MAX`, ...), and [`text`] (source text for helps). This
 //! file dispatches on the syntax and checks the expected type.
 
+mod complex;
 mod conditional;
 mod constants;
 mod flexible;
@@ -95,6 +97,25 @@ impl Lowerer<'_> {
                 "convert it: {} (a bool converts to 0 or 1)",
                 cast_hint(&text, expected)
             ))
+        } else if expected.is_complex() && found.is_complex() {
+            let part = expected.real_part();
+            d.help(format!(
+                "convert the parts: `{expected}::new({text}.re as {part}, {text}.im as {part})`"
+            ))
+        } else if expected.is_complex() && found.is_numeric() {
+            let part = expected.real_part();
+            let value = if found == part {
+                text.clone()
+            } else {
+                cast_hint(&text, part).trim_matches('`').to_string()
+            };
+            d.help(format!(
+                "build a complex number: `{expected}::new({value}, 0.0)`"
+            ))
+        } else if found.is_complex() && expected.is_numeric() {
+            d.help(format!(
+                "take a part, `{text}.re` or `{text}.im`, or the magnitude `{text}.norm()`"
+            ))
         } else {
             d.note("the tasklet language has no implicit conversions")
         };
@@ -144,6 +165,10 @@ impl Lowerer<'_> {
                 self.value_block(sc, &b.block, expected)
             }
             syn::Expr::MethodCall(m) => self.math_call(sc, m, expected),
+            syn::Expr::Field(f) => self.complex_part(sc, f),
+            syn::Expr::Call(c) if complex::is_constructor(&c.func) => {
+                self.complex_new(sc, c, expected)
+            }
             syn::Expr::Range(_) => self.unsupported(
                 e,
                 "a range is only allowed in a `for` loop or a map's header: `for k in 0..N { ... }`",

@@ -12,6 +12,9 @@ impl<'a> KernelEmitter<'a> {
         let Some(first) = args.first() else {
             return self.constant(Value::from_bits(ty, 0));
         };
+        if first.ty.is_complex() || func == MathFn::Complex {
+            return self.complex_call(func, args, ty);
+        }
         let a = self.expr(first);
         let a = self.convert(a, first.ty, ty);
         let second = match args.get(1) {
@@ -50,32 +53,51 @@ impl<'a> KernelEmitter<'a> {
             MathFn::Floor => self.ins(format!("cvt.rmi.{t}.{t} {r}, {a}")),
             MathFn::Ceil => self.ins(format!("cvt.rpi.{t}.{t} {r}, {a}")),
             f if f.is_transcendental() || f == MathFn::Powi => {
-                let mf = MathFunc::Call {
-                    func,
-                    f32: ty == ScalarType::F32,
-                };
-                self.funcs.insert(mf);
-                let mut operands = vec![(a, t)];
-                if let Some(b) = second {
-                    operands.push((b, if func == MathFn::Powi { "s32" } else { t }));
-                }
-                let mut s = String::from("{\n");
-                let _ = writeln!(s, "\t.param .{t} retval;");
-                for (k, (_, pt)) in operands.iter().enumerate() {
-                    let _ = writeln!(s, "\t.param .{pt} arg{k};");
-                }
-                for (k, (reg, pt)) in operands.iter().enumerate() {
-                    let _ = writeln!(s, "\tst.param.{pt} [arg{k}], {reg};");
-                }
-                let names: Vec<String> = (0..operands.len()).map(|k| format!("arg{k}")).collect();
-                let _ = writeln!(s, "\tcall (retval), {}, ({});", mf.name(), names.join(", "));
-                let _ = writeln!(s, "\tld.param.{t} {r}, [retval];");
-                s.push_str("\t}\n");
-                self.code.push_str(&s);
+                let mut operands = vec![a];
+                operands.extend(second);
+                return self.call_subroutine(func, ty, &operands);
             }
             // abs, min and max of bool (rejected by validation).
             _ => self.mov(r, a),
         }
+        r
+    }
+
+    /// A call of the subroutine of `func` for floats of type `ty` (f32 or
+    /// f64) with `operands` (of type `ty`; `powi`'s exponent an i32).
+    pub(super) fn call_subroutine(
+        &mut self,
+        func: MathFn,
+        ty: ScalarType,
+        operands: &[Reg],
+    ) -> Reg {
+        let mf = MathFunc::Call {
+            func,
+            f32: ty == ScalarType::F32,
+        };
+        self.funcs.insert(mf);
+        let t = arith(ty);
+        let r = self.reg_of(ty);
+        let mut s = String::from("{\n");
+        let _ = writeln!(s, "\t.param .{t} retval;");
+        let param_type = |k: usize| {
+            if func == MathFn::Powi && k == 1 {
+                "s32"
+            } else {
+                t
+            }
+        };
+        for k in 0..operands.len() {
+            let _ = writeln!(s, "\t.param .{} arg{k};", param_type(k));
+        }
+        for (k, reg) in operands.iter().enumerate() {
+            let _ = writeln!(s, "\tst.param.{} [arg{k}], {reg};", param_type(k));
+        }
+        let names: Vec<String> = (0..operands.len()).map(|k| format!("arg{k}")).collect();
+        let _ = writeln!(s, "\tcall (retval), {}, ({});", mf.name(), names.join(", "));
+        let _ = writeln!(s, "\tld.param.{t} {r}, [retval];");
+        s.push_str("\t}\n");
+        self.code.push_str(&s);
         r
     }
 

@@ -32,6 +32,9 @@ impl<'a> KernelEmitter<'a> {
             ExprKind::Load { container, index } => self.load(e, *container, index),
             ExprKind::Unary { op, arg } => {
                 let a = self.expr(arg);
+                if arg.ty.is_complex() {
+                    return self.complex_neg(a, arg.ty);
+                }
                 let r = self.unary(*op, a, arg.ty);
                 self.normalize(r, arg.ty)
             }
@@ -48,6 +51,9 @@ impl<'a> KernelEmitter<'a> {
                 } else {
                     self.convert(b, rhs.ty, lhs.ty)
                 };
+                if lhs.ty.is_complex() {
+                    return self.complex_binary(*op, a, b, lhs.ty);
+                }
                 let r = self.binary(*op, a, b, lhs.ty);
                 if op.is_comparison() {
                     r
@@ -140,7 +146,11 @@ impl<'a> KernelEmitter<'a> {
 
     pub(super) fn selp(&mut self, c: Reg, a: Reg, b: Reg) -> Reg {
         let r = self.reg(a.class);
-        if a.class == Class::Pred {
+        if a.class.is_pair() {
+            let t = &a.class.decl()[1..];
+            self.ins(format!("selp.{t} {}, {}, {}, {c}", r.re(), a.re(), b.re()));
+            self.ins(format!("selp.{t} {}, {}, {}, {c}", r.im(), a.im(), b.im()));
+        } else if a.class == Class::Pred {
             // (c && a) || (!c && b)
             let t1 = self.reg(Class::Pred);
             let t2 = self.reg(Class::Pred);
@@ -374,10 +384,10 @@ impl<'a> KernelEmitter<'a> {
                 };
                 let max = immediate(Value::from_bits(
                     t,
-                    u64::MAX >> (64 - t.bits() + t.is_signed_integer() as u32),
+                    (u64::MAX >> (64 - t.bits() + t.is_signed_integer() as u32)) as u128,
                 ));
                 let min = if t.is_signed_integer() {
-                    immediate(Value::from_bits(t, 1u64 << (t.bits() - 1)))
+                    immediate(Value::from_bits(t, 1u128 << (t.bits() - 1)))
                 } else {
                     immediate(Value::from_bits(t, 0))
                 };

@@ -94,6 +94,9 @@ impl<'a> KernelEmitter<'a> {
     }
 
     fn load_scalar_param(&mut self, ty: ScalarType, slot: &str) -> Reg {
+        if ty.is_complex() {
+            return self.complex_param(ty, slot);
+        }
         if ty == ScalarType::Bool {
             let byte = self.reg(Class::B16);
             self.ins(format!("ld.param.u8 {byte}, {slot}"));

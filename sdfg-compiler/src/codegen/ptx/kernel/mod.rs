@@ -24,9 +24,12 @@
 //! - [`expr`]: operators, comparisons, selects and conversions;
 //! - [`calls`]: calls of the module's math subroutines;
 //! - [`narrow`]: the 32-bit registers of `i8 u8 i16 u16` values and
-//!   updates of 1- and 2-byte elements.
+//!   updates of 1- and 2-byte elements;
+//! - [`complex`]: `c32`/`c64` values as register pairs: arithmetic,
+//!   functions, memory, reductions.
 
 mod calls;
+mod complex;
 mod control;
 mod expr;
 mod hoist;
@@ -63,7 +66,7 @@ pub(super) struct KernelEmitter<'a> {
     abi: &'a KernelAbi,
     funcs: &'a mut BTreeSet<MathFunc>,
     code: String,
-    reg_counts: [u32; 6],
+    reg_counts: [u32; CLASSES.len()],
     labels: u32,
     buffers: HashMap<ContainerId, BufferRegs>,
     symbols: HashMap<SymbolId, Reg>,
@@ -111,7 +114,7 @@ impl<'a> KernelEmitter<'a> {
             abi,
             funcs,
             code: String::new(),
-            reg_counts: [0; 6],
+            reg_counts: [0; CLASSES.len()],
             labels: 0,
             buffers: HashMap::new(),
             symbols: HashMap::new(),
@@ -164,6 +167,21 @@ impl<'a> KernelEmitter<'a> {
     }
 
     fn mov(&mut self, dst: Reg, src: Reg) {
+        if dst.class.is_pair() {
+            self.ins(format!(
+                "mov{} {}, {}",
+                dst.class.decl(),
+                dst.re(),
+                src.re()
+            ));
+            self.ins(format!(
+                "mov{} {}, {}",
+                dst.class.decl(),
+                dst.im(),
+                src.im()
+            ));
+            return;
+        }
         self.ins(format!("mov.{} {dst}, {src}", dst.class.mov()));
     }
 
@@ -173,6 +191,30 @@ impl<'a> KernelEmitter<'a> {
             Value::Bool(b) => {
                 let bit = self.zero_b32(b);
                 self.ins(format!("setp.ne.u32 {r}, {bit}, 0"));
+            }
+            Value::C32(z) => {
+                self.ins(format!(
+                    "mov.f32 {}, {}",
+                    r.re(),
+                    immediate(Value::F32(z.re))
+                ));
+                self.ins(format!(
+                    "mov.f32 {}, {}",
+                    r.im(),
+                    immediate(Value::F32(z.im))
+                ));
+            }
+            Value::C64(z) => {
+                self.ins(format!(
+                    "mov.f64 {}, {}",
+                    r.re(),
+                    immediate(Value::F64(z.re))
+                ));
+                self.ins(format!(
+                    "mov.f64 {}, {}",
+                    r.im(),
+                    immediate(Value::F64(z.im))
+                ));
             }
             _ => self.ins(format!("mov.{} {r}, {}", r.class.mov(), immediate(v))),
         }
@@ -214,7 +256,7 @@ impl<'a> KernelEmitter<'a> {
             .params
             .iter()
             .enumerate()
-            .map(|(k, p)| format!("\t.param .{} {name}_param_{k}", param_ptx_type(p)))
+            .map(|(k, p)| format!("\t{}", param_decl(p, &format!("{name}_param_{k}"))))
             .collect();
         header.push_str(&params.join(",\n"));
         header.push_str("\n)\n");
@@ -234,7 +276,16 @@ impl<'a> KernelEmitter<'a> {
         let mut decls = String::new();
         for c in CLASSES {
             let n = self.reg_counts[c.index()];
-            if n > 0 {
+            if n == 0 {
+                continue;
+            }
+            if c.is_pair() {
+                let z = Reg { class: c, n: 0 };
+                for part in [z.re(), z.im()] {
+                    let pc = part.class;
+                    let _ = writeln!(decls, "\t.reg {} {}<{}>;", pc.decl(), pc.prefix(), n);
+                }
+            } else {
                 let _ = writeln!(decls, "\t.reg {} {}<{}>;", c.decl(), c.prefix(), n);
             }
         }
@@ -251,6 +302,13 @@ impl<'a> KernelEmitter<'a> {
     }
 }
 
-fn param_ptx_type(p: &KernelParam) -> &'static str {
-    mem_type(p.param_type())
+/// The `.param` declaration of a parameter: its type, or for a complex
+/// value 8 or 16 aligned bytes (re then im).
+fn param_decl(p: &KernelParam, name: &str) -> String {
+    let ty = p.param_type();
+    if ty.is_complex() {
+        let size = ty.size_bytes();
+        return format!(".param .align {size} .b8 {name}[{size}]");
+    }
+    format!(".param .{} {name}", mem_type(ty))
 }

@@ -167,6 +167,11 @@ impl<'a> KernelEmitter<'a> {
             self.ins(format!("{red} [{addr}], {v}"));
             return;
         }
+        if elem.is_complex() {
+            // `+=` is the only reduction of complex values (validation).
+            self.complex_reduce(addr, v, elem);
+            return;
+        }
         if elem.is_narrow_integer() {
             self.comment(&format!(
                 "wcr {} on {elem}: compare-and-swap loop on the containing word",

@@ -14,15 +14,28 @@ pub(super) enum Class {
     B64,
     F32,
     F64,
+    /// A `c32` value: the pair `%zf<n>r` (re), `%zf<n>i` (im) of f32
+    /// registers; instructions name the parts ([`Reg::re`], [`Reg::im`]).
+    Z32,
+    /// A `c64` value: the pair `%zd<n>r`, `%zd<n>i` of f64 registers.
+    Z64,
+    /// The parts of complex pairs (never allocated on their own).
+    Z32Re,
+    Z32Im,
+    Z64Re,
+    Z64Im,
 }
 
-pub(super) const CLASSES: [Class; 6] = [
+/// The classes registers are allocated in (and declared by count).
+pub(super) const CLASSES: [Class; 8] = [
     Class::Pred,
     Class::B16,
     Class::B32,
     Class::B64,
     Class::F32,
     Class::F64,
+    Class::Z32,
+    Class::Z64,
 ];
 
 impl Class {
@@ -35,7 +48,13 @@ impl Class {
             ScalarType::F32 => Class::F32,
             ScalarType::F64 => Class::F64,
             ScalarType::Bool => Class::Pred,
+            ScalarType::C32 => Class::Z32,
+            ScalarType::C64 => Class::Z64,
         }
+    }
+    /// A pair of registers (a complex value).
+    pub(super) fn is_pair(self) -> bool {
+        matches!(self, Class::Z32 | Class::Z64)
     }
     pub(super) fn prefix(self) -> &'static str {
         match self {
@@ -45,6 +64,12 @@ impl Class {
             Class::B64 => "%rd",
             Class::F32 => "%f",
             Class::F64 => "%fd",
+            Class::Z32 => "%zf",
+            Class::Z64 => "%zd",
+            Class::Z32Re => "%zfr",
+            Class::Z32Im => "%zfi",
+            Class::Z64Re => "%zdr",
+            Class::Z64Im => "%zdi",
         }
     }
     pub(super) fn decl(self) -> &'static str {
@@ -53,8 +78,8 @@ impl Class {
             Class::B16 => ".b16",
             Class::B32 => ".b32",
             Class::B64 => ".b64",
-            Class::F32 => ".f32",
-            Class::F64 => ".f64",
+            Class::F32 | Class::Z32 | Class::Z32Re | Class::Z32Im => ".f32",
+            Class::F64 | Class::Z64 | Class::Z64Re | Class::Z64Im => ".f64",
         }
     }
     /// The `mov` suffix.
@@ -71,6 +96,25 @@ impl Class {
 pub(super) struct Reg {
     pub(super) class: Class,
     pub(super) n: u32,
+}
+
+impl Reg {
+    /// The real part of a complex pair.
+    pub(super) fn re(self) -> Reg {
+        let class = match self.class {
+            Class::Z32 => Class::Z32Re,
+            _ => Class::Z64Re,
+        };
+        Reg { class, n: self.n }
+    }
+    /// The imaginary part of a complex pair.
+    pub(super) fn im(self) -> Reg {
+        let class = match self.class {
+            Class::Z32 => Class::Z32Im,
+            _ => Class::Z64Im,
+        };
+        Reg { class, n: self.n }
+    }
 }
 
 impl fmt::Display for Reg {
@@ -93,6 +137,9 @@ pub(super) fn arith(ty: ScalarType) -> &'static str {
         ScalarType::F32 => "f32",
         ScalarType::F64 => "f64",
         ScalarType::Bool => "pred",
+        // Complex values compute part by part.
+        ScalarType::C32 => "f32",
+        ScalarType::C64 => "f64",
     }
 }
 
@@ -130,5 +177,8 @@ pub(super) fn immediate(v: Value) -> String {
         Value::F32(x) => format!("0f{:08X}", x.to_bits()),
         Value::F64(x) => format!("0d{:016X}", x.to_bits()),
         Value::Bool(b) => (b as u32).to_string(),
+        // Pairs are moved part by part (`KernelEmitter::constant`).
+        Value::C32(z) => immediate(Value::F32(z.re)),
+        Value::C64(z) => immediate(Value::F64(z.re)),
     }
 }

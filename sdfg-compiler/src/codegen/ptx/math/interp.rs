@@ -270,7 +270,13 @@ pub mod mirror {
             | MathFn::Min
             | MathFn::Max
             | MathFn::Floor
-            | MathFn::Ceil => return None,
+            | MathFn::Ceil
+            | MathFn::Conj
+            | MathFn::NormSqr
+            | MathFn::Arg
+            | MathFn::Re
+            | MathFn::Im
+            | MathFn::Complex => return None,
         })
     }
 
