@@ -375,12 +375,14 @@ pub enum Stmt {
         else_: Vec<Stmt>,
         span: Span,
     },
-    /// `for var in start..end { body }` (`..=` is lowered to an exclusive end;
-    /// `(a..b).step_by(s)` sets `step`). `var` has the bounds' integer type.
+    /// `for var in start..end { body }` (`(a..b).step_by(s)` sets `step`).
+    /// `var` has the bounds' integer type. `end` and `inclusive` are as in
+    /// [`super::MapParam`]: run-time code reads [`super::range_end`].
     For {
         var: LocalId,
         start: Expr,
         end: Expr,
+        inclusive: bool,
         step: Option<Expr>,
         body: Vec<Stmt>,
         span: Span,

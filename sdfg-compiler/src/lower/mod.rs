@@ -429,6 +429,7 @@ impl<'a> Lowerer<'a> {
                     ty: r.ty,
                     start: r.start,
                     end: r.end,
+                    inclusive: r.inclusive,
                     step: r.step,
                 }),
                 None => ok = false,

@@ -1,19 +1,18 @@
 //! What a state checks before any of its work: every map range (its
-//! iteration count), every prechecked index (its exact range by interval
-//! arithmetic, `ir::bounds` decides which accesses qualify) and every copy
+//! iteration count), every prechecked index (its exact range, computed by
+//! the runtime's interval arithmetic from the plan `ir::bounds` made for
+//! it: the same plan that decided the access is prechecked) and every copy
 //! region. A failure is an `Err` naming the container, before the state
 //! has touched anything.
 
 use super::Glue;
-use crate::codegen::cpu::body::{literal, BodyEmitter};
+use crate::codegen::cpu::body::BodyEmitter;
+use crate::codegen::cpu::intervals::{exclusive_end, plan_range};
 use crate::codegen::cpu::place::Place;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::bounds::{for_each_access, AccessSite};
-use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, ScalarType, State, Statement, StatementKind, StmtId,
-    SubsetDim, TaskletBody, UnOp, VarRef,
-};
+use crate::ir::bounds::{for_each_access, AccessSite, IntervalPlan, PlanVar};
+use crate::ir::{ContainerId, State, Statement, StatementKind, StmtId, SubsetDim, TaskletBody};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -33,7 +32,7 @@ impl Glue<'_> {
                         let r = names::range(RangeScope::Statement(k), d);
                         let (s, e, t, c) = (r.start, r.end, r.step, r.count);
                         let start = emit.expr(&p.start);
-                        let end = emit.expr(&p.end);
+                        let end = exclusive_end(&emit, p.run_end());
                         let step = p.step.as_ref().map_or(quote!(1), |x| emit.expr(x));
                         let what = format!(
                             "parameter `{}` of map `{}` in state `{state_name}`",
@@ -41,7 +40,7 @@ impl Glue<'_> {
                         );
                         out.extend(quote! {
                             let #s: i128 = (#start) as i128;
-                            let #e: i128 = (#end) as i128;
+                            let #e: i128 = #end;
                             let #t: i128 = (#step) as i128;
                             let #c: u64 = #range_count(#what, #s, #e, #t)?;
                         });
@@ -106,8 +105,10 @@ impl Glue<'_> {
         let mut out = TokenStream::new();
         let mut sites = Vec::new();
         for_each_access(&body.stmts, &mut |site| sites.push(site));
-        for site in sites.iter().filter(|s| s.is_prechecked()) {
-            out.extend(self.site_precheck(k, stmt_name, state_name, site));
+        for site in &sites {
+            if let Some(plans) = site.precheck_plans() {
+                out.extend(self.site_precheck(k, stmt_name, state_name, site, &plans));
+            }
         }
         out
     }
@@ -118,103 +119,47 @@ impl Glue<'_> {
         stmt_name: &str,
         state_name: &str,
         site: &AccessSite<'_>,
+        plans: &[IntervalPlan<'_>],
     ) -> TokenStream {
         let symbols_only = Place::symbols_only(self.sdfg);
         let emit = BodyEmitter::new(&symbols_only, &self.empty);
         let name = self.cname(site.container);
         let ext = names::extents(name);
-        let (index_in_dim, interval) = (rt::check_index_in_dim(), rt::check_interval());
+        let (index_in_dim, interval) = (rt::check_index_in_dim(), rt::interval());
+        let var = |v: PlanVar| match v {
+            PlanVar::Param(d) => {
+                let r = names::range(RangeScope::Statement(k), d);
+                let (s, c, t) = (r.start, r.count, r.step);
+                quote!(#interval::strided(#s, #c, #t))
+            }
+            PlanVar::Loop(l) => {
+                let lv = names::loop_interval(l);
+                quote!(#lv)
+            }
+        };
         let mut checks = TokenStream::new();
-        for (d, e) in site.index.iter().enumerate() {
+        for (d, plan) in plans.iter().enumerate() {
             let what = format!("index {d} of `{name}` in `{stmt_name}` (state `{state_name}`)");
-            let iv = self.interval(k, e, &what);
+            let range = plan_range(plan, &emit, &var, &what);
             checks.extend(quote! {
-                #index_in_dim(#iv, #ext[#d], &|| ::std::string::String::from(#what))?;
+                #index_in_dim(#range, #ext[#d], &|| ::std::string::String::from(#what))?;
             });
         }
         // Boxed loops enclosing the access: it runs only when they do.
-        for (var, start, end, step) in site.enclosing_loops.iter().rev() {
-            if !site.loops.is_boxed(*var) {
+        for lp in site.enclosing_loops.iter().rev() {
+            if !site.loops.is_boxed(lp.var) {
                 continue;
             }
-            let lv = names::loop_interval(*var);
-            let (a, b) = (emit.expr(start), emit.expr(end));
-            let s = step.map_or(quote!(1), |x| emit.expr(x));
+            let lv = names::loop_interval(lp.var);
+            let a = emit.expr(lp.start);
+            let b = exclusive_end(&emit, lp.end);
+            let s = lp.step.map_or(quote!(1), |x| emit.expr(x));
             checks = quote! {
-                if let ::core::option::Option::Some(#lv) = #interval::of_loop((#a) as i128, (#b) as i128, (#s) as i128) {
+                if let ::core::option::Option::Some(#lv) = #interval::of_loop((#a) as i128, #b, (#s) as i128) {
                     #checks
                 }
             };
         }
         quote!({ #checks })
-    }
-
-    /// The exact range of an affine index expression, failing when an
-    /// intermediate value may overflow its type (the kernel would wrap).
-    fn interval(&self, k: StmtId, e: &Expr, what: &str) -> TokenStream {
-        let interval = rt::check_interval();
-        let raw = match &e.kind {
-            ExprKind::Lit(v) => {
-                let l = literal(*v);
-                quote!(#interval::point((#l) as i128))
-            }
-            ExprKind::Var(VarRef::Symbol(s)) => {
-                let v = self.sym(*s);
-                quote!(#interval::point(#v as i128))
-            }
-            ExprKind::Var(VarRef::Param(d)) => {
-                let r = names::range(RangeScope::Statement(k), *d);
-                let (s, c, t) = (r.start, r.count, r.step);
-                quote!(#interval::strided(#s, #c, #t))
-            }
-            ExprKind::Var(VarRef::Local(l)) => {
-                let lv = names::loop_interval(*l);
-                quote!(#lv)
-            }
-            ExprKind::Unary { op: UnOp::Neg, arg } => {
-                let a = self.interval(k, arg, what);
-                quote!(#a.neg())
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let a = self.interval(k, lhs, what);
-                let b = self.interval(k, rhs, what);
-                match op {
-                    BinOp::Add => quote!(#a.add(#b)),
-                    BinOp::Sub => quote!(#a.sub(#b)),
-                    _ => quote!(#a.mul(#b)),
-                }
-            }
-            ExprKind::Cast { arg } => self.interval(k, arg, what),
-            // Not reachable for prechecked accesses (ir::bounds); a point at
-            // zero keeps the expansion well-formed.
-            _ => quote!(#interval::point(0)),
-        };
-        let (min, max) = int_range(e.ty);
-        quote!(#raw.fits(#min, #max, &|| ::std::string::String::from(#what))?)
-    }
-
-    /// Human descriptions of a body's accesses, by fault code.
-    pub(super) fn access_descriptions(&self, body: &TaskletBody) -> Vec<String> {
-        let mut out = Vec::new();
-        for_each_access(&body.stmts, &mut |site| {
-            let kind = if site.is_store { "write to" } else { "read of" };
-            out.push(format!(
-                "the {kind} `{}` (access {})",
-                self.cname(site.container),
-                out.len() + 1
-            ));
-        });
-        out
-    }
-}
-
-/// The range of an integer type, as i128 bounds.
-fn int_range(t: ScalarType) -> (TokenStream, TokenStream) {
-    match t {
-        ScalarType::I32 => (quote!(i32::MIN as i128), quote!(i32::MAX as i128)),
-        ScalarType::I64 => (quote!(i64::MIN as i128), quote!(i64::MAX as i128)),
-        ScalarType::U32 => (quote!(0i128), quote!(u32::MAX as i128)),
-        ScalarType::U64 => (quote!(0i128), quote!(u64::MAX as i128)),
-        _ => (quote!(i128::MIN), quote!(i128::MAX)),
     }
 }

@@ -3,7 +3,7 @@
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
 use crate::ir::bounds::LoopScope;
-use crate::ir::{Expr, ScalarType, Stmt, Value};
+use crate::ir::{range_end, Expr, RangeEnd, ScalarType, Stmt, Value};
 
 impl<'a> KernelEmitter<'a> {
     pub(super) fn body(&mut self) {
@@ -91,24 +91,31 @@ impl<'a> KernelEmitter<'a> {
                 var,
                 start,
                 end,
+                inclusive,
                 step,
                 body,
                 ..
-            } => self.for_loop(*var, start, end, step.as_ref(), body),
+            } => self.for_loop(*var, start, range_end(end, *inclusive), step.as_ref(), body),
         }
     }
 
     /// `for var in (start..end).step_by(step)` with Rust's semantics: bounds
     /// evaluated once, empty when start >= end, a step <= 0 runs nothing, and
-    /// the loop ends when `var + step` would pass `end` or overflow.
+    /// the loop ends when `var + step` would pass `end` or overflow. For
+    /// `start..=last` the bound is `last` itself (`<=`), so a `last` at the
+    /// type's maximum runs its iterations.
     fn for_loop(
         &mut self,
         var: usize,
         start: &'a Expr,
-        end: &'a Expr,
+        bound: RangeEnd<'a>,
         step: Option<&'a Expr>,
         body: &'a [Stmt],
     ) {
+        let (end, inclusive) = match bound {
+            RangeEnd::Exclusive(e) => (e, false),
+            RangeEnd::Inclusive(last) => (last, true),
+        };
         let ty = start.ty;
         if !ty.is_integer() {
             return; // rejected by validation
@@ -133,7 +140,8 @@ impl<'a> KernelEmitter<'a> {
         self.ins(format!("@{p} bra {l_end}"));
         self.place(&l_head);
         let p = self.reg(Class::Pred);
-        self.ins(format!("setp.ge.{a} {p}, {counter}, {e}"));
+        let past = if inclusive { "gt" } else { "ge" };
+        self.ins(format!("setp.{past}.{a} {p}, {counter}, {e}"));
         self.ins(format!("@{p} bra {l_end}"));
         let v = self.local_reg(var, ty);
         self.mov(v, counter);
@@ -141,12 +149,14 @@ impl<'a> KernelEmitter<'a> {
         self.loops = outer.enter_loop(var, start, end, step);
         self.stmts(body);
         self.loops = outer;
-        // Stop when the distance to the end (unsigned) is at most the step.
+        // Stop when the distance to the bound (unsigned) is below the step
+        // (at most the step, for an exclusive end).
         let distance = self.reg_of(ty);
         let u = if ty.bits() == 64 { "u64" } else { "u32" };
         self.ins(format!("sub.{u} {distance}, {e}, {counter}"));
         let p = self.reg(Class::Pred);
-        self.ins(format!("setp.le.{u} {p}, {distance}, {st}"));
+        let stop = if inclusive { "lt" } else { "le" };
+        self.ins(format!("setp.{stop}.{u} {p}, {distance}, {st}"));
         self.ins(format!("@{p} bra {l_end}"));
         self.ins(format!("add.{u} {counter}, {counter}, {st}"));
         self.ins(format!("bra.uni {l_head}"));

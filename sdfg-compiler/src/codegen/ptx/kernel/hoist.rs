@@ -215,8 +215,14 @@ fn is_param_var(e: &Expr, d: usize) -> bool {
 }
 
 /// `e + c`, `c + e` or `e - c` with an integer literal `c`: (e, c) (the
-/// constant as an i64, wrapping); otherwise (e, 0).
+/// constant as an i64, wrapping); otherwise (e, 0). A point (an index
+/// over symbols only) is not split: the host evaluated it whole, wrapping
+/// in its type (`N + 1` with `N == u32::MAX` is 0), which `e` widened plus
+/// `c` is not; any other prechecked `e + c` was proven not to wrap.
 pub(super) fn split_constant(e: &Expr) -> (&Expr, i64) {
+    if crate::ir::bounds::is_point(e) {
+        return (e, 0);
+    }
     let lit = |x: &Expr| match &x.kind {
         ExprKind::Lit(v) if v.ty().is_integer() => v.as_i128().map(|c| c as i64),
         _ => None,
