@@ -82,6 +82,7 @@ macro_rules! __introspection_methods {
 
 /// What a program using `sdfg!` needs in scope.
 pub mod prelude {
+    pub use crate::runtime::half::{bf16, f16};
     pub use crate::runtime::num_complex::Complex;
     pub use crate::runtime::{
         c32, c64, host_read, host_write, Device, DeviceBuffer, Error, HostBuffer, HostRead,

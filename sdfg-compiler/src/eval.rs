@@ -270,6 +270,8 @@ pub fn index_value(v: Value) -> i64 {
         Value::Bool(b) => b as i64,
         Value::F32(x) => x as i64,
         Value::F64(x) => x as i64,
+        Value::F16(x) => x.to_f32() as i64,
+        Value::BF16(x) => x.to_f32() as i64,
         Value::C32(z) => z.re as i64,
         Value::C64(z) => z.re as i64,
     }
@@ -296,8 +298,31 @@ fn step_positive(step: Value) -> bool {
     }
 }
 
+/// An f16/bf16 value as the f32 it equals exactly (others unchanged):
+/// the 16-bit floats compute in f32 ...
+fn widen_half(v: Value) -> Value {
+    if v.ty().is_half_float() {
+        cast(v, ScalarType::F32)
+    } else {
+        v
+    }
+}
+
+/// ... and a float result rounds back to the operand's type `ty` (to
+/// nearest, ties to even), as `half`'s operators and the PTX backend do.
+fn round_half(ty: ScalarType, r: Value) -> Value {
+    if r.ty() == ScalarType::F32 {
+        cast(r, ty)
+    } else {
+        r
+    }
+}
+
 /// `op arg`.
 pub fn unary(op: UnOp, v: Value) -> Value {
+    if v.ty().is_half_float() {
+        return round_half(v.ty(), unary(op, widen_half(v)));
+    }
     match (op, v) {
         (UnOp::Neg, Value::I8(x)) => Value::I8(x.wrapping_neg()),
         (UnOp::Neg, Value::I16(x)) => Value::I16(x.wrapping_neg()),
@@ -321,6 +346,8 @@ pub fn unary(op: UnOp, v: Value) -> Value {
         (UnOp::Not, Value::U64(x)) => Value::U64(!x),
         (UnOp::Neg, Value::C32(z)) => Value::C32(-z),
         (UnOp::Neg, Value::C64(z)) => Value::C64(-z),
+        // Computed in f32 (above).
+        (UnOp::Neg, v @ (Value::F16(_) | Value::BF16(_))) => v,
         // Not on floats is rejected by validation; keep the evaluator total.
         (UnOp::Not, f) => f,
     }
@@ -410,6 +437,9 @@ pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
     // Mismatched operand types are rejected by validation; convert the right
     // side so the evaluator stays total.
     let b = if a.ty() != b.ty() { cast(b, a.ty()) } else { b };
+    if a.ty().is_half_float() {
+        return round_half(a.ty(), binary(op, widen_half(a), widen_half(b)));
+    }
     match (a, b) {
         (Value::I8(x), Value::I8(y)) => int_binop!(op, x, y, i8, Value::I8),
         (Value::I16(x), Value::I16(y)) => int_binop!(op, x, y, i16, Value::I16),
@@ -522,6 +552,11 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
     let b = args.get(1).copied().unwrap_or_else(|| zero(a.ty()));
     if let Some(v) = complex_call(f, a, b) {
         return v;
+    }
+    if a.ty().is_half_float() {
+        // The f32 function, rounded once to the 16-bit type.
+        let wide: Vec<Value> = args.iter().map(|v| widen_half(*v)).collect();
+        return round_half(a.ty(), call(f, &wide));
     }
     match (f, a) {
         (MathFn::Abs, Value::I8(x)) => Value::I8(x.wrapping_abs()),

@@ -45,6 +45,10 @@ pub enum ElemType {
     F32,
     /// `f64`
     F64,
+    /// `f16`: `half::f16`
+    F16,
+    /// `bf16`: `half::bf16`
+    BF16,
     /// `bool` (one byte, 0 or 1; also as a kernel parameter)
     Bool,
     /// `c32`: `num_complex::Complex<f32>` (re, im)
@@ -62,7 +66,7 @@ impl ElemType {
     pub const fn size_bytes(self) -> usize {
         match self {
             ElemType::I8 | ElemType::U8 | ElemType::Bool => 1,
-            ElemType::I16 | ElemType::U16 => 2,
+            ElemType::I16 | ElemType::U16 | ElemType::F16 | ElemType::BF16 => 2,
             ElemType::I32 | ElemType::U32 | ElemType::F32 => 4,
             ElemType::I64 | ElemType::U64 | ElemType::F64 | ElemType::C32 => 8,
             ElemType::C64 => 16,
@@ -86,6 +90,8 @@ impl ElemType {
             ElemType::U64 => "u64",
             ElemType::F32 => "f32",
             ElemType::F64 => "f64",
+            ElemType::F16 => "f16",
+            ElemType::BF16 => "bf16",
             ElemType::Bool => "bool",
             ElemType::C32 => "c32",
             ElemType::C64 => "c64",
@@ -100,7 +106,7 @@ impl std::fmt::Display for ElemType {
 }
 
 /// An element type of a container: `i8 i16 i32 i64 u8 u16 u32 u64 f32 f64
-/// bool`, and the complex `c32` and `c64` (`num_complex::Complex<f32>`,
+/// bool`, the 16-bit floats `half::f16` and `half::bf16`, and the complex `c32` and `c64` (`num_complex::Complex<f32>`,
 /// `Complex<f64>`) (sealed).
 ///
 /// ```
@@ -276,6 +282,9 @@ macro_rules! float_elem {
 
 float_elem!(f32, AtomicU32, F32, u32);
 float_elem!(f64, AtomicU64, F64, u64);
+// `half`'s operators compute in f32 and round once, as kernels do.
+float_elem!(half::f16, AtomicU16, F16, u16);
+float_elem!(half::bf16, AtomicU16, BF16, u16);
 
 /// A complex element: a pair of float cells (re, im), each atomic; a store
 /// or `+=` updates the parts one after the other (a racing reader may see
@@ -339,10 +348,21 @@ where
     }
 }
 
-/// The bit-level CAS of the two float cells (`AtomicU32`, `AtomicU64`).
+/// The bit-level CAS of the float cells (`AtomicU16`, `AtomicU32`, `AtomicU64`).
 trait FloatBitsCell {
     fn load_bits(&self) -> u64;
     fn compare_exchange_bits(&self, old: u64, new: u64) -> Result<(), u64>;
+}
+
+impl FloatBitsCell for AtomicU16 {
+    fn load_bits(&self) -> u64 {
+        self.load(Relaxed) as u64
+    }
+    fn compare_exchange_bits(&self, old: u64, new: u64) -> Result<(), u64> {
+        self.compare_exchange_weak(old as u16, new as u16, Relaxed, Relaxed)
+            .map(|_| ())
+            .map_err(|actual| actual as u64)
+    }
 }
 
 impl FloatBitsCell for AtomicU32 {
@@ -565,7 +585,7 @@ macro_rules! min_max_float {
         }
     )*};
 }
-min_max_float!(f32, f64);
+min_max_float!(f32, f64, half::f16, half::bf16);
 
 macro_rules! min_max_int {
     ($($t:ty),*) => {$(

@@ -101,6 +101,9 @@ pub mod __glue;
 
 pub use device::Device;
 pub use elem::{Elem, ElemType, MinMaxNumber, NumElem, SumElem};
+/// The 16-bit floats of `f16`/`bf16` containers (`half::f16`,
+/// `half::bf16`), re-exported so that programs use the same version.
+pub use half;
 /// The complex numbers of `c32`/`c64` containers (`num_complex::Complex`),
 /// re-exported so that programs use the same version.
 pub use num_complex;

@@ -101,6 +101,19 @@ pub fn special_values(ty: ScalarType) -> Vec<Value> {
         ]
         .map(Value::F64)
         .to_vec(),
+        // f32's specials rounded (overflowing to infinity, underflowing to
+        // zero), and values at the edges of the 16-bit formats.
+        F16 | BF16 => {
+            let mut out: Vec<Value> = special_values(F32)
+                .into_iter()
+                .map(|v| sdfg_compiler::ir::semantics::cast(v, ty))
+                .collect();
+            out.extend(
+                [65504.0, 6.1e-5, 6e-8, 3.3e38, 1.0e-38, 0.333]
+                    .map(|x| sdfg_compiler::ir::semantics::cast(Value::F64(x), ty)),
+            );
+            out
+        }
         Bool => vec![Value::Bool(false), Value::Bool(true)],
         C32 | C64 => {
             // Pairs of the part type's specials (and plain values).
@@ -150,6 +163,7 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
         F64 => Value::F64(
             ((bits >> 11) as f64 / 9007199254740992.0 - 0.5) * [1.0, 10.0, 1e6][rng.below(3)],
         ),
+        F16 | BF16 => sdfg_compiler::ir::semantics::cast(random_value(rng, F32), ty),
         t if t.is_signed_integer() && rng.chance(50) => {
             sdfg_compiler::ir::semantics::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
         }
@@ -646,12 +660,10 @@ fn gen_stmts(
                 let lit = |v: i64| e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(v), ty));
                 // A few loops end at the type's maximum: `MAX - 3..=MAX - x`.
                 let at_max = g.rng.chance(20);
-                let max = e::lit(match ty {
-                    I32 => Value::I32(i32::MAX),
-                    I64 => Value::I64(i64::MAX),
-                    U32 => Value::U32(u32::MAX),
-                    _ => Value::U64(u64::MAX),
-                });
+                let max = e::lit(Value::from_bits(
+                    ty,
+                    ty.int_range().map_or(0, |(_, max)| max as u128),
+                ));
                 let start = if at_max {
                     e::bin(BinOp::Sub, max.clone(), lit(3))
                 } else {

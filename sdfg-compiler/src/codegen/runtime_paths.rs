@@ -80,6 +80,10 @@ paths! {
     sum_elem => [::sdfg::runtime::SumElem];
     /// `num_complex::Complex`, the complex types `c32`/`c64`.
     complex => [::sdfg::runtime::num_complex::Complex];
+    /// The `half` crate, the 16-bit floats `f16`/`bf16`.
+    half => [::sdfg::runtime::half];
+    /// `f32_round_to_odd`: f64 -> f16/bf16 with one rounding.
+    f32_round_to_odd => [::sdfg::runtime::__glue::f32_round_to_odd];
     cells => [::sdfg::runtime::__glue::cells];
     par_iter_for_each => [::sdfg::runtime::__glue::rayon::iter::ParallelIterator::for_each];
     into_par_iter => [::sdfg::runtime::__glue::rayon::iter::IntoParallelIterator::into_par_iter];

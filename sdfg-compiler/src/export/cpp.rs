@@ -87,6 +87,9 @@ pub fn cpp_type(t: ScalarType) -> &'static str {
         ScalarType::U64 => "uint64_t",
         ScalarType::F32 => "float",
         ScalarType::F64 => "double",
+        ScalarType::F16 => "dace::float16",
+        // DaCe has no bfloat16 (the export reports such a container).
+        ScalarType::BF16 => "float",
         ScalarType::Bool => "bool",
         ScalarType::C32 => "dace::complex64",
         ScalarType::C64 => "dace::complex128",
@@ -118,6 +121,8 @@ pub fn value_to_cpp(v: Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::F32(x) => float_to_cpp(x as f64, "float", "f"),
         Value::F64(x) => float_to_cpp(x, "double", ""),
+        Value::F16(x) => format!("dace::float16({})", float_to_cpp(x.to_f64(), "float", "f")),
+        Value::BF16(x) => float_to_cpp(x.to_f64(), "float", "f"),
         Value::C32(z) => format!(
             "dace::complex64({}, {})",
             float_to_cpp(z.re as f64, "float", "f"),

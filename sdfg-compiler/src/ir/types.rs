@@ -1,5 +1,6 @@
 //! Scalar types and typed constant values of the SDFG language.
 
+use half::{bf16, f16};
 use num_complex::Complex;
 use std::fmt;
 
@@ -16,6 +17,12 @@ pub enum ScalarType {
     U64,
     F32,
     F64,
+    /// `half::f16`: IEEE binary16. Arithmetic computes in f32 and rounds
+    /// each result to the nearest f16 (ties to even), like `half`'s operators.
+    F16,
+    /// `half::bf16`: bfloat16 (f32's exponent, 8 significant bits), computed
+    /// like f16.
+    BF16,
     Bool,
     /// `num_complex::Complex<f32>`: two f32, re then im.
     C32,
@@ -24,7 +31,7 @@ pub enum ScalarType {
 }
 
 impl ScalarType {
-    pub const ALL: [ScalarType; 13] = [
+    pub const ALL: [ScalarType; 15] = [
         ScalarType::I8,
         ScalarType::I16,
         ScalarType::I32,
@@ -35,6 +42,8 @@ impl ScalarType {
         ScalarType::U64,
         ScalarType::F32,
         ScalarType::F64,
+        ScalarType::F16,
+        ScalarType::BF16,
         ScalarType::Bool,
         ScalarType::C32,
         ScalarType::C64,
@@ -53,6 +62,8 @@ impl ScalarType {
             ScalarType::U64 => "u64",
             ScalarType::F32 => "f32",
             ScalarType::F64 => "f64",
+            ScalarType::F16 => "f16",
+            ScalarType::BF16 => "bf16",
             ScalarType::Bool => "bool",
             ScalarType::C32 => "c32",
             ScalarType::C64 => "c64",
@@ -117,8 +128,18 @@ impl ScalarType {
         })
     }
 
+    /// `f16`, `bf16`, `f32` and `f64`.
     pub fn is_float(self) -> bool {
-        matches!(self, ScalarType::F32 | ScalarType::F64)
+        matches!(
+            self,
+            ScalarType::F32 | ScalarType::F64 | ScalarType::F16 | ScalarType::BF16
+        )
+    }
+
+    /// `f16` and `bf16`: 16-bit floats whose arithmetic computes in f32 and
+    /// rounds each result back (PTX keeps them in f32 registers).
+    pub fn is_half_float(self) -> bool {
+        matches!(self, ScalarType::F16 | ScalarType::BF16)
     }
 
     /// Integers and floats: the ordered numbers (comparisons, `min`/`max`,
@@ -160,7 +181,7 @@ impl ScalarType {
     pub fn size_bytes(self) -> usize {
         match self {
             ScalarType::Bool | ScalarType::I8 | ScalarType::U8 => 1,
-            ScalarType::I16 | ScalarType::U16 => 2,
+            ScalarType::I16 | ScalarType::U16 | ScalarType::F16 | ScalarType::BF16 => 2,
             ScalarType::I32 | ScalarType::U32 | ScalarType::F32 => 4,
             ScalarType::I64 | ScalarType::U64 | ScalarType::F64 | ScalarType::C32 => 8,
             ScalarType::C64 => 16,
@@ -205,6 +226,8 @@ pub enum Value {
     U64(u64),
     F32(f32),
     F64(f64),
+    F16(f16),
+    BF16(bf16),
     Bool(bool),
     C32(Complex<f32>),
     C64(Complex<f64>),
@@ -223,6 +246,8 @@ impl Value {
             Value::U64(_) => ScalarType::U64,
             Value::F32(_) => ScalarType::F32,
             Value::F64(_) => ScalarType::F64,
+            Value::F16(_) => ScalarType::F16,
+            Value::BF16(_) => ScalarType::BF16,
             Value::Bool(_) => ScalarType::Bool,
             Value::C32(_) => ScalarType::C32,
             Value::C64(_) => ScalarType::C64,
@@ -244,6 +269,8 @@ impl Value {
             Value::U64(v) => v as u128,
             Value::F32(v) => v.to_bits() as u128,
             Value::F64(v) => v.to_bits() as u128,
+            Value::F16(v) => v.to_bits() as u128,
+            Value::BF16(v) => v.to_bits() as u128,
             Value::Bool(v) => v as u128,
             Value::C32(z) => z.re.to_bits() as u128 | (z.im.to_bits() as u128) << 32,
             Value::C64(z) => z.re.to_bits() as u128 | (z.im.to_bits() as u128) << 64,
@@ -278,6 +305,8 @@ impl Value {
             ScalarType::U64 => Value::U64(bits),
             ScalarType::F32 => Value::F32(f32::from_bits(bits as u32)),
             ScalarType::F64 => Value::F64(f64::from_bits(bits)),
+            ScalarType::F16 => Value::F16(f16::from_bits(bits as u16)),
+            ScalarType::BF16 => Value::BF16(bf16::from_bits(bits as u16)),
             ScalarType::Bool => Value::Bool(bits & 1 != 0),
             ScalarType::C32 | ScalarType::C64 => Value::from_bits(ty, bits as u128),
         }
@@ -326,6 +355,9 @@ impl fmt::Display for Value {
             Value::U64(v) => write!(f, "{v}"),
             Value::F32(v) => write!(f, "{v:?}"),
             Value::F64(v) => write!(f, "{v:?}"),
+            // Every f16/bf16 is an f32 exactly: the f32 literal rounds back to it.
+            Value::F16(v) => write!(f, "{:?}", v.to_f32()),
+            Value::BF16(v) => write!(f, "{:?}", v.to_f32()),
             Value::Bool(v) => write!(f, "{v}"),
             Value::C32(z) => write!(f, "c32::new({:?}, {:?})", z.re, z.im),
             Value::C64(z) => write!(f, "c64::new({:?}, {:?})", z.re, z.im),

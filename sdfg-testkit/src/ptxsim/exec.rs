@@ -318,6 +318,7 @@ pub(super) fn exec(
                         // Ordered: false when either is NaN (not `x != y`).
                         "ne" => !x.is_nan() && !y.is_nan() && x != y,
                         "neu" => x != y,
+                        "equ" => x == y || x.is_nan() || y.is_nan(),
                         "lt" => x < y,
                         "le" => x <= y,
                         "gt" => x > y,

@@ -53,6 +53,14 @@ pub(crate) fn rust_type(t: ScalarType) -> TokenStream {
         ScalarType::U64 => quote!(u64),
         ScalarType::F32 => quote!(f32),
         ScalarType::F64 => quote!(f64),
+        ScalarType::F16 => {
+            let half = rt::half();
+            quote!(#half::f16)
+        }
+        ScalarType::BF16 => {
+            let half = rt::half();
+            quote!(#half::bf16)
+        }
         ScalarType::Bool => quote!(bool),
         ScalarType::C32 => {
             let complex = rt::complex();
@@ -108,6 +116,14 @@ pub(crate) fn literal(v: Value) -> TokenStream {
         Value::F64(x) => {
             let bits = Literal::u64_suffixed(x.to_bits());
             quote!(f64::from_bits(#bits))
+        }
+        Value::F16(x) => {
+            let (half, bits) = (rt::half(), Literal::u16_suffixed(x.to_bits()));
+            quote!(#half::f16::from_bits(#bits))
+        }
+        Value::BF16(x) => {
+            let (half, bits) = (rt::half(), Literal::u16_suffixed(x.to_bits()));
+            quote!(#half::bf16::from_bits(#bits))
         }
         Value::Bool(b) => quote!(#b),
         Value::C32(z) => {
@@ -358,7 +374,6 @@ impl<'a> BodyEmitter<'a> {
     /// recurses into every parenthesis, and 2,000 nested ones exhaust its
     /// stack.
     fn expr_form(&self, e: &Expr) -> (TokenStream, Form) {
-        let ty = rust_type(e.ty);
         let form = match &e.kind {
             ExprKind::Lit(v) => literal(*v),
             ExprKind::Var(VarRef::Local(l)) => {
@@ -396,10 +411,7 @@ impl<'a> BodyEmitter<'a> {
                 }
             },
             ExprKind::Binary { op, lhs, rhs } => return self.binary(*op, lhs, rhs),
-            ExprKind::Cast { arg } => {
-                let a = self.expr(arg);
-                quote!(((#a) as #ty))
-            }
+            ExprKind::Cast { arg } => self.cast(arg, e.ty),
             ExprKind::Select { cond, then, else_ } => {
                 let c = self.expr(cond);
                 let t = self.expr(then);
@@ -479,15 +491,41 @@ impl<'a> BodyEmitter<'a> {
         (code, Form::Atom)
     }
 
+    /// `arg as ty`. Rust has no `as` for `half`'s types: a 16-bit float
+    /// is read as the f32 it equals and made from an f32 (or an f64) with
+    /// one rounding, as `ir::semantics::cast` defines.
+    fn cast(&self, arg: &Expr, ty: ScalarType) -> TokenStream {
+        let mut a = self.expr(arg);
+        let from = arg.ty;
+        if from.is_half_float() {
+            if ty == from {
+                return a;
+            }
+            a = quote!((#a).to_f32());
+        }
+        if ty.is_half_float() {
+            let half = rust_type(ty);
+            return match from {
+                ScalarType::F64 => {
+                    let odd = rt::f32_round_to_odd();
+                    quote!(#half::from_f32(#odd(#a)))
+                }
+                ScalarType::Bool => quote!(#half::from_f32((#a) as u8 as f32)),
+                _ => quote!(#half::from_f32((#a) as f32)),
+            };
+        }
+        let rust = rust_type(ty);
+        quote!(((#a) as #rust))
+    }
+
     fn call(&self, func: MathFn, args: &[Expr], ty: ScalarType) -> TokenStream {
         // The receiver of a method, or the first argument of min/max.
-        let a = if matches!(func, MathFn::Min | MathFn::Max) {
+        let mut a = if matches!(func, MathFn::Min | MathFn::Max) {
             self.expr(&args[0])
         } else {
             self.receiver(&args[0])
         };
-        let b = args.get(1).map(|e| self.expr(e));
-        let int = ty.is_integer();
+        let mut b = args.get(1).map(|e| self.expr(e));
         if args[0].ty.is_complex() || func == MathFn::Complex {
             // num-complex's methods and fields.
             return match func {
@@ -505,6 +543,27 @@ impl<'a> BodyEmitter<'a> {
                 }
             };
         }
+        if args[0].ty.is_half_float() {
+            // f16/bf16: the f32 function, rounded once (like the evaluator).
+            a = quote!((#a).to_f32());
+            if args.get(1).is_some_and(|e| e.ty.is_half_float()) {
+                b = b.map(|b| quote!((#b).to_f32()));
+            }
+            let wide = self.real_call(func, a, b, false);
+            let half = rust_type(ty);
+            return quote!(#half::from_f32(#wide));
+        }
+        self.real_call(func, a, b, ty.is_integer())
+    }
+
+    /// A function of a real receiver `a` (an f32 one for f16/bf16).
+    fn real_call(
+        &self,
+        func: MathFn,
+        a: TokenStream,
+        b: Option<TokenStream>,
+        int: bool,
+    ) -> TokenStream {
         match func {
             MathFn::Sqrt => quote!(#a.sqrt()),
             MathFn::Abs if int => quote!(#a.wrapping_abs()),
@@ -596,6 +655,8 @@ pub(crate) fn one_of(t: ScalarType) -> Value {
     match t {
         ScalarType::F32 => Value::F32(1.0),
         ScalarType::F64 => Value::F64(1.0),
+        ScalarType::F16 => Value::F16(half::f16::ONE),
+        ScalarType::BF16 => Value::BF16(half::bf16::ONE),
         t => Value::from_bits(t, 1),
     }
 }

@@ -31,10 +31,45 @@ mod symbolic;
 
 use super::print::{expr_to_python_boxed, BodyNames};
 use crate::dace_format::ARGUMENTS_MARK;
-use crate::ir::{ContainerId, Expr, MapSchedule, Sdfg, Storage};
+use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, StatementKind, Storage};
 use serde_json::{json, Map as JsonMap, Value};
 
-/// The DaCe `.sdfg` JSON of `sdfg`.
+/// Why DaCe 1.0.2 cannot represent `sdfg`, naming the container or
+/// statement: it has no bfloat16 dtype, so a `bf16` container, local or
+/// expression has no export (`f16` exports as `float16`). None when the
+/// program exports.
+pub fn unexportable(sdfg: &Sdfg) -> Option<String> {
+    let help = "help: DaCe 1.0.2 has no bfloat16; use `f16` or `f32` in programs exported to DaCe";
+    if let Some(c) = sdfg.containers.iter().find(|c| c.elem == ScalarType::BF16) {
+        return Some(format!(
+            "container `{}` has type `bf16`, which DaCe has no dtype for\n{help}",
+            c.name.text
+        ));
+    }
+    for state in &sdfg.states {
+        for st in &state.stmts {
+            let body = match &st.kind {
+                StatementKind::Map(m) => &m.body,
+                StatementKind::Tasklet(t) => &t.body,
+                _ => continue,
+            };
+            let mut bf16 = body.locals.iter().any(|l| l.ty == ScalarType::BF16);
+            for s in &body.stmts {
+                s.walk_exprs(&mut |e| bf16 |= e.ty == ScalarType::BF16);
+            }
+            if bf16 {
+                return Some(format!(
+                    "`{}` computes in `bf16`, which DaCe has no dtype for\n{help}",
+                    st.label()
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The DaCe `.sdfg` JSON of `sdfg` (see [`unexportable`] first: a `bf16`
+/// type is written as `bfloat16`, which DaCe 1.0.2 does not load).
 pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {
     let cx = Cx::new(sdfg);
     let mut arrays = JsonMap::new();

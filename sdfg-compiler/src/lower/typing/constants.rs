@@ -66,6 +66,14 @@ fn float_assoc(ty: ScalarType, name: &str) -> Option<Value> {
     match ty {
         ScalarType::F32 => of!(f32, F32),
         ScalarType::F64 => of!(f64, F64),
+        ScalarType::F16 => {
+            use half::f16;
+            of!(f16, F16)
+        }
+        ScalarType::BF16 => {
+            use half::bf16;
+            of!(bf16, BF16)
+        }
         _ => None,
     }
 }
@@ -76,6 +84,8 @@ fn float_const(ty: ScalarType, name: &str) -> Option<Value> {
     match ty {
         ScalarType::F32 => Some(Value::F32(*s)),
         ScalarType::F64 => Some(Value::F64(*d)),
+        // The f64 value rounded once.
+        t if t.is_half_float() => Some(crate::ir::semantics::cast(Value::F64(*d), t)),
         _ => None,
     }
 }

@@ -75,11 +75,7 @@ impl Lowerer<'_> {
                 if ty.is_float() {
                     let value: f64 = digits.parse().ok()?;
                     let value = if negative { -value } else { value };
-                    let v = if ty == ScalarType::F32 {
-                        Value::F32(value as f32)
-                    } else {
-                        Value::F64(value)
-                    };
+                    let v = crate::ir::semantics::cast(Value::F64(value), ty);
                     return Some(Expr::lit(v, span));
                 }
                 let Ok(magnitude) = i.base10_parse::<u128>() else {
@@ -168,7 +164,9 @@ impl Lowerer<'_> {
                 let v = if ty == ScalarType::F32 {
                     Value::F32(text.parse().ok()?)
                 } else {
-                    Value::F64(text.parse().ok()?)
+                    // f16/bf16 (Rust has no literal suffix for them) take the
+                    // type from the context and round the f64 value once.
+                    crate::ir::semantics::cast(Value::F64(text.parse().ok()?), ty)
                 };
                 Some(Expr::lit(v, span))
             }

@@ -55,12 +55,18 @@ impl<'a> KernelEmitter<'a> {
             f if f.is_transcendental() || f == MathFn::Powi => {
                 let mut operands = vec![a];
                 operands.extend(second);
+                if ty.is_half_float() {
+                    // The f32 function, rounded once to the 16-bit type.
+                    let wide = self.call_subroutine(func, ScalarType::F32, &operands);
+                    return self.normalize(wide, ty);
+                }
                 return self.call_subroutine(func, ty, &operands);
             }
             // abs, min and max of bool (rejected by validation).
             _ => self.mov(r, a),
         }
-        r
+        // f16/bf16: `sqrt` rounds (the others are exact, rounding keeps them).
+        self.normalize(r, ty)
     }
 
     /// A call of the subroutine of `func` for floats of type `ty` (f32 or
@@ -107,7 +113,7 @@ impl<'a> KernelEmitter<'a> {
     /// |q| < 2^53; otherwise (huge quotients, and every special case the
     /// fast path may get wrong) a call to the exact bitwise `__sdfg_fmod_f64`.
     pub(super) fn float_rem(&mut self, a: Reg, b: Reg, ty: ScalarType) -> Reg {
-        let (a, b) = if ty == ScalarType::F32 {
+        let (a, b) = if ty != ScalarType::F64 {
             let a64 = self.convert(a, ty, ScalarType::F64);
             let b64 = self.convert(b, ty, ScalarType::F64);
             (a64, b64)
@@ -156,8 +162,9 @@ impl<'a> KernelEmitter<'a> {
         s.push_str("\t}\n");
         self.code.push_str(&s);
         self.place(&done);
-        if ty == ScalarType::F32 {
-            self.convert(result, ScalarType::F64, ScalarType::F32)
+        if ty != ScalarType::F64 {
+            // Exact: the remainder is a value of the operands' type.
+            self.convert(result, ScalarType::F64, ty)
         } else {
             result
         }

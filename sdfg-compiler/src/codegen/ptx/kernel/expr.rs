@@ -337,6 +337,9 @@ impl<'a> KernelEmitter<'a> {
             // (invalid IR); use zero rather than emit ill-typed PTX.
             return self.constant(Value::from_bits(to, 0));
         }
+        if from.is_half_float() || to.is_half_float() {
+            return self.convert_half(v, from, to);
+        }
         let r = self.reg_of(to);
         match (from, to) {
             (Bool, t) if t.is_integer() => {

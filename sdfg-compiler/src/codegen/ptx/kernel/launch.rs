@@ -106,6 +106,9 @@ impl<'a> KernelEmitter<'a> {
         if ty.is_complex() {
             return self.complex_param(ty, slot);
         }
+        if ty.is_half_float() {
+            return self.half_load(ty, false, |h| format!("ld.param.b16 {h}, {slot}"));
+        }
         if ty == ScalarType::Bool {
             let byte = self.reg(Class::B16);
             self.ins(format!("ld.param.u8 {byte}, {slot}"));

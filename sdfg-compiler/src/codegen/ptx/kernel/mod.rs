@@ -26,6 +26,8 @@
 //! - [`calls`]: calls of the module's math subroutines;
 //! - [`narrow`]: the 32-bit registers of `i8 u8 i16 u16` values and
 //!   updates of 1- and 2-byte elements;
+//! - [`half`]: `f16`/`bf16` values in f32 registers, rounded after each
+//!   operation, 16 bits in memory;
 //! - [`complex`]: `c32`/`c64` values as register pairs: arithmetic,
 //!   functions, memory, reductions.
 
@@ -34,6 +36,7 @@ mod complex;
 mod control;
 mod expr;
 pub(crate) mod fault;
+mod half;
 mod hoist;
 mod launch;
 mod memory;

@@ -13,7 +13,11 @@ use crate::ir::ScalarType;
 impl<'a> KernelEmitter<'a> {
     /// `r` wrapped to the width of the narrow integer type `ty` and
     /// extended back to 32 bits (a no-op for other types).
+    /// For `f16`/`bf16` in their f32 register: rounded to the type.
     pub(super) fn normalize(&mut self, r: Reg, ty: ScalarType) -> Reg {
+        if ty.is_half_float() && r.class == Class::F32 {
+            return self.round_to_half(r, ty);
+        }
         if !ty.is_narrow_integer() || r.class != Class::B32 {
             return r;
         }

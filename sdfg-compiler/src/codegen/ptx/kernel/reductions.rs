@@ -172,6 +172,23 @@ impl<'a> KernelEmitter<'a> {
             self.complex_reduce(addr, v, elem);
             return;
         }
+        if elem.is_half_float() {
+            self.comment(&format!(
+                "wcr {} on {elem}: compare-and-swap loop on the containing word",
+                op.name()
+            ));
+            self.subword_update(addr, 2, |k, old_bits| {
+                let h = k.reg(Class::B16);
+                k.ins(format!("cvt.u16.u32 {h}, {old_bits}"));
+                let old = k.f32_of_half_bits(h, elem);
+                let new = k.combine(op, old, v, elem);
+                let new_h = k.half_bits_of_f32(new, elem);
+                let out = k.reg(Class::B32);
+                k.ins(format!("cvt.u32.u16 {out}, {new_h}"));
+                out
+            });
+            return;
+        }
         if elem.is_narrow_integer() {
             self.comment(&format!(
                 "wcr {} on {elem}: compare-and-swap loop on the containing word",

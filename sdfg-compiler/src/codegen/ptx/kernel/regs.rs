@@ -46,6 +46,9 @@ impl Class {
             ScalarType::I32 | ScalarType::U32 => Class::B32,
             ScalarType::I64 | ScalarType::U64 => Class::B64,
             ScalarType::F32 => Class::F32,
+            // 16-bit floats live in f32 registers, always holding a value
+            // of their type (see `KernelEmitter::normalize`).
+            ScalarType::F16 | ScalarType::BF16 => Class::F32,
             ScalarType::F64 => Class::F64,
             ScalarType::Bool => Class::Pred,
             ScalarType::C32 => Class::Z32,
@@ -136,6 +139,8 @@ pub(super) fn arith(ty: ScalarType) -> &'static str {
         ScalarType::U64 => "u64",
         ScalarType::F32 => "f32",
         ScalarType::F64 => "f64",
+        // f16 and bf16 compute in f32 (then round: `normalize`).
+        ScalarType::F16 | ScalarType::BF16 => "f32",
         ScalarType::Bool => "pred",
         // Complex values compute part by part.
         ScalarType::C32 => "f32",
@@ -145,13 +150,16 @@ pub(super) fn arith(ty: ScalarType) -> &'static str {
 
 /// The PTX type of a value in memory or a `.param` (bool: one byte).
 /// Loads of narrow integers into their 32-bit register extend by the
-/// type's signedness; stores keep the low bits.
+/// type's signedness; stores keep the low bits. f16 and bf16 are 16 bits
+/// in memory, moved through a `.b16` register and converted
+/// ([`KernelEmitter::half_load`](super::KernelEmitter).
 pub(super) fn mem_type(ty: ScalarType) -> &'static str {
     match ty {
         ScalarType::Bool | ScalarType::U8 => "u8",
         ScalarType::I8 => "s8",
         ScalarType::I16 => "s16",
         ScalarType::U16 => "u16",
+        ScalarType::F16 | ScalarType::BF16 => "b16",
         t => arith(t),
     }
 }
@@ -176,6 +184,9 @@ pub(super) fn immediate(v: Value) -> String {
         Value::I64(_) | Value::U64(_) => format!("0x{:016X}", v.to_bits()),
         Value::F32(x) => format!("0f{:08X}", x.to_bits()),
         Value::F64(x) => format!("0d{:016X}", x.to_bits()),
+        // In their f32 register.
+        Value::F16(x) => immediate(Value::F32(x.to_f32())),
+        Value::BF16(x) => immediate(Value::F32(x.to_f32())),
         Value::Bool(b) => (b as u32).to_string(),
         // Pairs are moved part by part (`KernelEmitter::constant`).
         Value::C32(z) => immediate(Value::F32(z.re)),
