@@ -82,6 +82,8 @@ any_buffer!(
     U64: u64,
     F32: f32,
     F64: f64,
+    F16: sdfg::runtime::half::f16,
+    BF16: sdfg::runtime::half::bf16,
     Bool: bool,
     C32: sdfg::runtime::c32,
     C64: sdfg::runtime::c64,
