@@ -129,6 +129,15 @@ impl ScalarType {
     }
 
     /// `f16`, `bf16`, `f32` and `f64`.
+    /// An integer type whose range contains every value of the integer
+    /// type `from` (`from as self` keeps the value; false for non-integers).
+    pub fn holds_every_value_of(self, from: ScalarType) -> bool {
+        match (from.int_range(), self.int_range()) {
+            (Some((lo, hi)), Some((to_lo, to_hi))) => to_lo <= lo && hi <= to_hi,
+            _ => false,
+        }
+    }
+
     pub fn is_float(self) -> bool {
         matches!(
             self,
