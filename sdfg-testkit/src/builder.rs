@@ -313,6 +313,8 @@ impl SdfgBuilder {
             params,
             schedule,
             body,
+            block: None,
+            gpu_tasklet: false,
             independent: Vec::new(),
         };
         let stmts = &mut self.sdfg.states[state].stmts;

@@ -420,6 +420,7 @@ impl ExprGen {
             MathFn::Floor,
             MathFn::Ceil,
             MathFn::Powi,
+            MathFn::MulAdd,
         ];
         let f = if self.config.approx_math && self.rng.chance(50) {
             let approx: Vec<MathFn> = MathFn::ALL
@@ -433,6 +434,7 @@ impl ExprGen {
         let x = self.expr(t, d);
         let args = match f {
             MathFn::Powi => vec![x, self.expr(I32, d.min(1))],
+            _ if f.arity() == 3 => vec![x, self.expr(t, d), self.expr(t, d)],
             _ if f.arity() == 2 => vec![x, self.expr(t, d)],
             _ => vec![x],
         };

@@ -242,8 +242,8 @@ fn params(sdfg: &Sdfg, memlets: &[Memlet], map: &Map) -> Vec<KernelParam> {
 }
 
 /// Symbols read by the map's body (ranges are passed as RangeStart/Count/Step,
-/// so symbols used only in ranges are not needed), and host scalar containers
-/// read by the body.
+/// so symbols used only in ranges are not needed) or by a block map's block
+/// size and shared shapes, and host scalar containers read by the body.
 fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<ContainerId>) {
     let mut symbols = BTreeSet::new();
     let mut host_scalars = BTreeSet::new();
@@ -258,6 +258,16 @@ fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<Containe
     };
     for s in &map.body.stmts {
         s.walk_exprs(&mut visit);
+    }
+    // A block map computes its block size and the shapes of its shared
+    // data from symbols.
+    if let Some(block) = &map.block {
+        if let crate::ir::BlockSize::Given(dims) = &block.size {
+            dims.iter().for_each(|d| d.walk(&mut visit));
+        }
+        for &c in &block.data {
+            sdfg.containers[c].shape.iter().for_each(|d| d.walk(&mut visit));
+        }
     }
     // Store targets are never host containers in a gpu map (validation); their
     // index expressions were walked above.

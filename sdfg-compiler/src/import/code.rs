@@ -308,6 +308,7 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
         "cbrt" => MathFn::Cbrt,
         "conj" => MathFn::Conj,
         "arg" => MathFn::Arg,
+        "fma" => MathFn::MulAdd,
         _ => return None,
     })
 }

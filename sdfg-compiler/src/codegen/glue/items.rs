@@ -198,6 +198,8 @@ impl Glue<'_> {
                 (Storage::Pinned, false) => quote!(&'a #host_buffer<#t>),
                 (Storage::Host, true) => quote!(&'a mut [#t]),
                 (Storage::Host, false) => quote!(&'a [#t]),
+                // Block data is transient: never an argument.
+                (Storage::Shared | Storage::Register, _) => continue,
             };
             out.extend(quote!(pub #n: #ty,));
         }

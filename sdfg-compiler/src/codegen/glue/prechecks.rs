@@ -46,8 +46,9 @@ impl Glue<'_> {
                         });
                         nonempty.push(quote!(#c > 0));
                     }
+                    let block = self.block_prechecks(m, state_name);
                     let checks = self.index_prechecks(k, &m.name.text, state_name, &m.body);
-                    out.extend(quote!(if true #(&& #nonempty)* { #checks }));
+                    out.extend(quote!(if true #(&& #nonempty)* { #block #checks }));
                 }
                 StatementKind::Tasklet(t) => {
                     out.extend(self.index_prechecks(k, &t.name.text, state_name, &t.body))

@@ -445,7 +445,7 @@ fn tasklet_help(problem: &str) -> &'static str {
     if problem.contains("`while`") {
         "rewrite the loop as a counted one (`for k in range(n):`); the tasklet language has no `while` yet"
     } else if problem.contains("does not have") {
-        "the math functions are `sqrt exp log sin cos tanh abs min max floor ceil pow`"
+        "the math functions are `sqrt exp log sin cos tanh abs min max floor ceil pow fma`"
     } else if problem.contains("syntax error") {
         "check the tasklet's code in DaCe"
     } else {

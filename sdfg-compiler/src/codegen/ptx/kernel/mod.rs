@@ -30,7 +30,13 @@
 //!   operation, 16 bits in memory;
 //! - [`complex`]: `c32`/`c64` values as register pairs: arithmetic,
 //!   functions, memory, reductions.
+//! - [`block`]: the kernel of a block map (block iterations, block-level
+//!   code, thread maps, barriers), [`block_data`] its shared and register
+//!   data and block reductions.
 
+mod block;
+pub(crate) mod block_data;
+mod block_reductions;
 mod calls;
 mod complex;
 mod control;
@@ -106,6 +112,8 @@ pub(super) struct KernelEmitter<'a> {
     /// Per-thread partial results of WCR updates of scalar containers:
     /// container -> (operator, partial, "updated at least once").
     partials: HashMap<ContainerId, (WcrOp, Reg, Reg)>,
+    /// The state of a block map's kernel (None for a flat map).
+    block: Option<block::BlockCx>,
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -147,6 +155,7 @@ impl<'a> KernelEmitter<'a> {
             load_hint: String::new(),
             store_hint: "",
             partials: HashMap::new(),
+            block: None,
         }
     }
 
@@ -252,8 +261,17 @@ impl<'a> KernelEmitter<'a> {
         stmt: StmtId,
         tuning: &Tuning,
     ) -> (String, PtxKernel) {
+        if self.map.block.is_some() {
+            return self.emit_block(state, stmt);
+        }
         let dims = self.map.params.len();
         let (block, ipt, rows) = geometry(dims, &self.map.body.stmts, tuning);
+        let (block, ipt, rows) = if self.map.gpu_tasklet {
+            // One thread: the body runs once (a 0-d map's single iteration).
+            ([1, 1, 1], 1, 1)
+        } else {
+            (block, ipt, rows)
+        };
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
             self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
         }
@@ -267,16 +285,7 @@ impl<'a> KernelEmitter<'a> {
             "// map `{}` (state {state}, statement {stmt}): block {:?}, {ipt} item(s) per thread in x, {rows} row(s) in y",
             self.map.name.text, block
         );
-        let _ = writeln!(header, ".visible .entry {name}(");
-        let params: Vec<String> = self
-            .abi
-            .params
-            .iter()
-            .enumerate()
-            .map(|(k, p)| format!("\t{}", param_decl(p, &format!("{name}_param_{k}"))))
-            .collect();
-        header.push_str(&params.join(",\n"));
-        header.push_str("\n)\n");
+        header.push_str(&self.entry_header(&name));
         // Only the unrolled kernels take the tuned shape (and its occupancy).
         if tuning.min_blocks_per_sm > 0 && (ipt > 1 || rows > 1) {
             let _ = writeln!(header, ".maxntid {}, {}, {}", block[0], block[1], block[2]);
@@ -290,6 +299,37 @@ impl<'a> KernelEmitter<'a> {
         self.finish_scalar_reductions();
         self.ins("ret");
 
+        let decls = self.register_decls();
+        let text = format!("{header}{decls}{}}}\n", self.code);
+        let kernel = PtxKernel {
+            state,
+            stmt,
+            abi: self.abi.clone(),
+            block,
+            items_per_thread: ipt,
+            rows_per_thread: rows,
+            block_map: None,
+        };
+        (text, kernel)
+    }
+
+    /// `.visible .entry NAME(params)` (without the body's brace).
+    fn entry_header(&self, name: &str) -> String {
+        let mut header = format!(".visible .entry {name}(\n");
+        let params: Vec<String> = self
+            .abi
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| format!("\t{}", param_decl(p, &format!("{name}_param_{k}"))))
+            .collect();
+        header.push_str(&params.join(",\n"));
+        header.push_str("\n)\n");
+        header
+    }
+
+    /// The `.reg` declarations of every register used.
+    fn register_decls(&self) -> String {
         let mut decls = String::new();
         for c in CLASSES {
             let n = self.reg_counts[c.index()];
@@ -297,6 +337,7 @@ impl<'a> KernelEmitter<'a> {
                 continue;
             }
             if c.is_pair() {
+                // A complex pair: its parts are declared as two families.
                 let z = Reg { class: c, n: 0 };
                 for part in [z.re(), z.im()] {
                     let pc = part.class;
@@ -306,16 +347,20 @@ impl<'a> KernelEmitter<'a> {
                 let _ = writeln!(decls, "\t.reg {} {}<{}>;", c.decl(), c.prefix(), n);
             }
         }
-        let text = format!("{header}{decls}{}}}\n", self.code);
-        let kernel = PtxKernel {
+        decls
+    }
+
+    /// The description of a kernel that has no body (invalid IR).
+    fn empty_kernel(&self, state: StateId, stmt: StmtId) -> PtxKernel {
+        PtxKernel {
             state,
             stmt,
             abi: self.abi.clone(),
-            block,
-            items_per_thread: ipt,
-            rows_per_thread: rows,
-        };
-        (text, kernel)
+            block: [1, 1, 1],
+            items_per_thread: 1,
+            rows_per_thread: 1,
+            block_map: None,
+        }
     }
 }
 

@@ -226,8 +226,9 @@ pub mod mirror {
     pub fn cbrt_f32(x: f32) -> f32 {
         cbrt_f64(x as f64) as f32
     }
+    /// Not the f64 program: f32 arithmetic of its own (`exp_f32`).
     pub fn exp_f32(x: f32) -> f32 {
-        exp_f64(x as f64) as f32
+        super::super::exp_f32_mirror(x)
     }
     pub fn ln_f32(x: f32) -> f32 {
         ln_f64(x as f64) as f32
@@ -276,15 +277,18 @@ pub mod mirror {
             | MathFn::Arg
             | MathFn::Re
             | MathFn::Im
-            | MathFn::Complex => return None,
+            | MathFn::Complex
+            | MathFn::MulAdd => return None,
         })
     }
 
     /// [`call_f64`] for f32 values (the f32 subroutines: the f64 program
-    /// on the widened arguments, rounded once; `powi` in f32).
+    /// on the widened arguments, rounded once; `powi` and `exp` in f32).
     pub fn call_f32(f: MathFn, a: f32, b: f32) -> Option<f32> {
-        if f == MathFn::Powi {
-            return Some(powi_f32(a, b as i32));
+        match f {
+            MathFn::Powi => return Some(powi_f32(a, b as i32)),
+            MathFn::Exp => return Some(exp_f32(a)),
+            _ => {}
         }
         call_f64(f, a as f64, b as f64).map(|v| v as f32)
     }
