@@ -783,3 +783,13 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
         format!("{n} {plural}")
     }
 }
+
+/// The language's type names that `keep` accepts, backticked, for helps.
+pub(crate) fn type_list(keep: impl Fn(ScalarType) -> bool) -> String {
+    let names: Vec<&str> = ScalarType::ALL
+        .into_iter()
+        .filter(|t| keep(*t))
+        .map(ScalarType::rust_name)
+        .collect();
+    crate::diag::suggest::backticked(&names)
+}
