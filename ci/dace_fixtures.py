@@ -16,7 +16,7 @@ directory to compare with DaCe live.
 
 `--errors` writes SDFGs outside what sdfg-rs reads, for the compile-fail
 cases of tests/ui/ (`python ci/dace_fixtures.py --errors tests/ui/dace`):
-a library node, a nested SDFG, a tasklet with a `while` loop, a
+a library node, a nested SDFG, a tasklet with a `lambda`, a
 thread-block map with shared memory, a CPU map reading GPU memory.
 
 GPU programs (storage GPU_Global, GPU_Device maps) cannot run here (no
@@ -152,7 +152,19 @@ def tasklet_while(A: dace.float64[N], B: dace.float64[N]):
             x = a
             while x > 1.0:
                 x = x / 2.0
+                if x < 1.5:
+                    break
             b = x
+
+
+@dace.program
+def tasklet_lambda(A: dace.float64[N], B: dace.float64[N]):
+    for i in dace.map[0:N]:
+        with dace.tasklet:
+            a << A[i]
+            b >> B[i]
+            half = lambda y: y / 2.0
+            b = half(a)
 
 
 def thread_block():
@@ -184,7 +196,7 @@ def error_fixtures():
         ("cpu_reads_gpu", cpu_reads_gpu()),
         ("library_node", library_node.to_sdfg()),
         ("nested_sdfg", nested_sdfg.to_sdfg()),
-        ("tasklet_while", tasklet_while.to_sdfg()),
+        ("tasklet_lambda", tasklet_lambda.to_sdfg()),
         ("thread_block", thread_block()),
     ]
 
@@ -211,6 +223,9 @@ def fixtures():
         ("loop", loop.to_sdfg(), {"N": 10},
          {"A": ("float64", [10], dyadic(10, 2)), "B": ("float64", [10], [0.0] * 10), "T": ("int64", [], [5])},
          ["A", "B"]),
+        ("tasklet_while", tasklet_while.to_sdfg(), {"N": 8},
+         {"A": ("float64", [8], [0.5, 1.0, 1.75, 3.0, 5.5, 12.0, 100.0, -4.0]), "B": ("float64", [8], [0.0] * 8)},
+         ["B"]),
         ("repro", repro(), {"X_size": 32},
          {"T_GPU": ("int32", [], [0]), "X": ("int32", [32], [0] * 32), "U": ("int32", [1], [0])},
          ["X", "U"]),

@@ -78,7 +78,7 @@ pub fn exec_body(body: &TaskletBody, env: &mut dyn Env) -> Result<(), EvalFault>
         locals: body.locals.iter().map(|l| zero(l.ty)).collect(),
         fault: None,
     };
-    ev.stmts(&body.stmts);
+    let _ = ev.stmts(&body.stmts);
     match ev.fault {
         Some(f) => Err(f),
         None => Ok(()),
@@ -88,6 +88,14 @@ pub fn exec_body(body: &TaskletBody, env: &mut dyn Env) -> Result<(), EvalFault>
 /// The zero of a type (what an out-of-bounds load yields).
 pub fn zero(ty: ScalarType) -> Value {
     Value::from_bits(ty, 0)
+}
+
+/// How a statement ends: on to the next one, or out of the innermost loop's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Next,
+    Break,
+    Continue,
 }
 
 struct Evaluator<'e> {
@@ -118,13 +126,18 @@ impl Evaluator<'_> {
         index.iter().map(|i| index_value(self.expr(i))).collect()
     }
 
-    fn stmts(&mut self, stmts: &[Stmt]) {
+    /// Runs `stmts` until one of them leaves the block (`break`, `continue`).
+    fn stmts(&mut self, stmts: &[Stmt]) -> Flow {
         for s in stmts {
-            self.stmt(s);
+            let flow = self.stmt(s);
+            if flow != Flow::Next {
+                return flow;
+            }
         }
+        Flow::Next
     }
 
-    fn stmt(&mut self, s: &Stmt) {
+    fn stmt(&mut self, s: &Stmt) -> Flow {
         match s {
             Stmt::Let { local, init, .. }
             | Stmt::AssignLocal {
@@ -150,11 +163,11 @@ impl Evaluator<'_> {
             Stmt::If {
                 cond, then, else_, ..
             } => {
-                if truthy(self.expr(cond)) {
+                return if truthy(self.expr(cond)) {
                     self.stmts(then)
                 } else {
                     self.stmts(else_)
-                }
+                };
             }
             Stmt::For {
                 var,
@@ -174,11 +187,13 @@ impl Evaluator<'_> {
                 let end = cast(end, ty);
                 let mut v = cast(start, ty);
                 if !step_positive(step) {
-                    return;
+                    return Flow::Next;
                 }
                 while compare(BinOp::Lt, v, end) {
                     self.set_local(*var, v);
-                    self.stmts(body);
+                    if self.stmts(body) == Flow::Break {
+                        break;
+                    }
                     // Rust's step_by: stop when the next value would overflow
                     // (distance end - v, unsigned, is at most the step).
                     let mask = width_mask(ty);
@@ -189,7 +204,17 @@ impl Evaluator<'_> {
                     v = Value::from_bits(ty, v.to_bits().wrapping_add(step.to_bits()));
                 }
             }
+            Stmt::While { cond, body, .. } => {
+                while truthy(self.expr(cond)) {
+                    if self.stmts(body) == Flow::Break {
+                        break;
+                    }
+                }
+            }
+            Stmt::Break { .. } => return Flow::Break,
+            Stmt::Continue { .. } => return Flow::Continue,
         }
+        Flow::Next
     }
 
     fn expr(&mut self, e: &Expr) -> Value {

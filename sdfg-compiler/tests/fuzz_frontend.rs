@@ -694,6 +694,14 @@ fn check_stmt(sdfg: &Sdfg, body: &TaskletBody, st: &Stmt, params: usize) {
             );
             inner.iter().for_each(|s| check_stmt(sdfg, body, s, params));
         }
+        Stmt::While {
+            cond, body: inner, ..
+        } => {
+            assert_eq!(cond.ty, ScalarType::Bool);
+            check_expr(sdfg, cond, locals, params);
+            inner.iter().for_each(|s| check_stmt(sdfg, body, s, params));
+        }
+        Stmt::Break { .. } | Stmt::Continue { .. } => {}
     }
 }
 

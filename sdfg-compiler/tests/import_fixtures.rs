@@ -63,7 +63,7 @@ fn error_fixtures_name_the_unsupported_element() {
     for (file, expected) in [
         ("library_node.sdfg", "unsupported DaCe element `Reduce`"),
         ("nested_sdfg.sdfg", "unsupported DaCe element `NestedSDFG`"),
-        ("tasklet_while.sdfg", "uses Python construct `while`"),
+        ("tasklet_lambda.sdfg", "uses Python construct `lambda`"),
         ("thread_block.sdfg", "`GPU_ThreadBlock`"),
         ("thread_block.sdfg", "`GPU_Shared`"),
     ] {

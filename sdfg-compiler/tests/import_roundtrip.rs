@@ -170,7 +170,10 @@ fn programs() -> Vec<(String, String)> {
         let name = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
         // `sdfg! { ... }`, and the shared fixtures' `$sink! { ... }`
         // (tests/common/fixtures.rs), whose `$name` instantiate fills in.
-        for body in bodies_after(&code, "sdfg! {").into_iter().chain(bodies_after(&code, "$sink! {")) {
+        for body in bodies_after(&code, "sdfg! {")
+            .into_iter()
+            .chain(bodies_after(&code, "$sink! {"))
+        {
             out.push((name.clone(), instantiate(body)));
         }
         for s in raw_strings(&code) {
@@ -367,6 +370,18 @@ impl Dump<'_> {
                         self.expr(end, body)
                     );
                     self.stmts(inner, body, out, depth + 1);
+                }
+                Stmt::While {
+                    cond, body: inner, ..
+                } => {
+                    let _ = writeln!(out, "{pad}while {}", self.expr(cond, body));
+                    self.stmts(inner, body, out, depth + 1);
+                }
+                Stmt::Break { .. } => {
+                    let _ = writeln!(out, "{pad}break");
+                }
+                Stmt::Continue { .. } => {
+                    let _ = writeln!(out, "{pad}continue");
                 }
             }
         }

@@ -166,6 +166,19 @@ pub mod s {
             span: sp(),
         }
     }
+    pub fn while_(cond: Expr, body: Vec<Stmt>) -> Stmt {
+        Stmt::While {
+            cond,
+            body,
+            span: sp(),
+        }
+    }
+    pub fn break_() -> Stmt {
+        Stmt::Break { span: sp() }
+    }
+    pub fn continue_() -> Stmt {
+        Stmt::Continue { span: sp() }
+    }
 }
 
 /// A local declaration.

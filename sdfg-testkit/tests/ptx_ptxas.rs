@@ -411,6 +411,25 @@ fn big_index_math() {
     assemble("big", &generate(&b.build()));
 }
 
+/// `while`, `loop`, `break` and `continue` (also in a stepped `for`, where
+/// `continue` goes through the overflow guard), written in the language.
+#[test]
+fn while_break_and_continue() {
+    let sdfg = sdfg_compiler::frontend_str(
+        "sdfg Loops { symbol N: i64; gpu X: i64[N]; gpu Y: i64[N]; state s {
+            map m[i in 0..N] on gpu {
+                let mut v = X[i];
+                let mut n = 0i64;
+                while v > 1 { if v % 2 == 0 { v = v / 2; continue; } v = 3 * v + 1; n += 1; }
+                for k in (0..N).step_by(3) { if k > i { break; } if k % 2 == 0 { continue; } n += k; }
+                loop { n -= 1; if n < 5 { break; } }
+                Y[i] = n;
+            } } }",
+    )
+    .expect("valid");
+    assemble("loops", &generate(&sdfg));
+}
+
 #[test]
 fn multi_state_module() {
     let mut sdfg = stencil();

@@ -8,7 +8,8 @@
 //! index. For those the host computes the exact range of each index with
 //! interval arithmetic before any work starts: a range outside the container
 //! is an `Err` naming it, and the kernel needs no check. Every other access
-//! (data-dependent, under an `if`, `&&`, `||`, or non-affine) is *guarded*:
+//! (data-dependent, under an `if`, `&&`, `||`, after a `break` or `continue`
+//! in its loop's body, or non-affine) is *guarded*:
 //! checked where it runs; an out-of-bounds access is skipped (a load yields
 //! zero), reported through the fault word, and the call returns an `Err`.
 //!
@@ -193,12 +194,30 @@ impl<'a> Walk<'a> {
                         self.expr(st, f);
                     }
                     let outer = std::mem::take(&mut self.loops);
+                    let outer_conditional = self.conditional;
                     self.loops = outer.enter_loop(*var, start, end, step.as_ref());
                     self.enclosing.push((*var, start, end, step.as_ref()));
                     self.stmts(body, f);
                     self.enclosing.pop();
                     self.loops = outer;
+                    self.conditional = outer_conditional;
                 }
+                // The body may run any number of times; an access in it is
+                // checked over the same ranges as outside (a superset of
+                // what runs), so only what the body's own `break` and
+                // `continue` skip is conditional.
+                Stmt::While { cond, body, .. } => {
+                    self.expr(cond, f);
+                    let outer_conditional = self.conditional;
+                    self.stmts(body, f);
+                    self.conditional = outer_conditional;
+                }
+                Stmt::Break { .. } | Stmt::Continue { .. } => {}
+            }
+            // After a `break`/`continue`, the rest of the loop body runs on
+            // some iterations only (the loop restores the flag).
+            if s.may_leave_loop() {
+                self.conditional = true;
             }
         }
     }

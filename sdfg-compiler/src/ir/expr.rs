@@ -279,6 +279,17 @@ pub enum Stmt {
         body: Vec<Stmt>,
         span: Span,
     },
+    /// `while cond { body }`: `cond` is evaluated before every iteration.
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+    /// `break;`: leaves the innermost `for` or `while` loop.
+    Break { span: Span },
+    /// `continue;`: goes on with the next iteration of the innermost loop
+    /// (a `for` loop steps its variable first, a `while` loop tests again).
+    Continue { span: Span },
 }
 
 #[derive(Clone, Debug)]
@@ -337,7 +348,10 @@ impl Stmt {
             | Stmt::AssignLocal { span, .. }
             | Stmt::Store { span, .. }
             | Stmt::If { span, .. }
-            | Stmt::For { span, .. } => *span,
+            | Stmt::For { span, .. }
+            | Stmt::While { span, .. }
+            | Stmt::Break { span }
+            | Stmt::Continue { span } => *span,
         }
     }
 
@@ -370,6 +384,23 @@ impl Stmt {
                 }
                 body.iter().for_each(|s| s.walk_exprs(f));
             }
+            Stmt::While { cond, body, .. } => {
+                cond.walk(f);
+                body.iter().for_each(|s| s.walk_exprs(f));
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
+        }
+    }
+
+    /// Whether running this statement may leave the innermost enclosing
+    /// loop's body early: it is, or contains outside a nested loop, a
+    /// `break` or `continue`. The statements after it in that body then run
+    /// only on some iterations.
+    pub fn may_leave_loop(&self) -> bool {
+        match self {
+            Stmt::Break { .. } | Stmt::Continue { .. } => true,
+            Stmt::If { then, else_, .. } => then.iter().chain(else_).any(Stmt::may_leave_loop),
+            _ => false,
         }
     }
 
@@ -378,7 +409,9 @@ impl Stmt {
         f(self);
         match self {
             Stmt::If { then, else_, .. } => then.iter().chain(else_).for_each(|s| s.walk(f)),
-            Stmt::For { body, .. } => body.iter().for_each(|s| s.walk(f)),
+            Stmt::For { body, .. } | Stmt::While { body, .. } => {
+                body.iter().for_each(|s| s.walk(f))
+            }
             _ => {}
         }
     }

@@ -102,6 +102,11 @@ impl Collector<'_> {
                 }
                 body.iter().for_each(|s| self.stmt(s, true));
             }
+            Stmt::While { cond, body, .. } => {
+                self.expr(cond, conditional);
+                body.iter().for_each(|s| self.stmt(s, true));
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
         }
     }
 

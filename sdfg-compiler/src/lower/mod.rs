@@ -18,6 +18,7 @@
 
 mod body;
 mod dataflow;
+mod loops;
 mod memlets;
 mod typing;
 

@@ -187,22 +187,35 @@ impl<'a> BodyEmitter<'a> {
                 let inner = loops.enter_loop(*var, start, end, step.as_ref());
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
                 // start, start+step, ... while < end; a non-positive step or an
-                // overflowing increment ends the loop (as on the GPU).
+                // overflowing increment ends the loop (as on the GPU). The
+                // next value is computed before the body, so a `continue`
+                // in it (Rust's, on this `while`) steps too.
                 quote! {{
                     let __end: #ty = #b;
                     let __step: #ty = #st;
                     let mut __next: #ty = #a;
                     #[allow(unused_comparisons)]
-                    while __next < __end && __step > (0 as #ty) {
+                    let mut __more: bool = __next < __end && __step > (0 as #ty);
+                    while __more {
                         let #name: #ty = __next;
-                        { #b_tokens }
                         match __next.checked_add(__step) {
-                            ::core::option::Option::Some(n) => __next = n,
-                            ::core::option::Option::None => break,
+                            ::core::option::Option::Some(n) => {
+                                __next = n;
+                                __more = n < __end;
+                            }
+                            ::core::option::Option::None => __more = false,
                         }
+                        { #b_tokens }
                     }
                 }}
             }
+            Stmt::While { cond, body, .. } => {
+                let c = self.expr(cond);
+                let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, loops)).collect();
+                quote!(while #c { #b_tokens })
+            }
+            Stmt::Break { .. } => quote!(break;),
+            Stmt::Continue { .. } => quote!(continue;),
         }
     }
 

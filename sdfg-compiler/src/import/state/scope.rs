@@ -442,14 +442,12 @@ impl StateConv<'_> {
 
 /// How to fix a tasklet the translation rejects.
 fn tasklet_help(problem: &str) -> &'static str {
-    if problem.contains("`while`") {
-        "rewrite the loop as a counted one (`for k in range(n):`); the tasklet language has no `while` yet"
-    } else if problem.contains("does not have") {
+    if problem.contains("does not have") {
         "the math functions are `sqrt exp log sin cos tanh abs min max floor ceil pow`"
     } else if problem.contains("syntax error") {
         "check the tasklet's code in DaCe"
     } else {
-        "write the tasklet in the subset the tasklet language expresses: assignments, arithmetic, comparisons, `and`/`or`/`not`, conditional expressions, `if`, counted loops, casts and math functions"
+        "write the tasklet in the subset the tasklet language expresses: assignments, arithmetic, comparisons, `and`/`or`/`not`, conditional expressions, `if`, `for` and `while` loops with `break` and `continue`, casts and math functions"
     }
 }
 

@@ -63,6 +63,9 @@ pub(crate) struct Scope {
     pub hints: HashMap<LetKey, ScalarType>,
     /// This is the probe pass: open locals take the type their uses expect.
     pub probing: bool,
+    /// How many `for`/`while`/`loop` bodies enclose the statement being
+    /// lowered (`break` and `continue` need one).
+    pub loop_depth: usize,
 }
 
 impl Scope {
@@ -79,6 +82,7 @@ impl Scope {
             open: Vec::new(),
             hints: HashMap::new(),
             probing: false,
+            loop_depth: 0,
         }
     }
 

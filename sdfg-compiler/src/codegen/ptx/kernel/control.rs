@@ -1,4 +1,5 @@
-//! Statements: the body of one iteration, locals, `if` and `for`.
+//! Statements: the body of one iteration, locals, `if`, `for` and
+//! `while` loops, `break` and `continue`.
 
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
@@ -17,6 +18,11 @@ impl<'a> KernelEmitter<'a> {
     pub(super) fn stmts(&mut self, stmts: &'a [Stmt]) {
         for s in stmts {
             self.stmt(s);
+            // As `ir::bounds` decides: after a `break`/`continue` the rest
+            // of a loop body is conditional (the loop restores the flag).
+            if s.may_leave_loop() {
+                self.conditional = true;
+            }
         }
     }
 
@@ -95,7 +101,38 @@ impl<'a> KernelEmitter<'a> {
                 body,
                 ..
             } => self.for_loop(*var, start, end, step.as_ref(), body),
+            Stmt::While { cond, body, .. } => self.while_loop(cond, body),
+            Stmt::Break { .. } => {
+                if let Some((_, l_break)) = self.loop_labels.last() {
+                    let l = l_break.clone();
+                    self.ins(format!("bra.uni {l}"));
+                }
+            }
+            Stmt::Continue { .. } => {
+                if let Some((l_continue, _)) = self.loop_labels.last() {
+                    let l = l_continue.clone();
+                    self.ins(format!("bra.uni {l}"));
+                }
+            }
         }
+    }
+
+    /// `while cond { body }`: the condition is tested before every
+    /// iteration; `continue` branches back to the test.
+    fn while_loop(&mut self, cond: &'a Expr, body: &'a [Stmt]) {
+        let l_head = self.label();
+        let l_end = self.label();
+        self.place(&l_head);
+        let c = self.expr(cond);
+        let c = self.predicate(c, cond.ty);
+        self.ins(format!("@!{c} bra {l_end}"));
+        let outer = self.conditional;
+        self.loop_labels.push((l_head.clone(), l_end.clone()));
+        self.stmts(body);
+        self.loop_labels.pop();
+        self.conditional = outer;
+        self.ins(format!("bra.uni {l_head}"));
+        self.place(&l_end);
     }
 
     /// `for var in (start..end).step_by(step)` with Rust's semantics: bounds
@@ -138,9 +175,16 @@ impl<'a> KernelEmitter<'a> {
         let v = self.local_reg(var, ty);
         self.mov(v, counter);
         let outer = self.loops.clone();
+        let outer_conditional = self.conditional;
         self.loops = outer.enter_loop(var, start, end, step);
+        // `continue` goes on with the step below, `break` leaves.
+        let l_next = self.label();
+        self.loop_labels.push((l_next.clone(), l_end.clone()));
         self.stmts(body);
+        self.loop_labels.pop();
         self.loops = outer;
+        self.conditional = outer_conditional;
+        self.place(&l_next);
         // Stop when the distance to the end (unsigned) is at most the step.
         let distance = self.reg_of(ty);
         let u = if ty.bits() == 64 { "u64" } else { "u32" };

@@ -74,11 +74,12 @@ pub(super) fn hoistable_loads<'b>(sdfg: &Sdfg, stmts: &'b [Stmt]) -> Vec<&'b Exp
                     }
                 });
             }
-            Stmt::For { .. } => s.walk(&mut |x| {
+            Stmt::For { .. } | Stmt::While { .. } => s.walk(&mut |x| {
                 if let Stmt::Store { container, .. } = x {
                     written.insert(*container);
                 }
             }),
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
         }
     }
     out

@@ -393,7 +393,7 @@ pub(super) fn geometry(dims: usize, body: &[Stmt], tuning: &Tuning) -> ([u32; 3]
     for s in body {
         s.walk(&mut |s| {
             n_stmts += 1;
-            if matches!(s, Stmt::For { .. }) {
+            if matches!(s, Stmt::For { .. } | Stmt::While { .. }) {
                 has_loop = true;
             }
         });

@@ -75,6 +75,8 @@ pub(super) struct KernelEmitter<'a> {
     site_codes: HashMap<(usize, bool), u32>,
     conditional: bool,
     loops: LoopScope,
+    /// The labels `continue` and `break` branch to, innermost loop last.
+    loop_labels: Vec<(String, String)>,
     /// Vector path: per deferred store (address of its index slice), the
     /// values of the lanes emitted so far.
     deferred: HashMap<usize, Vec<Reg>>,
@@ -119,6 +121,7 @@ impl<'a> KernelEmitter<'a> {
             site_codes,
             conditional: false,
             loops: LoopScope::default(),
+            loop_labels: Vec::new(),
             deferred: HashMap::new(),
             load_hint: String::new(),
             store_hint: "",

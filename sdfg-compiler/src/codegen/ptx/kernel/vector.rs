@@ -27,7 +27,7 @@ impl<'a> KernelEmitter<'a> {
         let stmts: &'a [Stmt] = &self.map.body.stmts;
         if stmts
             .iter()
-            .any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. }))
+            .any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. }))
         {
             return None;
         }
