@@ -10,6 +10,9 @@
 pub const SCALAR_MARK: &str = "_meta_sdfg_rs_scalar";
 /// Attribute of a map entry: its parameters' types (DaCe's ranges have none).
 pub const PARAM_TYPES_MARK: &str = "_meta_sdfg_rs_param_types";
+/// Attribute of a map entry: the containers of `#[independent(...)]` (the
+/// race test trusts the user for them; DaCe has no such property).
+pub const INDEPENDENT_MARK: &str = "_meta_sdfg_rs_independent";
 /// Attribute of the SDFG: the declared symbols (the arguments; DaCe would
 /// take every symbol read before an edge assigns it).
 pub const ARGUMENTS_MARK: &str = "_meta_sdfg_rs_argument_symbols";

@@ -1,7 +1,9 @@
 //! The front end never panics: a property test over (a) token-level
 //! mutations of valid SDFGs, (b) random token streams from the grammar's
 //! vocabulary and (c) random SDFGs generated from the grammar. Every input runs through `frontend_str` under `catch_unwind`;
-//! a panic fails the test and prints the input.
+//! a panic fails the test and prints the input. `the_whole_macro_never_panics`
+//! runs generated SDFGs (also well-typed ones) and mutants through the whole
+//! macro, `expand()`, code generation included.
 //!
 //! `SDFG_FUZZ_ITERS` sets the number of inputs per part (default small
 //! enough for about 20 s in a debug build); `SDFG_FUZZ_SEED` the seed.
@@ -833,4 +835,223 @@ fn generated_sdfgs_never_panic() {
 #[test]
 fn random_token_streams_never_panic() {
     fuzz("random streams", iterations(), random_stream);
+}
+
+// The whole macro: `expand()` (front end, schedule, PTX, host glue, the
+// exporters it embeds) on generated SDFGs and on mutations of the seeds.
+// Nothing may panic; an accepted input must expand to Rust items, and a
+// sample of the accepted kernels must assemble with ptxas (when found).
+
+/// Mutations that keep a program plausible (one token swapped within its
+/// group), so most mutants pass the front end and reach code generation.
+fn mutate_plausibly(rng: &mut Rng, tokens: &mut [String]) {
+    const GROUPS: [&[&str]; 8] = [
+        &["+", "-", "*", "/", "%"],
+        &["<", "<=", ">", ">=", "==", "!="],
+        &["&", "|", "^"],
+        &["gpu", "cpu", "seq"],
+        &["host", "pinned", "gpu"],
+        &["+=", "*=", "="],
+        &["min", "max"],
+        &["0", "1", "2", "3", "7", "16"],
+    ];
+    for _ in 0..20 {
+        let k = rng.below(tokens.len());
+        if let Some(group) = GROUPS.iter().find(|g| g.contains(&tokens[k].as_str())) {
+            tokens[k] = group[rng.below(group.len())].to_string();
+            return;
+        }
+    }
+}
+
+/// What the whole macro made of one input.
+#[derive(Default)]
+struct Expanded {
+    accepted: usize,
+    assembled: usize,
+}
+
+/// Runs `expand()` on `source`; Err(message) when anything panicked.
+fn run_expand(source: &str, check_ptx: bool, tally: &mut Expanded) -> Result<(), String> {
+    let outcome = panic::catch_unwind(|| {
+        let Ok(tokens) = source.parse::<proc_macro2::TokenStream>() else {
+            return (false, false);
+        };
+        let out = sdfg_compiler::expand(tokens);
+        let accepted = !out.to_string().contains("compile_error");
+        if let Err(e) = syn::parse2::<syn::File>(out) {
+            panic!("the expansion is not Rust items: {e}");
+        }
+        let mut assembled = false;
+        if accepted && check_ptx {
+            let sdfg = sdfg_compiler::frontend_str(source).expect("accepted above");
+            let ptx = sdfg_compiler::codegen::ptx::generate(&sdfg);
+            match sdfg_compiler::codegen::ptx::ptxas::assemble_check(&ptx.text) {
+                Ok(log) => assembled = log.is_some(),
+                Err(log) => panic!("ptxas rejects the generated PTX:\n{log}"),
+            }
+        }
+        (accepted, assembled)
+    });
+    match outcome {
+        Ok((accepted, assembled)) => {
+            tally.accepted += usize::from(accepted);
+            tally.assembled += usize::from(assembled);
+            Ok(())
+        }
+        Err(e) => Err(e
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()),
+    }
+}
+
+/// Runs `make_input` `n` times through `expand()`; fails on the first panic.
+fn fuzz_expand(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
+    let mut rng = Rng::new(seed() ^ ((name.len() as u64) << 32));
+    let started = Instant::now();
+    let hook = panic::take_hook();
+    panic::set_hook(Box::new(|_| {}));
+    let mut tally = Expanded::default();
+    let mut failure = None;
+    for k in 0..n {
+        let source = make_input(&mut rng);
+        // ptxas costs tens of milliseconds: a sample of the inputs.
+        if let Err(message) = run_expand(&source, k % 16 == 0, &mut tally) {
+            failure = Some((source, message));
+            break;
+        }
+    }
+    panic::set_hook(hook);
+    if let Some((source, message)) = failure {
+        panic!("the macro panicked ({message}) on:\n{source}");
+    }
+    println!(
+        "{name}: {n} inputs ({} accepted, {} kernels assembled) in {:.1} s",
+        tally.accepted,
+        tally.assembled,
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// A well-typed SDFG from the grammar (f64 data, affine in-bounds
+/// indices, no races), so that generated programs reach code generation.
+fn typed_sdfg(rng: &mut Rng) -> String {
+    fn value(rng: &mut Rng, load: &str, depth: usize) -> String {
+        let leaf = |rng: &mut Rng| match rng.below(5) {
+            0 => ["1.5", "2.0", "-0.25", "3.0e2"][rng.below(4)].to_string(),
+            1 => "(i as f64)".to_string(),
+            2 => format!("(if i > 0 {{ {load}[i - 1] }} else {{ 0.5 }})"),
+            _ => format!("{load}[i]"),
+        };
+        if depth == 0 {
+            return leaf(rng);
+        }
+        let (a, b) = (value(rng, load, depth - 1), value(rng, load, depth - 1));
+        match rng.below(9) {
+            0 => format!("({a} + {b})"),
+            1 => format!("({a} - {b})"),
+            2 => format!("({a} * {b})"),
+            3 => format!("({a} / {b})"),
+            4 => format!("(-{a})"),
+            5 => format!("{a}.{}({b})", ["min", "max", "powf"][rng.below(3)]),
+            6 => format!(
+                "{a}.{}()",
+                ["sqrt", "abs", "exp", "floor", "tanh"][rng.below(5)]
+            ),
+            7 => format!("(if {a} < {b} {{ {a} }} else {{ {b} }})"),
+            _ => format!("{{ let v = {a}; v * {b} }}"),
+        }
+    }
+    let mut states = Vec::new();
+    let count = 1 + rng.below(3);
+    for st in 0..count {
+        let mut stmts = Vec::new();
+        for k in 0..1 + rng.below(3) {
+            let depth = rng.below(4);
+            stmts.push(match rng.below(6) {
+                0 => format!(
+                    "map g{k}[i in 0..N] on gpu {{ B[i] = {}; }}",
+                    value(rng, "A", depth)
+                ),
+                1 => format!(
+                    "map r{k}[i in 0..N] on gpu {{ S += {}; }}",
+                    value(rng, "A", depth)
+                ),
+                2 => format!(
+                    "map m{k}[i in 0..N] on gpu {{ S = S.max({}); }}",
+                    value(rng, "B", depth)
+                ),
+                3 => format!(
+                    "map c{k}[i in 0..N] on {} {{ G[i] = {}; }}",
+                    ["cpu", "seq"][rng.below(2)],
+                    value(rng, "H", depth)
+                ),
+                4 => "copy B -> G;".to_string(),
+                _ => format!(
+                    "tasklet t{k} {{ T = {}; }}",
+                    value(rng, "H", depth)
+                        .replace("[i", "[0")
+                        .replace("i as", "0 as")
+                        .replace("i >", "0 >")
+                ),
+            });
+        }
+        states.push(format!("state s{st} {{ {} }}", stmts.join(" ")));
+    }
+    let mut edges = Vec::new();
+    for st in 0..count {
+        if rng.below(2) == 0 {
+            edges.push(format!("s{st} -> s{st} if t < 2 {{ t = t + 1; }}"));
+        }
+        if st + 1 < count {
+            edges.push(format!("s{st} -> s{} {{ t = 0; }}", st + 1));
+        }
+    }
+    let streams = ["default", "single", "auto", "max(2)"][rng.below(4)];
+    format!(
+        "#[streams({streams})] sdfg F {{ symbol N: i64; gpu A: f64[N]; gpu B: f64[N]; gpu S: f64; host H: f64[N]; host G: f64[N]; host T: f64; {} {} }}",
+        states.join(" "),
+        edges.join(" ")
+    )
+}
+
+#[test]
+fn the_whole_macro_never_panics() {
+    let n = iterations() / 24;
+    let lexed: Vec<Vec<String>> = SEEDS.iter().map(|s| lex(s)).collect();
+    fuzz_expand("expand: plausible mutants", n, |rng| {
+        let mut tokens = lexed[rng.below(lexed.len())].clone();
+        for _ in 0..1 + rng.below(3) {
+            mutate_plausibly(rng, &mut tokens);
+        }
+        tokens.join(" ")
+    });
+    fuzz_expand("expand: token mutants", 2 * n, |rng| {
+        let mut tokens = lexed[rng.below(lexed.len())].clone();
+        for _ in 0..1 + rng.below(3) {
+            mutate(rng, &mut tokens);
+        }
+        tokens.join(" ")
+    });
+    fuzz_expand("expand: generated", 2 * n, |rng| {
+        Gen {
+            rng,
+            names: Vec::new(),
+        }
+        .sdfg()
+    });
+    fuzz_expand("expand: typed", n, typed_sdfg);
+    fuzz_expand("expand: typed mutants", n, |rng| {
+        let mut tokens = lex(&typed_sdfg(rng));
+        for _ in 0..1 + rng.below(3) {
+            if rng.below(2) == 0 {
+                mutate(rng, &mut tokens);
+            } else {
+                mutate_plausibly(rng, &mut tokens);
+            }
+        }
+        tokens.join(" ")
+    });
 }

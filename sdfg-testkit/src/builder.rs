@@ -285,6 +285,7 @@ impl SdfgBuilder {
             params,
             schedule,
             body,
+            independent: Vec::new(),
         };
         let stmts = &mut self.sdfg.states[state].stmts;
         stmts.push(Statement {

@@ -29,7 +29,7 @@ use crate::ir::{
 /// A tasklet body translated to C++.
 pub struct CppTasklet {
     pub code: String,
-    /// The code calls the functions of [`HELPERS`].
+    /// The code calls the functions of [`HELPERS`](crate::dace_format::HELPERS).
     pub needs_helpers: bool,
 }
 

@@ -72,6 +72,9 @@ pub(crate) enum NodeKind {
         /// The parameters' types where our exporter wrote them
         /// (`crate::dace_format::PARAM_TYPES_MARK`; DaCe's ranges have none).
         param_types: Vec<Option<crate::ir::ScalarType>>,
+        /// The containers of `#[independent(...)]` where our exporter
+        /// wrote them (`crate::dace_format::INDEPENDENT_MARK`), DaCe names.
+        independent: Vec<String>,
     },
     MapExit,
     /// A node whose error was already reported (kept so that edges still
@@ -483,6 +486,10 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
                                         .map(|t| t.as_str().and_then(super::code::dtype))
                                         .collect()
                                 })
+                                .unwrap_or_default(),
+                            independent: a[crate::dace_format::INDEPENDENT_MARK]
+                                .as_array()
+                                .map(|names| names.iter().filter_map(text).collect())
                                 .unwrap_or_default(),
                         }
                     }

@@ -208,6 +208,10 @@ pub struct Map {
     pub schedule: MapSchedule,
     /// `VarRef::Param(n)` in the body refers to `params[n]`.
     pub body: TaskletBody,
+    /// `#[independent(A, ...)]`: containers the user vouches that no two
+    /// iterations share an element of, with the span of each name; the race
+    /// test (`crate::validate`) trusts them.
+    pub independent: Vec<(ContainerId, Span)>,
 }
 
 /// `p in start..end` (or `start..=end`, lowered to an exclusive end; or

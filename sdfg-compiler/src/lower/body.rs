@@ -3,6 +3,7 @@
 //! Expressions may hoist statements (value blocks, see `typing`) into
 //! `Scope::prelude`; each statement emits that prelude right before itself.
 
+use super::reduction_forms::min_max_form;
 use super::typing::{is_flexible, source_text, strip_parens, Resolved, Scope};
 use super::*;
 use crate::ir::Stmt;
@@ -449,7 +450,8 @@ impl<'a> Lowerer<'a> {
 
     /// A store to a container element (`index` empty for a scalar), with the
     /// write-conflict resolution the form implies: `+=` sum, `*=` product,
-    /// `X = X.min(e)` / `X = X.max(e)` min/max.
+    /// `X = X.min(e)` / `X = X.max(e)` min/max when `e` does not read `X`
+    /// (`reduction_forms`).
     #[allow(clippy::too_many_arguments)]
     fn store(
         &mut self,
@@ -464,8 +466,9 @@ impl<'a> Lowerer<'a> {
     ) {
         use syn::BinOp as B;
         let elem = self.containers[container].elem;
+        let name = &self.containers[container].name.text;
         let (value, wcr) = match op {
-            None => match min_max_form(left, right) {
+            None => match min_max_form(left, right, name) {
                 Some((wcr, arg)) => (self.expr(sc, arg, Some(elem)), Some(wcr)),
                 None => (self.expr(sc, right, Some(elem)), None),
             },
@@ -525,22 +528,4 @@ fn compound_op(op: syn::BinOp) -> Option<BinOp> {
         B::ShrAssign(_) => BinOp::Shr,
         _ => return None,
     })
-}
-
-/// `X = X.min(e)` / `X = X.max(e)` with the same place on both sides: the
-/// reduction and `e`.
-fn min_max_form<'e>(left: &syn::Expr, right: &'e syn::Expr) -> Option<(WcrOp, &'e syn::Expr)> {
-    let syn::Expr::MethodCall(m) = strip_parens(right) else {
-        return None;
-    };
-    let wcr = match m.method.to_string().as_str() {
-        "min" => WcrOp::Min,
-        "max" => WcrOp::Max,
-        _ => return None,
-    };
-    if m.args.len() != 1 || m.turbofish.is_some() {
-        return None;
-    }
-    let same = source_text(strip_parens(&m.receiver)) == source_text(strip_parens(left));
-    same.then(|| (wcr, &m.args[0]))
 }

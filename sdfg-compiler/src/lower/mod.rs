@@ -20,6 +20,7 @@ mod body;
 mod dataflow;
 mod loops;
 mod memlets;
+mod reduction_forms;
 mod typing;
 
 use crate::diag::suggest::closest_name;
@@ -358,10 +359,11 @@ impl<'a> Lowerer<'a> {
             StmtAst::Map(m) => self.lower_map(m),
             StmtAst::Tasklet(t) => {
                 let (stmts, scope) = self.body(|| Scope::new(ScopeKind::Body), &t.body);
-                let body = TaskletBody {
+                let mut body = TaskletBody {
                     stmts,
                     locals: scope.locals,
                 };
+                reduction_forms::fold_local_min_max(&mut body);
                 let memlets = memlets::body_memlets(&self.containers, &body);
                 Some(Statement {
                     kind: StatementKind::Tasklet(Tasklet {
@@ -433,6 +435,11 @@ impl<'a> Lowerer<'a> {
                 None => ok = false,
             }
         }
+        let independent: Vec<(ContainerId, Span)> = m
+            .independent
+            .iter()
+            .filter_map(|name| Some((self.container_name(name)?, name.span())))
+            .collect();
         let param_types: Vec<(String, ScalarType)> =
             params.iter().map(|p| (p.name.text.clone(), p.ty)).collect();
         let (stmts, scope) = self.body(
@@ -446,10 +453,11 @@ impl<'a> Lowerer<'a> {
         if !ok {
             return None;
         }
-        let body = TaskletBody {
+        let mut body = TaskletBody {
             stmts,
             locals: scope.locals,
         };
+        reduction_forms::fold_local_min_max(&mut body);
         let memlets = memlets::body_memlets(&self.containers, &body);
         Some(Statement {
             kind: StatementKind::Map(Map {
@@ -457,6 +465,7 @@ impl<'a> Lowerer<'a> {
                 params,
                 schedule: m.schedule,
                 body,
+                independent,
             }),
             memlets,
             span: m.name.span(),

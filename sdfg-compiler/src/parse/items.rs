@@ -305,11 +305,19 @@ fn parse_sync(input: ParseStream) -> syn::Result<SyncMode> {
     Ok(mode)
 }
 
-/// Attributes on an item or a statement: `///` docs are accepted and
-/// ignored; `#[start]` is returned (the caller decides whether it fits).
-fn item_attributes(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Option<Span>> {
+/// The attributes of an item or a statement: `///` docs are accepted and
+/// ignored; `#[start]` and `#[independent(...)]` are returned (the caller
+/// decides whether they fit).
+#[derive(Default)]
+struct ItemAttributes {
+    start: Option<Span>,
+    /// `#[independent(A, B)]`: where it was written and the names.
+    independent: Option<(Span, Vec<Ident>)>,
+}
+
+fn item_attributes(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<ItemAttributes> {
     let attrs = input.call(Attribute::parse_outer)?;
-    let mut start = None;
+    let mut out = ItemAttributes::default();
     for attr in &attrs {
         let name = attr.path().to_token_stream().to_string();
         let span = attr
@@ -320,20 +328,56 @@ fn item_attributes(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<O
         match name.as_str() {
             "doc" => {}
             "start" if matches!(attr.meta, syn::Meta::Path(_)) => {
-                if start.is_some() {
+                if out.start.is_some() {
                     diags.push(
                         Diagnostic::error(span, "duplicate `#[start]`").help("write it once"),
                     );
                 }
-                start = Some(span);
+                out.start = Some(span);
             }
+            "independent" => match independent_names(attr) {
+                Ok(names) => match &mut out.independent {
+                    Some((_, all)) => all.extend(names),
+                    None => out.independent = Some((span, names)),
+                },
+                Err(d) => diags.push(d),
+            },
             _ => diags.push(
                 Diagnostic::error(span, format!("unknown attribute `#[{name}]` here"))
-                    .help("only a state takes an attribute here: `#[start]`"),
+                    .help("a state takes `#[start]`, a map `#[independent(CONTAINER, ...)]`"),
             ),
         }
     }
-    Ok(start)
+    Ok(out)
+}
+
+/// The containers of `#[independent(A, B)]` (at least one).
+fn independent_names(attr: &Attribute) -> Result<Vec<Ident>, Diagnostic> {
+    const FORM: &str =
+        "name the containers whose elements no two iterations share: `#[independent(A, B)]`";
+    let syn::Meta::List(list) = &attr.meta else {
+        let span = attr
+            .path()
+            .segments
+            .first()
+            .map_or(attr.pound_token.span, |s| s.ident.span());
+        return Err(Diagnostic::error(
+            span,
+            "`#[independent]` needs the containers it vouches for",
+        )
+        .help(FORM));
+    };
+    let names = list
+        .parse_args_with(Punctuated::<Ident, Token![,]>::parse_terminated)
+        .map_err(|e| Diagnostic::error(e.span(), e.to_string()).help(FORM))?;
+    if names.is_empty() {
+        return Err(Diagnostic::error(
+            list.delimiter.span().join(),
+            "`#[independent()]` names no container",
+        )
+        .help(FORM));
+    }
+    Ok(names.into_iter().collect())
 }
 
 fn keyword(input: ParseStream) -> Option<String> {
@@ -342,7 +386,14 @@ fn keyword(input: ParseStream) -> Option<String> {
 
 /// One item; Ok(None) when it was reported through `diags` instead.
 pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<Option<Item>> {
-    let start = item_attributes(input, diags)?;
+    let attributes = item_attributes(input, diags)?;
+    if let Some((span, _)) = &attributes.independent {
+        diags.push(
+            Diagnostic::error(*span, "`#[independent(...)]` belongs on a map")
+                .help("write it before `map NAME[...] on gpu { ... }` inside a state"),
+        );
+    }
+    let start = attributes.start;
     if input.peek(syn::Ident) && input.peek2(Token![->]) {
         if let Some(span) = start {
             diags.push(
@@ -481,7 +532,8 @@ fn parse_state(
 }
 
 fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<StmtAst> {
-    if let Some(span) = item_attributes(input, diags)? {
+    let attributes = item_attributes(input, diags)?;
+    if let Some(span) = attributes.start {
         diags.push(
             Diagnostic::error(span, "`#[start]` belongs on a state, not on a statement")
                 .help("write `#[start] state NAME { ... }`"),
@@ -490,8 +542,19 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
     let Some(kw) = keyword(input) else {
         return Err(input.error(format!("expected a statement; {STMT_KINDS}")));
     };
+    if let Some((span, _)) = attributes.independent.as_ref().filter(|_| kw != "map") {
+        diags.push(
+            Diagnostic::error(*span, "`#[independent(...)]` belongs on a map")
+                .help("write it before `map NAME[...] on gpu { ... }`"),
+        );
+    }
     match kw.as_str() {
-        "map" => parse_map(input).map(StmtAst::Map),
+        "map" => parse_map(input).map(|mut m| {
+            m.independent = attributes
+                .independent
+                .map_or_else(Vec::new, |(_, names)| names);
+            StmtAst::Map(m)
+        }),
         "tasklet" => {
             input.parse::<Ident>()?;
             let name: Ident = input.parse()?;
@@ -586,6 +649,7 @@ fn parse_map(input: ParseStream) -> syn::Result<MapAst> {
         schedule,
         schedule_span: sched.span(),
         body,
+        independent: Vec::new(),
     })
 }
 

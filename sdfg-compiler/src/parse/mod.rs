@@ -11,6 +11,7 @@
 
 mod body;
 mod items;
+pub mod limits;
 mod raw;
 
 use crate::diag::suggest::{backticked, closest_name};
@@ -102,6 +103,9 @@ pub struct MapAst {
     pub schedule: MapSchedule,
     pub schedule_span: Span,
     pub body: Vec<syn::Stmt>,
+    /// `#[independent(A, B)]`: containers the user vouches no two
+    /// iterations share an element of (the race test then trusts them).
+    pub independent: Vec<Ident>,
 }
 
 /// `p in RANGE`: RANGE is `a..b`, `a..=b` or `(a..b).step_by(s)` (checked when lowering).
@@ -166,6 +170,7 @@ pub struct EdgeAssign {
 
 /// Parses one `sdfg!` invocation; every syntax error of every item at once.
 pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
+    limits::check_tokens(&tokens)?;
     let mut diags = Diagnostics::new();
     let header = (|input: ParseStream| items::parse_header(input, &mut diags)).parse2(tokens);
     let header = match header {
@@ -207,7 +212,44 @@ pub fn parse_items(body: TokenStream) -> Result<Vec<Item>, Diagnostics> {
             Err(e) => diags.extend(at_end_of_chunk(e, end).into()),
         }
     }
+    if let Err(d) = expression_depth(&items) {
+        diags.push(d);
+    }
     diags.finish(items)
+}
+
+/// [`limits::check_expr_depth`] over every expression of the items.
+fn expression_depth(items: &[Item]) -> Result<(), Diagnostic> {
+    let mut exprs: Vec<&syn::Expr> = Vec::new();
+    let mut stmts: Vec<&syn::Stmt> = Vec::new();
+    for item in items {
+        match item {
+            Item::Symbol(_) => {}
+            Item::Container(c) => exprs.extend(&c.shape),
+            Item::State(s) => {
+                for st in &s.stmts {
+                    match st {
+                        StmtAst::Map(m) => {
+                            exprs.extend(m.params.iter().map(|p| &p.range));
+                            stmts.extend(&m.body);
+                        }
+                        StmtAst::Tasklet(t) => stmts.extend(&t.body),
+                        StmtAst::Copy(c) => {
+                            for subset in [&c.src_subset, &c.dst_subset].into_iter().flatten() {
+                                exprs.extend(&subset.dims);
+                            }
+                        }
+                        StmtAst::Wait(_) => {}
+                    }
+                }
+            }
+            Item::Edge(e) => {
+                exprs.extend(&e.condition);
+                exprs.extend(e.assignments.iter().map(|a| &a.value));
+            }
+        }
+    }
+    limits::check_expr_depth(exprs, stmts)
 }
 
 /// Keywords that start a top-level item.

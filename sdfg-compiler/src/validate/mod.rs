@@ -6,11 +6,15 @@
 //! - `bounds`: constant indices and subsets against constant dimensions,
 //!   copy shapes and element types;
 //! - `conflicts`: reductions (WCR) and writes that would race in one state;
+//! - `races`: iterations of one parallel map that may touch one element
+//!   (the `dependence` test, which thread maps can reuse);
 //! - `reach`: states unreachable from the start state;
 //! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
 
 mod bounds;
 mod conflicts;
+pub mod dependence;
+mod races;
 mod reach;
 mod shapes;
 mod storage;
@@ -24,6 +28,7 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
     storage::check(sdfg, &mut diags);
     bounds::check(sdfg, &mut diags);
     conflicts::check(sdfg, &mut diags);
+    races::check(sdfg, &mut diags);
     reach::check(sdfg, &mut diags);
     shapes::check(sdfg, &mut diags);
     diags.finish(())
@@ -31,6 +36,21 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
 
 /// An expression as DSL text for messages (`N - 1`, `A[i]`).
 pub(crate) fn expr_text(sdfg: &Sdfg, params: &[MapParam], e: &Expr) -> String {
+    expr_text_in(sdfg, params, &[], e)
+}
+
+/// [`expr_text`] in a body whose locals are `locals` (named as written).
+pub(crate) fn expr_text_in(sdfg: &Sdfg, params: &[MapParam], locals: &[Local], e: &Expr) -> String {
+    let text = |e: &Expr| expr_text_in(sdfg, params, locals, e);
+    // An operand in parentheses where it binds looser than its parent.
+    let operand = |e: &Expr, parent: u8, right: bool| {
+        let inner = precedence(e);
+        if inner < parent || (right && inner == parent && inner < CAST) {
+            format!("({})", text(e))
+        } else {
+            text(e)
+        }
+    };
     match &e.kind {
         ExprKind::Lit(v) => v.to_string(),
         ExprKind::Var(VarRef::Symbol(s)) => sdfg
@@ -40,34 +60,64 @@ pub(crate) fn expr_text(sdfg: &Sdfg, params: &[MapParam], e: &Expr) -> String {
         ExprKind::Var(VarRef::Param(p)) => params
             .get(*p)
             .map_or_else(|| format!("p{p}"), |p| p.name.text.clone()),
-        ExprKind::Var(VarRef::Local(l)) => format!("local{l}"),
+        ExprKind::Var(VarRef::Local(l)) => locals
+            .get(*l)
+            .map_or_else(|| format!("local{l}"), |l| l.name.clone()),
         ExprKind::Load { container, index } => {
             let name = &sdfg.containers[*container].name.text;
             if index.is_empty() {
                 name.clone()
             } else {
-                let idx: Vec<String> = index.iter().map(|i| expr_text(sdfg, params, i)).collect();
+                let idx: Vec<String> = index.iter().map(text).collect();
                 format!("{name}[{}]", idx.join(", "))
             }
         }
         ExprKind::Unary { op, arg } => {
             let sym = if *op == UnOp::Neg { "-" } else { "!" };
-            format!("{sym}{}", expr_text(sdfg, params, arg))
+            format!("{sym}{}", operand(arg, UNARY, false))
         }
-        ExprKind::Binary { op, lhs, rhs } => format!(
-            "{} {} {}",
-            expr_text(sdfg, params, lhs),
-            op.symbol(),
-            expr_text(sdfg, params, rhs)
-        ),
-        ExprKind::Cast { arg } => format!("{} as {}", expr_text(sdfg, params, arg), e.ty),
+        ExprKind::Binary { op, lhs, rhs } => {
+            let p = precedence(e);
+            format!(
+                "{} {} {}",
+                operand(lhs, p, false),
+                op.symbol(),
+                operand(rhs, p, true)
+            )
+        }
+        ExprKind::Cast { arg } => format!("{} as {}", operand(arg, CAST, false), e.ty),
         ExprKind::Select { .. } => "if ...".to_string(),
         ExprKind::Call { func, args } => format!(
             "{}.{}(...)",
             args.first()
-                .map_or(String::new(), |a| expr_text(sdfg, params, a)),
+                .map_or(String::new(), |a| operand(a, UNARY + 1, false)),
             func.method_name()
         ),
+    }
+}
+
+const UNARY: u8 = 12;
+const CAST: u8 = 11;
+
+/// Rust's precedence of an expression's outermost operator (higher binds
+/// tighter).
+fn precedence(e: &Expr) -> u8 {
+    match &e.kind {
+        ExprKind::Binary { op, .. } => match op {
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 10,
+            BinOp::Add | BinOp::Sub => 9,
+            BinOp::Shl | BinOp::Shr => 8,
+            BinOp::BitAnd => 7,
+            BinOp::BitXor => 6,
+            BinOp::BitOr => 5,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => 4,
+            BinOp::And => 3,
+            BinOp::Or => 2,
+        },
+        ExprKind::Cast { .. } => CAST,
+        ExprKind::Unary { .. } => UNARY,
+        ExprKind::Select { .. } => 1,
+        _ => u8::MAX,
     }
 }
 

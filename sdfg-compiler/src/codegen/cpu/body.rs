@@ -251,9 +251,30 @@ impl<'a> BodyEmitter<'a> {
         }
     }
 
+    /// `e` as one Rust operand (an atom, a call chain or a parenthesized
+    /// expression).
     pub fn expr(&self, e: &Expr) -> TokenStream {
+        match self.expr_form(e) {
+            (code, Form::Infix(_)) => quote!((#code)),
+            (code, _) => code,
+        }
+    }
+
+    /// A method receiver: call chains stay flat (`a.wrapping_add(b).wrapping_add(c)`).
+    fn receiver(&self, e: &Expr) -> TokenStream {
+        match self.expr_form(e) {
+            (code, Form::Postfix) => code,
+            (code, _) => quote!((#code)),
+        }
+    }
+
+    /// `e` and the form of its outermost operator. Long chains stay flat:
+    /// rustc parses `a + b + c + ...` and `a.f(b).f(c)...` in a loop, but
+    /// recurses into every parenthesis, and 2,000 nested ones exhaust its
+    /// stack.
+    fn expr_form(&self, e: &Expr) -> (TokenStream, Form) {
         let ty = rust_type(e.ty);
-        match &e.kind {
+        let form = match &e.kind {
             ExprKind::Lit(v) => literal(*v),
             ExprKind::Var(VarRef::Local(l)) => {
                 let n = names::local(*l);
@@ -274,15 +295,21 @@ impl<'a> BodyEmitter<'a> {
                     }
                 }
             }
-            ExprKind::Unary { op, arg } => {
-                let a = self.expr(arg);
-                match (op, e.ty.is_integer()) {
-                    (UnOp::Neg, true) => quote!((#a).wrapping_neg()),
-                    (UnOp::Neg, false) => quote!((-(#a))),
-                    (UnOp::Not, _) => quote!((!(#a))),
+            ExprKind::Unary { op, arg } => match (op, e.ty.is_integer()) {
+                (UnOp::Neg, true) => {
+                    let a = self.receiver(arg);
+                    return (quote!(#a.wrapping_neg()), Form::Postfix);
                 }
-            }
-            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+                (UnOp::Neg, false) => {
+                    let a = self.expr(arg);
+                    quote!((-#a))
+                }
+                (UnOp::Not, _) => {
+                    let a = self.expr(arg);
+                    quote!((!#a))
+                }
+            },
+            ExprKind::Binary { op, lhs, rhs } => return self.binary(*op, lhs, rhs),
             ExprKind::Cast { arg } => {
                 let a = self.expr(arg);
                 quote!(((#a) as #ty))
@@ -293,19 +320,45 @@ impl<'a> BodyEmitter<'a> {
                 let f = self.expr(else_);
                 quote!((if #c { #t } else { #f }))
             }
-            ExprKind::Call { func, args } => self.call(*func, args, e.ty),
-        }
+            ExprKind::Call { func, args } => return (self.call(*func, args, e.ty), Form::Postfix),
+        };
+        (form, Form::Atom)
     }
 
-    fn binary(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> TokenStream {
+    fn binary(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> (TokenStream, Form) {
+        let int = lhs.ty.is_integer();
+        let method = |name: &str| {
+            let recv = self.receiver(lhs);
+            let b = self.expr(rhs);
+            let name = quote::format_ident!("{}", name);
+            (quote!(#recv.#name(#b)), Form::Postfix)
+        };
+        match op {
+            BinOp::Add if int => return method("wrapping_add"),
+            BinOp::Sub if int => return method("wrapping_sub"),
+            BinOp::Mul if int => return method("wrapping_mul"),
+            _ => {}
+        }
+        if let Some(level) = infix_level(op, int) {
+            // Left-associative: the left operand needs no parentheses when
+            // it binds at least as tightly, the right one when tighter.
+            let a = match self.expr_form(lhs) {
+                (code, Form::Infix(l)) if l >= level => code,
+                (code, Form::Infix(_)) => quote!((#code)),
+                (code, _) => code,
+            };
+            let b = match self.expr_form(rhs) {
+                (code, Form::Infix(l)) if l > level => code,
+                (code, Form::Infix(_)) => quote!((#code)),
+                (code, _) => code,
+            };
+            let op = infix_token(op);
+            return (quote!(#a #op #b), Form::Infix(level));
+        }
         let a = self.expr(lhs);
         let b = self.expr(rhs);
-        let int = lhs.ty.is_integer();
         let lty = rust_type(lhs.ty);
-        match op {
-            BinOp::Add if int => quote!((#a).wrapping_add(#b)),
-            BinOp::Sub if int => quote!((#a).wrapping_sub(#b)),
-            BinOp::Mul if int => quote!((#a).wrapping_mul(#b)),
+        let code = match op {
             BinOp::Div if int => quote!({
                 let (__a, __b): (#lty, #lty) = (#a, #b);
                 if __b == 0 { 0 } else { __a.wrapping_div(__b) }
@@ -316,40 +369,50 @@ impl<'a> BodyEmitter<'a> {
             }),
             BinOp::Shl => quote!((#a).wrapping_shl((#b) as u32)),
             BinOp::Shr => quote!((#a).wrapping_shr((#b) as u32)),
-            BinOp::Add => quote!((#a + #b)),
-            BinOp::Sub => quote!((#a - #b)),
-            BinOp::Mul => quote!((#a * #b)),
-            BinOp::Div => quote!((#a / #b)),
-            BinOp::Rem => quote!((#a % #b)),
-            BinOp::BitAnd => quote!((#a & #b)),
-            BinOp::BitOr => quote!((#a | #b)),
-            BinOp::BitXor => quote!((#a ^ #b)),
             BinOp::Eq => quote!((#a == #b)),
             BinOp::Ne => quote!((#a != #b)),
             BinOp::Lt => quote!((#a < #b)),
             BinOp::Le => quote!((#a <= #b)),
             BinOp::Gt => quote!((#a > #b)),
             BinOp::Ge => quote!((#a >= #b)),
-            BinOp::And => quote!((#a && #b)),
-            BinOp::Or => quote!((#a || #b)),
-        }
+            // The operators emitted infix above (same meaning here).
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::BitAnd
+            | BinOp::BitOr
+            | BinOp::BitXor
+            | BinOp::And
+            | BinOp::Or => {
+                let op = infix_token(op);
+                quote!((#a #op #b))
+            }
+        };
+        (code, Form::Atom)
     }
 
     fn call(&self, func: MathFn, args: &[Expr], ty: ScalarType) -> TokenStream {
-        let a = self.expr(&args[0]);
+        // The receiver of a method, or the first argument of min/max.
+        let a = if matches!(func, MathFn::Min | MathFn::Max) {
+            self.expr(&args[0])
+        } else {
+            self.receiver(&args[0])
+        };
         let b = args.get(1).map(|e| self.expr(e));
         let int = ty.is_integer();
         match func {
-            MathFn::Sqrt => quote!((#a).sqrt()),
-            MathFn::Abs if int => quote!((#a).wrapping_abs()),
-            MathFn::Abs => quote!((#a).abs()),
-            MathFn::Exp => quote!((#a).exp()),
-            MathFn::Ln => quote!((#a).ln()),
-            MathFn::Sin => quote!((#a).sin()),
-            MathFn::Cos => quote!((#a).cos()),
-            MathFn::Tanh => quote!((#a).tanh()),
-            MathFn::Powi => quote!((#a).powi(#b)),
-            MathFn::Powf => quote!((#a).powf(#b)),
+            MathFn::Sqrt => quote!(#a.sqrt()),
+            MathFn::Abs if int => quote!(#a.wrapping_abs()),
+            MathFn::Abs => quote!(#a.abs()),
+            MathFn::Exp => quote!(#a.exp()),
+            MathFn::Ln => quote!(#a.ln()),
+            MathFn::Sin => quote!(#a.sin()),
+            MathFn::Cos => quote!(#a.cos()),
+            MathFn::Tanh => quote!(#a.tanh()),
+            MathFn::Powi => quote!(#a.powi(#b)),
+            MathFn::Powf => quote!(#a.powf(#b)),
             // Not `f64::min`: the sign of a zero result must match PTX.
             MathFn::Min => {
                 let mm = rt::min_max_number();
@@ -359,9 +422,51 @@ impl<'a> BodyEmitter<'a> {
                 let mm = rt::min_max_number();
                 quote!(#mm::max_number(#a, #b))
             }
-            MathFn::Floor => quote!((#a).floor()),
-            MathFn::Ceil => quote!((#a).ceil()),
+            MathFn::Floor => quote!(#a.floor()),
+            MathFn::Ceil => quote!(#a.ceil()),
         }
+    }
+}
+
+/// The shape of generated code, for parentheses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// A name, literal, block or parenthesized expression.
+    Atom,
+    /// A call or method call chain (a receiver as it is).
+    Postfix,
+    /// `a OP b` without parentheses, at this precedence level (higher
+    /// binds tighter).
+    Infix(u8),
+}
+
+/// The precedence level of the operators emitted infix (float arithmetic,
+/// bit operations, `&&`, `||`); None for the others.
+fn infix_level(op: BinOp, int: bool) -> Option<u8> {
+    Some(match op {
+        BinOp::Mul | BinOp::Div | BinOp::Rem if !int => 10,
+        BinOp::Add | BinOp::Sub if !int => 9,
+        BinOp::BitAnd => 7,
+        BinOp::BitXor => 6,
+        BinOp::BitOr => 5,
+        BinOp::And => 3,
+        BinOp::Or => 2,
+        _ => return None,
+    })
+}
+
+fn infix_token(op: BinOp) -> TokenStream {
+    match op {
+        BinOp::Mul => quote!(*),
+        BinOp::Div => quote!(/),
+        BinOp::Rem => quote!(%),
+        BinOp::Add => quote!(+),
+        BinOp::Sub => quote!(-),
+        BinOp::BitAnd => quote!(&),
+        BinOp::BitXor => quote!(^),
+        BinOp::BitOr => quote!(|),
+        BinOp::And => quote!(&&),
+        _ => quote!(||),
     }
 }
 

@@ -6,7 +6,7 @@
 use super::data::{empty_memlet_json, memlet_json, product, range_json};
 use super::symbolic::hull;
 use super::{code_block, dace_identifier, dtype_name, schedule_name, Cx};
-use crate::dace_format::{HELPERS, PARAM_TYPES_MARK};
+use crate::dace_format::{HELPERS, INDEPENDENT_MARK, PARAM_TYPES_MARK};
 use crate::export::cpp::{tasklet_to_cpp, wcr_lambda};
 use crate::export::print::{container_name, BodyNames};
 use crate::ir::{Access, DataNode, Dataflow, Memlet, State, StatementKind};
@@ -288,6 +288,7 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                             "range": {"type": "Range", "ranges": ranges},
                             "schedule": schedule_name(map.schedule),
                             PARAM_TYPES_MARK: map.params.iter().map(|p| dtype_name(p.ty)).collect::<Vec<_>>(),
+                            INDEPENDENT_MARK: map.independent.iter().map(|(c, _)| container_name(self.cx.sdfg, *c)).collect::<Vec<_>>(),
                             "debuginfo": null,
                             "in_connectors": {},
                             "out_connectors": {},

@@ -520,6 +520,15 @@ impl<'a> StateConv<'a> {
         let name = self.statement_names.fresh(&label);
         let pad = " ".repeat(indent);
         let body = self.scope_body(entry, &params, indent + 4);
+        if let NodeKind::MapEntry { independent, .. } = self.kind(entry) {
+            let names: Vec<String> = independent
+                .iter()
+                .filter_map(|n| self.cx.containers.get(n).map(|c| c.dsl.clone()))
+                .collect();
+            if !names.is_empty() {
+                out.push(format!("{pad}#[independent({})]", names.join(", ")));
+            }
+        }
         out.push(format!("{pad}map {name}[{}] on {on} {{", ranges.join(", ")));
         out.extend(body);
         out.push(format!("{pad}}}"));

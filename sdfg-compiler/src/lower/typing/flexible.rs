@@ -39,8 +39,10 @@ pub(crate) fn is_flexible(cx: &Lowerer, sc: &Scope, e: &syn::Expr) -> bool {
         syn::Expr::Unary(u) => {
             matches!(u.op, syn::UnOp::Neg(_) | syn::UnOp::Not(_)) && is_flexible(cx, sc, &u.expr)
         }
+        // The right operand first: in a long chain `a + b + c + ...` it is
+        // a leaf, so a typed one answers at once (the left is the chain).
         syn::Expr::Binary(b) if is_arith(&b.op) => {
-            is_flexible(cx, sc, &b.left) && is_flexible(cx, sc, &b.right)
+            is_flexible(cx, sc, &b.right) && is_flexible(cx, sc, &b.left)
         }
         syn::Expr::Binary(b) if is_shift(&b.op) => is_flexible(cx, sc, &b.left),
         syn::Expr::If(i) => {

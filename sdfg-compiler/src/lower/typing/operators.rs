@@ -13,7 +13,7 @@ impl Lowerer<'_> {
         u: &syn::ExprUnary,
         expected: Option<ScalarType>,
     ) -> Option<Expr> {
-        let span = u.span();
+        let span = u.op.span();
         match u.op {
             syn::UnOp::Neg(_) => {
                 if let syn::Expr::Lit(l) = &*u.expr {
@@ -106,7 +106,7 @@ impl Lowerer<'_> {
         expected: Option<ScalarType>,
     ) -> Option<Expr> {
         use syn::BinOp as S;
-        let span = b.span();
+        let span = first_span(&b.left);
         let op_span = b.op.span();
         let op = match b.op {
             S::Add(_) => BinOp::Add,
@@ -201,7 +201,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn cast(&mut self, sc: &mut Scope, c: &syn::ExprCast) -> Option<Expr> {
-        let span = c.span();
+        let span = first_span(&c.expr);
         let target = match &*c.ty {
             syn::Type::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
                 let ident = p.path.get_ident()?;

@@ -14,6 +14,27 @@ pub(crate) fn strip_parens(e: &syn::Expr) -> &syn::Expr {
     }
 }
 
+/// The span of the first token of `e`, which is what syn's `Spanned::span`
+/// gives on stable Rust (spans do not join there), found without printing
+/// `e`: printing costs the size of the expression, and lowering asks at
+/// every node, which made a 2,000-term sum take seconds.
+pub(crate) fn first_span(e: &syn::Expr) -> Span {
+    use syn::spanned::Spanned;
+    let mut e = e;
+    loop {
+        e = match e {
+            syn::Expr::Binary(b) if b.attrs.is_empty() => &b.left,
+            syn::Expr::Cast(c) if c.attrs.is_empty() => &c.expr,
+            syn::Expr::MethodCall(m) if m.attrs.is_empty() => &m.receiver,
+            syn::Expr::Index(i) if i.attrs.is_empty() => &i.expr,
+            syn::Expr::Field(f) if f.attrs.is_empty() => &f.base,
+            syn::Expr::Call(c) if c.attrs.is_empty() => &c.func,
+            syn::Expr::Unary(u) if u.attrs.is_empty() => return u.op.span(),
+            other => return other.span(),
+        };
+    }
+}
+
 /// The value expression at the end of a block (`{ ...; tail }`).
 pub(crate) fn block_tail(block: &syn::Block) -> Option<&syn::Expr> {
     match block.stmts.last() {

@@ -1,0 +1,267 @@
+//! The container accesses of a map body, each with its subscripts as linear
+//! forms over the map's parameters, the body's `for` variables and the
+//! symbols, and the equations that hold wherever it runs.
+//!
+//! - An immutable `let` whose value is such a form stands for that form
+//!   (`let k = i + 1; A[k]` is `A[i + 1]`); a mutable local, a loaded value
+//!   or a product of two variables is not a form.
+//! - A `for` variable is a free variable with the loop's bounds.
+//! - Under `if p == e` (and in the `else` of `if p != e`) the access runs
+//!   only where `p - e = 0`: `if i == 0 { S = x; }` is written by one
+//!   iteration.
+//! - Index arithmetic is taken as exact (no wrapping); a cast that narrows
+//!   an integer is not a form (`(i as u8)` repeats every 256 iterations);
+//!   a sign change is (it keeps every value that can be an index).
+
+use super::Form;
+use crate::ir::linear::Leaf;
+use crate::ir::*;
+use proc_macro2::Span;
+use std::collections::HashMap;
+
+/// A variable of one access's forms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AccessVar {
+    Symbol(SymbolId),
+    /// A map parameter, by position.
+    Param(usize),
+    /// A `for` variable of the body.
+    Loop(LocalId),
+}
+
+/// One container access of a body, as the dependence test sees it.
+#[derive(Clone, Debug)]
+pub struct BodyAccess {
+    pub container: ContainerId,
+    pub access: Access,
+    /// The index expressions as written (lowered).
+    pub index: Vec<Expr>,
+    /// Each subscript as a form; None where it is not one.
+    pub forms: Vec<Option<Form>>,
+    /// Forms that are 0 wherever the access runs (from `if` conditions).
+    pub pins: Vec<Form>,
+    /// The bounds `[lo, hi]` of the `for` variables around the access,
+    /// as forms over symbols where known.
+    pub loops: Vec<(LocalId, Option<Form>, Option<Form>)>,
+    /// The store, or the load's element expression.
+    pub span: Span,
+    /// A store's value.
+    pub value: Option<Expr>,
+}
+
+/// Every container access of `body`, in the order the body evaluates them
+/// (a store's index and value before the store).
+pub fn body_accesses(body: &TaskletBody) -> Vec<BodyAccess> {
+    let mut walker = Walker {
+        locals: &body.locals,
+        lets: HashMap::new(),
+        loops: Vec::new(),
+        pins: Vec::new(),
+        out: Vec::new(),
+    };
+    walker.block(&body.stmts);
+    walker.out
+}
+
+struct Walker<'b> {
+    locals: &'b [Local],
+    /// Immutable locals whose value is a form.
+    lets: HashMap<LocalId, Form>,
+    /// `for` variables in scope, with their bounds.
+    loops: Vec<(LocalId, Option<Form>, Option<Form>)>,
+    pins: Vec<Form>,
+    out: Vec<BodyAccess>,
+}
+
+impl Walker<'_> {
+    fn block(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Let { local, init, .. } => {
+                self.expr(init);
+                let immutable = self.locals.get(*local).is_some_and(|l| !l.mutable);
+                match self.form(init).filter(|_| immutable) {
+                    Some(f) => {
+                        self.lets.insert(*local, f);
+                    }
+                    None => {
+                        self.lets.remove(local);
+                    }
+                }
+            }
+            Stmt::AssignLocal { local, value, .. } => {
+                self.expr(value);
+                self.lets.remove(local);
+            }
+            Stmt::Store {
+                container,
+                index,
+                value,
+                wcr,
+                span,
+            } => {
+                index.iter().for_each(|e| self.expr(e));
+                self.expr(value);
+                let access = wcr.map_or(Access::Write, Access::Reduce);
+                self.record(*container, access, index, *span, Some(value));
+            }
+            Stmt::If {
+                cond, then, else_, ..
+            } => {
+                self.expr(cond);
+                let mark = self.pins.len();
+                self.pins.extend(self.equalities(cond, true));
+                self.block(then);
+                self.pins.truncate(mark);
+                self.pins.extend(self.equalities(cond, false));
+                self.block(else_);
+                self.pins.truncate(mark);
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                step,
+                body,
+                ..
+            } => {
+                self.expr(start);
+                self.expr(end);
+                if let Some(step) = step {
+                    self.expr(step);
+                }
+                let symbolic = |f: Form| {
+                    (!f.terms.keys().any(|v| !matches!(v, AccessVar::Symbol(_)))).then_some(f)
+                };
+                let lo = self.form(start).and_then(symbolic);
+                let hi = self.form(end).and_then(|f| f.offset(-1)).and_then(symbolic);
+                self.loops.push((*var, lo, hi));
+                self.block(body);
+                self.loops.pop();
+            }
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        match &e.kind {
+            ExprKind::Lit(_) | ExprKind::Var(_) => {}
+            ExprKind::Load { container, index } => {
+                index.iter().for_each(|i| self.expr(i));
+                self.record(*container, Access::Read, index, e.span, None);
+            }
+            ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => self.expr(arg),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+            }
+            ExprKind::Select { cond, then, else_ } => {
+                self.expr(cond);
+                let mark = self.pins.len();
+                self.pins.extend(self.equalities(cond, true));
+                self.expr(then);
+                self.pins.truncate(mark);
+                self.pins.extend(self.equalities(cond, false));
+                self.expr(else_);
+                self.pins.truncate(mark);
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| self.expr(a)),
+        }
+    }
+
+    fn record(
+        &mut self,
+        container: ContainerId,
+        access: Access,
+        index: &[Expr],
+        span: Span,
+        value: Option<&Expr>,
+    ) {
+        let forms = index.iter().map(|i| self.form(i)).collect();
+        self.out.push(BodyAccess {
+            container,
+            access,
+            index: index.to_vec(),
+            forms,
+            pins: self.pins.clone(),
+            loops: self.loops.clone(),
+            span,
+            value: value.cloned(),
+        });
+    }
+
+    /// The equations `lhs - rhs = 0` that hold when `cond` is `holds`:
+    /// `a == b` (and each side of `&&`) when it holds, `a != b` (and each
+    /// side of `||`) when it does not.
+    fn equalities(&self, cond: &Expr, holds: bool) -> Vec<Form> {
+        let ExprKind::Binary { op, lhs, rhs } = &cond.kind else {
+            return Vec::new();
+        };
+        match (op, holds) {
+            (BinOp::Eq, true) | (BinOp::Ne, false) => {
+                let difference = self
+                    .form(lhs)
+                    .zip(self.form(rhs))
+                    .and_then(|(l, r)| l.add(&r, -1));
+                difference.into_iter().collect()
+            }
+            (BinOp::And, true) | (BinOp::Or, false) => {
+                let mut out = self.equalities(lhs, holds);
+                out.extend(self.equalities(rhs, holds));
+                out
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// `e` as a form over the access variables, when it is one.
+    fn form(&self, e: &Expr) -> Option<Form> {
+        Form::from_expr(e, &mut |x: &Expr| match &x.kind {
+            ExprKind::Var(VarRef::Symbol(s)) => Leaf::Form(Form::var(AccessVar::Symbol(*s))),
+            ExprKind::Var(VarRef::Param(p)) => Leaf::Form(Form::var(AccessVar::Param(*p))),
+            ExprKind::Var(VarRef::Local(l)) => {
+                if self.loops.iter().any(|(v, _, _)| v == l) {
+                    Leaf::Form(Form::var(AccessVar::Loop(*l)))
+                } else {
+                    self.lets
+                        .get(l)
+                        .cloned()
+                        .map_or(Leaf::NotLinear, Leaf::Form)
+                }
+            }
+            ExprKind::Cast { arg } if x.ty.is_integer() && arg.ty.is_integer() => {
+                // A sign change keeps every value that can be an index.
+                if x.ty.bits() < arg.ty.bits() {
+                    Leaf::NotLinear
+                } else {
+                    Leaf::Descend
+                }
+            }
+            _ => Leaf::Descend,
+        })
+    }
+}
+
+/// Why a subscript is not a form, for messages.
+pub fn why_not_affine(e: &Expr, locals: &[Local], containers: &[Container]) -> String {
+    let mut loaded = None;
+    let mut mutable = None;
+    e.walk(&mut |x| match &x.kind {
+        ExprKind::Load { container, .. } if loaded.is_none() => {
+            loaded = containers.get(*container).map(|c| c.name.text.clone());
+        }
+        ExprKind::Var(VarRef::Local(l)) if mutable.is_none() => {
+            mutable = locals.get(*l).filter(|l| l.mutable).map(|l| l.name.clone());
+        }
+        _ => {}
+    });
+    match (loaded, mutable) {
+        (Some(c), _) => format!("it depends on data read from `{c}`"),
+        (None, Some(l)) => format!("it depends on the mutable local `{l}`"),
+        (None, None) => "it is not a linear function of the map's parameters".to_string(),
+    }
+}
