@@ -144,6 +144,13 @@ impl Walker<'_> {
                 self.block(body);
                 self.loops.pop();
             }
+            // Its mutable locals are not forms; `break` and `continue` only
+            // leave out accesses (what may run stays a superset).
+            Stmt::While { cond, body, .. } => {
+                self.expr(cond);
+                self.block(body);
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
         }
     }
 
