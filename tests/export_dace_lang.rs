@@ -1,5 +1,6 @@
 //! DaCe computes what we compute for the language forms of issue 17:
-//! `while`/`break`/`continue` in tasklets. Each SDFG runs on our CPU device;
+//! `while`/`break`/`continue` in tasklets, map ranges that depend on an
+//! earlier parameter. Each SDFG runs on our CPU device;
 //! its DaCe export, the inputs and our outputs go to ci/dace_check.py,
 //! which has DaCe validate, compile and run it and compare every output.
 
@@ -59,6 +60,23 @@ sdfg! {
     }
 }
 
+sdfg! {
+    /// Triangles: a range that reads the parameter before it, a stepped
+    /// band, three dependent dimensions.
+    pub sdfg Triangles {
+        symbol N: i64;
+        host A: i64[N, N];
+        host L: i64[N, N];
+        host B: i64[N, N];
+        host C: i64[N, N, N];
+        state s {
+            map lower[i in 0..N, j in 0..i] on cpu { L[i, j] = A[i, j] + A[j, i]; }
+            map band[i in 0..N, j in (i..2 * i + 1).step_by(2)] on cpu { B[i, j % N] += j; }
+            map tetra[i in 0..N, j in 1..i + 1, k in j - 1..i] on cpu { C[i, j, k] = 100 * i + 10 * j + k; }
+        }
+    }
+}
+
 #[test]
 fn dace_computes_what_we_compute_for_the_language_forms() {
     let device = Device::cpu();
@@ -106,6 +124,34 @@ fn dace_computes_what_we_compute_for_the_language_forms() {
             ("Sum", ints(&sum)),
             ("Last", ints(&[last])),
         ],
+    );
+
+    let n = 6usize;
+    let a: Vec<i64> = (0..n * n).map(|k| (k * 7 % 11) as i64).collect();
+    let (mut l, mut b, mut c) = (vec![0i64; n * n], vec![0i64; n * n], vec![0i64; n * n * n]);
+    Triangles::load(&device)
+        .unwrap()
+        .run(TrianglesArgs {
+            N: n as i64,
+            A: &a,
+            L: &mut l,
+            B: &mut b,
+            C: &mut c,
+        })
+        .unwrap();
+    assert_eq!(l[n], a[n] + a[1], "L[1, 0]");
+    assert_eq!(l[0], 0, "nothing on the diagonal");
+    record(
+        &dir,
+        &Triangles::ir().unwrap(),
+        &[("N", n as i64)],
+        &[
+            ("A", ints(&a)),
+            ("L", ints(&vec![0; n * n])),
+            ("B", ints(&vec![0; n * n])),
+            ("C", ints(&vec![0; n * n * n])),
+        ],
+        &[("L", ints(&l)), ("B", ints(&b)), ("C", ints(&c))],
     );
 
     let Some(python) = common::dace::python_or_skip() else {

@@ -12,28 +12,70 @@ use std::collections::BTreeMap;
 pub type Data = BTreeMap<ContainerId, (Vec<usize>, Vec<Value>)>;
 
 /// Iteration ranges (start, count, step) of a map, from the symbol values.
+/// A dependent range (`sdfg_compiler::ir::ranges`) gives its box: the
+/// smallest start and the largest end over the earlier parameters' values.
 pub fn map_ranges(map: &Map, symbols: &[Value]) -> Vec<(i64, u64, i64)> {
+    let mut out = Vec::new();
+    for d in 0..map.params.len() {
+        let step = bound(&map.params[d].step, symbols, &[]).unwrap_or(1).max(1);
+        let mut start: Option<i64> = None;
+        let mut end: Option<i64> = None;
+        for outer in points(map, symbols, d) {
+            let s = bound(&Some(map.params[d].start.clone()), symbols, &outer).unwrap_or(0);
+            let e = bound(&Some(map.params[d].end.clone()), symbols, &outer).unwrap_or(0);
+            start = Some(start.map_or(s, |x| x.min(s)));
+            end = Some(end.map_or(e, |x| x.max(e)));
+        }
+        let (start, end) = (start.unwrap_or(0), end.unwrap_or(0));
+        let count = if end > start {
+            ((end as i128 - start as i128 + step as i128 - 1) / step as i128) as u64
+        } else {
+            0
+        };
+        out.push((start, count, step));
+    }
+    out
+}
+
+/// The value of a range bound for the values `params` of the earlier
+/// parameters (None: no bound).
+fn bound(e: &Option<Expr>, symbols: &[Value], params: &[Value]) -> Option<i64> {
     let mut env = MemEnv {
         symbols: symbols.to_vec(),
+        params: params.to_vec(),
         ..Default::default()
     };
-    let mut v = |e: &Expr| {
-        eval::index_value(eval::eval_expr(e, &mut env, &mut Vec::new()).unwrap_or(Value::I64(0)))
-    };
-    map.params
-        .iter()
-        .map(|p| {
-            let start = v(&p.start);
-            let end = v(&p.end);
-            let step = p.step.as_ref().map(&mut v).unwrap_or(1).max(1);
-            let count = if end > start {
-                ((end as i128 - start as i128 + step as i128 - 1) / step as i128) as u64
-            } else {
-                0
-            };
-            (start, count, step)
-        })
-        .collect()
+    let e = e.as_ref()?;
+    Some(eval::index_value(
+        eval::eval_expr(e, &mut env, &mut Vec::new()).unwrap_or(Value::I64(0)),
+    ))
+}
+
+/// The points of the first `dims` dimensions of a map, in row-major order,
+/// each range computed for the values of the parameters before it.
+pub fn points(map: &Map, symbols: &[Value], dims: usize) -> Vec<Vec<Value>> {
+    let mut out: Vec<Vec<Value>> = vec![Vec::new()];
+    for d in 0..dims {
+        let p = &map.params[d];
+        let step = bound(&p.step, symbols, &[]).unwrap_or(1).max(1);
+        let mut next = Vec::new();
+        for outer in &out {
+            let s = bound(&Some(p.start.clone()), symbols, outer).unwrap_or(0);
+            let e = bound(&Some(p.end.clone()), symbols, outer).unwrap_or(0);
+            let mut v = s as i128;
+            while v < e as i128 {
+                let mut point = outer.clone();
+                point.push(sdfg_compiler::ir::semantics::cast(
+                    Value::I64(v as i64),
+                    p.ty,
+                ));
+                next.push(point);
+                v += step as i128;
+            }
+        }
+        out = next;
+    }
+    out
 }
 
 /// The evaluator's result: every iteration in row-major order.
@@ -54,19 +96,8 @@ pub fn eval_map(
     for (&c, (shape, vals)) in data {
         env.set_container(c, shape.clone(), vals.clone());
     }
-    let ranges = map_ranges(map, symbols);
-    let total: u64 = ranges.iter().map(|r| r.1).product();
     let mut first_fault = None;
-    for flat in 0..total {
-        let mut rest = flat;
-        let mut params = vec![Value::I64(0); ranges.len()];
-        for d in (0..ranges.len()).rev() {
-            let (start, count, step) = ranges[d];
-            let t = rest % count;
-            rest /= count;
-            let v = start.wrapping_add((t as i64).wrapping_mul(step));
-            params[d] = sdfg_compiler::ir::semantics::cast(Value::I64(v), map.params[d].ty);
-        }
+    for params in points(map, symbols, map.params.len()) {
         env.params = params;
         if let Err(f) = eval::exec_body(&map.body, &mut env) {
             first_fault.get_or_insert(f);

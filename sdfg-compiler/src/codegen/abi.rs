@@ -216,9 +216,9 @@ fn params(sdfg: &Sdfg, memlets: &[Memlet], map: &Map) -> Vec<KernelParam> {
         .collect()
 }
 
-/// Symbols read by the map's body (ranges are passed as RangeStart/Count/Step,
-/// so symbols used only in ranges are not needed), and host scalar containers
-/// read by the body.
+/// Symbols read by the map's body or by a dependent range (other ranges
+/// are passed as RangeStart/Count/Step, so symbols used only in them are not
+/// needed), and host scalar containers read by the body.
 fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<ContainerId>) {
     let mut symbols = BTreeSet::new();
     let mut host_scalars = BTreeSet::new();
@@ -233,6 +233,11 @@ fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<Containe
     };
     for s in &map.body.stmts {
         s.walk_exprs(&mut visit);
+    }
+    // A dependent range (`ir::ranges`) is computed per iteration.
+    for p in map.params.iter().filter(|p| p.is_dependent()) {
+        p.start.walk(&mut visit);
+        p.end.walk(&mut visit);
     }
     // Store targets are never host containers in a gpu map (validation); their
     // index expressions were walked above.

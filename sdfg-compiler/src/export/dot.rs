@@ -419,10 +419,11 @@ impl StateDrawing<'_> {
                     .params
                     .iter()
                     .map(|p| {
+                        // A dependent range reads the parameters before it.
                         let range = format!(
                             "{}..{}",
-                            expr_to_rust(&p.start, sdfg, &BodyNames::none()),
-                            expr_to_rust(&p.end, sdfg, &BodyNames::none())
+                            expr_to_rust(&p.start, sdfg, &names),
+                            expr_to_rust(&p.end, sdfg, &names)
                         );
                         match &p.step {
                             Some(st) => format!(

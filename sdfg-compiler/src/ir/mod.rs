@@ -12,6 +12,7 @@
 pub mod bounds;
 pub mod expr;
 pub mod linear;
+pub mod ranges;
 pub mod semantics;
 pub mod types;
 
@@ -216,7 +217,8 @@ pub struct Map {
 
 /// `p in start..end` (or `start..=end`, lowered to an exclusive end; or
 /// `(start..end).step_by(step)`). Bounds are integer expressions over symbols
-/// and literals; the parameter has the bounds' type.
+/// and literals, and may read the parameters before this one (`j in 0..i`,
+/// see [`ranges`]); the parameter has the bounds' type.
 #[derive(Clone, Debug)]
 pub struct MapParam {
     pub name: Name,

@@ -20,6 +20,7 @@ mod body;
 mod dataflow;
 mod loops;
 mod memlets;
+mod ranges;
 mod reduction_forms;
 mod typing;
 
@@ -423,15 +424,52 @@ impl<'a> Lowerer<'a> {
                 );
                 ok = false;
             }
+            // A range may read the parameters before it (a triangle).
             let mut range_scope = Scope::new(ScopeKind::MapRange);
-            match self.range(&mut range_scope, &p.range) {
-                Some(r) => params.push(MapParam {
+            range_scope.params = params
+                .iter()
+                .map(|q: &MapParam| (q.name.text.clone(), q.ty))
+                .collect();
+            let later: Vec<&proc_macro2::Ident> = m
+                .params
+                .iter()
+                .skip_while(|q| q.name != p.name)
+                .skip(1)
+                .map(|q| &q.name)
+                .collect();
+            // A range with an error still names its parameter in the body
+            // (no "cannot find" there); the map is not made.
+            let placeholder = |ty: ScalarType| {
+                let zero = Expr::lit(Value::from_bits(ty, 0), p.name.span());
+                MapParam {
                     name: name_of(&p.name),
-                    ty: r.ty,
-                    start: r.start,
-                    end: r.end,
-                    step: r.step,
-                }),
+                    ty,
+                    start: zero.clone(),
+                    end: zero,
+                    step: None,
+                }
+            };
+            if let Some(d) = ranges::later_parameter(&p.name, &p.range, &later) {
+                self.error(d);
+                ok = false;
+                params.push(placeholder(ScalarType::I64));
+                continue;
+            }
+            match self.range(&mut range_scope, &p.range) {
+                Some(r) => {
+                    let param = MapParam {
+                        name: name_of(&p.name),
+                        ty: r.ty,
+                        start: r.start,
+                        end: r.end,
+                        step: r.step,
+                    };
+                    if let Err(d) = ranges::check_dependent(&param, &params) {
+                        self.error(d);
+                        ok = false;
+                    }
+                    params.push(param);
+                }
                 None => ok = false,
             }
         }

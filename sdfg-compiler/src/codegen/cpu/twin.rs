@@ -65,6 +65,7 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     let ranges = MapRanges {
         map: m,
         scope: RangeScope::Kernel,
+        data: &access,
     };
     let iteration = ranges.parallel(&code, &abi.name);
     let fname = names::kernel_twin(&abi.name);

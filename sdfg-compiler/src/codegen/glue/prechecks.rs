@@ -29,16 +29,24 @@ impl Glue<'_> {
             match &st.kind {
                 StatementKind::Map(m) => {
                     let mut nonempty = Vec::new();
+                    let dependent: Vec<bool> = m.params.iter().map(|p| p.is_dependent()).collect();
                     for (d, p) in m.params.iter().enumerate() {
                         let r = names::range(RangeScope::Statement(k), d);
                         let (s, e, t, c) = (r.start, r.end, r.step, r.count);
-                        let start = emit.expr(&p.start);
-                        let end = emit.expr(&p.end);
-                        let step = p.step.as_ref().map_or(quote!(1), |x| emit.expr(x));
                         let what = format!(
                             "parameter `{}` of map `{}` in state `{state_name}`",
                             p.name.text, m.name.text
                         );
+                        // A dependent range (`ir::ranges`): its box, from the
+                        // boxes of the parameters before it.
+                        let (start, end) = if dependent[d] {
+                            let lo = self.interval(k, &p.start, &what, &dependent);
+                            let hi = self.interval(k, &p.end, &what, &dependent);
+                            (quote!(#lo.lo), quote!(#hi.hi))
+                        } else {
+                            (emit.expr(&p.start), emit.expr(&p.end))
+                        };
+                        let step = p.step.as_ref().map_or(quote!(1), |x| emit.expr(x));
                         out.extend(quote! {
                             let #s: i128 = (#start) as i128;
                             let #e: i128 = (#end) as i128;
@@ -47,11 +55,12 @@ impl Glue<'_> {
                         });
                         nonempty.push(quote!(#c > 0));
                     }
-                    let checks = self.index_prechecks(k, &m.name.text, state_name, &m.body);
+                    let checks =
+                        self.index_prechecks(k, &m.name.text, state_name, &m.body, &dependent);
                     out.extend(quote!(if true #(&& #nonempty)* { #checks }));
                 }
                 StatementKind::Tasklet(t) => {
-                    out.extend(self.index_prechecks(k, &t.name.text, state_name, &t.body))
+                    out.extend(self.index_prechecks(k, &t.name.text, state_name, &t.body, &[]))
                 }
                 StatementKind::Copy(c) => out.extend(self.copy_regions(k, st, c.src, c.dst)),
                 StatementKind::Wait(_) => {}
@@ -102,12 +111,13 @@ impl Glue<'_> {
         stmt_name: &str,
         state_name: &str,
         body: &TaskletBody,
+        dependent: &[bool],
     ) -> TokenStream {
         let mut out = TokenStream::new();
         let mut sites = Vec::new();
         for_each_access(&body.stmts, &mut |site| sites.push(site));
         for site in sites.iter().filter(|s| s.is_prechecked()) {
-            out.extend(self.site_precheck(k, stmt_name, state_name, site));
+            out.extend(self.site_precheck(k, stmt_name, state_name, site, dependent));
         }
         out
     }
@@ -118,6 +128,7 @@ impl Glue<'_> {
         stmt_name: &str,
         state_name: &str,
         site: &AccessSite<'_>,
+        dependent: &[bool],
     ) -> TokenStream {
         let symbols_only = Place::symbols_only(self.sdfg);
         let emit = BodyEmitter::new(&symbols_only, &self.empty);
@@ -127,7 +138,7 @@ impl Glue<'_> {
         let mut checks = TokenStream::new();
         for (d, e) in site.index.iter().enumerate() {
             let what = format!("index {d} of `{name}` in `{stmt_name}` (state `{state_name}`)");
-            let iv = self.interval(k, e, &what);
+            let iv = self.interval(k, e, &what, dependent);
             checks.extend(quote! {
                 #index_in_dim(#iv, #ext[#d], &|| ::std::string::String::from(#what))?;
             });
@@ -151,7 +162,9 @@ impl Glue<'_> {
 
     /// The exact range of an affine index expression, failing when an
     /// intermediate value may overflow its type (the kernel would wrap).
-    fn interval(&self, k: StmtId, e: &Expr, what: &str) -> TokenStream {
+    /// `dependent[d]`: parameter `d`'s range reads earlier ones; its values
+    /// are then all of `start..end` of its box (`ir::ranges`).
+    fn interval(&self, k: StmtId, e: &Expr, what: &str, dependent: &[bool]) -> TokenStream {
         let interval = rt::check_interval();
         let raw = match &e.kind {
             ExprKind::Lit(v) => {
@@ -161,6 +174,11 @@ impl Glue<'_> {
             ExprKind::Var(VarRef::Symbol(s)) => {
                 let v = self.sym(*s);
                 quote!(#interval::point(#v as i128))
+            }
+            ExprKind::Var(VarRef::Param(d)) if dependent.get(*d).copied().unwrap_or(false) => {
+                let r = names::range(RangeScope::Statement(k), *d);
+                let (s, e) = (r.start, r.end);
+                quote!(#interval::of_loop(#s, #e, 1).unwrap_or(#interval::point(#s)))
             }
             ExprKind::Var(VarRef::Param(d)) => {
                 let r = names::range(RangeScope::Statement(k), *d);
@@ -172,19 +190,19 @@ impl Glue<'_> {
                 quote!(#lv)
             }
             ExprKind::Unary { op: UnOp::Neg, arg } => {
-                let a = self.interval(k, arg, what);
+                let a = self.interval(k, arg, what, dependent);
                 quote!(#a.neg())
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                let a = self.interval(k, lhs, what);
-                let b = self.interval(k, rhs, what);
+                let a = self.interval(k, lhs, what, dependent);
+                let b = self.interval(k, rhs, what, dependent);
                 match op {
                     BinOp::Add => quote!(#a.add(#b)),
                     BinOp::Sub => quote!(#a.sub(#b)),
                     _ => quote!(#a.mul(#b)),
                 }
             }
-            ExprKind::Cast { arg } => self.interval(k, arg, what),
+            ExprKind::Cast { arg } => self.interval(k, arg, what, dependent),
             // Not reachable for prechecked accesses (ir::bounds); a point at
             // zero keeps the expansion well-formed.
             _ => quote!(#interval::point(0)),

@@ -186,6 +186,7 @@ impl Glue<'_> {
         let ranges = MapRanges {
             map: m,
             scope: RangeScope::Statement(k),
+            data: &access,
         };
         let iteration = if parallel {
             ranges.parallel(&code, &what)

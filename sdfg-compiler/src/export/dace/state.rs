@@ -270,8 +270,12 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     .params
                     .iter()
                     .map(|p| {
-                        let mut r =
-                            range_json(&self.cx.py(&p.start), &self.cx.inclusive_end(&p.end));
+                        // A dependent range reads the parameters before it
+                        // (DaCe accepts that in one map).
+                        let mut r = range_json(
+                            &self.cx.py_in(&p.start, &names),
+                            &self.cx.inclusive_end_in(&p.end, &names),
+                        );
                         if let Some(step) = &p.step {
                             r["step"] = json!(self.cx.py(step));
                         }
@@ -549,9 +553,8 @@ impl StateBuilder<'_, '_> {
         let container = first.container;
         let name = container_name(self.cx.sdfg, container);
         let iterations = product(
-            &map.params
-                .iter()
-                .map(|p| self.cx.extent(&p.start, &p.end))
+            &(0..map.params.len())
+                .map(|d| self.cx.param_extent(&map.params, d))
                 .collect::<Vec<_>>(),
         );
         let volume = product(&[inner.len().to_string(), iterations]);

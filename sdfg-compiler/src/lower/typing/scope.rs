@@ -184,8 +184,13 @@ impl Lowerer<'_> {
             Diagnostic::error(
                 ident.span(),
                 format!(
-                    "`{ident}` is a container; {} may only use symbols and literals",
-                    sc.kind.describe()
+                    "`{ident}` is a container; {} may only use symbols{} and literals",
+                    sc.kind.describe(),
+                    if sc.kind == ScopeKind::MapRange {
+                        ", the map's earlier parameters"
+                    } else {
+                        ""
+                    }
                 ),
             )
             .help("copy the value into a symbol on an interstate edge: `a -> b { n = A[0]; }`"),

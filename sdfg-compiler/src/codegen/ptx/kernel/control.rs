@@ -11,8 +11,30 @@ impl<'a> KernelEmitter<'a> {
         self.locals = vec![None; self.map.body.locals.len()];
         self.conditional = false;
         self.loops = LoopScope::default();
-        let stmts = &self.map.body.stmts;
-        self.stmts(stmts);
+        // An iteration past a dependent range's end (`ir::ranges`) skips.
+        let map = self.map;
+        let skips = self.dependent_values.iter().any(Option::is_some);
+        let skip = if skips { self.label() } else { String::new() };
+        for (d, param) in map.params.iter().enumerate() {
+            let Some(Some(v)) = self.dependent_values.get(d).copied() else {
+                continue;
+            };
+            let wide = super::launch::wide_type(param.ty);
+            let end = self.expr(&param.end);
+            let end = self.convert(end, param.ty, wide);
+            let p = self.reg(Class::Pred);
+            let cmp = if wide.is_signed_integer() {
+                "s64"
+            } else {
+                "u64"
+            };
+            self.ins(format!("setp.ge.{cmp} {p}, {v}, {end}"));
+            self.ins(format!("@{p} bra {skip}"));
+        }
+        self.stmts(&map.body.stmts);
+        if skips {
+            self.place(&skip);
+        }
     }
 
     pub(super) fn stmts(&mut self, stmts: &'a [Stmt]) {

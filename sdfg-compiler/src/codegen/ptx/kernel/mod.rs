@@ -67,6 +67,9 @@ pub(super) struct KernelEmitter<'a> {
     fault: Option<Reg>,
     /// Values of the map parameters for the iteration being emitted.
     params: Vec<Reg>,
+    /// Per dependent dimension (`ir::ranges`): its value for this
+    /// iteration as a 64-bit integer, tested against its end before the body.
+    dependent_values: Vec<Option<Reg>>,
     locals: Vec<Option<Reg>>,
     /// Loads already issued for the current iteration (see `hoist::hoistable_loads`).
     hoisted: HashMap<*const Expr, Reg>,
@@ -116,6 +119,7 @@ impl<'a> KernelEmitter<'a> {
             host_scalars: HashMap::new(),
             fault: None,
             params: Vec::new(),
+            dependent_values: Vec::new(),
             locals: Vec::new(),
             hoisted: HashMap::new(),
             site_codes,
@@ -193,7 +197,13 @@ impl<'a> KernelEmitter<'a> {
         tuning: &Tuning,
     ) -> (String, PtxKernel) {
         let dims = self.map.params.len();
-        let (block, ipt, rows) = geometry(dims, &self.map.body.stmts, tuning);
+        let (block, ipt, rows) = if self.map.has_dependent_ranges() {
+            // One item per thread: an iteration past a dependent range's end
+            // must not issue the loads a tile would hoist (`ir::ranges`).
+            launch::dependent_geometry(dims)
+        } else {
+            geometry(dims, &self.map.body.stmts, tuning)
+        };
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
             self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
         }
