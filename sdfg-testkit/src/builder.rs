@@ -286,6 +286,7 @@ impl SdfgBuilder {
             schedule,
             body,
             independent: Vec::new(),
+            library: None,
         };
         let stmts = &mut self.sdfg.states[state].stmts;
         stmts.push(Statement {

@@ -11,6 +11,7 @@
 
 pub mod bounds;
 pub mod expr;
+pub mod library;
 pub mod linear;
 pub mod ranges;
 pub mod semantics;
@@ -213,6 +214,8 @@ pub struct Map {
     /// iterations share an element of, with the span of each name; the race
     /// test (`crate::validate`) trusts them.
     pub independent: Vec<(ContainerId, Span)>,
+    /// The library statement this map expands (`library`), if any.
+    pub library: Option<library::LibraryCall>,
 }
 
 /// `p in start..end` (or `start..=end`, lowered to an exclusive end; or

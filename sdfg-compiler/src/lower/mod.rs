@@ -16,8 +16,10 @@
 //! take the default type of their first assignment's right-hand side. Then
 //! lowering runs for real with every type fixed.
 
+mod array_stmt;
 mod body;
 mod dataflow;
+mod library;
 mod loops;
 mod memlets;
 mod ranges;
@@ -325,6 +327,16 @@ impl<'a> Lowerer<'a> {
     fn lower_state(&mut self, s: &parse::StateDecl) -> State {
         let mut stmts = Vec::new();
         let mut labels: HashSet<String> = HashSet::new();
+        // Array and library statements get a name no statement has.
+        let mut taken: HashSet<String> = s
+            .stmts
+            .iter()
+            .filter_map(|st| match st {
+                StmtAst::Map(m) => Some(m.name.to_string()),
+                StmtAst::Tasklet(t) => Some(t.name.to_string()),
+                _ => None,
+            })
+            .collect();
         for st in &s.stmts {
             let label = match st {
                 StmtAst::Map(m) => Some(&m.name),
@@ -343,7 +355,17 @@ impl<'a> Lowerer<'a> {
                     );
                 }
             }
-            if let Some(stmt) = self.lower_statement(st) {
+            let lowered = match st {
+                StmtAst::Assign(a) => {
+                    let name = assign_name(a, &mut taken);
+                    match &a.value {
+                        parse::AssignValue::Expr(v) => self.lower_array(a, v, &name),
+                        parse::AssignValue::Library(l) => self.lower_library(a, l, &name),
+                    }
+                }
+                _ => self.lower_statement(st),
+            };
+            if let Some(stmt) = lowered {
                 stmts.push(stmt);
             }
         }
@@ -376,6 +398,8 @@ impl<'a> Lowerer<'a> {
                 })
             }
             StmtAst::Copy(c) => self.lower_copy(c),
+            // Named by `lower_state`.
+            StmtAst::Assign(_) => None,
             StmtAst::Wait(w) => {
                 let container = self.container_name(&w.name)?;
                 let c = &self.containers[container];
@@ -504,6 +528,7 @@ impl<'a> Lowerer<'a> {
                 schedule: m.schedule,
                 body,
                 independent,
+                library: None,
             }),
             memlets,
             span: m.name.span(),
@@ -732,6 +757,27 @@ impl<'a> Lowerer<'a> {
             None
         }
     }
+}
+
+/// `assign_B`, `matmul_C`, ... (with `_2`, `_3` when taken): the map
+/// name of an array or library statement.
+fn assign_name(a: &parse::AssignAst, taken: &mut HashSet<String>) -> String {
+    let target = typing::source_text(&a.target);
+    let target: String = target
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    let stem = match &a.value {
+        parse::AssignValue::Expr(_) => format!("assign_{target}"),
+        parse::AssignValue::Library(l) => format!("{}_{target}", l.name),
+    };
+    let mut name = stem.clone();
+    let mut k = 2;
+    while !taken.insert(name.clone()) {
+        name = format!("{stem}_{k}");
+        k += 1;
+    }
+    name
 }
 
 pub(crate) fn name_of(ident: &proc_macro2::Ident) -> Name {
