@@ -25,6 +25,8 @@ sdfg! {
 sdfg! { pub sdfg DaceReduction = include "tests/fixtures/dace/reduction.sdfg"; }
 sdfg! { pub sdfg DaceLoop = include "tests/fixtures/dace/loop.sdfg"; }
 sdfg! { pub sdfg DaceTaskletWhile = include "tests/fixtures/dace/tasklet_while.sdfg"; }
+sdfg! { pub sdfg DaceReduceNodes = include "tests/fixtures/dace/reduce_nodes.sdfg"; }
+sdfg! { pub sdfg DaceMatMul = include "tests/fixtures/dace/matmul.sdfg"; }
 sdfg! {
     #[streams(default)]
     pub sdfg DaceRepro = include "tests/fixtures/dace/repro.sdfg";
@@ -33,13 +35,15 @@ sdfg! {
 // The spelling of the same thing.
 sdfg! { include "tests/fixtures/dace/axpy.sdfg" as DaceAxpyAgain, #[streams(single)] }
 
-const FIXTURES: [&str; 7] = [
+const FIXTURES: [&str; 9] = [
     "axpy",
     "jacobi_2d",
     "jacobi_2d_gpu",
     "reduction",
     "loop",
     "tasklet_while",
+    "reduce_nodes",
+    "matmul",
     "repro",
 ];
 
@@ -177,6 +181,33 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
             .expect("run");
             vec![("B", json_f64(b))]
         }
+        "reduce_nodes" => {
+            let p = DaceReduceNodes::load(device).expect("load");
+            let a = input_f64(io, "A");
+            let (mut colsum, mut rowmax) = (input_f64(io, "colsum"), input_f64(io, "rowmax"));
+            p.run(DaceReduceNodesArgs {
+                N: symbol(io, "N") as i32,
+                M: symbol(io, "M") as i32,
+                A: &a,
+                colsum: &mut colsum,
+                rowmax: &mut rowmax,
+            })
+            .expect("run");
+            vec![("colsum", json_f64(colsum)), ("rowmax", json_f64(rowmax))]
+        }
+        "matmul" => {
+            let p = DaceMatMul::load(device).expect("load");
+            let (a, b, mut c) = (input_f64(io, "A"), input_f64(io, "B"), input_f64(io, "C"));
+            p.run(DaceMatMulArgs {
+                N: symbol(io, "N") as i32,
+                M: symbol(io, "M") as i32,
+                A: &a,
+                B: &b,
+                C: &mut c,
+            })
+            .expect("run");
+            vec![("C", json_f64(c))]
+        }
         "repro" => {
             let p = DaceRepro::load(device).expect("load");
             let x_size = symbol(io, "X_size") as i32;
@@ -242,6 +273,8 @@ fixture_test!(dace_jacobi_2d_gpu_matches_dace, "jacobi_2d_gpu");
 fixture_test!(dace_reduction_matches_dace, "reduction");
 fixture_test!(dace_loop_matches_dace, "loop");
 fixture_test!(dace_tasklet_while_matches_dace, "tasklet_while");
+fixture_test!(dace_reduce_nodes_match_dace, "reduce_nodes");
+fixture_test!(dace_matmul_matches_dace, "matmul");
 fixture_test!(dace_repro_matches_dace, "repro");
 
 #[test]

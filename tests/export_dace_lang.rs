@@ -1,12 +1,14 @@
 //! DaCe computes what we compute for the language forms of issue 17:
 //! `while`/`break`/`continue` in tasklets, map ranges that depend on an
-//! earlier parameter. Each SDFG runs on our CPU device;
+//! earlier parameter, array statements, and library statements (exported
+//! as DaCe's `MatMul`, `Transpose` and `Reduce` nodes, which DaCe expands
+//! and runs itself). Each SDFG runs on our CPU device;
 //! its DaCe export, the inputs and our outputs go to ci/dace_check.py,
 //! which has DaCe validate, compile and run it and compare every output.
 
 mod common;
 
-use common::dace_run::{ints, out_dir, record};
+use common::dace_run::{floats, ints, out_dir, record};
 use sdfg::prelude::*;
 
 sdfg! {
@@ -74,6 +76,40 @@ sdfg! {
             map band[i in 0..N, j in (i..2 * i + 1).step_by(2)] on cpu { B[i, j % N] += j; }
             map tetra[i in 0..N, j in 1..i + 1, k in j - 1..i] on cpu { C[i, j, k] = 100 * i + 10 * j + k; }
         }
+    }
+}
+
+sdfg! {
+    /// gemm and atax as NPBench writes them, reductions, a stencil.
+    pub sdfg ArrayForms {
+        symbol NI: i64; symbol NJ: i64; symbol NK: i64;
+        host alpha: f64; host beta: f64;
+        host A: f64[NI, NK];
+        host B: f64[NK, NJ];
+        host C: f64[NI, NJ];
+        host x: f64[NK];
+        host y: f64[NK];
+        host AT: f64[NK, NI];
+        host RowMax: f64[NI];
+        host ColMin: f64[NK];
+        host Total: f64[1];
+        host S: f64[NI];
+        transient host AB: f64[NI, NJ];
+        transient host Ax: f64[NI];
+        state gemm {
+            AB = matmul(A, B);
+            C = alpha * AB + beta * C;
+        }
+        state atax {
+            Ax = matmul(A, x);
+            y = matmul(Ax, A);
+            AT = transpose(A);
+            RowMax = reduce max(A, axis 1);
+            ColMin = reduce min(A, axes [0]);
+            Total = reduce sum(A);
+            S[1..NI - 1] = 0.5 * (Ax[0..NI - 2] + Ax[2..NI]);
+        }
+        gemm -> atax;
     }
 }
 
@@ -152,6 +188,71 @@ fn dace_computes_what_we_compute_for_the_language_forms() {
             ("C", ints(&vec![0; n * n * n])),
         ],
         &[("L", ints(&l)), ("B", ints(&b)), ("C", ints(&c))],
+    );
+
+    let (ni, nj, nk) = (5usize, 4usize, 3usize);
+    // Small integers: sums are exact in any order.
+    let a: Vec<f64> = (0..ni * nk).map(|k| ((k * 5) % 7) as f64 - 3.0).collect();
+    let b: Vec<f64> = (0..nk * nj).map(|k| ((k * 3) % 5) as f64 - 2.0).collect();
+    let c0: Vec<f64> = (0..ni * nj).map(|k| (k % 4) as f64).collect();
+    let x: Vec<f64> = (0..nk).map(|k| k as f64 + 1.0).collect();
+    let mut c = c0.clone();
+    let (mut y, mut at, mut rowmax, mut colmin, mut total, mut s) = (
+        vec![0.0; nk],
+        vec![0.0; nk * ni],
+        vec![0.0; ni],
+        vec![0.0; nk],
+        vec![0.0],
+        vec![0.0; ni],
+    );
+    ArrayForms::load(&device)
+        .unwrap()
+        .run(ArrayFormsArgs {
+            NI: ni as i64,
+            NJ: nj as i64,
+            NK: nk as i64,
+            alpha: 2.0,
+            beta: 0.5,
+            A: &a,
+            B: &b,
+            C: &mut c,
+            x: &x,
+            y: &mut y,
+            AT: &mut at,
+            RowMax: &mut rowmax,
+            ColMin: &mut colmin,
+            Total: &mut total,
+            S: &mut s,
+        })
+        .unwrap();
+    assert_eq!(total[0], a.iter().sum::<f64>());
+    record(
+        &dir,
+        &ArrayForms::ir().unwrap(),
+        &[("NI", ni as i64), ("NJ", nj as i64), ("NK", nk as i64)],
+        &[
+            ("alpha", floats(&[2.0])),
+            ("beta", floats(&[0.5])),
+            ("A", floats(&a)),
+            ("B", floats(&b)),
+            ("C", floats(&c0)),
+            ("x", floats(&x)),
+            ("y", floats(&vec![0.0; nk])),
+            ("AT", floats(&vec![0.0; nk * ni])),
+            ("RowMax", floats(&vec![0.0; ni])),
+            ("ColMin", floats(&vec![0.0; nk])),
+            ("Total", floats(&[0.0])),
+            ("S", floats(&vec![0.0; ni])),
+        ],
+        &[
+            ("C", floats(&c)),
+            ("y", floats(&y)),
+            ("AT", floats(&at)),
+            ("RowMax", floats(&rowmax)),
+            ("ColMin", floats(&colmin)),
+            ("Total", floats(&total)),
+            ("S", floats(&s)),
+        ],
     );
 
     let Some(python) = common::dace::python_or_skip() else {

@@ -3,7 +3,7 @@
 //! expands it (`crate::lower::library`), so the DaCe exporter writes the
 //! library node (`MatMul`, `Transpose`, `Reduce`) instead of the map.
 
-use super::{ContainerId, WcrOp};
+use super::{ContainerId, ScalarType, Value, WcrOp};
 
 /// One library call: the operation, its operands and its result, each a
 /// whole container.
@@ -36,5 +36,27 @@ impl LibraryKind {
             LibraryKind::Transpose => "transpose",
             LibraryKind::Reduce { .. } => "reduce",
         }
+    }
+}
+
+/// The value a reduction starts from: what an empty range gives.
+pub fn reduction_identity(op: WcrOp, ty: ScalarType) -> Value {
+    use ScalarType::*;
+    match (op, ty) {
+        (WcrOp::Sum, _) => Value::from_bits(ty, 0),
+        (WcrOp::Product, F32) => Value::F32(1.0),
+        (WcrOp::Product, F64) => Value::F64(1.0),
+        (WcrOp::Product, _) => Value::from_bits(ty, 1),
+        (WcrOp::Max, F32) => Value::F32(f32::NEG_INFINITY),
+        (WcrOp::Max, F64) => Value::F64(f64::NEG_INFINITY),
+        (WcrOp::Max, I32) => Value::I32(i32::MIN),
+        (WcrOp::Max, I64) => Value::I64(i64::MIN),
+        (WcrOp::Max, _) => Value::from_bits(ty, 0),
+        (WcrOp::Min, F32) => Value::F32(f32::INFINITY),
+        (WcrOp::Min, F64) => Value::F64(f64::INFINITY),
+        (WcrOp::Min, I32) => Value::I32(i32::MAX),
+        (WcrOp::Min, I64) => Value::I64(i64::MAX),
+        (WcrOp::Min, U32) => Value::U32(u32::MAX),
+        (WcrOp::Min, _) => Value::from_bits(ty, u64::MAX),
     }
 }

@@ -74,6 +74,8 @@ impl Extent {
 /// The container a target or operand names, with its dimensions.
 struct Access {
     container: ContainerId,
+    /// The container's name as written.
+    name: Ident,
     dims: Vec<Dim>,
     /// The user's tokens (`A[0..N - 2]`, `A`).
     text: String,
@@ -116,6 +118,9 @@ impl Lowerer<'_> {
         }
         for op in &operands {
             ok &= self.check_operand(&target, &slices, op);
+        }
+        if !ok {
+            return None;
         }
         // A dimension with a step anywhere counts its elements.
         let counted: Vec<bool> = (0..slices.len())
@@ -303,8 +308,17 @@ impl Lowerer<'_> {
         };
         Some(Access {
             container,
+            name: ident.clone(),
             dims,
-            text: source_text(written),
+            text: match entries {
+                // Entry by entry: `source_text` would read `A[(0..N).step_by(2)]`
+                // as the tuple spelling `A[(i, j)]`.
+                Some(entries) => {
+                    let parts: Vec<String> = entries.iter().map(source_text).collect();
+                    format!("{name}[{}]", parts.join(", "))
+                }
+                None => source_text(written),
+            },
             span: ident.span(),
         })
     }
@@ -473,15 +487,16 @@ fn extent(start: &Expr, end: &Expr, step: Option<&Expr>, symbols: &[Symbol]) -> 
         })
     };
     let span = form(end).and_then(|e| e.add(&form(start)?, -1));
-    Extent {
-        span,
-        step: step.map(form),
-    }
+    // A step of 1 counts as many elements as no step.
+    let step = step
+        .map(form)
+        .filter(|s| s.as_ref().and_then(Linear::as_constant) != Some(1));
+    Extent { span, step }
 }
 
 /// The element of `access` that iteration `params` reads or writes.
 fn element(access: &Access, slices: &[Slice], counted: &[bool], params: &[String]) -> syn::Expr {
-    let name = Ident::new(&access_name(access), access.span);
+    let name = &access.name;
     if access.dims.is_empty() {
         return syn::parse_quote_spanned!(access.span=> #name);
     }
@@ -492,7 +507,13 @@ fn element(access: &Access, slices: &[Slice], counted: &[bool], params: &[String
         .map(|d| match d {
             Dim::Index(e) => e.to_token_stream(),
             Dim::Slice(s) => {
-                let t = index_in(s, &slices[k], counted[k], &params[k]);
+                // Operands were checked to slice as many dimensions.
+                let t = match (slices.get(k), counted.get(k), params.get(k)) {
+                    (Some(of_target), Some(&counted), Some(p)) => {
+                        index_in(s, of_target, counted, p)
+                    }
+                    _ => s.start.to_token_stream(),
+                };
                 k += 1;
                 t
             }
@@ -505,15 +526,6 @@ fn element(access: &Access, slices: &[Slice], counted: &[bool], params: &[String
     } else {
         syn::parse_quote_spanned!(span=> #name[(#(#entries),*)])
     }
-}
-
-fn access_name(access: &Access) -> String {
-    access
-        .text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .next()
-        .unwrap_or_default()
-        .to_string()
 }
 
 /// The index into slice `s` (of an operand or the target) for the target
@@ -618,6 +630,15 @@ impl VisitMut for Operands<'_, '_, '_> {
                 // An element `A[0, k]`: its indices may hold operands, its
                 // name is not a whole array.
                 syn::Expr::Index(ix) if matches!(strip_parens(&ix.expr), syn::Expr::Path(_)) => {
+                    // One element of the target, read by every iteration
+                    // (`A = A / A[0]`), may be overwritten before some read it.
+                    if let (Some(r), syn::Expr::Path(p)) =
+                        (&mut self.rewrite, strip_parens(&ix.expr))
+                    {
+                        if p.path.is_ident(&r.target.name) {
+                            r.overlaps.push((source_text(&*ix), p.span()));
+                        }
+                    }
                     self.visit_expr_mut(&mut ix.index)
                 }
                 _ => syn::visit_mut::visit_expr_mut(self, e),

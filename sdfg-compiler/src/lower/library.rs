@@ -9,7 +9,7 @@
 //! forms on the GPU, tiles and shared memory, would replace [`expand`].)
 
 use super::*;
-use crate::ir::library::{LibraryCall, LibraryKind};
+use crate::ir::library::{reduction_identity, LibraryCall, LibraryKind};
 use crate::ir::linear::{Leaf, Linear};
 use crate::parse::{AssignAst, LibraryAst, LibraryOp};
 
@@ -89,6 +89,24 @@ impl Lowerer<'_> {
                 );
                 return None;
             }
+        }
+        // NumPy computes the call into a new array before it assigns; the
+        // expansion writes the result while other iterations still read.
+        if let Some(ident) = call
+            .operands
+            .iter()
+            .zip(&inputs)
+            .find_map(|(i, &c)| (c == output).then_some(i))
+        {
+            self.error(
+                Diagnostic::error(
+                    ident.span(),
+                    format!("`{fname}` reads `{ident}`, which it writes"),
+                )
+                .help(format!("write the result into a transient (`transient ... T: ...;`, `T = {fname}(...);`), then `{out_ident} = T;`"))
+                .note("NumPy computes the call into a new array before it assigns; the statement's elements are computed in parallel, so some would read values already overwritten"),
+            );
+            return None;
         }
         let kind = match call.op {
             LibraryOp::MatMul => LibraryKind::MatMul,
@@ -222,12 +240,18 @@ impl Lowerer<'_> {
                 let inner_a = a.last().cloned().flatten();
                 let inner_b = b.first().cloned().flatten();
                 let problem = (!same(&inner_a, &inner_b)).then(|| {
+                    let dim = |d: &Option<Linear<String>>| {
+                        d.as_ref()
+                            .map_or("?".into(), |f| f.render(|v| v.clone(), " * "))
+                    };
                     format!(
-                        "the inner dimensions differ: `{}` is {}, `{}` is {}",
+                        "the inner dimensions differ: `{}` is {}, `{}` is {} (`{}` against `{}`)",
                         ast.operands[0],
                         text(a),
                         ast.operands[1],
-                        text(b)
+                        text(b),
+                        dim(&inner_a),
+                        dim(&inner_b)
                     )
                 });
                 let mut want = Vec::new();
@@ -274,6 +298,11 @@ impl Lowerer<'_> {
         if fits {
             return Some(());
         }
+        let at = if problem.is_some() {
+            ast.name.span()
+        } else {
+            out.span()
+        };
         let message = problem.unwrap_or_else(|| {
             format!(
                 "`{fname}` gives shape {}, `{out}` has shape {}",
@@ -286,7 +315,7 @@ impl Lowerer<'_> {
             )
         });
         self.error(
-            Diagnostic::error(out.span(), message)
+            Diagnostic::error(at, message)
                 .help("declare the containers with matching shapes (the dimensions must be equal for every value of the symbols)"),
         );
         None
@@ -432,7 +461,7 @@ pub(crate) fn expand(
             }
             let mut stmts = vec![Stmt::Let {
                 local: acc,
-                init: Expr::lit(identity(*op, elem), span),
+                init: Expr::lit(reduction_identity(*op, elem), span),
                 span,
             }];
             stmts.extend(body);
@@ -448,28 +477,6 @@ pub(crate) fn expand(
             locals: b.locals,
         },
     )
-}
-
-/// The value a reduction starts from: what an empty range gives.
-pub(crate) fn identity(op: WcrOp, ty: ScalarType) -> Value {
-    use ScalarType::*;
-    match (op, ty) {
-        (WcrOp::Sum, _) => Value::from_bits(ty, 0),
-        (WcrOp::Product, F32) => Value::F32(1.0),
-        (WcrOp::Product, F64) => Value::F64(1.0),
-        (WcrOp::Product, _) => Value::from_bits(ty, 1),
-        (WcrOp::Max, F32) => Value::F32(f32::NEG_INFINITY),
-        (WcrOp::Max, F64) => Value::F64(f64::NEG_INFINITY),
-        (WcrOp::Max, I32) => Value::I32(i32::MIN),
-        (WcrOp::Max, I64) => Value::I64(i64::MIN),
-        (WcrOp::Max, _) => Value::from_bits(ty, 0),
-        (WcrOp::Min, F32) => Value::F32(f32::INFINITY),
-        (WcrOp::Min, F64) => Value::F64(f64::INFINITY),
-        (WcrOp::Min, I32) => Value::I32(i32::MAX),
-        (WcrOp::Min, I64) => Value::I64(i64::MAX),
-        (WcrOp::Min, U32) => Value::U32(u32::MAX),
-        (WcrOp::Min, _) => Value::from_bits(ty, u64::MAX),
-    }
 }
 
 /// Builds a typed body at one span.

@@ -10,6 +10,8 @@
 //!   `Scalar` arguments by value and the result would be lost;
 //! - a map is MapEntry -> Tasklet -> MapExit. Outer memlets cover the hull of
 //!   the inner ones (the whole container for dynamic accesses);
+//! - the map of a library statement (`matmul`, `transpose`, `reduce`) is
+//!   DaCe's library node (`library.rs`), with whole-container memlets;
 //! - a tasklet body is C++ (`language: CPP`) reading and writing connectors,
 //!   see [`super::cpp`];
 //! - a copy is one edge between two access nodes, `other_subset` being the
@@ -26,6 +28,7 @@
 //! `symbolic.rs` the symbolic sizes and the ranges a map's memlets cover.
 
 mod data;
+mod library;
 mod state;
 mod symbolic;
 

@@ -4,6 +4,7 @@
 //! per container), and the scope dictionary DaCe looks nodes up in.
 
 use super::data::{empty_memlet_json, memlet_json, product, range_json};
+use super::library::{input_connector, output_connector};
 use super::symbolic::hull;
 use super::{code_block, dace_identifier, dtype_name, schedule_name, Cx};
 use crate::dace_format::{HELPERS, INDEPENDENT_MARK, PARAM_TYPES_MARK};
@@ -214,6 +215,8 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     };
                     let reads = graph.nodes.get(e.dst) == Some(&DataNode::Stmt(s));
                     match &stmt.kind {
+                        // One edge per operand, below.
+                        StatementKind::Map(map) if map.library.is_some() => {}
                         StatementKind::Map(_) => {
                             if reads {
                                 map_reads.entry((e.dst, e.src)).or_default().push((s, m));
@@ -242,6 +245,48 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
             }
         }
         self.connect_maps(&graph, &placed, map_reads, map_writes);
+        self.connect_library_nodes(&graph, &placed);
+    }
+
+    /// A library node's edges: one per operand (in order, from the access
+    /// node its statement reads) and one to its result, whole containers.
+    fn connect_library_nodes(&mut self, graph: &Dataflow, placed: &[Placed]) {
+        for (n, node) in graph.nodes.iter().enumerate() {
+            let DataNode::Stmt(s) = node else { continue };
+            let Some(StatementKind::Map(map)) = self.state.stmts.get(*s).map(|x| &x.kind) else {
+                continue;
+            };
+            let (Some(call), Some(lib)) = (&map.library, placed.get(n).and_then(|p| p.input))
+            else {
+                continue;
+            };
+            let stmts = &self.state.stmts;
+            let container_of = |e: &crate::ir::DataEdge| {
+                e.memlet
+                    .and_then(|(s, m)| stmts.get(s)?.memlets.get(m))
+                    .map(|m| m.container)
+            };
+            for (position, &input) in call.inputs.iter().enumerate() {
+                let from = graph
+                    .edges
+                    .iter()
+                    .find(|e| e.dst == n && container_of(e) == Some(input))
+                    .and_then(|e| placed.get(e.src).and_then(|p| p.output));
+                if let Some(from) = from {
+                    let memlet = self.cx.whole_memlet_json(input);
+                    self.add_edge(from, None, lib, input_connector(call, position), memlet);
+                }
+            }
+            let to = graph
+                .edges
+                .iter()
+                .find(|e| e.src == n && container_of(e) == Some(call.output))
+                .and_then(|e| placed.get(e.dst).and_then(|p| p.input));
+            if let Some(to) = to {
+                let memlet = self.cx.whole_memlet_json(call.output);
+                self.add_edge(lib, output_connector(call), to, None, memlet);
+            }
+        }
     }
 
     /// Adds the DaCe nodes of statement `s`.
@@ -260,6 +305,16 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     input: Some(id),
                     output: Some(id),
                     tasklet: Some(id),
+                }
+            }
+            StatementKind::Map(map) if map.library.is_some() => {
+                let label = dace_identifier(&map.name.text);
+                let call = map.library.as_ref().expect("checked");
+                let id = self.add_node(self.cx.library_node_json(&label, call), None);
+                Placed {
+                    input: Some(id),
+                    output: Some(id),
+                    tasklet: None,
                 }
             }
             StatementKind::Map(map) => {

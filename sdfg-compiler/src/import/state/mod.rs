@@ -9,6 +9,7 @@
 //!   the file's node order), so the front end's textual-order rule orders
 //!   conflicting accesses as DaCe's edges do.
 
+mod library;
 mod scope;
 
 use super::code::{same_integer_value, CodeExpr};
@@ -43,6 +44,7 @@ enum Unit {
     Tasklet(usize),
     Map(usize),
     Copy(usize),
+    Library(usize),
 }
 
 impl<'a> StateConv<'a> {
@@ -168,6 +170,7 @@ impl<'a> StateConv<'a> {
                 Unit::Tasklet(n) => self.host_tasklet(n, indent, &mut lines),
                 Unit::Map(n) => self.map(n, indent, &mut lines),
                 Unit::Copy(e) => self.copy(e, indent, &mut lines),
+                Unit::Library(n) => self.library(n, indent, &mut lines),
             }
         }
         lines
@@ -197,6 +200,7 @@ impl<'a> StateConv<'a> {
             let unit = match node.kind {
                 NodeKind::Tasklet { .. } => Some(Unit::Tasklet(n)),
                 NodeKind::MapEntry { .. } => Some(Unit::Map(n)),
+                NodeKind::Library { .. } => Some(Unit::Library(n)),
                 NodeKind::MapExit => {
                     let label = node.label.clone();
                     self.error(

@@ -97,6 +97,13 @@ impl StateConv<'_> {
                 NodeKind::Access { data } => {
                     self.inner_access(n, data, params, indent, &mut temps_declared, &mut lines)
                 }
+                NodeKind::Library { class, .. } => {
+                    let label = self.label(n).to_string();
+                    self.error(
+                        format!("unsupported DaCe element: library node `{label}` (`{class}`) inside a map"),
+                        "sdfg-rs reads library nodes at the top level of a state; expand this one in DaCe: `sdfg.expand_library_nodes()`",
+                    );
+                }
                 NodeKind::MapExit | NodeKind::Reported => {}
             }
         }
