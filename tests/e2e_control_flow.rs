@@ -85,6 +85,35 @@ sdfg! {
     }
 }
 
+sdfg! {
+    /// Exact prechecks would refuse these valid programs: a `for` that
+    /// breaks before its range passes the end of `A` (the access comes
+    /// before the `break`), and a `while` whose body never runs.
+    pub sdfg LoopsThatStopEarly {
+        symbol N: i64;
+        host A: f64[N];
+        host Out: f64[N];
+        host Never: f64[N];
+        state s {
+            map m[i in 0..N] on cpu {
+                let mut acc = 0.0;
+                for j in 0..N + 3 {
+                    acc += A[j];
+                    if j + 1 >= N { break; }
+                }
+                Out[i] = acc;
+            }
+            tasklet never {
+                let mut again = N < 0;
+                while again {
+                    Never[N + 5] = 1.0;
+                    again = false;
+                }
+            }
+        }
+    }
+}
+
 fn collatz(mut v: i64) -> i64 {
     let mut steps = 0;
     while v > 1 && steps < 1000 {
@@ -160,4 +189,21 @@ fn accesses_after_a_break_are_checked_where_they_run() {
         })
         .expect("the range 0..N + 3 is cut by the break: no precheck error");
     assert_eq!(out, [10.0, 11.0, 12.0, 13.0]);
+}
+
+#[test]
+fn loops_that_stop_early_are_not_prechecked_over_their_ranges() {
+    let program = LoopsThatStopEarly::load(&Device::cpu()).expect("load");
+    let a = vec![1.0, 2.0, 3.0, 4.0];
+    let (mut out, mut never) = (vec![0.0; 4], vec![0.0; 4]);
+    program
+        .run(LoopsThatStopEarlyArgs {
+            N: 4,
+            A: &a,
+            Out: &mut out,
+            Never: &mut never,
+        })
+        .expect("A[j] stops at j = N - 1 and Never[N + 5] never runs");
+    assert_eq!(out, [10.0; 4]);
+    assert_eq!(never, [0.0; 4]);
 }

@@ -1,6 +1,6 @@
 //! Map ranges that depend on an earlier parameter (triangles), on every
-//! schedule and device, against plain Rust; and the bounds precheck over
-//! a dependent range's box.
+//! schedule and device, against plain Rust; and the bounds checks of such
+//! a map (where the accesses run: the box is more than what runs).
 
 mod common;
 
@@ -115,8 +115,22 @@ fn three_dependent_dimensions_and_a_stepped_band() {
     assert_eq!(b, want_b);
 }
 
+sdfg! {
+    /// For `i = 0` no `j` runs, so `A[i - 1, j]` never reads row -1, though
+    /// the box of `i` is `0..N`: no precheck may refuse this (the accesses
+    /// of a map with a dependent range are checked where they run).
+    pub sdfg EmptyFirstRow {
+        symbol N: i64;
+        host A: f64[N, N];
+        host B: f64[N, N];
+        state s {
+            map m[i in 0..N, j in 0..i] on cpu { B[i, j] = A[i - 1, j] + 1.0; }
+        }
+    }
+}
+
 #[test]
-fn the_precheck_covers_the_box_of_a_dependent_range() {
+fn an_access_past_the_end_in_a_dependent_map_is_an_error() {
     let program = PastTheEnd::load(&Device::cpu()).expect("load");
     let mut a = vec![0.0; 16];
     let err = program
@@ -124,5 +138,27 @@ fn the_precheck_covers_the_box_of_a_dependent_range() {
         .expect_err("A[3, 4] is past the end");
     let text = err.to_string();
     assert!(text.contains("`A`"), "{text}");
-    assert_eq!(a, vec![0.0; 16], "nothing ran");
+    // Guarded: the access past the end is skipped, the others ran.
+    assert_eq!(a[4 * 3 + 3], 1.0);
+}
+
+#[test]
+fn iterations_that_do_not_run_are_not_checked() {
+    let n = 5usize;
+    let a: Vec<f64> = (0..n * n).map(|k| k as f64).collect();
+    let mut b = vec![0.0; n * n];
+    EmptyFirstRow::load(&Device::cpu())
+        .expect("load")
+        .run(EmptyFirstRowArgs {
+            N: n as i64,
+            A: &a,
+            B: &mut b,
+        })
+        .expect("row -1 is never read");
+    for i in 0..n {
+        for j in 0..n {
+            let want = if j < i { a[(i - 1) * n + j] + 1.0 } else { 0.0 };
+            assert_eq!(b[i * n + j], want, "B[{i}, {j}]");
+        }
+    }
 }

@@ -110,7 +110,8 @@ type PerCallUs<'a> = &'a dyn Fn(&mut dyn FnMut() -> AnyResult<()>) -> AnyResult<
 /// its own stream, then one `cuStreamSynchronize`. The kernels' parameter
 /// lists come from the ABI (`Name::ir()` -> `codegen::ptx::generate`): a
 /// buffer `Y`, its extent, the map range (start, count, step), the fault
-/// word. Checks that the launches did the work (Y + 1 per kernel per call).
+/// slot (24 zeroed bytes, the ABI's layout). Checks that the launches did
+/// the work (Y + 1 per kernel per call) and recorded no fault.
 fn raw_launches(
     cuda: &RawCuda,
     ptx_text: &str,
@@ -121,7 +122,7 @@ fn raw_launches(
     let module = cuda.load_module(ptx_text)?;
     let y0 = common::random_f32(TINY_N, 98);
     let y = cuda.upload(&y0)?;
-    let fault = cuda.upload(&[0u32])?;
+    let fault = cuda.upload(&[0u64; 3])?;
     let mut launches = Vec::new();
     for k in &generated.kernels {
         let values: Vec<&ParamValue> = k.abi.params.iter().map(|p| &p.value).collect();
@@ -158,7 +159,7 @@ fn raw_launches(
                 arg(&mut pf),
             ];
             // SAFETY: the parameter list was checked against the ABI above;
-            // y holds TINY_N f32s, fault one u32.
+            // y holds TINY_N f32s, fault a whole fault slot.
             unsafe {
                 cuda.launch(
                     *f,
@@ -182,8 +183,8 @@ fn raw_launches(
         }
         g.to_bits() == want.to_bits()
     });
-    let fault_word: Vec<u32> = cuda.download(&fault)?;
-    if !ok || fault_word[0] != 0 {
+    let fault_slot: Vec<u64> = cuda.download(&fault)?;
+    if !ok || fault_slot.iter().any(|&w| w != 0) {
         return Err("raw launches of the generated kernels computed a wrong result".into());
     }
     Ok(us)

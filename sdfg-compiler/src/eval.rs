@@ -12,7 +12,8 @@
 //!   first one is reported as an [`EvalFault`] after the body finished;
 //! - `for v in (a..b).step_by(s)`: a step `<= 0` (as a value of the
 //!   variable's type) runs no iteration; the loop ends when `v + s` would
-//!   overflow (Rust's `step_by` semantics);
+//!   overflow (Rust's `step_by` semantics); `a..=b` runs up to `b`, also
+//!   when `b` is the type's maximum;
 //! - float `%` is IEEE `fmod` (Rust's `%`);
 //! - WCR on `bool` elements: sum and max are `||`, product and min are `&&`
 //!   (validation normally rejects it; the definition keeps backends total);
@@ -20,8 +21,8 @@
 
 use crate::ir::semantics::{cast, max_number, min_number};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt, TaskletBody, UnOp, Value, VarRef,
-    WcrOp,
+    range_end, BinOp, ContainerId, Expr, ExprKind, MathFn, RangeEnd, ScalarType, Stmt, TaskletBody,
+    UnOp, Value, VarRef, WcrOp,
 };
 
 /// What a body reads and writes besides its locals.
@@ -173,32 +174,40 @@ impl Evaluator<'_> {
                 var,
                 start,
                 end,
+                inclusive,
                 step,
                 body,
                 ..
             } => {
                 let ty = start.ty;
                 let start = self.expr(start);
-                let end = self.expr(end);
+                // `a..=last` runs up to `last`, the type's maximum included.
+                let (bound, inclusive) = match range_end(end, *inclusive) {
+                    RangeEnd::Exclusive(e) => (self.expr(e), false),
+                    RangeEnd::Inclusive(last) => (self.expr(last), true),
+                };
                 let step = match step {
                     Some(s) => cast(self.expr(s), ty),
                     None => Value::from_bits(ty, 1),
                 };
-                let end = cast(end, ty);
+                let bound = cast(bound, ty);
                 let mut v = cast(start, ty);
-                if !step_positive(step) {
+                let below = if inclusive { BinOp::Le } else { BinOp::Lt };
+                if !step_positive(step) || !compare(below, v, bound) {
                     return Flow::Next;
                 }
-                while compare(BinOp::Lt, v, end) {
+                loop {
                     self.set_local(*var, v);
                     if self.stmts(body) == Flow::Break {
                         break;
                     }
-                    // Rust's step_by: stop when the next value would overflow
-                    // (distance end - v, unsigned, is at most the step).
+                    // Rust's step_by: stop when the next value would pass the
+                    // bound or overflow (the unsigned distance to the bound
+                    // is below the step, or at most the step when exclusive).
                     let mask = width_mask(ty);
-                    let distance = end.to_bits().wrapping_sub(v.to_bits()) & mask;
-                    if distance <= step.to_bits() & mask {
+                    let distance = bound.to_bits().wrapping_sub(v.to_bits()) & mask;
+                    let s = step.to_bits() & mask;
+                    if distance < s || (!inclusive && distance == s) {
                         break;
                     }
                     v = Value::from_bits(ty, v.to_bits().wrapping_add(step.to_bits()));

@@ -202,6 +202,7 @@ fn for_loops_step_and_overflow() {
             var: 0,
             start: lit(Value::U32(250)),
             end: lit(Value::U32(u32::MAX)),
+            inclusive: false,
             step: Some(lit(Value::U32(1 << 31))),
             body: vec![Stmt::Store {
                 container: 0,

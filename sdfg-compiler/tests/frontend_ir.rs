@@ -738,8 +738,9 @@ fn one_mistake_gives_one_error() {
 
 #[test]
 fn inferred_symbols_follow_their_uses_and_must_agree() {
-    let s = ok("sdfg I { symbol M: u64; host A: f64[M]; state a { map m[i in 0..n] on cpu { A[i] = 1.0; } } \
-                state b {} a -> b { n = 0 } b -> a if n < M { n = n + 1 } }");
+    let s = ok("sdfg I { symbol M: u64; host A: f64[M]; state init {} \
+                state a { map m[i in 0..n] on cpu { A[i] = 1.0; } } \
+                state b {} init -> a { n = 0 } a -> b; b -> a if n < M { n = n + 1 } }");
     assert_eq!(
         s.symbols[s.symbol_by_name("n").unwrap()].ty,
         ScalarType::U64

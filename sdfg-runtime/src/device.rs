@@ -10,6 +10,7 @@ use crate::kernel::module::{Module, ModuleKey};
 use crate::lock::lock;
 use crate::order::counters::{CounterCells, Counters};
 use crate::order::device_order::DeviceOrder;
+use crate::order::fault::FaultSlot;
 use crate::order::ids::next_id;
 use crate::order::stream_state::StreamInner;
 use std::collections::HashMap;
@@ -257,6 +258,14 @@ impl Device {
                     self.inner.name
                 ),
             })
+        }
+    }
+
+    /// A new fault slot on this device (each program context owns one).
+    pub(crate) fn new_fault_slot(&self) -> Result<FaultSlot> {
+        match &self.inner.kind {
+            DeviceKind::Cpu { .. } => Ok(FaultSlot::new_cpu(self.inner.id)),
+            DeviceKind::Cuda(ctx) => FaultSlot::new_cuda(self.inner.id, ctx),
         }
     }
 

@@ -46,7 +46,7 @@
 //! | floor | folders and files | what they own | imported by |
 //! |---|---|---|---|
 //! | 0, ground | `cuda/`, `cpu/`, `error.rs`, `elem.rs`, `region.rs`, `lock.rs` | the driver through cudarc; the CPU device's workers and memory; errors, element types, regions and copy plans | every floor |
-//! | 1, ordering | `order/` | per-stream state and positions, raw events, buffer trackers, issuing, counters, ids, the fault word | floors 1 to 4 |
+//! | 1, ordering | `order/` | per-stream state and positions, raw events, buffer trackers, issuing, counters, ids, fault slots | floors 1 to 4 |
 //! | 2, device | `device.rs`, `memory/`, `kernel/` | `Device`; device and host buffers, host access; modules, launch configurations, kernel arguments, CPU twins | floors 2 to 4 |
 //! | 3, streams | `streams/` | the `Stream` API, its copies and launches, `Event`, `Pending`, `Running`, the stream methods of `Device` | floor 4 |
 //! | 4, glue | `glue/` (mounted as `__glue`) | what generated code calls: `Program`, `ProgramSpec`, contexts, argument and bounds checks, CPU-twin plumbing | generated code only |
@@ -101,7 +101,7 @@ pub mod __glue;
 
 pub use device::Device;
 pub use elem::{Elem, ElemType, MinMaxNumber, NumElem};
-pub use error::{Error, Result};
+pub use error::{Error, FaultSite, Result};
 pub use kernel::args::KernelArg;
 pub use kernel::launch_config::LaunchConfig;
 pub use kernel::module::Module;

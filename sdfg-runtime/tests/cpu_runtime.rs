@@ -2,7 +2,7 @@
 
 mod common;
 
-use sdfg_runtime::__glue::{cells, KernelArgs, KernelEntry, Program};
+use sdfg_runtime::__glue::{cells, KernelArgs, KernelEntry, Program, ProgramSpec, StreamSpec};
 use sdfg_runtime::*;
 
 fn cpu() -> Device {
@@ -62,6 +62,16 @@ fn bad_copies_touch_nothing() -> Result<()> {
 #[test]
 fn faults_and_launch_errors() -> Result<()> {
     common::faults_and_launch_errors(&cpu())
+}
+
+#[test]
+fn raw_faults_wait_for_their_stream() -> Result<()> {
+    common::raw_faults_wait_for_their_stream(&cpu())
+}
+
+#[test]
+fn call_faults_stay_with_their_call() -> Result<()> {
+    common::call_faults_stay_with_their_call(&cpu())
 }
 
 #[test]
@@ -221,6 +231,37 @@ fn cpu_kernel_panic_is_reported() -> Result<()> {
         other => panic!("expected KernelPanicked, got {other:?}"),
     }
     s.synchronize()?;
+    Ok(())
+}
+
+/// A panic of a program call's twin belongs to the call: its `wait()`
+/// reports it, the stream's `synchronize()` does not.
+#[test]
+fn cpu_kernel_panic_in_a_call_is_the_calls() -> Result<()> {
+    fn wrong_type(args: &KernelArgs<'_>) {
+        let _ = args.cells::<f32>(0);
+    }
+    static K: [KernelEntry; 1] = [KernelEntry {
+        name: "wrong_type",
+        cpu: wrong_type,
+    }];
+    // SAFETY: a CPU device runs only the CPU twin.
+    static SPEC: ProgramSpec =
+        unsafe { ProgramSpec::new("panicky", "", &K, StreamSpec::Created(1)) };
+    let dev = cpu();
+    let program = unsafe { Program::load(&dev, &SPEC) }?;
+    let x = DeviceBuffer::<i32>::zeros(&dev, 1)?;
+    let call = program.context()?;
+    let stream = call.stream(0).clone();
+    let args = [KernelArg::read(&x), call.fault_arg()];
+    // SAFETY: as above.
+    unsafe { stream.launch(program.module(), 0, &common::single_thread(), &args) }?;
+    stream.synchronize()?;
+    match call.finish(std::marker::PhantomData).wait() {
+        Err(Error::KernelPanicked { kernel, .. }) => assert_eq!(kernel, "wrong_type"),
+        other => panic!("expected the call's KernelPanicked, got {other:?}"),
+    }
+    program.context()?.finish(std::marker::PhantomData).wait()?;
     Ok(())
 }
 

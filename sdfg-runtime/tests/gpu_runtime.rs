@@ -43,6 +43,8 @@ gpu_tests!(
     copies_with_regions,
     bad_copies_touch_nothing,
     faults_and_launch_errors,
+    raw_faults_wait_for_their_stream,
+    call_faults_stay_with_their_call,
     scalar_parameters,
     program_from_eight_threads,
     running_counts,

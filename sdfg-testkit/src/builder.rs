@@ -161,6 +161,25 @@ pub mod s {
             var,
             start,
             end,
+            inclusive: false,
+            step,
+            body,
+            span: sp(),
+        }
+    }
+    /// `for var in (start..=last).step_by(step)`.
+    pub fn for_inclusive(
+        var: LocalId,
+        start: Expr,
+        last: Expr,
+        step: Option<Expr>,
+        body: Vec<Stmt>,
+    ) -> Stmt {
+        Stmt::For {
+            var,
+            start,
+            end: inclusive_end(last),
+            inclusive: true,
             step,
             body,
             span: sp(),
@@ -204,7 +223,29 @@ pub fn map_param(
         ty,
         start,
         end,
+        inclusive: false,
         step,
+    }
+}
+
+/// `name in start..=last` (step None: 1).
+pub fn map_param_inclusive(
+    name: &str,
+    ty: ScalarType,
+    start: Expr,
+    last: Expr,
+    step: Option<Expr>,
+) -> MapParam {
+    MapParam {
+        end: inclusive_end(last),
+        inclusive: true,
+        ..map_param(
+            name,
+            ty,
+            start,
+            Expr::lit(Value::from_bits(ty, 0), sp()),
+            step,
+        )
     }
 }
 

@@ -2,7 +2,7 @@
 //! generated PTX on the [`crate::ptxsim`] interpreter, from the same inputs.
 
 use crate::ptxsim::{self, Launch, Memory};
-use sdfg_compiler::codegen::abi::ParamValue;
+use sdfg_compiler::codegen::abi::{ParamValue, FAULT_INDEX_OFFSET, FAULT_SITE_OFFSET};
 use sdfg_compiler::codegen::ptx::PtxModule;
 use sdfg_compiler::eval::{self, Env, MemEnv};
 use sdfg_compiler::ir::*;
@@ -11,24 +11,38 @@ use std::collections::BTreeMap;
 /// Container contents by id: (shape, row-major values).
 pub type Data = BTreeMap<ContainerId, (Vec<usize>, Vec<Value>)>;
 
-/// Iteration ranges (start, count, step) of a map, from the symbol values.
-/// A dependent range (`sdfg_compiler::ir::ranges`) gives its box: the
-/// smallest start and the largest end over the earlier parameters' values.
+/// Iteration ranges (start, count, step) of a map, from the symbol values,
+/// as the kernel receives them (start and step as i64, wrapping).
 pub fn map_ranges(map: &Map, symbols: &[Value]) -> Vec<(i64, u64, i64)> {
+    map_ranges_exact(map, symbols)
+        .into_iter()
+        .map(|(start, count, step)| (start as i64, count, step as i64))
+        .collect()
+}
+
+/// Iteration ranges (start, count, step) of a map as the glue computes
+/// them: in i128, an inclusive end plus one there (it may be the type's
+/// maximum); a step that is not positive runs nothing here (the glue
+/// rejects it). A dependent range (`sdfg_compiler::ir::ranges`) gives its
+/// box: the smallest start and the largest end over the earlier
+/// parameters' values.
+pub fn map_ranges_exact(map: &Map, symbols: &[Value]) -> Vec<(i128, u64, i128)> {
     let mut out = Vec::new();
-    for d in 0..map.params.len() {
-        let step = bound(&map.params[d].step, symbols, &[]).unwrap_or(1).max(1);
-        let mut start: Option<i64> = None;
-        let mut end: Option<i64> = None;
-        for outer in points(map, symbols, d) {
-            let s = bound(&Some(map.params[d].start.clone()), symbols, &outer).unwrap_or(0);
-            let e = bound(&Some(map.params[d].end.clone()), symbols, &outer).unwrap_or(0);
-            start = Some(start.map_or(s, |x| x.min(s)));
-            end = Some(end.map_or(e, |x| x.max(e)));
+    for (d, p) in map.params.iter().enumerate() {
+        let step = p.step.as_ref().map_or(1, |e| value128(e, symbols, &[]));
+        let outer = if p.is_dependent() {
+            points(map, symbols, d)
+        } else {
+            vec![Vec::new()]
+        };
+        let mut bounds: Option<(i128, i128)> = None;
+        for values in &outer {
+            let (s, e) = range_of(p, symbols, values);
+            bounds = Some(bounds.map_or((s, e), |(a, b)| (a.min(s), b.max(e))));
         }
-        let (start, end) = (start.unwrap_or(0), end.unwrap_or(0));
-        let count = if end > start {
-            ((end as i128 - start as i128 + step as i128 - 1) / step as i128) as u64
+        let (start, end) = bounds.unwrap_or((0, 0));
+        let count = if end > start && step > 0 {
+            u64::try_from((end - start + step - 1) / step).unwrap_or(u64::MAX)
         } else {
             0
         };
@@ -38,39 +52,48 @@ pub fn map_ranges(map: &Map, symbols: &[Value]) -> Vec<(i64, u64, i64)> {
 }
 
 /// The value of a range bound for the values `params` of the earlier
-/// parameters (None: no bound).
-fn bound(e: &Option<Expr>, symbols: &[Value], params: &[Value]) -> Option<i64> {
+/// parameters, in i128.
+fn value128(e: &Expr, symbols: &[Value], params: &[Value]) -> i128 {
     let mut env = MemEnv {
         symbols: symbols.to_vec(),
         params: params.to_vec(),
         ..Default::default()
     };
-    let e = e.as_ref()?;
-    Some(eval::index_value(
-        eval::eval_expr(e, &mut env, &mut Vec::new()).unwrap_or(Value::I64(0)),
-    ))
+    eval::eval_expr(e, &mut env, &mut Vec::new())
+        .ok()
+        .and_then(|x| x.as_i128())
+        .unwrap_or(0)
+}
+
+/// `p`'s start and exclusive end (in i128) for the earlier parameters'
+/// values `params`.
+fn range_of(p: &MapParam, symbols: &[Value], params: &[Value]) -> (i128, i128) {
+    let start = value128(&p.start, symbols, params);
+    let end = match p.run_end() {
+        RangeEnd::Exclusive(e) => value128(e, symbols, params),
+        RangeEnd::Inclusive(last) => value128(last, symbols, params) + 1,
+    };
+    (start, end)
 }
 
 /// The points of the first `dims` dimensions of a map, in row-major order,
 /// each range computed for the values of the parameters before it.
 pub fn points(map: &Map, symbols: &[Value], dims: usize) -> Vec<Vec<Value>> {
     let mut out: Vec<Vec<Value>> = vec![Vec::new()];
-    for d in 0..dims {
-        let p = &map.params[d];
-        let step = bound(&p.step, symbols, &[]).unwrap_or(1).max(1);
+    for p in &map.params[..dims.min(map.params.len())] {
+        let step = p.step.as_ref().map_or(1, |e| value128(e, symbols, &[]));
         let mut next = Vec::new();
         for outer in &out {
-            let s = bound(&Some(p.start.clone()), symbols, outer).unwrap_or(0);
-            let e = bound(&Some(p.end.clone()), symbols, outer).unwrap_or(0);
-            let mut v = s as i128;
-            while v < e as i128 {
+            let (s, e) = range_of(p, symbols, outer);
+            let mut v = s;
+            while step > 0 && v < e {
                 let mut point = outer.clone();
                 point.push(sdfg_compiler::ir::semantics::cast(
                     Value::I64(v as i64),
                     p.ty,
                 ));
                 next.push(point);
-                v += step as i128;
+                v += step;
             }
         }
         out = next;
@@ -138,7 +161,8 @@ fn from_bytes(bytes: &[u8], ty: ScalarType) -> Vec<Value> {
 
 /// Runs kernel `kernel` of `module` on the interpreter with `grid` blocks
 /// (block size from the kernel). Returns the containers after the run and
-/// the fault word.
+/// the access code of the first fault the kernel recorded in its fault
+/// slot (0: none); [`simulate_map_fault`] gives the whole record.
 pub fn simulate_map(
     sdfg: &Sdfg,
     module: &PtxModule,
@@ -147,6 +171,31 @@ pub fn simulate_map(
     data: &Data,
     grid: [u32; 3],
 ) -> Result<(Data, u32), String> {
+    let (out, fault) = simulate_map_fault(sdfg, module, kernel, symbols, data, grid)?;
+    Ok((out, fault.map_or(0, |f| f.access)))
+}
+
+/// The first fault a kernel recorded in its fault slot (the layout of
+/// `sdfg_compiler::codegen::abi`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimFault {
+    /// The kernel's number in its module (0-based launch index).
+    pub kernel: u32,
+    /// The access code (from 1, `ir::bounds::for_each_access` order).
+    pub access: u32,
+    /// The row-major index of the skipped access (wrapping 64-bit).
+    pub index: i64,
+}
+
+/// [`simulate_map`], returning the fault slot's first record.
+pub fn simulate_map_fault(
+    sdfg: &Sdfg,
+    module: &PtxModule,
+    kernel: usize,
+    symbols: &[Value],
+    data: &Data,
+    grid: [u32; 3],
+) -> Result<(Data, Option<SimFault>), String> {
     let k = &module.kernels[kernel];
     let StatementKind::Map(map) = &sdfg.states[k.state].stmts[k.stmt].kind else {
         return Err("not a map".into());
@@ -160,7 +209,7 @@ pub fn simulate_map(
             addrs.insert(c, mem.alloc(to_bytes(vals, ty)));
         }
     }
-    let fault = mem.alloc(vec![0u8; 4]);
+    let fault = mem.alloc(vec![0u8; 24]);
     let ranges = map_ranges(map, symbols);
     let mut params = Vec::new();
     for p in &k.abi.params {
@@ -198,8 +247,18 @@ pub fn simulate_map(
         };
         out.insert(c, (shape.clone(), vals));
     }
-    let fw = mem.bytes(fault);
-    Ok((out, u32::from_le_bytes([fw[0], fw[1], fw[2], fw[3]])))
+    let slot = mem.bytes(fault);
+    let word = |at: usize| u64::from_le_bytes(slot[at..at + 8].try_into().expect("8 bytes"));
+    let (site, index) = (
+        word(FAULT_SITE_OFFSET as usize),
+        word(FAULT_INDEX_OFFSET as usize),
+    );
+    let fault = (site != 0).then(|| SimFault {
+        kernel: ((site >> 32) as u32).saturating_sub(1),
+        access: site as u32,
+        index: index as i64,
+    });
+    Ok((out, fault))
 }
 
 /// Bitwise equality with every NaN equal to every other NaN.

@@ -545,12 +545,29 @@ fn gen_stmts(
                 ));
                 let var = locals.len() - 1;
                 let lit = |v: i64| e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(v), ty));
-                let start = lit(g.rng.below(3) as i64);
+                // A few loops end at the type's maximum: `MAX - 3..=MAX - x`.
+                let at_max = g.rng.chance(20);
+                let max = e::lit(match ty {
+                    I32 => Value::I32(i32::MAX),
+                    I64 => Value::I64(i64::MAX),
+                    U32 => Value::U32(u32::MAX),
+                    _ => Value::U64(u64::MAX),
+                });
+                let start = if at_max {
+                    e::bin(BinOp::Sub, max.clone(), lit(3))
+                } else {
+                    lit(g.rng.below(3) as i64)
+                };
                 let end = if g.rng.chance(50) {
                     lit(g.rng.below(6) as i64)
                 } else {
                     // Data-dependent bound: IN_ty[i] % 5.
                     e::bin(BinOp::Rem, g.input(ty), lit(5))
+                };
+                let end = if at_max {
+                    e::bin(BinOp::Sub, max, e::bin(BinOp::Rem, end, lit(2)))
+                } else {
+                    end
                 };
                 let step = if g.rng.chance(40) {
                     Some(lit(g.rng.below(3) as i64 + 1))
@@ -560,7 +577,11 @@ fn gen_stmts(
                 g.locals.push((var, ty));
                 let body = gen_stmts(g, locals, out, out_ty, acc, acc_ty, nesting - 1, 2);
                 g.locals.retain(|(l, _)| *l != var);
-                stmts.push(s::for_(var, start, end, step, body));
+                stmts.push(if at_max || g.rng.chance(30) {
+                    s::for_inclusive(var, start, end, step, body)
+                } else {
+                    s::for_(var, start, end, step, body)
+                });
             }
             _ => {
                 let v = g.expr(out_ty, 2);
@@ -570,4 +591,102 @@ fn gen_stmts(
     }
     g.locals.truncate(scope_len);
     stmts
+}
+
+/// Random integer index expressions for the bounds tests: over variables
+/// (map parameters and loop variables), symbols and small literals, with
+/// every integer operator (`/ % & | ^ << >>`, negation, bitwise not,
+/// `min`/`max`/`abs`, casts that widen, narrow and change sign, selects).
+/// Leaves are small, so many indices land near a container; some constants
+/// are extreme, so some intermediates wrap around their type.
+pub struct IndexGen {
+    pub rng: Rng,
+    /// The variables leaves may read (a `Var` of a parameter or a local).
+    pub vars: Vec<Expr>,
+    /// The symbols leaves may read.
+    pub symbols: Vec<Expr>,
+}
+
+impl IndexGen {
+    /// An index of type `ty` with at most `depth` more levels.
+    pub fn expr(&mut self, ty: ScalarType, depth: u32) -> Expr {
+        if depth == 0 || self.rng.chance(25) {
+            return self.leaf(ty);
+        }
+        let d = depth - 1;
+        match self.rng.below(20) {
+            0..=5 => {
+                let op = self
+                    .rng
+                    .pick(&[BinOp::Add, BinOp::Add, BinOp::Sub, BinOp::Mul]);
+                e::bin(op, self.expr(ty, d), self.expr(ty, d))
+            }
+            6 | 7 => {
+                let op = self.rng.pick(&[BinOp::Div, BinOp::Rem]);
+                e::bin(op, self.expr(ty, d), self.expr(ty, d.min(1)))
+            }
+            8 | 9 => {
+                let op = self.rng.pick(&[BinOp::Shl, BinOp::Shr]);
+                let amount_ty = self.rng.pick(&[I32, I64, U32, U64]);
+                e::bin(op, self.expr(ty, d), self.expr(amount_ty, d.min(1)))
+            }
+            10 => {
+                let op = self.rng.pick(&[BinOp::BitAnd, BinOp::BitOr, BinOp::BitXor]);
+                e::bin(op, self.expr(ty, d), self.expr(ty, d))
+            }
+            11 => {
+                let op = if ty.is_signed_integer() && self.rng.chance(60) {
+                    UnOp::Neg
+                } else {
+                    UnOp::Not
+                };
+                e::un(op, self.expr(ty, d))
+            }
+            12 | 13 => {
+                let f = self.rng.pick(&[MathFn::Min, MathFn::Max, MathFn::Abs]);
+                match f {
+                    MathFn::Abs if ty.is_signed_integer() => e::call(f, vec![self.expr(ty, d)]),
+                    MathFn::Abs => self.expr(ty, d),
+                    _ => e::call(f, vec![self.expr(ty, d), self.expr(ty, d)]),
+                }
+            }
+            14..=16 => {
+                let from = self.rng.pick(&[I32, I64, U32, U64]);
+                e::cast(self.expr(from, d), ty)
+            }
+            17 => {
+                let t = self.rng.pick(&[I32, I64]);
+                let c = e::bin(BinOp::Lt, self.expr(t, d.min(1)), self.expr(t, d.min(1)));
+                e::select(c, self.expr(ty, d), self.expr(ty, d))
+            }
+            _ => self.leaf(ty),
+        }
+    }
+
+    fn leaf(&mut self, ty: ScalarType) -> Expr {
+        match self.rng.below(10) {
+            0..=3 if !self.vars.is_empty() => {
+                let v = self.vars[self.rng.below(self.vars.len())].clone();
+                cast_to(v, ty)
+            }
+            4..=6 if !self.symbols.is_empty() => {
+                let s = self.symbols[self.rng.below(self.symbols.len())].clone();
+                cast_to(s, ty)
+            }
+            7 if self.rng.chance(30) => e::lit(self.rng.pick(&special_values(ty))),
+            _ => e::lit(sdfg_compiler::ir::semantics::cast(
+                Value::I64(self.rng.below(5) as i64),
+                ty,
+            )),
+        }
+    }
+}
+
+/// `x` as `ty` (itself when it has that type).
+fn cast_to(x: Expr, ty: ScalarType) -> Expr {
+    if x.ty == ty {
+        x
+    } else {
+        e::cast(x, ty)
+    }
 }

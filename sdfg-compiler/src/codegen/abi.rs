@@ -5,8 +5,19 @@
 //!
 //! Each parameter says what its value is ([`ParamValue`]: the glue obtains
 //! it from there) and how it crosses ([`Passing`]: an address, the fault
-//! word's address, or a scalar of a type; the PTX `.param` type, the
+//! slot's address, or a scalar of a type; the PTX `.param` type, the
 //! twin's binding and the glue's `KernelArg` follow from it).
+//!
+//! A kernel's number is its position in [`kernel_abis`] (its launch index
+//! in the module). The fault slot is the call's (the glue passes its
+//! context's slot), 24 bytes: a guarded access that is out of bounds is
+//! skipped, and the kernel writes [`fault_site`] of (kernel, access) at
+//! [`FAULT_SITE_OFFSET`] with `atom.cas` from 0 (the first fault of the
+//! call wins) and, when its CAS won, the row-major index at
+//! [`FAULT_INDEX_OFFSET`]. Accesses are numbered from 1 in the order of
+//! `ir::bounds::for_each_access`, by every backend alike. Offset 0 is the
+//! `u32` code that raw kernels write; generated kernels leave it alone.
+//! The runtime's `order/fault.rs` reads the same layout.
 //!
 //! Order: every parameter below, in this order, each group sorted by id:
 //! 1. `Buffer` for each GPU container the body touches;
@@ -15,7 +26,8 @@
 //! 4. `HostScalar` for each host scalar container the body reads (by value);
 //! 5. per map dimension d (outermost first): `RangeStart(d)` (i64),
 //!    `RangeCount(d)` (u64, iterations), `RangeStep(d)` (i64);
-//! 6. `Fault` (u64 address of the fault word, written on an out-of-bounds access).
+//! 6. `Fault` (u64 address of the call's fault slot, written on an
+//!    out-of-bounds access).
 
 use super::names;
 use crate::ir::{
@@ -66,7 +78,7 @@ pub enum ParamValue {
     RangeCount(usize),
     /// The step of map dimension d.
     RangeStep(usize),
-    /// The address of the call's fault word.
+    /// The address of the call's fault slot.
     Fault,
 }
 
@@ -94,7 +106,8 @@ pub enum Passing {
         elem: ScalarType,
         access: BufferAccess,
     },
-    /// The fault word's address (u64); a twin reports through its arguments.
+    /// The address (u64) of the call's fault slot; a twin reports through
+    /// its arguments instead.
     FaultWord,
     /// A value of this type.
     Scalar(ScalarType),
@@ -134,6 +147,18 @@ impl KernelParam {
     pub fn param_type(&self) -> ScalarType {
         self.passing.param_type()
     }
+}
+
+/// Byte offset of the site word (`u64`) in a fault slot.
+pub const FAULT_SITE_OFFSET: u64 = 8;
+/// Byte offset of the index word (`u64`) in a fault slot.
+pub const FAULT_INDEX_OFFSET: u64 = 16;
+
+/// The site word of access `access` (from 1) of kernel number `kernel`
+/// (its launch index): `(kernel + 1) << 32 | access`, never 0.
+pub fn fault_site(kernel: usize, access: u32) -> u64 {
+    let kernel_no = u32::try_from(kernel + 1).unwrap_or(u32::MAX);
+    (u64::from(kernel_no) << 32) | u64::from(access.max(1))
 }
 
 /// Every `gpu` map of the SDFG, in state and statement order.

@@ -162,6 +162,16 @@ pub fn index(d: usize) -> Ident {
     format_ident!("__i{}", d)
 }
 
+/// The value of index `d` of an access, before its bounds check.
+pub fn index_value(d: usize) -> Ident {
+    format_ident!("__x{}", d)
+}
+
+/// The row-major index of an access that was out of bounds (`i64`).
+pub fn fault_index() -> Ident {
+    format_ident!("__flat")
+}
+
 /// The checked source and destination regions of copy statement `k`.
 pub fn copy_regions(k: StmtId) -> (Ident, Ident) {
     (format_ident!("__rs_{}", k), format_ident!("__rd_{}", k))

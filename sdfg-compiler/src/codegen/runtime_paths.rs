@@ -61,7 +61,7 @@ paths! {
     // What only the glue uses: a loaded program and its calls.
     /// `unsafe Program::load(device, &SPEC)`.
     program => [::sdfg::runtime::__glue::Program];
-    /// `unsafe ProgramSpec::new(name, ptx, &KERNELS, streams)`.
+    /// `unsafe ProgramSpec::new(name, ptx, &KERNELS, streams).with_sites(&SITES)`.
     program_spec => [::sdfg::runtime::__glue::ProgramSpec];
     /// `StreamSpec::Default` / `StreamSpec::Created(n)`.
     stream_spec => [::sdfg::runtime::__glue::StreamSpec];
@@ -85,18 +85,31 @@ paths! {
     check_extents => [::sdfg::runtime::__glue::check::extents];
     check_device_buffer => [::sdfg::runtime::__glue::check::device_buffer];
     check_host_len => [::sdfg::runtime::__glue::check::host_len];
+    check_host_buffer => [::sdfg::runtime::__glue::check::host_buffer];
     check_range_count => [::sdfg::runtime::__glue::check::range_count];
     check_total_iterations => [::sdfg::runtime::__glue::check::total_iterations];
     check_index => [::sdfg::runtime::__glue::check::index];
     check_index_in_dim => [::sdfg::runtime::__glue::check::index_in_dim];
-    /// `Interval::{point, strided, of_loop}` and its arithmetic.
-    check_interval => [::sdfg::runtime::__glue::check::Interval];
+    /// `Interval::{point, strided, of_loop}`.
+    interval => [::sdfg::runtime::__glue::interval::Interval];
+    /// The steps of an index's interval plan.
+    interval_op => [::sdfg::runtime::__glue::interval::IntervalOp];
+    interval_int_type => [::sdfg::runtime::__glue::interval::IntType];
+    /// `index_range(what, ops, points, vars) -> Result<Interval, Error>`.
+    interval_index_range => [::sdfg::runtime::__glue::interval::index_range];
     check_copy_side => [::sdfg::runtime::__glue::check::CopySide];
     check_copy_regions => [::sdfg::runtime::__glue::check::copy_regions];
     check_host_copy => [::sdfg::runtime::__glue::check::host_copy];
     check_host_copy_within => [::sdfg::runtime::__glue::check::host_copy_within];
-    /// `Fault::{new, raise, code, check}`: out-of-bounds accesses of host code.
+    /// `flat_index(&[i64], &[usize]) -> i64`: the row-major index a fault reports.
+    check_flat_index => [::sdfg::runtime::__glue::check::flat_index];
+    /// `Fault::{new, raise, first, check}`: out-of-bounds accesses of host
+    /// code and CPU twins.
     check_fault => [::sdfg::runtime::__glue::check::Fault];
+    /// `AccessSite { container, write, rank }`: what an access code means.
+    access_site => [::sdfg::runtime::__glue::AccessSite];
+    /// `KernelSites { map, state, accesses }`: what a kernel's access codes mean.
+    kernel_sites => [::sdfg::runtime::__glue::KernelSites];
 
     /// `Name::ir()` and `Name::schedule()` when the facade's `introspect`
     /// feature is on, nothing otherwise (decided in the facade, not by the

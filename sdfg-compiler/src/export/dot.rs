@@ -18,7 +18,8 @@
 
 use super::print::{container_name, expr_to_rust, stmts_to_rust, BodyNames};
 use crate::ir::{
-    Access, DataNode, Memlet, Sdfg, State, StatementKind, Storage, Subset, SubsetDim, WcrOp,
+    Access, DataNode, Memlet, RangeEnd, Sdfg, State, StatementKind, Storage, Subset, SubsetDim,
+    WcrOp,
 };
 use crate::schedule::{Schedule, Streams, SyncReason, SyncSite};
 use std::fmt::Write;
@@ -420,10 +421,14 @@ impl StateDrawing<'_> {
                     .iter()
                     .map(|p| {
                         // A dependent range reads the parameters before it.
+                        let (dots, end) = match p.run_end() {
+                            RangeEnd::Exclusive(e) => ("..", e),
+                            RangeEnd::Inclusive(last) => ("..=", last),
+                        };
                         let range = format!(
-                            "{}..{}",
+                            "{}{dots}{}",
                             expr_to_rust(&p.start, sdfg, &names),
-                            expr_to_rust(&p.end, sdfg, &names)
+                            expr_to_rust(end, sdfg, &names)
                         );
                         match &p.step {
                             Some(st) => format!(

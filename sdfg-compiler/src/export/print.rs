@@ -8,8 +8,8 @@
 //! prints as `?name` placeholders instead.
 
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, Local, Map, MapParam, Sdfg, Stmt, Tasklet, UnOp, Value,
-    VarRef, WcrOp,
+    range_end, BinOp, ContainerId, Expr, ExprKind, Local, Map, MapParam, RangeEnd, Sdfg, Stmt,
+    Tasklet, UnOp, Value, VarRef, WcrOp,
 };
 
 /// The names of the variables an expression may refer to besides symbols:
@@ -289,12 +289,17 @@ fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &m
             var,
             start,
             end,
+            inclusive,
             step,
             body,
             ..
         } => {
+            let (dots, end) = match range_end(end, *inclusive) {
+                RangeEnd::Exclusive(e) => ("..", e),
+                RangeEnd::Inclusive(last) => ("..=", last),
+            };
             let range = format!(
-                "{}..{}",
+                "{}{dots}{}",
                 rust_operand(start, 10, sdfg, names),
                 rust_operand(end, 10, sdfg, names)
             );

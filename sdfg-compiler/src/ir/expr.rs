@@ -269,12 +269,14 @@ pub enum Stmt {
         else_: Vec<Stmt>,
         span: Span,
     },
-    /// `for var in start..end { body }` (`..=` is lowered to an exclusive end;
-    /// `(a..b).step_by(s)` sets `step`). `var` has the bounds' integer type.
+    /// `for var in start..end { body }` (`(a..b).step_by(s)` sets `step`).
+    /// `var` has the bounds' integer type. `end` and `inclusive` are as in
+    /// [`super::MapParam`]: run-time code reads [`super::range_end`].
     For {
         var: LocalId,
         start: Expr,
         end: Expr,
+        inclusive: bool,
         step: Option<Expr>,
         body: Vec<Stmt>,
         span: Span,
@@ -400,6 +402,16 @@ impl Stmt {
         match self {
             Stmt::Break { .. } | Stmt::Continue { .. } => true,
             Stmt::If { then, else_, .. } => then.iter().chain(else_).any(Stmt::may_leave_loop),
+            _ => false,
+        }
+    }
+
+    /// Whether this statement can `break` out of the loop it is in (a
+    /// `break` of a nested loop leaves only that one).
+    pub fn may_break(&self) -> bool {
+        match self {
+            Stmt::Break { .. } => true,
+            Stmt::If { then, else_, .. } => then.iter().chain(else_).any(Stmt::may_break),
             _ => false,
         }
     }

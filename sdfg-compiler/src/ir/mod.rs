@@ -15,6 +15,7 @@ pub mod library;
 pub mod linear;
 pub mod ranges;
 pub mod semantics;
+pub mod transients;
 pub mod types;
 
 pub use expr::*;
@@ -218,19 +219,72 @@ pub struct Map {
     pub library: Option<library::LibraryCall>,
 }
 
-/// `p in start..end` (or `start..=end`, lowered to an exclusive end; or
-/// `(start..end).step_by(step)`). Bounds are integer expressions over symbols
-/// and literals, and may read the parameters before this one (`j in 0..i`,
-/// see [`ranges`]); the parameter has the bounds' type.
+/// `p in start..end` (or `start..=last`; or `(start..end).step_by(step)`).
+/// Bounds are integer expressions over symbols and literals, and may read
+/// the parameters before this one (`j in 0..i`, see [`ranges`]); the
+/// parameter has the bounds' type.
 #[derive(Clone, Debug)]
 pub struct MapParam {
     pub name: Name,
     pub ty: ScalarType,
     pub start: Expr,
-    /// Exclusive.
+    /// Exclusive, as a mathematical integer: for `start..=last` it is
+    /// `last + 1` ([`inclusive_end`]), which may not fit the type (`last`
+    /// may be its maximum); code that evaluates it at run time reads
+    /// [`MapParam::run_end`] instead.
     pub end: Expr,
+    /// Written `start..=last` with a `last` that is not a literal.
+    pub inclusive: bool,
     /// A positive step (None: 1).
     pub step: Option<Expr>,
+}
+
+impl MapParam {
+    /// The end as run-time code must evaluate it.
+    pub fn run_end(&self) -> RangeEnd<'_> {
+        range_end(&self.end, self.inclusive)
+    }
+}
+
+/// The end of a range (a map parameter's, a `for` loop's) as run-time code
+/// must evaluate it: an inclusive end `last` must not be turned into
+/// `last + 1` in the bounds' type, where it would wrap for the type's
+/// maximum (`(N - 2)..=N` with `N == i32::MAX` runs three iterations).
+#[derive(Clone, Copy, Debug)]
+pub enum RangeEnd<'a> {
+    /// `start..end`.
+    Exclusive(&'a Expr),
+    /// `start..=last`.
+    Inclusive(&'a Expr),
+}
+
+/// The exclusive end `last + 1` of `start..=last`, as [`MapParam::end`] and
+/// `Stmt::For::end` hold it (with `inclusive` set); [`range_end`] takes it
+/// apart again.
+pub fn inclusive_end(last: Expr) -> Expr {
+    let (ty, span) = (last.ty, last.span);
+    let one = Expr::lit(Value::from_bits(ty, 1), span);
+    Expr::new(
+        ExprKind::Binary {
+            op: BinOp::Add,
+            lhs: Box::new(last),
+            rhs: Box::new(one),
+        },
+        ty,
+        span,
+    )
+}
+
+/// How run-time code evaluates a range's `end` (see [`RangeEnd`]).
+pub fn range_end(end: &Expr, inclusive: bool) -> RangeEnd<'_> {
+    match &end.kind {
+        ExprKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            ..
+        } if inclusive => RangeEnd::Inclusive(lhs),
+        _ => RangeEnd::Exclusive(end),
+    }
 }
 
 #[derive(Clone, Debug)]

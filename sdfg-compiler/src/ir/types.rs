@@ -78,6 +78,16 @@ impl ScalarType {
             t => 8 * t.size_bytes() as u32,
         }
     }
+
+    /// The unsigned integer type of the same width (itself when not a
+    /// signed integer).
+    pub fn to_unsigned(self) -> ScalarType {
+        match self {
+            ScalarType::I32 => ScalarType::U32,
+            ScalarType::I64 => ScalarType::U64,
+            t => t,
+        }
+    }
 }
 
 impl fmt::Display for ScalarType {

@@ -46,6 +46,8 @@ struct Slice {
     ty: ScalarType,
     start_ir: Expr,
     end_ir: Expr,
+    /// `a..=last`: `end_ir` is `last + 1` (see `ir::range_end`).
+    inclusive: bool,
     step_ir: Option<Expr>,
     len: Extent,
 }
@@ -280,6 +282,7 @@ impl Lowerer<'_> {
                         ty: zero_ty,
                         start_ir: zero,
                         end_ir: d.clone(),
+                        inclusive: false,
                         step_ir: None,
                     }))
                 })
@@ -338,6 +341,7 @@ impl Lowerer<'_> {
             ty: r.ty,
             start_ir: r.start,
             end_ir: r.end,
+            inclusive: r.inclusive,
             step_ir: r.step,
         })))
     }
@@ -403,6 +407,7 @@ impl Lowerer<'_> {
                 ty: s.ty,
                 start: s.start_ir.clone(),
                 end: s.end_ir.clone(),
+                inclusive: s.inclusive,
                 step: None,
             };
         }
@@ -439,6 +444,7 @@ impl Lowerer<'_> {
             ty,
             start: Expr::lit(Value::from_bits(ty, 0), span),
             end: count,
+            inclusive: false,
             step: None,
         }
     }

@@ -281,6 +281,7 @@ impl<'a> Lowerer<'a> {
             var,
             start: range.start,
             end: range.end,
+            inclusive: range.inclusive,
             step: range.step,
             body,
             span,

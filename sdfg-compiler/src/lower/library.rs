@@ -503,6 +503,7 @@ impl BodyBuilder {
             ty: extent.ty,
             start: Expr::lit(Value::from_bits(extent.ty, 0), self.span),
             end: extent.clone(),
+            inclusive: false,
             step: None,
         }
     }
@@ -558,6 +559,7 @@ impl BodyBuilder {
             var,
             start: Expr::lit(Value::from_bits(end.ty, 0), self.span),
             end: end.clone(),
+            inclusive: false,
             step: None,
             body,
             span: self.span,
@@ -588,6 +590,7 @@ impl BodyBuilder {
                 ty: one,
                 start: Expr::lit(Value::from_bits(one, 0), self.span),
                 end: Expr::lit(Value::from_bits(one, 1), self.span),
+                inclusive: false,
                 step: None,
             });
             let index = out_shape

@@ -470,6 +470,7 @@ impl<'a> Lowerer<'a> {
                     ty,
                     start: zero.clone(),
                     end: zero,
+                    inclusive: false,
                     step: None,
                 }
             };
@@ -486,6 +487,7 @@ impl<'a> Lowerer<'a> {
                         ty: r.ty,
                         start: r.start,
                         end: r.end,
+                        inclusive: r.inclusive,
                         step: r.step,
                     };
                     if let Err(d) = ranges::check_dependent(&param, &params) {

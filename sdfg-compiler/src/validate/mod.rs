@@ -9,15 +9,19 @@
 //! - `races`: iterations of one parallel map that may touch one element
 //!   (the `dependence` test, which thread maps can reuse);
 //! - `reach`: states unreachable from the start state;
+//! - `cycles`: cycles of states the run can never leave;
+//! - `symbols`: symbols read before any edge assigns them;
 //! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
 
 mod bounds;
 mod conflicts;
+mod cycles;
 pub mod dependence;
 mod races;
 mod reach;
 mod shapes;
 mod storage;
+mod symbols;
 
 use crate::diag::Diagnostics;
 use crate::ir::*;
@@ -30,6 +34,8 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
     conflicts::check(sdfg, &mut diags);
     races::check(sdfg, &mut diags);
     reach::check(sdfg, &mut diags);
+    cycles::check(sdfg, &mut diags);
+    symbols::check(sdfg, &mut diags);
     shapes::check(sdfg, &mut diags);
     diags.finish(())
 }

@@ -542,6 +542,16 @@ pub(crate) fn launch(
     .map_err(driver("cuLaunchKernel"))
 }
 
+/// Issues a fill of `bytes` bytes at device address `ptr` with zeros on
+/// `stream` (ordered like any other work of the stream).
+pub(crate) fn zero_async(stream: &CudaStream, ptr: sys::CUdeviceptr, bytes: usize) -> Result<()> {
+    stream.ctx.bind()?;
+    // SAFETY: the caller passes an allocation of at least `bytes` bytes and
+    // keeps it alive until the stream's work completes (its tracker records
+    // the write); `stream.raw` belongs to this context.
+    unsafe { cu::memset_d8_async(ptr, 0, bytes, stream.raw) }.map_err(driver("cuMemsetD8Async"))
+}
+
 /// One side of a strided copy.
 #[derive(Clone, Copy)]
 pub(crate) enum Side {

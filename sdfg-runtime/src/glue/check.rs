@@ -3,15 +3,19 @@
 //! They run before the work they guard: argument lengths against symbolic
 //! shapes at the start of a call, map ranges and prechecked index ranges at
 //! the start of each state (see `sdfg_compiler::ir::bounds` for which
-//! accesses are prechecked). Every failure is an [`Error`] naming the
-//! container and the sizes; nothing here panics.
+//! accesses are prechecked; [`super::interval`] computes their ranges).
+//! Every failure is an [`Error`] naming the container and the sizes;
+//! nothing here panics.
 
+pub use super::interval::Interval;
+use crate::__glue::spec::AccessSite;
 use crate::device::Device;
 use crate::elem::Elem;
-use crate::error::Error;
+use crate::error::{describe_access, Error};
 use crate::memory::device_buffer::DeviceBuffer;
+use crate::memory::host_buffer::HostBuffer;
 use crate::region::Region;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU32, Ordering};
 
 /// An integer usable as an index: converts to an in-bounds `usize` or None.
 pub trait IndexValue: Copy {
@@ -100,6 +104,26 @@ pub fn device_buffer<T: Elem>(
     Ok(())
 }
 
+/// A pinned argument must live on the program's device (its memory is
+/// page-locked for that device's copies) and match its shape.
+pub fn host_buffer<T: Elem>(
+    container: &str,
+    buffer: &HostBuffer<T>,
+    device: &Device,
+    expected: usize,
+) -> Result<(), Error> {
+    if buffer.device() != device {
+        return Err(Error::WrongDevice {
+            what: format!(
+                "`{container}` (a pinned host buffer) was allocated for {}, the program runs on {}",
+                buffer.device().name(),
+                device.name()
+            ),
+        });
+    }
+    host_len(container, buffer.len(), expected)
+}
+
 /// Iterations of `start..end` by `step`, or an error naming the map parameter.
 pub fn range_count(what: &str, start: i128, end: i128, step: i128) -> Result<u64, Error> {
     if step <= 0 {
@@ -125,90 +149,6 @@ pub fn total_iterations(what: &str, counts: &[u64]) -> Result<usize, Error> {
         })
 }
 
-/// A closed range of integer values, computed exactly in i128.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Interval {
-    /// The smallest value.
-    pub lo: i128,
-    /// The largest value.
-    pub hi: i128,
-}
-
-// `add`, `sub`, `neg` and `mul` saturate instead of overflowing, unlike the
-// operators their names suggest, and generated code calls them by name.
-#[allow(clippy::should_implement_trait)]
-impl Interval {
-    /// The single value `v`.
-    pub fn point(v: i128) -> Interval {
-        Interval { lo: v, hi: v }
-    }
-    /// The values `start + k * step` for `k` in `0..count` (count >= 1).
-    pub fn strided(start: i128, count: u64, step: i128) -> Interval {
-        let last = start + (count.max(1) as i128 - 1) * step;
-        Interval {
-            lo: start.min(last),
-            hi: start.max(last),
-        }
-    }
-    /// The values a `for v in start..end` loop with `step` takes, or None
-    /// when the loop runs no iteration.
-    pub fn of_loop(start: i128, end: i128, step: i128) -> Option<Interval> {
-        if step <= 0 || end <= start {
-            return None;
-        }
-        let count = (end - start + step - 1) / step;
-        Some(Interval {
-            lo: start,
-            hi: start + (count - 1) * step,
-        })
-    }
-    /// Sums of one value of each.
-    pub fn add(self, o: Interval) -> Interval {
-        Interval {
-            lo: self.lo.saturating_add(o.lo),
-            hi: self.hi.saturating_add(o.hi),
-        }
-    }
-    /// Differences of one value of each.
-    pub fn sub(self, o: Interval) -> Interval {
-        Interval {
-            lo: self.lo.saturating_sub(o.hi),
-            hi: self.hi.saturating_sub(o.lo),
-        }
-    }
-    /// Negations.
-    pub fn neg(self) -> Interval {
-        Interval {
-            lo: self.hi.saturating_neg(),
-            hi: self.lo.saturating_neg(),
-        }
-    }
-    /// Products of one value of each.
-    pub fn mul(self, o: Interval) -> Interval {
-        let c = [
-            self.lo.saturating_mul(o.lo),
-            self.lo.saturating_mul(o.hi),
-            self.hi.saturating_mul(o.lo),
-            self.hi.saturating_mul(o.hi),
-        ];
-        Interval {
-            lo: *c.iter().min().unwrap_or(&0),
-            hi: *c.iter().max().unwrap_or(&0),
-        }
-    }
-    /// Fails when some value may not fit the expression's integer type, where
-    /// the kernel's wrapping arithmetic would then leave this interval.
-    pub fn fits(self, min: i128, max: i128, what: &dyn Fn() -> String) -> Result<Interval, Error> {
-        if self.lo >= min && self.hi <= max {
-            Ok(self)
-        } else {
-            Err(Error::OutOfBounds {
-                what: format!("{} may overflow its integer type", what()),
-            })
-        }
-    }
-}
-
 /// A prechecked index must stay inside its dimension for every iteration.
 pub fn index_in_dim(
     range: Interval,
@@ -230,45 +170,96 @@ pub fn index_in_dim(
     }
 }
 
-/// Records the first out-of-bounds access of host code (a `cpu` map's
-/// threads share one).
+/// The row-major offset of an access whose indices are `indices` (each
+/// widened to 64 bits by its type's signedness) in `extents`, in wrapping
+/// 64-bit arithmetic: what a kernel records in its fault slot, so host
+/// code, CPU twins and PTX kernels report the same number.
+///
+/// ```
+/// use sdfg_runtime::__glue::check::flat_index;
+/// assert_eq!(flat_index(&[16], &[10]), 16);
+/// assert_eq!(flat_index(&[2, -1], &[3, 4]), 7);
+/// ```
+pub fn flat_index(indices: &[i64], extents: &[usize]) -> i64 {
+    let mut flat = 0i64;
+    for (d, &i) in indices.iter().enumerate() {
+        let extent = extents.get(d).copied().unwrap_or(1) as i64;
+        flat = if d == 0 {
+            i
+        } else {
+            flat.wrapping_mul(extent).wrapping_add(i)
+        };
+    }
+    flat
+}
+
+/// Records the first out-of-bounds access of host code or of a CPU twin
+/// (a `cpu` map's threads share one): its access code and index.
 #[derive(Debug, Default)]
-pub struct Fault(AtomicU32);
+pub struct Fault {
+    code: AtomicU32,
+    index: AtomicI64,
+}
 
 impl Fault {
     /// No fault yet.
     pub fn new() -> Fault {
-        Fault(AtomicU32::new(0))
+        Fault::default()
     }
+
+    /// Records access `code` (from 1) at row-major `index` unless an
+    /// earlier fault is recorded.
+    ///
+    /// ```
+    /// let f = sdfg_runtime::__glue::check::Fault::new();
+    /// f.raise(2, 16);
+    /// f.raise(1, 3);
+    /// assert_eq!(f.first(), Some((2, 16)));
+    /// ```
     #[inline]
-    /// Records fault `code` unless an earlier one is recorded.
-    pub fn raise(&self, code: u32) {
-        let _ = self
-            .0
-            .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed);
-    }
-    /// The first fault's code, if any.
-    pub fn code(&self) -> Option<u32> {
-        match self.0.load(Ordering::Relaxed) {
-            0 => None,
-            code => Some(code),
+    pub fn raise(&self, code: u32, index: i64) {
+        // Relaxed: readers look after the threads that raise were joined.
+        if self
+            .code
+            .compare_exchange(0, code, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            self.index.store(index, Ordering::Relaxed);
         }
     }
+
+    /// The first fault's access code and index, if any.
+    pub fn first(&self) -> Option<(u32, i64)> {
+        match self.code.load(Ordering::Relaxed) {
+            0 => None,
+            code => Some((code, self.index.load(Ordering::Relaxed))),
+        }
+    }
+
     /// `Err` naming the access when one was out of bounds. `accesses[code - 1]`
     /// describes access `code`.
-    pub fn check(&self, statement: &str, accesses: &[&str]) -> Result<(), Error> {
-        match self.0.load(Ordering::Relaxed) {
-            0 => Ok(()),
-            code => Err(Error::OutOfBounds {
-                what: format!(
-                    "{statement}: {} was out of bounds",
-                    accesses
-                        .get(code as usize - 1)
-                        .copied()
-                        .unwrap_or("an access")
-                ),
-            }),
-        }
+    ///
+    /// ```
+    /// use sdfg_runtime::__glue::{check::Fault, AccessSite};
+    /// let f = Fault::new();
+    /// f.raise(1, -1);
+    /// let e = f.check("map `m` in state `s`", &[AccessSite { container: "A", write: false, rank: 1 }]);
+    /// assert_eq!(
+    ///     e.unwrap_err().to_string(),
+    ///     "out of bounds: map `m` in state `s`: the read of `A` at index -1 was out of bounds"
+    /// );
+    /// ```
+    pub fn check(&self, statement: &str, accesses: &[AccessSite]) -> Result<(), Error> {
+        let Some((code, index)) = self.first() else {
+            return Ok(());
+        };
+        let access = match accesses.get((code as usize).wrapping_sub(1)) {
+            Some(a) => describe_access(a.write, a.container, a.rank, Some(index)),
+            None => format!("an access at index {index}"),
+        };
+        Err(Error::OutOfBounds {
+            what: format!("{statement}: {access} was out of bounds"),
+        })
     }
 }
 
@@ -405,22 +396,15 @@ mod tests {
     }
 
     #[test]
-    fn intervals_are_exact_for_affine_indices() {
-        let j = Interval::strided(1, 2798, 1); // 1..2799
-        let r = j.add(Interval::point(1));
-        assert_eq!(r, Interval { lo: 2, hi: 2799 });
+    fn index_ranges_are_checked_against_the_dimension() {
+        let r = Interval { lo: 2, hi: 2799 };
         assert!(index_in_dim(r, 2800, &|| "j + 1".into()).is_ok());
-        assert!(index_in_dim(r.add(Interval::point(1)), 2800, &|| "j + 2".into()).is_err());
-        assert_eq!(Interval::of_loop(0, 10, 3), Some(Interval { lo: 0, hi: 9 }));
-        assert_eq!(Interval::of_loop(3, 3, 1), None);
-        let neg = Interval { lo: -2, hi: 3 }.mul(Interval::point(-2));
-        assert_eq!(neg, Interval { lo: -6, hi: 4 });
-        assert!(Interval {
-            lo: 0,
-            hi: i32::MAX as i128 + 1
-        }
-        .fits(i32::MIN as i128, i32::MAX as i128, &|| "i".into())
-        .is_err());
+        let past = index_in_dim(Interval { lo: 3, hi: 2800 }, 2800, &|| "j + 2".into());
+        assert!(past
+            .unwrap_err()
+            .to_string()
+            .contains("j + 2 takes values 3..=2800"));
+        assert!(index_in_dim(Interval { lo: -1, hi: 0 }, 2800, &|| "j - 1".into()).is_err());
     }
 
     #[test]

@@ -1,13 +1,15 @@
-//! The per-call state of a program (streams and transients), the guard a
-//! call holds while issuing, and the pool contexts return to.
+//! The per-call state of a program (streams, transients, its fault slot),
+//! the guard a call holds while issuing, and the pool contexts return to.
 
 use crate::__glue::spec::{ProgramSpec, StreamSpec};
 use crate::device::Device;
 use crate::elem::Elem;
-use crate::error::Result;
+use crate::error::{Error, FaultSite, Result};
+use crate::kernel::args::KernelArg;
 use crate::lock::lock;
 use crate::memory::device_buffer::DeviceBuffer;
 use crate::memory::host_buffer::HostBuffer;
+use crate::order::fault::{FaultSlot, Recorded};
 use crate::streams::running::{CallResources, Running};
 use crate::streams::stream::Stream;
 use std::any::Any;
@@ -43,6 +45,10 @@ impl CallResources for PooledCall {
         self.context.distinct_streams()
     }
 
+    fn check_fault(&self) -> Result<()> {
+        self.context.check_fault()
+    }
+
     fn recycle(self: Box<Self>) {
         self.pool.put(self.context);
     }
@@ -63,10 +69,12 @@ fn running<'a>(context: Context, pool: &Arc<ContextPool>) -> Running<'a> {
     }))
 }
 
-/// The per-call state of a program: its streams and transients (kept across
-/// calls when the context returns to the pool).
+/// The per-call state of a program: its streams, transients and fault slot
+/// (kept across calls when the context returns to the pool; one call at a
+/// time uses a context, so its slot holds only that call's faults).
 pub struct Context {
     device: Device,
+    spec: &'static ProgramSpec,
     program: &'static str,
     own: Vec<Stream>,
     own_uniform: bool,
@@ -74,7 +82,12 @@ pub struct Context {
     /// Every index maps to `active[0]`.
     uniform: bool,
     device_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
+    /// Per device transient: allocated (so zeroed) and not handed out to a
+    /// call since.
+    device_transient_fresh: Vec<bool>,
     host_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
+    /// Where this call's kernels report skipped accesses.
+    fault: FaultSlot,
 }
 
 impl std::fmt::Debug for Context {
@@ -87,7 +100,7 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    pub(super) fn new(device: &Device, spec: &ProgramSpec) -> Result<Context> {
+    pub(super) fn new(device: &Device, spec: &'static ProgramSpec) -> Result<Context> {
         let (own, uniform) = match spec.streams {
             StreamSpec::Default => (vec![device.default_stream()], true),
             StreamSpec::Created(n) => (
@@ -99,12 +112,15 @@ impl Context {
         };
         Ok(Context {
             device: device.clone(),
+            spec,
+            fault: device.new_fault_slot()?,
             program: spec.name,
             active: own.clone(),
             own,
             own_uniform: uniform,
             uniform,
             device_transients: Vec::new(),
+            device_transient_fresh: Vec::new(),
             host_transients: Vec::new(),
         })
     }
@@ -129,6 +145,70 @@ impl Context {
             }
         }
         out
+    }
+
+    /// The argument that passes this context's fault slot to a kernel (the
+    /// `Fault` parameter of a generated kernel's ABI). The call's
+    /// `Running::wait` reads the slot after the call's streams finished.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let ctx = program.context()?;
+    /// let _arg = ctx.fault_arg(); // passed last to every kernel of the call
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn fault_arg(&self) -> KernelArg<'_> {
+        KernelArg::call_slot(&self.fault)
+    }
+
+    /// Reads and resets the fault slot (every kernel that wrote it
+    /// finished): the first fault, described from the spec's fault sites.
+    fn check_fault(&self) -> Result<()> {
+        match self.fault.take() {
+            None => Ok(()),
+            Some(Recorded::Panic { kernel, message }) => {
+                Err(Error::KernelPanicked { kernel, message })
+            }
+            // Only a raw kernel writes a bare code; a GPU does not say which.
+            Some(Recorded::Code { kernel, code }) => Err(Error::KernelFault {
+                kernel: kernel.unwrap_or_else(|| {
+                    let names: Vec<&str> = self.spec.kernels.iter().map(|k| k.name).collect();
+                    names.join(" or ")
+                }),
+                code,
+                site: None,
+            }),
+            Some(Recorded::Site {
+                kernel,
+                access,
+                index,
+            }) => {
+                let k = kernel as usize;
+                let name = match self.spec.kernels.get(k) {
+                    Some(entry) => entry.name.to_string(),
+                    None => format!("#{k}"),
+                };
+                let site = self.spec.sites.get(k).and_then(|sites| {
+                    let a = sites.accesses.get((access as usize).checked_sub(1)?)?;
+                    Some(Box::new(FaultSite::new(
+                        sites.map,
+                        sites.state,
+                        a.container,
+                        a.write,
+                        a.rank,
+                        index,
+                    )))
+                });
+                Err(Error::KernelFault {
+                    kernel: name,
+                    code: access,
+                    site,
+                })
+            }
+        }
     }
 
     /// The device.
@@ -224,13 +304,51 @@ impl Context {
             .as_ref()
             .and_then(|b| b.downcast_ref::<DeviceBuffer<T>>())
             .is_some_and(|b| b.len() == len);
+        if self.device_transient_fresh.len() <= slot {
+            self.device_transient_fresh.resize(slot + 1, false);
+        }
         if !fits {
             // Drop the old one first (its memory is freed once unused).
             self.device_transients[slot] = None;
             self.device_transients[slot] =
                 Some(Box::new(DeviceBuffer::<T>::zeros(&self.device, len)?));
+            self.device_transient_fresh[slot] = true;
         }
         Ok(())
+    }
+
+    /// Device transient `slot` (prepared before) holds zeros for work
+    /// issued on `stream` from now on: a fresh allocation already does; a
+    /// buffer an earlier call used is filled with zeros on `stream`,
+    /// ordered like a write. So a call never sees an earlier call's data.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let dev = Device::cpu();
+    /// let program = unsafe { Program::load(&dev, &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// ctx.prepare_device_transient::<i32>(0, 2)?;
+    /// ctx.zero_device_transient::<i32>(0, &dev.default_stream())?;
+    /// let t = ctx.device_transient_ref::<i32>(0);
+    /// let whole = sdfg_runtime::Region::whole(2);
+    /// dev.default_stream().copy_to_device(&[5, 6][..], &whole, t, &whole)?;
+    /// ctx.prepare_device_transient::<i32>(0, 2)?; // the next call: same buffer
+    /// ctx.zero_device_transient::<i32>(0, &dev.default_stream())?;
+    /// assert_eq!(ctx.device_transient_ref::<i32>(0).to_vec()?, [0, 0]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn zero_device_transient<T: Elem>(&mut self, slot: usize, stream: &Stream) -> Result<()> {
+        let fresh = self
+            .device_transient_fresh
+            .get_mut(slot)
+            .map(|f| std::mem::replace(f, false))
+            .unwrap_or(false);
+        if fresh {
+            return Ok(());
+        }
+        stream.fill_zeros(self.device_transient_ref::<T>(slot))
     }
 
     /// Device transient `slot`, prepared before.
@@ -294,6 +412,31 @@ impl Context {
             Some(b) => Ok(*b),
             None => HostBuffer::new(&self.device, len),
         }
+    }
+
+    /// Like [`Context::take_host_transient`], with every element zero (a
+    /// reused buffer is cleared), so a call never sees an earlier call's data.
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// let mut ctx = program.context()?;
+    /// let mut h = ctx.take_zeroed_host_transient::<i32>(0, 2)?;
+    /// h.as_mut_slice()[0] = 7;
+    /// ctx.put_host_transient(0, h);
+    /// assert_eq!(ctx.take_zeroed_host_transient::<i32>(0, 2)?.as_slice(), [0, 0]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn take_zeroed_host_transient<T: Elem>(
+        &mut self,
+        slot: usize,
+        len: usize,
+    ) -> Result<HostBuffer<T>> {
+        let mut buffer = self.take_host_transient::<T>(slot, len)?;
+        buffer.as_mut_slice().fill(T::default());
+        Ok(buffer)
     }
 
     /// Puts a host transient back (see [`Context::take_host_transient`]).

@@ -1,5 +1,5 @@
-//! What the `sdfg!` macro emits for one SDFG: its name, PTX, kernels and
-//! stream policy.
+//! What the `sdfg!` macro emits for one SDFG: its name, PTX, kernels,
+//! stream policy, and what its kernels' fault codes mean.
 
 use crate::kernel::cpu_twin::KernelEntry;
 
@@ -18,7 +18,49 @@ pub enum StreamSpec {
     Created(usize),
 }
 
-/// What the `sdfg!` macro emits for one SDFG: name, PTX, kernels, streams.
+/// One access of a map or tasklet body, for fault messages: the container,
+/// whether it writes, and the container's rank.
+///
+/// ```
+/// use sdfg_runtime::__glue::AccessSite;
+/// let a = AccessSite { container: "A", write: true, rank: 1 };
+/// assert!(a.write);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccessSite {
+    /// The container's name.
+    pub container: &'static str,
+    /// A store or reduction (else a load).
+    pub write: bool,
+    /// The container's number of dimensions.
+    pub rank: usize,
+}
+
+/// What the fault codes of one kernel mean: its map and state, and its
+/// body's accesses in the compiler's order (access code `n` is
+/// `accesses[n - 1]`).
+///
+/// ```
+/// use sdfg_runtime::__glue::{AccessSite, KernelSites};
+/// static SITES: KernelSites = KernelSites {
+///     map: "scatter",
+///     state: "s",
+///     accesses: &[AccessSite { container: "A", write: true, rank: 1 }],
+/// };
+/// assert_eq!(SITES.accesses.len(), 1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelSites {
+    /// The `gpu` map the kernel runs.
+    pub map: &'static str,
+    /// Its state.
+    pub state: &'static str,
+    /// The accesses of its body, by access code.
+    pub accesses: &'static [AccessSite],
+}
+
+/// What the `sdfg!` macro emits for one SDFG: name, PTX, kernels, streams,
+/// and the kernels' fault sites.
 ///
 /// A spec is a promise about its PTX, so building one takes `unsafe`
 /// ([`ProgramSpec::new`]); the fields are not public. Generated code builds
@@ -40,6 +82,8 @@ pub struct ProgramSpec {
     pub(crate) kernels: &'static [KernelEntry],
     /// Its stream policy.
     pub(crate) streams: StreamSpec,
+    /// Per kernel (launch-index order), what its fault codes mean.
+    pub(crate) sites: &'static [KernelSites],
 }
 
 impl ProgramSpec {
@@ -68,7 +112,24 @@ impl ProgramSpec {
             ptx,
             kernels,
             streams,
+            sites: &[],
         }
+    }
+
+    /// The same spec with `sites[k]` describing the fault codes of kernel
+    /// `k` (generated code passes one per kernel, so a fault of a call
+    /// names the map, the state, the container and the access).
+    ///
+    /// ```
+    /// use sdfg_runtime::__glue::{AccessSite, KernelSites, ProgramSpec, StreamSpec};
+    /// static SITES: [KernelSites; 0] = [];
+    /// // SAFETY: no kernels, so nothing is ever launched.
+    /// static SPEC: ProgramSpec =
+    ///     unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) }.with_sites(&SITES);
+    /// assert_eq!(SPEC.name(), "p");
+    /// ```
+    pub const fn with_sites(self, sites: &'static [KernelSites]) -> ProgramSpec {
+        ProgramSpec { sites, ..self }
     }
 
     /// The SDFG's name.

@@ -1,9 +1,10 @@
 //! Kernel arguments: buffers with their access (for ordering), scalars by
-//! value, and the fault word.
+//! value, and a fault slot (the stream's, or a program call's).
 
 use crate::elem::{Elem, ElemType};
 use crate::kernel::cpu_twin::CpuArg;
 use crate::memory::device_buffer::{DeviceBuffer, DeviceMemory};
+use crate::order::fault::FaultSlot;
 use crate::order::tracker::{AccessKind, Tracker};
 use std::any::Any;
 use std::sync::Arc;
@@ -57,11 +58,14 @@ enum ArgRepr<'a> {
         ty: ElemType,
         bits: u64,
     },
+    /// The launching stream's fault slot.
     Fault,
+    /// A program call's fault slot (generated code only).
+    CallSlot(&'a FaultSlot),
 }
 
 /// One kernel argument: a buffer with its access (for ordering), a scalar
-/// passed by value (`bool` as one byte), or the fault word's address.
+/// passed by value (`bool` as one byte), or a fault slot's address.
 ///
 /// ```
 /// use sdfg_runtime::{Device, DeviceBuffer, KernelArg};
@@ -134,8 +138,14 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    /// The `u64` device address of the launching stream's fault word
-    /// (kernels write a nonzero `u32` code there on an out-of-bounds access).
+    /// The `u64` device address of the launching stream's fault slot: a
+    /// kernel writes a nonzero `u32` code there (at the address itself) on
+    /// an out-of-bounds access; the stream's next
+    /// [`synchronize()`](crate::Stream::synchronize) (or the device's)
+    /// returns the first code as `Err(KernelFault)` and resets it. Nothing
+    /// else reports it: not a `Pending` or `Event` of the stream, not a
+    /// program call running on it. (Kernels of `sdfg!` programs report to
+    /// their call's own slot instead.)
     ///
     /// ```
     /// let _ = sdfg_runtime::KernelArg::fault();
@@ -143,6 +153,22 @@ impl<'a> KernelArg<'a> {
     pub fn fault() -> Self {
         KernelArg {
             repr: ArgRepr::Fault,
+        }
+    }
+
+    /// A program call's fault slot: kernels of that call report there, and
+    /// the call's `Running::wait` reads it.
+    pub(crate) fn call_slot(slot: &'a FaultSlot) -> Self {
+        KernelArg {
+            repr: ArgRepr::CallSlot(slot),
+        }
+    }
+
+    /// The call's slot, for a [`KernelArg::call_slot`] argument.
+    pub(crate) fn slot(&self) -> Option<&'a FaultSlot> {
+        match self.repr {
+            ArgRepr::CallSlot(slot) => Some(slot),
+            _ => None,
         }
     }
 
@@ -174,7 +200,7 @@ impl<'a> KernelArg<'a> {
                 ty: *ty,
                 bits: *bits,
             },
-            ArgRepr::Fault => CpuArg::Fault,
+            ArgRepr::Fault | ArgRepr::CallSlot(_) => CpuArg::Fault,
         }
     }
 
@@ -184,6 +210,7 @@ impl<'a> KernelArg<'a> {
             ArgRepr::Buffer { buffer, .. } => buffer.device_ptr(),
             ArgRepr::Value { bits, .. } => *bits,
             ArgRepr::Fault => fault_ptr,
+            ArgRepr::CallSlot(slot) => slot.device_ptr(),
         }
     }
 }

@@ -4,7 +4,7 @@
 use crate::cpu::memory::CpuCells;
 use crate::elem::{Elem, ElemType};
 use crate::kernel::launch_config::LaunchConfig;
-use crate::order::fault::CpuFault;
+use crate::order::fault::CpuSlot;
 use std::any::Any;
 use std::sync::Arc;
 
@@ -75,8 +75,11 @@ pub(crate) enum CpuArg {
 /// ```
 pub struct KernelArgs<'a> {
     pub(crate) args: &'a [CpuArg],
-    pub(crate) fault: &'a CpuFault,
+    /// The launch's fault slot: its call's, or else its stream's.
+    pub(crate) fault: &'a CpuSlot,
     pub(crate) kernel: &'a str,
+    /// The kernel's launch index in its module.
+    pub(crate) kernel_index: usize,
     pub(crate) config: LaunchConfig,
 }
 
@@ -160,9 +163,12 @@ impl KernelArgs<'_> {
         }
     }
 
-    /// Reports a fault (e.g. an out-of-bounds access the kernel skipped); the
-    /// first code is kept until the stream's next host synchronization
-    /// returns it as `Err(KernelFault)`. A zero code counts as 1.
+    /// Reports a fault (e.g. an out-of-bounds access the kernel skipped) as
+    /// a raw code, as a PTX kernel writes one to [`KernelArg::fault`]: the
+    /// first code is kept until the stream's next `synchronize()` returns it
+    /// as `Err(KernelFault)`. A zero code counts as 1.
+    ///
+    /// [`KernelArg::fault`]: crate::KernelArg::fault
     ///
     /// ```
     /// use sdfg_runtime::*;
@@ -174,11 +180,35 @@ impl KernelArgs<'_> {
     /// // SAFETY (both): a CPU device runs only the CPU twin `oob`.
     /// let m = unsafe { Module::load(&dev, "", &K) }?;
     /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[1], [1, 1, 1], 1), &[]) }?;
-    /// assert_eq!(s.synchronize(), Err(Error::KernelFault { kernel: "oob".into(), code: 3 }));
+    /// assert_eq!(s.synchronize(), Err(Error::KernelFault { kernel: "oob".into(), code: 3, site: None }));
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
     pub fn fault(&self, code: u32) {
-        self.fault.raise(self.kernel, code);
+        self.fault.raise_code(self.kernel, code);
+    }
+
+    /// Reports that the twin of a generated kernel skipped its access number
+    /// `access` (from 1, in the compiler's order of the map body's accesses)
+    /// at row-major `index`, as the PTX kernel records it in its fault
+    /// slot: the first report of a call wins, and the call's `wait()`
+    /// describes it from its program's fault sites.
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// use sdfg_runtime::__glue::{KernelArgs, KernelEntry};
+    /// fn oob(args: &KernelArgs<'_>) { args.fault_at(2, 16); }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "oob", cpu: oob }];
+    /// let dev = Device::cpu();
+    /// let s = dev.default_stream();
+    /// // SAFETY (both): a CPU device runs only the CPU twin `oob`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { s.launch(&m, 0, &LaunchConfig::for_counts(&dev, &[1], [1, 1, 1], 1), &[KernelArg::fault()]) }?;
+    /// // Launched raw, outside a program: the stream reports the access number.
+    /// assert!(matches!(s.synchronize(), Err(Error::KernelFault { code: 2, site: None, .. })));
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn fault_at(&self, access: u32, index: i64) {
+        self.fault.raise_site(self.kernel_index, access, index);
     }
 
     /// The number of arguments.
@@ -279,6 +309,6 @@ fn describe(arg: Option<&CpuArg>) -> String {
         None => "missing".into(),
         Some(CpuArg::Buffer { elem, .. }) => format!("a buffer of {elem}"),
         Some(CpuArg::Value { ty, .. }) => format!("a {ty} scalar"),
-        Some(CpuArg::Fault) => "the fault word".into(),
+        Some(CpuArg::Fault) => "the fault slot".into(),
     }
 }

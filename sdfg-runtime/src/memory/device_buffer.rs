@@ -166,7 +166,7 @@ impl<T: Elem> Drop for DeviceBuffer<T> {
             // a kernel might still touch.
             if self
                 .tracker
-                .host_wait(AccessKind::Write, self.device.order(), false)
+                .host_wait(AccessKind::Write, self.device.order())
                 .is_err()
             {
                 let memory = std::mem::replace(&mut self.memory, DeviceMemory::Cpu(placeholder()));

@@ -194,7 +194,7 @@ impl<T: Elem> HostBuffer<T> {
     }
 
     fn wait_for_device(&self, kind: AccessKind) {
-        if let Err(e) = self.tracker.host_wait(kind, self.device.order(), false) {
+        if let Err(e) = self.tracker.host_wait(kind, self.device.order()) {
             panic!("waiting for a device copy into a host buffer failed: {e}");
         }
     }
@@ -237,7 +237,7 @@ impl<T: Elem> Drop for HostBuffer<T> {
             // wait first (leak if the wait fails), see `DeviceBuffer`'s drop.
             if self
                 .tracker
-                .host_wait(AccessKind::Write, self.device.order(), false)
+                .host_wait(AccessKind::Write, self.device.order())
                 .is_err()
             {
                 let memory = std::mem::replace(

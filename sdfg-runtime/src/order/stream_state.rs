@@ -1,5 +1,5 @@
 //! The state of one stream: its back end, the positions it issued and the
-//! host knows finished, the events it keeps for others, and its fault word.
+//! host knows finished, the events it keeps for others, and its fault slot.
 
 use crate::cpu::worker::Worker;
 use crate::cuda::{CudaContext, CudaEvent, CudaStream, PinnedBlock};
@@ -7,11 +7,11 @@ use crate::error::{Error, Result};
 use crate::lock::lock;
 use crate::order::counters::CounterCells;
 use crate::order::device_order::DeviceOrder;
-use crate::order::fault::FaultWord;
+use crate::order::fault::{FaultSlot, Recorded};
 use crate::order::ids::next_id;
 use crate::order::marker::{EventRaw, Marker};
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 pub(crate) enum StreamBackend {
@@ -34,7 +34,8 @@ pub(crate) struct StreamState {
     /// work is finished too (`StreamInner::mark_complete`). Weak: streams
     /// that wait on each other must not keep each other alive.
     pub(super) wait_log: Vec<(u64, Weak<StreamInner>, u64)>,
-    /// CUDA: kernels launched since the last fault check (for the message).
+    /// CUDA: kernels launched with this stream's fault slot since the last
+    /// check (for the message: the GPU writes a raw code, not a name).
     pub(crate) kernels_since_check: Vec<String>,
     /// CUDA: upload staging blocks in flight, freed when their event fired.
     pub(crate) in_flight_staging: Vec<(CudaEvent, PinnedBlock)>,
@@ -72,13 +73,14 @@ pub(crate) struct StreamInner {
     #[allow(dead_code)] // kept for debugging output
     pub(crate) device_id: u64,
     // Field order matters for CUDA: the stream is synchronized and destroyed
-    // before the staging blocks in `state` and the fault word are freed.
+    // before the staging blocks in `state` and the fault slot are freed.
     pub(crate) backend: StreamBackend,
     pub(crate) state: Mutex<StreamState>,
     /// Highest position the host knows to be finished (only host waits raise
     /// it, so counts are deterministic).
     completed: AtomicU64,
-    pub(crate) fault: FaultWord,
+    /// Where raw kernels launched with `KernelArg::fault()` report.
+    pub(crate) fault: FaultSlot,
 }
 
 impl Drop for StreamInner {
@@ -93,7 +95,7 @@ impl Drop for StreamInner {
 }
 
 impl StreamInner {
-    fn with_backend(device_id: u64, backend: StreamBackend, fault: FaultWord) -> Arc<Self> {
+    fn with_backend(device_id: u64, backend: StreamBackend, fault: FaultSlot) -> Arc<Self> {
         Arc::new(StreamInner {
             id: next_id(),
             device_id,
@@ -116,27 +118,27 @@ impl StreamInner {
         Ok(Self::with_backend(
             device_id,
             StreamBackend::Cpu(worker),
-            FaultWord::Cpu(Arc::default()),
+            FaultSlot::new_cpu(device_id),
         ))
     }
 
     pub(crate) fn new_cuda(device_id: u64, ctx: &Arc<CudaContext>) -> Result<Arc<Self>> {
         let stream = CudaStream::create(ctx)?;
-        let fault = PinnedBlock::new(ctx, 4, true)?;
+        let fault = FaultSlot::new_cuda(device_id, ctx)?;
         Ok(Self::with_backend(
             device_id,
             StreamBackend::Cuda(stream),
-            FaultWord::Cuda(fault),
+            fault,
         ))
     }
 
     pub(crate) fn new_cuda_default(device_id: u64, ctx: &Arc<CudaContext>) -> Result<Arc<Self>> {
         let stream = CudaStream::legacy_default(ctx);
-        let fault = PinnedBlock::new(ctx, 4, true)?;
+        let fault = FaultSlot::new_cuda(device_id, ctx)?;
         Ok(Self::with_backend(
             device_id,
             StreamBackend::Cuda(stream),
-            FaultWord::Cuda(fault),
+            fault,
         ))
     }
 
@@ -204,26 +206,26 @@ impl StreamInner {
         Ok(())
     }
 
-    /// Reads and resets the fault word.
+    /// Reads and resets this stream's fault slot (what raw kernels launched
+    /// with `KernelArg::fault()` reported since the last check).
     pub(crate) fn check_fault(&self) -> Result<()> {
-        match &self.fault {
-            FaultWord::Cpu(fault) => fault.check(),
-            FaultWord::Cuda(block) => {
-                // SAFETY: the block is 4 bytes of pinned memory, aligned (page
-                // aligned by the driver), alive while `self` is; kernels write
-                // it with plain stores, which the stream sync just ordered
-                // before this read; AtomicU32 has u32's layout.
-                let word = unsafe { &*(block.ptr as *const AtomicU32) };
-                let code = word.swap(0, Ordering::SeqCst);
-                let kernels = std::mem::take(&mut lock(&self.state).kernels_since_check);
-                if code != 0 {
-                    return Err(Error::KernelFault {
-                        kernel: kernels.join(" or "),
-                        code,
-                    });
-                }
-                Ok(())
+        let kernels = std::mem::take(&mut lock(&self.state).kernels_since_check).join(" or ");
+        match self.fault.take() {
+            None => Ok(()),
+            Some(Recorded::Panic { kernel, message }) => {
+                Err(Error::KernelPanicked { kernel, message })
             }
+            Some(Recorded::Code { kernel, code }) => Err(Error::KernelFault {
+                kernel: kernel.unwrap_or(kernels),
+                code,
+                site: None,
+            }),
+            // A generated kernel launched raw: no program describes its sites.
+            Some(Recorded::Site { access, .. }) => Err(Error::KernelFault {
+                kernel: kernels,
+                code: access,
+                site: None,
+            }),
         }
     }
 
@@ -261,14 +263,6 @@ impl StreamInner {
         };
         for block in done {
             order.staging.give_back(block);
-        }
-    }
-
-    /// The device address of the fault word (0 on the CPU device).
-    pub(crate) fn fault_device_ptr(&self) -> u64 {
-        match &self.fault {
-            FaultWord::Cpu(_) => 0,
-            FaultWord::Cuda(block) => block.device_ptr,
         }
     }
 }

@@ -88,22 +88,13 @@ impl Tracker {
 
     /// Blocks the host until no unfinished device use conflicts with a host
     /// access of `kind` (one counted host sync per stream waited for).
-    /// `check_faults`: also report (and reset) kernel faults of those streams;
-    /// implicit waits leave them for the next explicit synchronization.
-    pub(crate) fn host_wait(
-        &self,
-        kind: AccessKind,
-        order: &DeviceOrder,
-        check_faults: bool,
-    ) -> Result<()> {
+    /// Kernel faults stay in their slots for the call or the stream
+    /// `synchronize()` they belong to.
+    pub(crate) fn host_wait(&self, kind: AccessKind, order: &DeviceOrder) -> Result<()> {
         let uses = self.unfinished_conflicts(kind);
         let mut first_error = None;
         for u in merge_by_stream(uses) {
-            let mut result = u.stream.host_wait(u.position, order, None);
-            if result.is_ok() && check_faults {
-                result = u.stream.check_fault();
-            }
-            if let Err(e) = result {
+            if let Err(e) = u.stream.host_wait(u.position, order, None) {
                 first_error.get_or_insert(e);
             }
         }

@@ -475,7 +475,7 @@ impl<T: Elem> DeviceBuffer<T> {
             .default_stream()
             .copy_to_device(data, &whole, self, &whole)?;
         self.tracker()
-            .host_wait(AccessKind::Write, self.device().order(), true)
+            .host_wait(AccessKind::Write, self.device().order())
     }
 }
 

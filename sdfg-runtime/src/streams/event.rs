@@ -36,7 +36,8 @@ impl std::fmt::Debug for Event {
 
 impl Event {
     /// Blocks the host until the event fired (a counted host sync unless
-    /// already known finished), and reports a kernel fault of its stream.
+    /// already known finished). Kernel faults are reported by the stream's
+    /// `synchronize()` (raw kernels) or the program call (`Running::wait`).
     ///
     /// ```
     /// let dev = sdfg_runtime::Device::cpu();
@@ -50,8 +51,7 @@ impl Event {
             self.marker.position,
             self.device.order(),
             Some(&self.marker.raw),
-        )?;
-        self.stream.check_fault()
+        )
     }
 
     /// Milliseconds between two finished timing events of one device

@@ -6,6 +6,7 @@
 pub(crate) mod copy;
 pub(crate) mod device;
 pub(crate) mod event;
+pub(crate) mod fill;
 pub(crate) mod launch;
 pub(crate) mod pending;
 pub(crate) mod running;

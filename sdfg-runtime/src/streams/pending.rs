@@ -73,8 +73,9 @@ impl<V> Pending<V> {
 
     /// Blocks until the producing operation finished (one counted host
     /// sync, unless the host already knows it finished) and returns the
-    /// value. A kernel fault reported by that stream meanwhile is returned as
-    /// `Err(KernelFault)` (the value is then dropped).
+    /// value. Kernel faults are not its business: a program call reports its
+    /// own (`Running::wait`), a raw kernel's code waits for its stream's
+    /// `synchronize()`.
     ///
     /// ```
     /// use sdfg_runtime::{Device, DeviceBuffer, Region};
@@ -95,7 +96,6 @@ impl<V> Pending<V> {
     }
 
     fn complete(&mut self) -> Result<()> {
-        let mut fault = Ok(());
         if let Some(c) = self.completion.take() {
             if let Err(e) = c
                 .stream
@@ -108,12 +108,11 @@ impl<V> Pending<V> {
                 }
                 return Err(e);
             }
-            fault = c.stream.check_fault();
         }
         if let (Some(finish), Some(value)) = (self.finish.take(), self.value.as_mut()) {
             finish(value);
         }
-        fault
+        Ok(())
     }
 }
 

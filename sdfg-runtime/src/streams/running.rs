@@ -11,6 +11,9 @@ use std::marker::PhantomData;
 pub(crate) trait CallResources: Send + Sync {
     /// Each stream of the call once.
     fn distinct_streams(&self) -> Vec<Stream>;
+    /// Reads and resets the call's fault slot (after every stream of the
+    /// call finished): the first fault of its kernels, described.
+    fn check_fault(&self) -> Result<()>;
     /// Every stream finished cleanly: make the resources available again.
     fn recycle(self: Box<Self>);
     /// A stream broke: neither reuse nor free what it might still touch.
@@ -58,7 +61,11 @@ impl Running<'_> {
 
     /// Synchronizes every stream of the call's context that has unfinished
     /// work (one counted host sync per such stream), reports the first
-    /// kernel fault, and returns the context to its program's pool.
+    /// fault of the call's own kernels (`Err(KernelFault)` naming the map,
+    /// the state, the container, read or write, and the index; read from
+    /// the call's fault slot, at no extra sync), and returns the context to
+    /// its program's pool. No other call's fault, and no raw kernel's, is
+    /// ever reported here.
     ///
     /// ```
     /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
@@ -82,7 +89,7 @@ impl Running<'_> {
         let mut first_error = None;
         let mut healthy = true;
         for stream in call.distinct_streams() {
-            if let Err(e) = stream.synchronize() {
+            if let Err(e) = stream.wait_issued() {
                 if matches!(e, Error::Driver { .. }) {
                     healthy = false;
                 }
@@ -90,6 +97,10 @@ impl Running<'_> {
             }
         }
         if healthy {
+            // Every kernel of the call finished: its slot is complete.
+            if let Err(e) = call.check_fault() {
+                first_error.get_or_insert(e);
+            }
             call.recycle();
         } else {
             // A broken context is not reused; leak it rather than drop

@@ -69,8 +69,13 @@ impl Stream {
     }
 
     /// Blocks until all work issued so far on this stream finished (one
-    /// counted host sync, unless nothing was outstanding), then reports a
-    /// kernel fault of this stream as `Err(KernelFault)`.
+    /// counted host sync, unless nothing was outstanding), then reports the
+    /// first fault a raw kernel launched here with [`KernelArg::fault`]
+    /// wrote since the last `synchronize()`, as `Err(KernelFault)` (a CPU
+    /// twin's panic as `Err(KernelPanicked)`), and resets it. Faults of
+    /// program calls are reported by the call, never here.
+    ///
+    /// [`KernelArg::fault`]: crate::KernelArg::fault
     ///
     /// ```
     /// let dev = sdfg_runtime::Device::cpu();
@@ -81,9 +86,15 @@ impl Stream {
     /// # Ok::<(), sdfg_runtime::Error>(())
     /// ```
     pub fn synchronize(&self) -> Result<()> {
-        let position = self.inner.issued();
-        self.inner.host_wait(position, self.device.order(), None)?;
+        self.wait_issued()?;
         self.inner.check_fault()
+    }
+
+    /// Blocks until all work issued so far finished (counted like
+    /// `synchronize`), leaving the stream's fault slot alone.
+    pub(crate) fn wait_issued(&self) -> Result<()> {
+        let position = self.inner.issued();
+        self.inner.host_wait(position, self.device.order(), None)
     }
 
     /// Records an event after the work issued so far, for other streams that

@@ -1,7 +1,9 @@
 //! The test module (PTX + CPU twins), its program specs, and the launch
 //! helpers the scenarios share.
 
-use sdfg_runtime::__glue::{KernelArgs, KernelEntry, ProgramSpec, StreamSpec};
+use sdfg_runtime::__glue::{
+    AccessSite, KernelArgs, KernelEntry, KernelSites, ProgramSpec, StreamSpec,
+};
 use sdfg_runtime::*;
 use std::time::Duration;
 
@@ -12,6 +14,7 @@ pub const ADD_ONE: usize = 1;
 pub const SLOW_COPY: usize = 2;
 pub const CHECKED_STORE: usize = 3;
 pub const AXPY_IF: usize = 4;
+pub const SITE_STORE: usize = 5;
 
 /// How long the "slow" kernels spin or sleep.
 pub const SLOW_NS: u64 = 100_000_000;
@@ -61,6 +64,18 @@ fn checked_store(args: &KernelArgs<'_>) {
     }
 }
 
+fn site_store(args: &KernelArgs<'_>) {
+    let x = args.cells::<i32>(0);
+    let len: u64 = args.value(1);
+    let index: u64 = args.value(2);
+    let value: u32 = args.value(3);
+    if index < len && (index as usize) < x.len() {
+        i32::store(&x[index as usize], value as i32);
+    } else {
+        args.fault_at(1, index as i64);
+    }
+}
+
 fn axpy_if(args: &KernelArgs<'_>) {
     let y = args.cells::<f64>(0);
     let x = args.cells::<f64>(1);
@@ -75,7 +90,7 @@ fn axpy_if(args: &KernelArgs<'_>) {
     }
 }
 
-pub static KERNELS: [KernelEntry; 5] = [
+pub static KERNELS: [KernelEntry; 6] = [
     KernelEntry {
         name: "slow_fill",
         cpu: slow_fill,
@@ -96,7 +111,45 @@ pub static KERNELS: [KernelEntry; 5] = [
         name: "axpy_if",
         cpu: axpy_if,
     },
+    KernelEntry {
+        name: "site_store",
+        cpu: site_store,
+    },
 ];
+
+const NO_SITES: KernelSites = KernelSites {
+    map: "",
+    state: "",
+    accesses: &[],
+};
+
+/// What the fault codes of the test kernels mean: only `site_store`
+/// reports sites (its one access, a write of `A`).
+pub static SITES: [KernelSites; 6] = [
+    NO_SITES,
+    NO_SITES,
+    NO_SITES,
+    NO_SITES,
+    NO_SITES,
+    KernelSites {
+        map: "scatter",
+        state: "s",
+        accesses: &[AccessSite {
+            container: "A",
+            write: true,
+            rank: 1,
+        }],
+    },
+];
+
+// SAFETY: the test module (see `module`); its launches come from these tests.
+pub static SPEC_SITES: ProgramSpec =
+    unsafe { ProgramSpec::new("faulty", PTX, &KERNELS, StreamSpec::Created(1)) }.with_sites(&SITES);
+
+// SAFETY: the test module (see `module`); its launches come from these tests.
+pub static SPEC_SITES_DEFAULT: ProgramSpec =
+    unsafe { ProgramSpec::new("faulty_default", PTX, &KERNELS, StreamSpec::Default) }
+        .with_sites(&SITES);
 
 // SAFETY: the test module (see `module`); its launches come from these tests.
 pub static SPEC_TWO_STREAMS: ProgramSpec =
@@ -159,6 +212,33 @@ pub fn launch_add_one(stream: &Stream, m: &Module, buf: &DeviceBuffer<i32>) -> R
             &[
                 KernelArg::read_write(buf),
                 KernelArg::value(buf.len() as u64),
+            ],
+        )
+    }
+}
+
+/// `site_store` of `value` at `index` into `buf`, reporting to `fault`
+/// (a program call's slot or the stream's).
+pub fn launch_site_store(
+    stream: &Stream,
+    m: &Module,
+    buf: &DeviceBuffer<i32>,
+    index: u64,
+    value: u32,
+    fault: KernelArg<'_>,
+) -> Result<()> {
+    // SAFETY: the parameters of the entry in ptx.ptx; it stores only below `len`.
+    unsafe {
+        stream.launch(
+            m,
+            SITE_STORE,
+            &single_thread(),
+            &[
+                KernelArg::write(buf),
+                KernelArg::value(buf.len() as u64),
+                KernelArg::value(index),
+                KernelArg::value(value),
+                fault,
             ],
         )
     }

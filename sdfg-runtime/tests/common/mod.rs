@@ -343,8 +343,8 @@ pub fn faults_and_launch_errors(dev: &Device) -> Result<()> {
     s.synchronize()?;
     store(9)?;
     match s.synchronize() {
-        Err(Error::KernelFault { kernel, code }) => {
-            assert_eq!(code, 7);
+        Err(Error::KernelFault { kernel, code, site }) => {
+            assert_eq!((code, site), (7, None));
             assert!(kernel.contains("checked_store"), "{kernel}");
         }
         other => panic!("expected a kernel fault, got {other:?}"),
@@ -379,6 +379,131 @@ pub fn faults_and_launch_errors(dev: &Device) -> Result<()> {
         )
     }?;
     assert_eq!(dev.counters() - before, Counters::default());
+    Ok(())
+}
+
+/// A raw kernel's fault waits for its stream's `synchronize()`: a
+/// download, a pending copy, an event and a program call on the same
+/// stream in between all return `Ok` and leave it there.
+pub fn raw_faults_wait_for_their_stream(dev: &Device) -> Result<()> {
+    let m = module(dev);
+    let s = dev.default_stream();
+    let x = DeviceBuffer::<i32>::zeros(dev, 4)?;
+    // SAFETY: the parameters of the entry in ptx.ptx, `len` within the buffers.
+    unsafe {
+        s.launch(
+            &m,
+            CHECKED_STORE,
+            &single_thread(),
+            &[
+                KernelArg::write(&x),
+                KernelArg::value(4u64),
+                KernelArg::value(9u64),
+                KernelArg::value(5u32),
+                KernelArg::fault(),
+            ],
+        )
+    }?;
+    assert_eq!(
+        x.to_vec()?,
+        [0; 4],
+        "an unrelated download is not the fault's caller"
+    );
+    let mut out = [0i32; 4];
+    s.copy_to_slice(&x, &whole(&x), &mut out[..], &Region::whole(4))?
+        .wait()?;
+    s.record_event()?.synchronize()?;
+    let program = unsafe { Program::load(dev, &SPEC_SITES_DEFAULT) }?;
+    let call = program.context()?;
+    launch_site_store(call.stream(0), program.module(), &x, 1, 3, call.fault_arg())?;
+    call.finish(PhantomData).wait()?;
+    match s.synchronize() {
+        Err(Error::KernelFault {
+            kernel,
+            code: 7,
+            site: None,
+        }) => {
+            assert!(kernel.contains("checked_store"), "{kernel}")
+        }
+        other => panic!("expected the raw fault at the stream sync, got {other:?}"),
+    }
+    s.synchronize()?;
+    assert_eq!(x.to_vec()?, [0, 3, 0, 0]);
+    Ok(())
+}
+
+/// Each program call has its own fault slot: of two concurrent calls (on
+/// created streams, and both on the one default stream), only the faulty
+/// one reports, with the site its program describes; nothing else sees it,
+/// and the context's next call starts clean.
+pub fn call_faults_stay_with_their_call(dev: &Device) -> Result<()> {
+    for spec in [&SPEC_SITES, &SPEC_SITES_DEFAULT] {
+        let program = unsafe { Program::load(dev, spec) }?;
+        let other = unsafe { Program::load(dev, &SPEC_OTHER) }?;
+        let x = DeviceBuffer::<i32>::zeros(dev, 4)?;
+        let y = DeviceBuffer::<i32>::zeros(dev, 4)?;
+        let faulty = program.context()?;
+        let fine = program.context()?;
+        launch_slow_fill(faulty.stream(0), program.module(), &x, 1)?;
+        launch_site_store(
+            faulty.stream(0),
+            program.module(),
+            &x,
+            9,
+            5,
+            faulty.fault_arg(),
+        )?;
+        launch_site_store(
+            faulty.stream(0),
+            program.module(),
+            &x,
+            10,
+            5,
+            faulty.fault_arg(),
+        )?;
+        launch_site_store(fine.stream(0), program.module(), &y, 2, 6, fine.fault_arg())?;
+        let (faulty, fine) = (faulty.finish(PhantomData), fine.finish(PhantomData));
+        fine.wait()?;
+        let third = other.context()?;
+        launch_add_one(third.stream(0), other.module(), &y)?;
+        third.finish(PhantomData).wait()?;
+        assert_eq!(y.to_vec()?, [1, 1, 7, 1]);
+        dev.synchronize()?;
+        match faulty.wait() {
+            Err(e @ Error::KernelFault { .. }) => {
+                let Error::KernelFault { kernel, code, site } = &e else {
+                    unreachable!()
+                };
+                assert_eq!((kernel.as_str(), *code), ("site_store", 1));
+                let site = site.as_deref().expect("the program describes its sites");
+                assert_eq!(
+                    *site,
+                    FaultSite::new("scatter", "s", "A", true, 1, 9),
+                    "the first fault wins"
+                );
+                assert_eq!(
+                    e.to_string(),
+                    "map `scatter` in state `s`: the write to `A` at index 9 was out of \
+                     bounds and skipped (kernel `site_store`)"
+                );
+            }
+            other => panic!("expected the call's fault, got {other:?}"),
+        }
+        assert_eq!(x.to_vec()?, [1; 4]);
+        // The pooled context starts its next call with an empty slot.
+        let again = program.context()?;
+        launch_site_store(
+            again.stream(0),
+            program.module(),
+            &x,
+            0,
+            8,
+            again.fault_arg(),
+        )?;
+        again.finish(PhantomData).wait()?;
+        dev.synchronize()?;
+        assert_eq!(x.to_vec()?, [8, 1, 1, 1]);
+    }
     Ok(())
 }
 

@@ -91,6 +91,62 @@ fn guarded_accesses_skip_and_fault() {
     );
 }
 
+/// The fault slot's record: the kernel's number in its module, the access
+/// code, and the row-major index of the first skipped access.
+#[test]
+fn the_fault_slot_records_kernel_access_and_index() {
+    let mut b = SdfgBuilder::new("slots");
+    let n = b.symbol("N", I64);
+    let a = b.gpu("A", I32, vec![e::sym(n, I64)]);
+    let idx = b.gpu("IDX", I64, vec![e::sym(n, I64)]);
+    let out = b.gpu("O", I32, vec![e::sym(n, I64)]);
+    let i = e::param(0, I64);
+    let gather = || TaskletBody {
+        locals: vec![],
+        stmts: vec![s::store(
+            out,
+            vec![i.clone()],
+            e::load(a, I32, vec![e::load(idx, I64, vec![i.clone()])]),
+        )],
+    };
+    for state in ["first", "second"] {
+        let st = b.state(state);
+        let range = vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)];
+        b.gpu_map(st, "g", range, gather());
+    }
+    let sdfg = b.build();
+    let nn = 20usize;
+    let mut d = fill(&sdfg, &[(a, vec![nn]), (out, vec![nn])], 5);
+    let bad: Vec<Value> = (0..nn)
+        .map(|k| Value::I64(if k == 7 { 23 } else { k as i64 }))
+        .collect();
+    d.insert(idx, (vec![nn], bad));
+    let module = generate(&sdfg);
+    let (_, want) = eval_map(&sdfg, 1, 0, &[Value::I64(nn as i64)], &d);
+    let want = want.expect("the evaluator faults too");
+    assert_eq!(
+        (want.container, want.index.clone(), want.is_store),
+        (a, vec![23], false)
+    );
+    for kernel in [0, 1] {
+        let (_, fault) = simulate_map_fault(
+            &sdfg,
+            &module,
+            kernel,
+            &[Value::I64(nn as i64)],
+            &d,
+            [1, 1, 1],
+        )
+        .unwrap();
+        let want = SimFault {
+            kernel: kernel as u32,
+            access: 2,
+            index: 23,
+        };
+        assert_eq!(fault, Some(want), "kernel {kernel}");
+    }
+}
+
 #[test]
 fn loops_ifs_locals_and_lazy_logic() {
     let mut b = SdfgBuilder::new("control");

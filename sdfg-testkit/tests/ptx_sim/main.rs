@@ -14,7 +14,9 @@ use sdfg_compiler::codegen::ptx::generate;
 use sdfg_compiler::ir::*;
 use sdfg_testkit::builder::{e, local, map_param, s, SdfgBuilder};
 use sdfg_testkit::examples::{axpy, stencil};
-use sdfg_testkit::harness::{eval_map, same_value, simulate_map, Data};
+use sdfg_testkit::harness::{
+    eval_map, same_value, simulate_map, simulate_map_fault, Data, SimFault,
+};
 use sdfg_testkit::randexpr::{is_exact, random_inputs, random_kernel, random_value, GenConfig};
 use sdfg_testkit::rng::Rng;
 use ScalarType::*;

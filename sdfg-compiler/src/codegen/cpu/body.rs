@@ -11,8 +11,8 @@
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, LoopScope};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt, SymbolId, TaskletBody, UnOp,
-    Value, VarRef, WcrOp,
+    range_end, BinOp, ContainerId, Expr, ExprKind, MathFn, RangeEnd, ScalarType, Stmt, SymbolId,
+    TaskletBody, UnOp, Value, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -31,8 +31,9 @@ pub(crate) trait DataAccess {
     ) -> TokenStream;
     /// Length of dimension `d` of `c`, a `usize` expression.
     fn extent(&self, c: ContainerId, d: usize) -> TokenStream;
-    /// A statement recording fault `code` (an out-of-bounds access).
-    fn fault(&self, code: u32) -> TokenStream;
+    /// A statement recording that access `code` (from 1) was out of bounds
+    /// at row-major `index` (an `i64` expression).
+    fn fault(&self, code: u32, index: TokenStream) -> TokenStream;
     fn symbol(&self, s: SymbolId) -> TokenStream;
     /// Map parameter `n` (None outside maps).
     fn param(&self, n: usize) -> TokenStream;
@@ -105,6 +106,53 @@ impl<'a> BodyEmitter<'a> {
         BodyEmitter { data, body, codes }
     }
 
+    /// An emitter for expressions outside any body (an interstate edge's
+    /// condition and assignments; `empty` has no locals): fault codes
+    /// number their loads 1, 2, ... in evaluation order, and the second
+    /// result lists the container of each, for the fault's message.
+    pub fn for_exprs(
+        data: &'a dyn DataAccess,
+        empty: &'a TaskletBody,
+        exprs: &[&Expr],
+    ) -> (BodyEmitter<'a>, Vec<ContainerId>) {
+        fn loads(e: &Expr, out: &mut Vec<(*const Expr, ContainerId)>) {
+            match &e.kind {
+                ExprKind::Load { container, index } => {
+                    index.iter().for_each(|i| loads(i, out));
+                    out.push((index.as_ptr(), *container));
+                }
+                ExprKind::Lit(_) | ExprKind::Var(_) => {}
+                ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => loads(arg, out),
+                ExprKind::Binary { lhs, rhs, .. } => {
+                    loads(lhs, out);
+                    loads(rhs, out);
+                }
+                ExprKind::Select { cond, then, else_ } => {
+                    loads(cond, out);
+                    loads(then, out);
+                    loads(else_, out);
+                }
+                ExprKind::Call { args, .. } => args.iter().for_each(|a| loads(a, out)),
+            }
+        }
+        let mut found = Vec::new();
+        exprs.iter().for_each(|e| loads(e, &mut found));
+        let codes = found
+            .iter()
+            .zip(1u32..)
+            .map(|(&(index, _), code)| (index, false, code))
+            .collect();
+        let containers = found.into_iter().map(|(_, c)| c).collect();
+        (
+            BodyEmitter {
+                data,
+                body: empty,
+                codes,
+            },
+            containers,
+        )
+    }
+
     fn code_of(&self, index: &[Expr], is_store: bool) -> u32 {
         self.codes
             .iter()
@@ -147,13 +195,14 @@ impl<'a> BodyEmitter<'a> {
                 let v = self.expr(value);
                 let offset = self.offset(*container, index);
                 let code = self.code_of(index, true);
-                let fault = self.data.fault(code);
+                let flat = names::fault_index();
+                let fault = self.data.fault(code, quote!(#flat));
                 let store = self.data.store(*container, quote!(__o), quote!(__v), *wcr);
                 quote! {{
                     let __v = #v;
                     match #offset {
-                        ::core::option::Option::Some(__o) => { #store }
-                        ::core::option::Option::None => { #fault }
+                        ::core::result::Result::Ok(__o) => { #store }
+                        ::core::result::Result::Err(#flat) => { #fault }
                     }
                 }}
             }
@@ -169,41 +218,52 @@ impl<'a> BodyEmitter<'a> {
                 var,
                 start,
                 end,
+                inclusive,
                 step,
                 body,
                 ..
             } => {
                 let name = names::local(*var);
-                let ty = rust_type(self.body.locals[*var].ty);
+                let var_ty = self.body.locals[*var].ty;
+                let ty = rust_type(var_ty);
+                let unsigned = rust_type(var_ty.to_unsigned());
                 let a = self.expr(start);
-                let b = self.expr(end);
+                let (b, inclusive) = match range_end(end, *inclusive) {
+                    RangeEnd::Exclusive(e) => (self.expr(e), false),
+                    RangeEnd::Inclusive(last) => (self.expr(last), true),
+                };
                 let st = match step {
                     Some(e) => self.expr(e),
                     None => {
-                        let one = literal(one_of(self.body.locals[*var].ty));
+                        let one = literal(one_of(var_ty));
                         quote!(#one)
                     }
                 };
-                let inner = loops.enter_loop(*var, start, end, step.as_ref());
+                let inner = loops.enter_loop(*var, start, end, step.as_ref(), body);
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
-                // start, start+step, ... while < end; a non-positive step or an
-                // overflowing increment ends the loop (as on the GPU). The
-                // next value is computed before the body, so a `continue`
+                // start, start+step, ... while below the bound (`<=` for
+                // `a..=last`, which reaches the type's maximum); a
+                // non-positive step runs nothing; the loop ends when the
+                // next value would pass the bound or overflow (as on the GPU).
+                // The next value is computed before the body, so a `continue`
                 // in it (Rust's, on this `while`) steps too.
+                let (enter, stop) = if inclusive {
+                    (quote!(<=), quote!(<))
+                } else {
+                    (quote!(<), quote!(<=))
+                };
                 quote! {{
-                    let __end: #ty = #b;
-                    let __step: #ty = #st;
                     let mut __next: #ty = #a;
+                    let __bound: #ty = #b;
+                    let __step: #ty = #st;
                     #[allow(unused_comparisons)]
-                    let mut __more: bool = __next < __end && __step > (0 as #ty);
+                    let mut __more: bool = __step > (0 as #ty) && __next #enter __bound;
                     while __more {
                         let #name: #ty = __next;
-                        match __next.checked_add(__step) {
-                            ::core::option::Option::Some(n) => {
-                                __next = n;
-                                __more = n < __end;
-                            }
-                            ::core::option::Option::None => __more = false,
+                        if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
+                            __more = false;
+                        } else {
+                            __next = __next.wrapping_add(__step);
                         }
                         { #b_tokens }
                     }
@@ -211,7 +271,8 @@ impl<'a> BodyEmitter<'a> {
             }
             Stmt::While { cond, body, .. } => {
                 let c = self.expr(cond);
-                let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, loops)).collect();
+                let inner = loops.enter_while();
+                let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
                 quote!(while #c { #b_tokens })
             }
             Stmt::Break { .. } => quote!(break;),
@@ -219,36 +280,32 @@ impl<'a> BodyEmitter<'a> {
         }
     }
 
-    /// `Option<usize>`: the row-major offset, None when any index is outside
-    /// its dimension.
+    /// `Result<usize, i64>`: the row-major offset, or, when any index is
+    /// outside its dimension, the row-major index in wrapping `i64` (what
+    /// the fault reports; the PTX backend computes the same number).
     fn offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
         if index.is_empty() {
-            return quote!(::core::option::Option::Some(0usize));
+            return quote!(::core::result::Result::<usize, i64>::Ok(0usize));
         }
-        let check_index = rt::check_index();
-        let parts: Vec<TokenStream> = index
-            .iter()
-            .enumerate()
-            .map(|(d, e)| {
-                let v = self.expr(e);
-                let ext = self.data.extent(c, d);
-                quote!(#check_index(#v, #ext))
-            })
-            .collect();
+        let (check_index, flat_index) = (rt::check_index(), rt::check_flat_index());
+        let values: Vec<proc_macro2::Ident> = (0..index.len()).map(names::index_value).collect();
+        let exts: Vec<TokenStream> = (0..index.len()).map(|d| self.data.extent(c, d)).collect();
+        let evals: Vec<TokenStream> = index.iter().map(|e| self.expr(e)).collect();
         let indices: Vec<proc_macro2::Ident> = (0..index.len()).map(names::index).collect();
         let first = &indices[0];
         let mut acc = quote!(#first);
         for (d, i) in indices.iter().enumerate().skip(1) {
-            let ext = self.data.extent(c, d);
+            let ext = &exts[d];
             acc = quote!((#acc) * (#ext) + #i);
         }
-        quote! {
-            match (#(#parts,)*) {
-                (#(::core::option::Option::Some(#indices),)*) => ::core::option::Option::Some(#acc),
+        quote! {{
+            #(let #values = #evals;)*
+            match (#(#check_index(#values, #exts),)*) {
+                (#(::core::option::Option::Some(#indices),)*) => ::core::result::Result::<usize, i64>::Ok(#acc),
                 #[allow(unreachable_patterns)]
-                _ => ::core::option::Option::None,
+                _ => ::core::result::Result::Err(#flat_index(&[#(#values as i64),*], &[#(#exts),*])),
             }
-        }
+        }}
     }
 
     /// `e` as one Rust operand (an atom, a call chain or a parenthesized
@@ -285,13 +342,14 @@ impl<'a> BodyEmitter<'a> {
             ExprKind::Load { container, index } => {
                 let offset = self.offset(*container, index);
                 let code = self.code_of(index, false);
-                let fault = self.data.fault(code);
+                let flat = names::fault_index();
+                let fault = self.data.fault(code, quote!(#flat));
                 let load = self.data.load(*container, quote!(__o), e.span);
                 let zero = literal(zero_of(self.data.elem_type(*container)));
                 quote! {
                     match #offset {
-                        ::core::option::Option::Some(__o) => #load,
-                        ::core::option::Option::None => { #fault #zero }
+                        ::core::result::Result::Ok(__o) => #load,
+                        ::core::result::Result::Err(#flat) => { #fault #zero }
                     }
                 }
             }

@@ -126,12 +126,12 @@ impl DataAccess for Place<'_> {
         quote!(#e[#d])
     }
 
-    fn fault(&self, code: u32) -> TokenStream {
+    fn fault(&self, code: u32, index: TokenStream) -> TokenStream {
         match self.kind {
             PlaceKind::SymbolsOnly => TokenStream::new(),
             _ => {
                 let fault = names::fault();
-                quote!(#fault.raise(#code);)
+                quote!(#fault.raise(#code, #index);)
             }
         }
     }

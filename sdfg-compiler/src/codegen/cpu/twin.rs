@@ -79,8 +79,10 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
             // A twin cannot fail: a bad range was rejected by the glue.
             let __run = || -> ::core::result::Result<(), #error> { #iteration ::core::result::Result::Ok(()) };
             let _ = __run();
-            if let ::core::option::Option::Some(code) = __fault_owner.code() {
-                #args.fault(code);
+            // The first skipped access, to the launch's fault slot (as the
+            // PTX kernel records it).
+            if let ::core::option::Option::Some((code, index)) = __fault_owner.first() {
+                #args.fault_at(code, index);
             }
         }
     }

@@ -47,6 +47,8 @@ impl Glue<'_> {
             })
             .collect();
         let nkernels = entries.len();
+        let sites = self.kernel_sites();
+        let kernel_sites = rt::kernel_sites();
         let streams = match self.schedule.streams {
             Streams::Default => quote!(#stream_spec::Default),
             Streams::Created(n) => quote!(#stream_spec::Created(#n)),
@@ -73,13 +75,14 @@ impl Glue<'_> {
                 #[allow(unused_imports)]
                 use super::*;
                 pub(super) static KERNELS: [#kernel_entry; #nkernels] = [#(#entries),*];
+                pub(super) static SITES: [#kernel_sites; #nkernels] = [#(#sites),*];
                 // SAFETY: the PTX, the kernel table and the glue that launches
                 // them are generated together from this one SDFG: each launch
                 // passes its kernel's ABI parameters, bounds are prechecked or
                 // guarded in the kernel.
                 pub(super) static SPEC: #program_spec = unsafe {
                     #program_spec::new(#name_str, #ptx_text, &KERNELS, #streams)
-                };
+                }.with_sites(&SITES);
                 #(#twins)*
             }
 

@@ -1,18 +1,21 @@
 //! What a state checks before any of its work: every map range (its
-//! iteration count), every prechecked index (its exact range by interval
-//! arithmetic, `ir::bounds` decides which accesses qualify) and every copy
+//! iteration count), every prechecked index (its exact range, computed by
+//! the runtime's interval arithmetic from the plan `ir::bounds` made for
+//! it: the same plan that decided the access is prechecked) and every copy
 //! region. A failure is an `Err` naming the container, before the state
 //! has touched anything.
 
 use super::Glue;
-use crate::codegen::cpu::body::{literal, BodyEmitter};
+use crate::codegen::cpu::body::BodyEmitter;
+use crate::codegen::cpu::intervals::{exclusive_end, plan_range};
 use crate::codegen::cpu::place::Place;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::bounds::{for_each_access, AccessSite};
+use crate::ir::bounds::{
+    for_each_access, for_each_map_access, hull_plan, AccessSite, IntervalPlan, PlanVar,
+};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, ScalarType, State, Statement, StatementKind, StmtId,
-    SubsetDim, TaskletBody, UnOp, VarRef,
+    ContainerId, MapParam, RangeEnd, State, Statement, StatementKind, StmtId, SubsetDim,
 };
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -29,7 +32,6 @@ impl Glue<'_> {
             match &st.kind {
                 StatementKind::Map(m) => {
                     let mut nonempty = Vec::new();
-                    let dependent: Vec<bool> = m.params.iter().map(|p| p.is_dependent()).collect();
                     for (d, p) in m.params.iter().enumerate() {
                         let r = names::range(RangeScope::Statement(k), d);
                         let (s, e, t, c) = (r.start, r.end, r.step, r.count);
@@ -37,30 +39,30 @@ impl Glue<'_> {
                             "parameter `{}` of map `{}` in state `{state_name}`",
                             p.name.text, m.name.text
                         );
-                        // A dependent range (`ir::ranges`): its box, from the
-                        // boxes of the parameters before it.
-                        let (start, end) = if dependent[d] {
-                            let lo = self.interval(k, &p.start, &what, &dependent);
-                            let hi = self.interval(k, &p.end, &what, &dependent);
-                            (quote!(#lo.lo), quote!(#hi.hi))
+                        let (start, end) = if p.is_dependent() {
+                            self.dependent_box(k, p, &emit, &what)
                         } else {
-                            (emit.expr(&p.start), emit.expr(&p.end))
+                            let start = emit.expr(&p.start);
+                            (quote!((#start) as i128), exclusive_end(&emit, p.run_end()))
                         };
                         let step = p.step.as_ref().map_or(quote!(1), |x| emit.expr(x));
                         out.extend(quote! {
-                            let #s: i128 = (#start) as i128;
-                            let #e: i128 = (#end) as i128;
+                            let #s: i128 = #start;
+                            let #e: i128 = #end;
                             let #t: i128 = (#step) as i128;
                             let #c: u64 = #range_count(#what, #s, #e, #t)?;
                         });
                         nonempty.push(quote!(#c > 0));
                     }
-                    let checks =
-                        self.index_prechecks(k, &m.name.text, state_name, &m.body, &dependent);
+                    let mut sites = Vec::new();
+                    for_each_map_access(m, &mut |site| sites.push(site));
+                    let checks = self.index_prechecks(k, &m.name.text, state_name, &sites);
                     out.extend(quote!(if true #(&& #nonempty)* { #checks }));
                 }
                 StatementKind::Tasklet(t) => {
-                    out.extend(self.index_prechecks(k, &t.name.text, state_name, &t.body, &[]))
+                    let mut sites = Vec::new();
+                    for_each_access(&t.body.stmts, &mut |site| sites.push(site));
+                    out.extend(self.index_prechecks(k, &t.name.text, state_name, &sites))
                 }
                 StatementKind::Copy(c) => out.extend(self.copy_regions(k, st, c.src, c.dst)),
                 StatementKind::Wait(_) => {}
@@ -104,20 +106,57 @@ impl Glue<'_> {
         quote!(let (#rs, #rd) = #copy_regions(#a, #b)?;)
     }
 
-    /// Interval checks of every prechecked access of a body.
+    /// The box of a dependent range (`ir::ranges`) as `i128` start and
+    /// exclusive end: the smallest start and the largest end over the boxes
+    /// of the parameters before it (hull plans: a superset of every
+    /// iteration's range, which is what the launch needs; the accesses of
+    /// such a map are guarded, `ir::bounds::LoopScope::for_map`).
+    fn dependent_box(
+        &self,
+        k: StmtId,
+        p: &MapParam,
+        emit: &BodyEmitter<'_>,
+        what: &str,
+    ) -> (TokenStream, TokenStream) {
+        let interval = rt::interval();
+        let var = |v: PlanVar| match v {
+            PlanVar::Param(d) => {
+                let r = names::range(RangeScope::Statement(k), d);
+                let (s, c, t) = (r.start, r.count, r.step);
+                quote!(#interval::strided(#s, #c, #t))
+            }
+            // Range bounds read no loop variables (ir::ranges).
+            PlanVar::Loop(_) => quote!(#interval::point(0)),
+        };
+        let (last, plus) = match p.run_end() {
+            RangeEnd::Exclusive(e) => (e, quote!()),
+            RangeEnd::Inclusive(last) => (last, quote!(+ 1)),
+        };
+        match (hull_plan(&p.start), hull_plan(last)) {
+            (Some(lo), Some(hi)) => {
+                let lo = plan_range(&lo, emit, &var, what);
+                let hi = plan_range(&hi, emit, &var, what);
+                (quote!(#lo.lo), quote!((#hi.hi #plus)))
+            }
+            // Lowering admits only `+ - *` of parameters, symbols and
+            // literals, which always have a hull plan; an empty box else.
+            _ => (quote!(0i128), quote!(0i128)),
+        }
+    }
+
+    /// Interval checks of every prechecked access among `sites`.
     fn index_prechecks(
         &self,
         k: StmtId,
         stmt_name: &str,
         state_name: &str,
-        body: &TaskletBody,
-        dependent: &[bool],
+        sites: &[AccessSite<'_>],
     ) -> TokenStream {
         let mut out = TokenStream::new();
-        let mut sites = Vec::new();
-        for_each_access(&body.stmts, &mut |site| sites.push(site));
-        for site in sites.iter().filter(|s| s.is_prechecked()) {
-            out.extend(self.site_precheck(k, stmt_name, state_name, site, dependent));
+        for site in sites {
+            if let Some(plans) = site.precheck_plans() {
+                out.extend(self.site_precheck(k, stmt_name, state_name, site, &plans));
+            }
         }
         out
     }
@@ -128,111 +167,47 @@ impl Glue<'_> {
         stmt_name: &str,
         state_name: &str,
         site: &AccessSite<'_>,
-        dependent: &[bool],
+        plans: &[IntervalPlan<'_>],
     ) -> TokenStream {
         let symbols_only = Place::symbols_only(self.sdfg);
         let emit = BodyEmitter::new(&symbols_only, &self.empty);
         let name = self.cname(site.container);
         let ext = names::extents(name);
-        let (index_in_dim, interval) = (rt::check_index_in_dim(), rt::check_interval());
+        let (index_in_dim, interval) = (rt::check_index_in_dim(), rt::interval());
+        let var = |v: PlanVar| match v {
+            PlanVar::Param(d) => {
+                let r = names::range(RangeScope::Statement(k), d);
+                let (s, c, t) = (r.start, r.count, r.step);
+                quote!(#interval::strided(#s, #c, #t))
+            }
+            PlanVar::Loop(l) => {
+                let lv = names::loop_interval(l);
+                quote!(#lv)
+            }
+        };
         let mut checks = TokenStream::new();
-        for (d, e) in site.index.iter().enumerate() {
+        for (d, plan) in plans.iter().enumerate() {
             let what = format!("index {d} of `{name}` in `{stmt_name}` (state `{state_name}`)");
-            let iv = self.interval(k, e, &what, dependent);
+            let range = plan_range(plan, &emit, &var, &what);
             checks.extend(quote! {
-                #index_in_dim(#iv, #ext[#d], &|| ::std::string::String::from(#what))?;
+                #index_in_dim(#range, #ext[#d], &|| ::std::string::String::from(#what))?;
             });
         }
         // Boxed loops enclosing the access: it runs only when they do.
-        for (var, start, end, step) in site.enclosing_loops.iter().rev() {
-            if !site.loops.is_boxed(*var) {
+        for lp in site.enclosing_loops.iter().rev() {
+            if !site.loops.is_boxed(lp.var) {
                 continue;
             }
-            let lv = names::loop_interval(*var);
-            let (a, b) = (emit.expr(start), emit.expr(end));
-            let s = step.map_or(quote!(1), |x| emit.expr(x));
+            let lv = names::loop_interval(lp.var);
+            let a = emit.expr(lp.start);
+            let b = exclusive_end(&emit, lp.end);
+            let s = lp.step.map_or(quote!(1), |x| emit.expr(x));
             checks = quote! {
-                if let ::core::option::Option::Some(#lv) = #interval::of_loop((#a) as i128, (#b) as i128, (#s) as i128) {
+                if let ::core::option::Option::Some(#lv) = #interval::of_loop((#a) as i128, #b, (#s) as i128) {
                     #checks
                 }
             };
         }
         quote!({ #checks })
-    }
-
-    /// The exact range of an affine index expression, failing when an
-    /// intermediate value may overflow its type (the kernel would wrap).
-    /// `dependent[d]`: parameter `d`'s range reads earlier ones; its values
-    /// are then all of `start..end` of its box (`ir::ranges`).
-    fn interval(&self, k: StmtId, e: &Expr, what: &str, dependent: &[bool]) -> TokenStream {
-        let interval = rt::check_interval();
-        let raw = match &e.kind {
-            ExprKind::Lit(v) => {
-                let l = literal(*v);
-                quote!(#interval::point((#l) as i128))
-            }
-            ExprKind::Var(VarRef::Symbol(s)) => {
-                let v = self.sym(*s);
-                quote!(#interval::point(#v as i128))
-            }
-            ExprKind::Var(VarRef::Param(d)) if dependent.get(*d).copied().unwrap_or(false) => {
-                let r = names::range(RangeScope::Statement(k), *d);
-                let (s, e) = (r.start, r.end);
-                quote!(#interval::of_loop(#s, #e, 1).unwrap_or(#interval::point(#s)))
-            }
-            ExprKind::Var(VarRef::Param(d)) => {
-                let r = names::range(RangeScope::Statement(k), *d);
-                let (s, c, t) = (r.start, r.count, r.step);
-                quote!(#interval::strided(#s, #c, #t))
-            }
-            ExprKind::Var(VarRef::Local(l)) => {
-                let lv = names::loop_interval(*l);
-                quote!(#lv)
-            }
-            ExprKind::Unary { op: UnOp::Neg, arg } => {
-                let a = self.interval(k, arg, what, dependent);
-                quote!(#a.neg())
-            }
-            ExprKind::Binary { op, lhs, rhs } => {
-                let a = self.interval(k, lhs, what, dependent);
-                let b = self.interval(k, rhs, what, dependent);
-                match op {
-                    BinOp::Add => quote!(#a.add(#b)),
-                    BinOp::Sub => quote!(#a.sub(#b)),
-                    _ => quote!(#a.mul(#b)),
-                }
-            }
-            ExprKind::Cast { arg } => self.interval(k, arg, what, dependent),
-            // Not reachable for prechecked accesses (ir::bounds); a point at
-            // zero keeps the expansion well-formed.
-            _ => quote!(#interval::point(0)),
-        };
-        let (min, max) = int_range(e.ty);
-        quote!(#raw.fits(#min, #max, &|| ::std::string::String::from(#what))?)
-    }
-
-    /// Human descriptions of a body's accesses, by fault code.
-    pub(super) fn access_descriptions(&self, body: &TaskletBody) -> Vec<String> {
-        let mut out = Vec::new();
-        for_each_access(&body.stmts, &mut |site| {
-            let kind = if site.is_store { "write to" } else { "read of" };
-            out.push(format!(
-                "the {kind} `{}` (access {})",
-                self.cname(site.container),
-                out.len() + 1
-            ));
-        });
-        out
-    }
-}
-
-/// The range of an integer type, as i128 bounds.
-fn int_range(t: ScalarType) -> (TokenStream, TokenStream) {
-    match t {
-        ScalarType::I32 => (quote!(i32::MIN as i128), quote!(i32::MAX as i128)),
-        ScalarType::I64 => (quote!(i64::MIN as i128), quote!(i64::MAX as i128)),
-        ScalarType::U32 => (quote!(0i128), quote!(u32::MAX as i128)),
-        ScalarType::U64 => (quote!(0i128), quote!(u64::MAX as i128)),
-        _ => (quote!(i128::MIN), quote!(i128::MAX)),
     }
 }

@@ -89,7 +89,8 @@ impl Glue<'_> {
                         BufferAccess::Write => quote!(#kernel_arg::write(#value)),
                         BufferAccess::Read => quote!(#kernel_arg::read(#value)),
                     },
-                    Passing::FaultWord => quote!(#kernel_arg::fault()),
+                    // The call's own slot: its `wait()` reports the fault.
+                    Passing::FaultWord => quote!(__cx.fault_arg()),
                     Passing::Scalar(t) => {
                         let t = rust_type(t);
                         quote!(#kernel_arg::value((#value) as #t))
@@ -157,7 +158,7 @@ impl Glue<'_> {
             "tasklet `{name}` in state `{}`",
             self.sdfg.states[sid].name.text
         );
-        let descs = self.access_descriptions(body);
+        let descs = self.access_sites(body);
         let (fault, fault_type) = (names::fault(), rt::check_fault());
         quote! {{
             #bindings
@@ -182,7 +183,7 @@ impl Glue<'_> {
             "map `{}` in state `{}`",
             m.name.text, self.sdfg.states[sid].name.text
         );
-        let descs = self.access_descriptions(&m.body);
+        let descs = self.access_sites(&m.body);
         let ranges = MapRanges {
             map: m,
             scope: RangeScope::Statement(k),

@@ -8,6 +8,7 @@ use crate::codegen::cpu::body::{literal, rust_type, zero_of, BodyEmitter};
 use crate::codegen::cpu::place::Place;
 use crate::codegen::names;
 use crate::codegen::runtime_paths as rt;
+use crate::ir::transients::{first_user, needs_zero_fill};
 use crate::ir::{ContainerId, Expr, ExprKind, StateId, Storage};
 use crate::schedule::SyncSite;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -63,9 +64,13 @@ impl Glue<'_> {
                 let #len: usize = #ext.iter().product();
             });
         }
-        // Argument checks, before any work.
-        let (check_device_buffer, check_host_len) =
-            (rt::check_device_buffer(), rt::check_host_len());
+        // Argument checks, before any work: lengths, and the device of
+        // every buffer that belongs to one.
+        let (check_device_buffer, check_host_buffer, check_host_len) = (
+            rt::check_device_buffer(),
+            rt::check_host_buffer(),
+            rt::check_host_len(),
+        );
         for cont in sdfg.containers.iter().filter(|c| !c.transient) {
             let name = &cont.name.text;
             let len = names::len(name);
@@ -74,7 +79,11 @@ impl Glue<'_> {
                     let g = names::gpu_ref(name);
                     quote!(#check_device_buffer(#name, &*#g, self.__program.device(), #len)?;)
                 }
-                _ => {
+                Storage::Pinned => {
+                    let h = names::host_slot(name);
+                    quote!(#check_host_buffer(#name, &*#h, self.__program.device(), #len)?;)
+                }
+                Storage::Host => {
                     let h = names::host_slot(name);
                     quote!(#check_host_len(#name, #h.len(), #len)?;)
                 }
@@ -87,13 +96,27 @@ impl Glue<'_> {
         let mut prepare = TokenStream::new();
         let mut refs = TokenStream::new();
         let (mut host_slot, mut dev_slot) = (0usize, 0usize);
+        // Transients are zero at the start of every call (ir::transients):
+        // cleared unless their first use overwrites them whole.
         for (c, cont) in sdfg.containers.iter().enumerate() {
             let len = names::len(&cont.name.text);
             let t = self.elem(c);
+            let zero = cont.transient && needs_zero_fill(sdfg, c);
+            // A gpu transient no statement touches needs no clearing (and a
+            // program without GPU work has no stream to clear it on).
+            let zero_gpu = zero && self.schedule.streams.count() > 0 && self.touched(c);
             match (cont.transient, cont.storage) {
                 (true, Storage::Gpu) => {
                     let r = names::gpu_ref(&cont.name.text);
                     prepare.extend(quote!(__cx.prepare_device_transient::<#t>(#dev_slot, #len)?;));
+                    if zero_gpu {
+                        // On the stream of its first user: no extra event.
+                        let k = self.first_stream(c);
+                        prepare.extend(quote! {{
+                            let __s = __cx.stream(#k).clone();
+                            __cx.zero_device_transient::<#t>(#dev_slot, &__s)?;
+                        }});
+                    }
                     refs.extend(quote! {
                         let #r: &#device_buffer<#t> = __cx.device_transient_ref::<#t>(#dev_slot);
                     });
@@ -101,8 +124,13 @@ impl Glue<'_> {
                 }
                 (true, _) => {
                     let slot = names::host_slot(&cont.name.text);
+                    let take = if zero {
+                        quote!(take_zeroed_host_transient)
+                    } else {
+                        quote!(take_host_transient)
+                    };
                     setup.extend(quote! {
-                        let mut #slot: #host_buffer<#t> = __cx.take_host_transient::<#t>(#host_slot, #len)?;
+                        let mut #slot: #host_buffer<#t> = __cx.#take::<#t>(#host_slot, #len)?;
                     });
                     teardown.extend(quote!(__cx.put_host_transient(#host_slot, #slot);));
                     host_slot += 1;
@@ -145,6 +173,23 @@ impl Glue<'_> {
                 ::core::result::Result::Ok(__cx.finish(::core::marker::PhantomData))
             }
         }
+    }
+
+    /// Whether any statement touches `c`.
+    fn touched(&self, c: ContainerId) -> bool {
+        self.sdfg
+            .states
+            .iter()
+            .flat_map(|s| &s.stmts)
+            .any(|st| st.memlets.iter().any(|m| m.container == c))
+    }
+
+    /// The stream of the start state's first statement that touches `c`
+    /// (stream 0 when none does).
+    fn first_stream(&self, c: ContainerId) -> usize {
+        first_user(self.sdfg, c)
+            .and_then(|k| self.schedule.states[self.sdfg.start].stream_of[k])
+            .unwrap_or(0)
     }
 
     fn state_arm(&self, sid: StateId) -> TokenStream {
@@ -213,7 +258,16 @@ impl Glue<'_> {
             exprs.extend(e.condition.iter());
             let bindings = self.edge_bindings(&exprs);
             let access = Place::host(self.sdfg);
-            let emit = BodyEmitter::new(&access, &self.empty);
+            let (emit, loaded) = BodyEmitter::for_exprs(&access, &self.empty, &exprs);
+            let access_site = rt::access_site();
+            let descs: Vec<TokenStream> = loaded
+                .iter()
+                .map(|&c| {
+                    let container = self.cname(c);
+                    let rank = self.sdfg.containers[c].shape.len();
+                    quote!(#access_site { container: #container, write: false, rank: #rank })
+                })
+                .collect();
             let cond = e
                 .condition
                 .as_ref()
@@ -232,10 +286,10 @@ impl Glue<'_> {
                 let __fault_owner = #fault_type::new();
                 let #fault = &__fault_owner;
                 let __taken: bool = #cond;
-                __fault_owner.check(#what, &[])?;
+                __fault_owner.check(#what, &[#(#descs),*])?;
                 if __taken {
                     #(let #temps = #values;)*
-                    __fault_owner.check(#what, &[])?;
+                    __fault_owner.check(#what, &[#(#descs),*])?;
                     #(#targets = #temps;)*
                     __state = #to;
                     continue;

@@ -173,13 +173,13 @@ pub fn generate_for(sdfg: &Sdfg, abis: &[KernelAbi], tuning: &Tuning) -> PtxModu
     let mut funcs = BTreeSet::new();
     let mut kernels = Vec::new();
     let mut entries = String::new();
-    for abi in abis {
+    for (index, abi) in abis.iter().enumerate() {
         let (state, stmt) = (abi.state, abi.stmt);
         let StatementKind::Map(map) = &sdfg.states[state].stmts[stmt].kind else {
             continue;
         };
         let (text, k) =
-            kernel::KernelEmitter::new(sdfg, map, abi, &mut funcs).emit(state, stmt, tuning);
+            kernel::KernelEmitter::new(sdfg, map, abi, index, &mut funcs).emit(state, stmt, tuning);
         entries.push('\n');
         entries.push_str(&text);
         kernels.push(k);

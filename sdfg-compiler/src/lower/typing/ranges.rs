@@ -5,10 +5,13 @@ use super::*;
 use syn::spanned::Spanned;
 
 /// A lowered range `start..end` (end exclusive) with an optional step.
+/// `inclusive`: written `start..=last`, `end` is `last + 1` (see
+/// `ir::inclusive_end`).
 pub(crate) struct LoweredRange {
     pub ty: ScalarType,
     pub start: Expr,
     pub end: Expr,
+    pub inclusive: bool,
     pub step: Option<Expr>,
 }
 
@@ -79,8 +82,8 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        let end_e = match r.limits {
-            syn::RangeLimits::HalfOpen(_) => end_e,
+        let (end_e, inclusive) = match r.limits {
+            syn::RangeLimits::HalfOpen(_) => (end_e, false),
             syn::RangeLimits::Closed(_) => self.plus_one(end_e)?,
         };
         if let Some(s) = &step_e {
@@ -98,12 +101,16 @@ impl Lowerer<'_> {
             ty,
             start: start_e,
             end: end_e,
+            inclusive,
             step: step_e,
         })
     }
 
-    /// `e + 1` for an inclusive range end (folded for a literal).
-    fn plus_one(&mut self, e: Expr) -> Option<Expr> {
+    /// The exclusive end of an inclusive range ending at `e`: a literal
+    /// below the type's maximum folded, else `e + 1` marked inclusive,
+    /// which run-time code evaluates without overflow (`0..=u32::MAX` in
+    /// a `u32` range runs to the maximum).
+    fn plus_one(&mut self, e: Expr) -> Option<(Expr, bool)> {
         let ty = e.ty;
         if let ExprKind::Lit(v) = e.kind {
             let next = v.as_i128()? + 1;
@@ -113,30 +120,10 @@ impl Lowerer<'_> {
                 ScalarType::U32 => u32::try_from(next).ok().map(Value::U32),
                 _ => u64::try_from(next).ok().map(Value::U64),
             };
-            return match folded {
-                Some(v) => Some(Expr::lit(v, e.span)),
-                None => {
-                    self.error(
-                        Diagnostic::error(
-                            e.span,
-                            format!("the end of this inclusive range overflows `{ty}`"),
-                        )
-                        .help("use a wider type"),
-                    );
-                    None
-                }
-            };
+            if let Some(v) = folded {
+                return Some((Expr::lit(v, e.span), false));
+            }
         }
-        let span = e.span;
-        let one = Expr::lit(Value::from_bits(ty, 1), span);
-        Some(Expr::new(
-            ExprKind::Binary {
-                op: BinOp::Add,
-                lhs: Box::new(e),
-                rhs: Box::new(one),
-            },
-            ty,
-            span,
-        ))
+        Some((crate::ir::inclusive_end(e), true))
     }
 }

@@ -4,13 +4,13 @@
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
 use crate::ir::bounds::LoopScope;
-use crate::ir::{Expr, ScalarType, Stmt, Value};
+use crate::ir::{range_end, Expr, RangeEnd, ScalarType, Stmt, Value};
 
 impl<'a> KernelEmitter<'a> {
     pub(super) fn body(&mut self) {
         self.locals = vec![None; self.map.body.locals.len()];
         self.conditional = false;
-        self.loops = LoopScope::default();
+        self.loops = LoopScope::for_map(self.map);
         // An iteration past a dependent range's end (`ir::ranges`) skips.
         let map = self.map;
         let skips = self.dependent_values.iter().any(Option::is_some);
@@ -119,10 +119,11 @@ impl<'a> KernelEmitter<'a> {
                 var,
                 start,
                 end,
+                inclusive,
                 step,
                 body,
                 ..
-            } => self.for_loop(*var, start, end, step.as_ref(), body),
+            } => self.for_loop(*var, start, range_end(end, *inclusive), step.as_ref(), body),
             Stmt::While { cond, body, .. } => self.while_loop(cond, body),
             Stmt::Break { .. } => {
                 if let Some((_, l_break)) = self.loop_labels.last() {
@@ -149,9 +150,12 @@ impl<'a> KernelEmitter<'a> {
         let c = self.predicate(c, cond.ty);
         self.ins(format!("@!{c} bra {l_end}"));
         let outer = self.conditional;
+        let outer_loops = self.loops.clone();
+        self.loops = outer_loops.enter_while();
         self.loop_labels.push((l_head.clone(), l_end.clone()));
         self.stmts(body);
         self.loop_labels.pop();
+        self.loops = outer_loops;
         self.conditional = outer;
         self.ins(format!("bra.uni {l_head}"));
         self.place(&l_end);
@@ -159,15 +163,21 @@ impl<'a> KernelEmitter<'a> {
 
     /// `for var in (start..end).step_by(step)` with Rust's semantics: bounds
     /// evaluated once, empty when start >= end, a step <= 0 runs nothing, and
-    /// the loop ends when `var + step` would pass `end` or overflow.
+    /// the loop ends when `var + step` would pass `end` or overflow. For
+    /// `start..=last` the bound is `last` itself (`<=`), so a `last` at the
+    /// type's maximum runs its iterations.
     fn for_loop(
         &mut self,
         var: usize,
         start: &'a Expr,
-        end: &'a Expr,
+        bound: RangeEnd<'a>,
         step: Option<&'a Expr>,
         body: &'a [Stmt],
     ) {
+        let (end, inclusive) = match bound {
+            RangeEnd::Exclusive(e) => (e, false),
+            RangeEnd::Inclusive(last) => (last, true),
+        };
         let ty = start.ty;
         if !ty.is_integer() {
             return; // rejected by validation
@@ -192,13 +202,14 @@ impl<'a> KernelEmitter<'a> {
         self.ins(format!("@{p} bra {l_end}"));
         self.place(&l_head);
         let p = self.reg(Class::Pred);
-        self.ins(format!("setp.ge.{a} {p}, {counter}, {e}"));
+        let past = if inclusive { "gt" } else { "ge" };
+        self.ins(format!("setp.{past}.{a} {p}, {counter}, {e}"));
         self.ins(format!("@{p} bra {l_end}"));
         let v = self.local_reg(var, ty);
         self.mov(v, counter);
         let outer = self.loops.clone();
         let outer_conditional = self.conditional;
-        self.loops = outer.enter_loop(var, start, end, step);
+        self.loops = outer.enter_loop(var, start, end, step, body);
         // `continue` goes on with the step below, `break` leaves.
         let l_next = self.label();
         self.loop_labels.push((l_next.clone(), l_end.clone()));
@@ -207,12 +218,14 @@ impl<'a> KernelEmitter<'a> {
         self.loops = outer;
         self.conditional = outer_conditional;
         self.place(&l_next);
-        // Stop when the distance to the end (unsigned) is at most the step.
+        // Stop when the distance to the bound (unsigned) is below the step
+        // (at most the step, for an exclusive end).
         let distance = self.reg_of(ty);
         let u = if ty.bits() == 64 { "u64" } else { "u32" };
         self.ins(format!("sub.{u} {distance}, {e}, {counter}"));
         let p = self.reg(Class::Pred);
-        self.ins(format!("setp.le.{u} {p}, {distance}, {st}"));
+        let stop = if inclusive { "lt" } else { "le" };
+        self.ins(format!("setp.{stop}.{u} {p}, {distance}, {st}"));
         self.ins(format!("@{p} bra {l_end}"));
         self.ins(format!("add.{u} {counter}, {counter}, {st}"));
         self.ins(format!("bra.uni {l_head}"));

@@ -2,9 +2,10 @@
 //! grid-stride loops over x, y and z, and the tiles (several items in x,
 //! runs of rows in y) each thread runs per step.
 
+use super::fault::slot_words;
 use super::hoist::{hoistable_loads, shared_load, SharedLoad};
 use super::regs::{arith, Class, Reg};
-use super::{BufferRegs, KernelEmitter};
+use super::{BufferRegs, FaultSlot, KernelEmitter};
 use crate::codegen::abi::{BufferAccess, ParamValue};
 use crate::codegen::ptx::Tuning;
 use crate::ir::{ContainerId, Expr, ScalarType, Stmt};
@@ -66,7 +67,15 @@ impl<'a> KernelEmitter<'a> {
                 ParamValue::Fault => {
                     let r = self.reg(Class::B64);
                     self.ins(format!("ld.param.u64 {r}, {slot}"));
-                    self.fault = Some(r);
+                    let words = FaultSlot {
+                        site_word: self.reg(Class::B64),
+                        index_word: self.reg(Class::B64),
+                    };
+                    let (site, index) = (words.site_word.to_string(), words.index_word.to_string());
+                    for i in slot_words(&r.to_string(), &site, &index) {
+                        self.ins(i);
+                    }
+                    self.fault = Some(words);
                 }
             }
         }
@@ -310,7 +319,7 @@ impl<'a> KernelEmitter<'a> {
             self.ins(format!("@{p} bra {partial}"));
         }
         self.comment("full tile: every item in range; leading loads of all items first");
-        let hoist = hoistable_loads(self.sdfg, &self.map.body.stmts);
+        let hoist = hoistable_loads(self.sdfg, self.map);
         let rows = y_run.map_or(1, |(_, rows)| rows);
         let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
         let mut items = Vec::new();

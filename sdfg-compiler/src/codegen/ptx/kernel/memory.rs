@@ -1,20 +1,31 @@
 //! Global memory: addresses (with bounds checks where the host did not
-//! prove them), fault codes, loads and stores.
+//! prove them), loads and stores; a guarded access that is out of bounds
+//! is skipped (a load gives zero) and recorded in the call's fault slot.
 
+use super::fault::record_fault;
 use super::hoist::split_constant;
 use super::regs::{immediate, mem_type, Class, Reg};
 use super::KernelEmitter;
 use crate::ir::bounds::is_prechecked;
 use crate::ir::{ContainerId, Expr, ScalarType, Storage, Value, WcrOp};
 
+/// The bounds check of an access the host did not prove in bounds.
+#[derive(Clone, Copy)]
+pub(super) struct Guard {
+    /// Some index is outside its dimension.
+    oob: Reg,
+    /// The row-major offset (.b64, wrapping), for the fault record.
+    index: Reg,
+}
+
 impl<'a> KernelEmitter<'a> {
     /// The byte address of `container[index]` (64-bit offsets) and, when the
-    /// access is not prechecked, the predicate "out of bounds".
+    /// access is not prechecked, its guard.
     pub(super) fn address(
         &mut self,
         container: ContainerId,
         index: &'a [Expr],
-    ) -> Option<(Reg, Option<Reg>)> {
+    ) -> Option<(Reg, Option<Guard>)> {
         let elem = self.sdfg.containers[container].elem;
         let size = elem.size_bytes();
         let (base, extents) = {
@@ -88,8 +99,9 @@ impl<'a> KernelEmitter<'a> {
         // a constant offset into the load (`[core+8]`).
         let core = self.reg(Class::B64);
         self.ins(format!("mad.lo.u64 {core}, {lin}, {size}, {base}"));
+        let guard = oob.map(|oob| Guard { oob, index: lin });
         if consts.iter().all(|&c| c == 0) {
-            return Some((core, oob));
+            return Some((core, guard));
         }
         let addr = self.reg(Class::B64);
         if consts[..consts.len() - 1].iter().all(|&c| c == 0) {
@@ -108,7 +120,7 @@ impl<'a> KernelEmitter<'a> {
             }
             self.ins(format!("mad.lo.u64 {addr}, {k}, {size}, {core}"));
         }
-        Some((addr, oob))
+        Some((addr, guard))
     }
 
     /// An index value as 64 bits, extended by the signedness of its type.
@@ -136,11 +148,23 @@ impl<'a> KernelEmitter<'a> {
             .unwrap_or(u32::MAX)
     }
 
-    /// Records an out-of-bounds access: the first code wins (CAS 0 -> code).
-    fn record_fault(&mut self, oob: Reg, code: u32) {
-        if let Some(f) = self.fault {
-            let old = self.reg(Class::B32);
-            self.ins(format!("@{oob} atom.cas.b32 {old}, [{f}], 0, {code}"));
+    /// Records the access `index` guards in the call's fault slot when it
+    /// is out of bounds (the call's first fault wins).
+    fn record_fault(&mut self, guard: Guard, index: &[Expr], is_store: bool) {
+        let Some(slot) = self.fault else {
+            return;
+        };
+        let access = self.site_code(index, is_store);
+        let (old, won) = (self.reg(Class::B64), self.reg(Class::Pred));
+        let words = (slot.site_word.to_string(), slot.index_word.to_string());
+        for i in record_fault(
+            &guard.oob.to_string(),
+            (&words.0, &words.1),
+            (self.kernel_index, access),
+            &guard.index.to_string(),
+            (&old.to_string(), &won.to_string()),
+        ) {
+            self.ins(i);
         }
     }
 
@@ -152,9 +176,10 @@ impl<'a> KernelEmitter<'a> {
         if let Some(r) = self.host_scalars.get(&container) {
             return *r;
         }
-        let Some((addr, oob)) = self.address(container, index) else {
+        let Some((addr, checked)) = self.address(container, index) else {
             return self.constant(Value::from_bits(ty, 0));
         };
+        let oob = checked.map(|g| g.oob);
         let read_only = self.buffers.get(&container).is_some_and(|b| b.read_only);
         let space = if read_only { "global.nc" } else { "global" };
         let guard = oob.map(|p| format!("@!{p} ")).unwrap_or_default();
@@ -186,9 +211,8 @@ impl<'a> KernelEmitter<'a> {
             ));
             r
         };
-        if let Some(p) = oob {
-            let code = self.site_code(index, false);
-            self.record_fault(p, code);
+        if let Some(g) = checked {
+            self.record_fault(g, index, false);
         }
         result
     }
@@ -227,14 +251,13 @@ impl<'a> KernelEmitter<'a> {
             lanes.push(v);
             return;
         }
-        let Some((addr, oob)) = self.address(container, index) else {
+        let Some((addr, guard)) = self.address(container, index) else {
             return;
         };
         let skip = self.label();
-        if let Some(p) = oob {
-            let code = self.site_code(index, true);
-            self.record_fault(p, code);
-            self.ins(format!("@{p} bra {skip}"));
+        if let Some(g) = guard {
+            self.record_fault(g, index, true);
+            self.ins(format!("@{} bra {skip}", g.oob));
         }
         match wcr {
             None => self.plain_store(addr, v, elem),

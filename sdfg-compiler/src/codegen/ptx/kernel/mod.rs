@@ -17,7 +17,8 @@
 //! - [`hoist`]: which loads run ahead of a tile's items, and which of them
 //!   neighbouring rows share;
 //! - [`control`]: statements, locals, `if` and `for`;
-//! - [`memory`]: addresses, bounds checks and fault codes, loads and stores;
+//! - [`memory`]: addresses, bounds checks, loads and stores;
+//! - [`fault`]: the record of a skipped access in the call's fault slot;
 //! - [`reductions`]: WCR updates (atomics, CAS loops) and per-thread
 //!   partials of scalar reductions;
 //! - [`expr`]: operators, comparisons, selects and conversions;
@@ -26,6 +27,7 @@
 mod calls;
 mod control;
 mod expr;
+pub(crate) mod fault;
 mod hoist;
 mod launch;
 mod memory;
@@ -52,11 +54,21 @@ struct BufferRegs {
     extents: Vec<Reg>,
 }
 
+/// The registers holding the addresses of the fault slot's site and index
+/// words (see [`fault`]).
+#[derive(Clone, Copy)]
+struct FaultSlot {
+    site_word: Reg,
+    index_word: Reg,
+}
+
 /// Per-kernel emission state.
 pub(super) struct KernelEmitter<'a> {
     sdfg: &'a Sdfg,
     map: &'a Map,
     abi: &'a KernelAbi,
+    /// The kernel's number in the module (its launch index).
+    kernel_index: usize,
     funcs: &'a mut BTreeSet<MathFunc>,
     code: String,
     reg_counts: [u32; 6],
@@ -64,7 +76,7 @@ pub(super) struct KernelEmitter<'a> {
     buffers: HashMap<ContainerId, BufferRegs>,
     symbols: HashMap<SymbolId, Reg>,
     host_scalars: HashMap<ContainerId, Reg>,
-    fault: Option<Reg>,
+    fault: Option<FaultSlot>,
     /// Values of the map parameters for the iteration being emitted.
     params: Vec<Reg>,
     /// Per dependent dimension (`ir::ranges`): its value for this
@@ -73,8 +85,8 @@ pub(super) struct KernelEmitter<'a> {
     locals: Vec<Option<Reg>>,
     /// Loads already issued for the current iteration (see `hoist::hoistable_loads`).
     hoisted: HashMap<*const Expr, Reg>,
-    /// Fault code (1 + index in program order) of each indexed access, keyed
-    /// by the address of its index slice.
+    /// Access code (1 + index in program order) of each indexed access,
+    /// keyed by the address of its index slice.
     site_codes: HashMap<(usize, bool), u32>,
     conditional: bool,
     loops: LoopScope,
@@ -96,6 +108,7 @@ impl<'a> KernelEmitter<'a> {
         sdfg: &'a Sdfg,
         map: &'a Map,
         abi: &'a KernelAbi,
+        kernel_index: usize,
         funcs: &'a mut BTreeSet<MathFunc>,
     ) -> Self {
         let mut site_codes = HashMap::new();
@@ -110,6 +123,7 @@ impl<'a> KernelEmitter<'a> {
             sdfg,
             map,
             abi,
+            kernel_index,
             funcs,
             code: String::new(),
             reg_counts: [0; 6],

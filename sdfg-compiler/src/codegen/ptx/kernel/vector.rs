@@ -36,7 +36,7 @@ impl<'a> KernelEmitter<'a> {
             let k = &self.sdfg.containers[c];
             k.storage == Storage::Gpu && k.shape.len() == 1 && k.elem != ScalarType::Bool
         };
-        let loads: Vec<(&'a Expr, ContainerId)> = hoistable_loads(self.sdfg, stmts)
+        let loads: Vec<(&'a Expr, ContainerId)> = hoistable_loads(self.sdfg, self.map)
             .into_iter()
             .filter_map(|e| match &e.kind {
                 ExprKind::Load { container, index } if is_x(index) && vector_elem(*container) => {
