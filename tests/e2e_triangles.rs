@@ -116,6 +116,19 @@ fn three_dependent_dimensions_and_a_stepped_band() {
 }
 
 sdfg! {
+    /// `j` steps by 2 from `i`, so it takes odd values for odd `i`, off the
+    /// stride of its box `(0..N + 1).step_by(2)`: the box of `k` must still
+    /// count up to the largest `j` (`N` for odd `N`).
+    pub sdfg SteppedOuter {
+        symbol N: i64;
+        gpu Z: i64[N, N + 1];
+        state s {
+            map zig[i in 0..N, j in (i..N + 1).step_by(2), k in 0..j + 1] on gpu { Z[i, k] += 1; }
+        }
+    }
+}
+
+sdfg! {
     /// For `i = 0` no `j` runs, so `A[i - 1, j]` never reads row -1, though
     /// the box of `i` is `0..N`: no precheck may refuse this (the accesses
     /// of a map with a dependent range are checked where they run).
@@ -159,6 +172,31 @@ fn iterations_that_do_not_run_are_not_checked() {
         for j in 0..n {
             let want = if j < i { a[(i - 1) * n + j] + 1.0 } else { 0.0 };
             assert_eq!(b[i * n + j], want, "B[{i}, {j}]");
+        }
+    }
+}
+
+#[test]
+fn a_range_after_a_stepped_dependent_one_covers_its_values() {
+    for device in common::devices("a_range_after_a_stepped_dependent_one_covers_its_values") {
+        for n in [3usize, 4, 5] {
+            let mut z = DeviceBuffer::from_slice(&device, &vec![0i64; n * (n + 1)]).expect("alloc");
+            SteppedOuter::load(&device)
+                .expect("load")
+                .run(SteppedOuterArgs {
+                    N: n as i64,
+                    Z: &mut z,
+                })
+                .expect("run");
+            let mut want = vec![0i64; n * (n + 1)];
+            for i in 0..n {
+                for j in (i..n + 1).step_by(2) {
+                    for k in 0..=j {
+                        want[i * (n + 1) + k] += 1;
+                    }
+                }
+            }
+            assert_eq!(z.to_vec().unwrap(), want, "N = {n}, {device:?}");
         }
     }
 }

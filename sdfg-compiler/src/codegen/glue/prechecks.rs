@@ -119,11 +119,15 @@ impl Glue<'_> {
         what: &str,
     ) -> (TokenStream, TokenStream) {
         let interval = rt::interval();
+        // Every value from the start to the end of an earlier parameter's
+        // range (its box, when it is dependent itself): with a step, an
+        // earlier dependent parameter's values need not lie on its box's
+        // stride (`(i..2 * i + 1).step_by(2)` takes odd values for odd `i`).
         let var = |v: PlanVar| match v {
             PlanVar::Param(d) => {
                 let r = names::range(RangeScope::Statement(k), d);
-                let (s, c, t) = (r.start, r.count, r.step);
-                quote!(#interval::strided(#s, #c, #t))
+                let (s, e) = (r.start, r.end);
+                quote!(#interval::of_loop(#s, #e, 1).unwrap_or(#interval::point(#s)))
             }
             // Range bounds read no loop variables (ir::ranges).
             PlanVar::Loop(_) => quote!(#interval::point(0)),
