@@ -1,5 +1,5 @@
 //! Every example as a benchmark, against hand-written PTX baselines launched
-//! through raw cudarc, plus host overhead, syncs per call, module load time
+//! through raw cudarc (gemm: cuBLAS, loaded at run time), plus host overhead, syncs per call, module load time
 //! and the CPU device against plain Rust (rayon). Prints tables and writes
 //! `docs/benchmarks.json` and `docs/benchmarks.svg` (`--out DIR` elsewhere).
 //!
@@ -20,8 +20,12 @@ mod axpy;
 mod baselines;
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/cublas.rs"]
+mod cublas;
 #[path = "../common/dot.rs"]
 mod dot;
+#[path = "../common/gemm.rs"]
+mod gemm;
 #[path = "../common/heat3d.rs"]
 mod heat3d;
 #[path = "../common/jacobi2d.rs"]
@@ -120,6 +124,7 @@ fn main() -> AnyResult<()> {
             check_detail: check.detail,
             counts,
             target_pct: kind.target_pct(),
+            ceiling: kind.ceiling(),
             baseline: None,
         };
         drop(work); // free its device memory before the baseline allocates

@@ -6,7 +6,7 @@ use crate::baselines::{self, Reps};
 use crate::common::{median, wall_ms, AnyResult, Table};
 use crate::kinds::{Kind, KINDS};
 use crate::overhead::Tiny10;
-use crate::{axpy, dot, heat3d, jacobi2d, softmax};
+use crate::{axpy, dot, gemm, heat3d, jacobi2d, softmax};
 use sdfg::prelude::*;
 
 /// Wall-clock ms of the first `Heat3d::load` on a fresh device (the PTX JIT
@@ -77,10 +77,17 @@ pub(crate) fn ptxas_report(selected: &dyn Fn(Kind) -> bool) {
         return;
     }
     use sdfg::compiler::codegen::ptx::ptxas;
-    let modules: [(Option<Kind>, &str, &str); 10] = [
+    let modules: [(Option<Kind>, &str, &str); 13] = [
         (Some(Kind::Axpy), "Axpy", axpy::Axpy::PTX),
         (Some(Kind::Jacobi2d), "Jacobi2d", jacobi2d::Jacobi2d::PTX),
         (Some(Kind::Heat3d), "Heat3d", heat3d::Heat3d::PTX),
+        (Some(Kind::DotBlocks), "BlockDot", dot::BlockDot::PTX),
+        (
+            Some(Kind::SoftmaxBlocks),
+            "BlockSoftmaxRegisters",
+            softmax::BlockSoftmaxRegisters::PTX,
+        ),
+        (Some(Kind::Gemm), "BlockGemm", gemm::BlockGemm::PTX),
         (
             Some(Kind::DotPartials),
             "DotPartials",

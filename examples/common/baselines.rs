@@ -1,10 +1,13 @@
 //! The hand-written PTX baselines (baselines.ptx) launched through raw
-//! cudarc: each checked on fresh random inputs against the same plain Rust
-//! reference as the SDFG version, then timed with driver events.
+//! cudarc, and cuBLAS SGEMM for gemm: each checked on fresh random inputs
+//! against the same plain Rust reference as the SDFG version, then timed
+//! with driver events.
 
 use crate::axpy::axpy_reference;
 use crate::common::{bit_mismatch, f32_bits, f64_bits, median_ms, random_f32, random_f64, Check};
+use crate::cublas::Cublas;
 use crate::dot::dot_check;
+use crate::gemm::{gemm_check, gemm_dims_ok};
 use crate::heat3d::heat3d_reference;
 use crate::jacobi2d::jacobi2d_reference;
 use crate::raw::{arg, RawBuffer, RawCuda, RawModule, RawResult};
@@ -200,6 +203,25 @@ impl<'a> Baselines<'a> {
         let got: Vec<f32> = self.cuda.download(&out)?;
         let check = softmax_check(sm, &x0, &got, 1);
         let ms = self.timed(reps, launch)?;
+        Ok(BaselineResult { ms, check })
+    }
+
+    /// cuBLAS SGEMM (FP32, no tensor cores), `dims` = [M, N, K] row-major.
+    pub fn gemm(&self, dims: [usize; 3], reps: Reps) -> RawResult<BaselineResult> {
+        gemm_dims_ok(dims)?;
+        let blas = Cublas::new(self.cuda)?;
+        let [m, n, k] = dims;
+        let (a0, b0) = (
+            random_f32(m * k, self.seed ^ 61),
+            random_f32(k * n, self.seed ^ 62),
+        );
+        let (a, b) = (self.cuda.upload(&a0)?, self.cuda.upload(&b0)?);
+        let c = self.cuda.upload(&vec![f32::NAN; m * n])?; // poison
+        blas.sgemm(m, n, k, &a, &b, &c)?;
+        let got: Vec<f32> = self.cuda.download(&c)?;
+        let mut check = gemm_check(dims, &a0, &b0, &got, self.seed);
+        check.detail = format!("{} ({})", check.detail, blas.path);
+        let ms = self.timed(reps, || blas.sgemm(m, n, k, &a, &b, &c))?;
         Ok(BaselineResult { ms, check })
     }
 }

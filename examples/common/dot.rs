@@ -7,6 +7,10 @@
 //!   strided by `P` (so neighbouring threads read neighbouring elements,
 //!   coalesced) in a local, then one `+=` per iteration: `P` atomics instead
 //!   of `N`.
+//! - `blocks`: block maps (GUIDE section 14). Each block iteration reduces a
+//!   chunk of `CHUNK` products with a block reduction (per-thread partials,
+//!   warp shuffles, no atomics) into one element of a transient `P`; a
+//!   second block map sums `P` in one block. Deterministic for a block size.
 
 use crate::common::{
     launch_on_or_own, random_f32, wall_ms, AnyResult, Check, Launch, Options, Rng, Workload,
@@ -46,7 +50,15 @@ sdfg! {
     }
 }
 
+// Block partials of `CHUNK` products each, then their sum in one block,
+// added to `S`: the `block_dot` fixture of tests/common/fixtures.rs (the e2e
+// and simulator tests run the same program).
+crate::common::fixtures::block_dot!(sdfg);
+
 pub const FULL_N: usize = 1 << 28;
+/// Products per block iteration of the `blocks` form (at most; a divisor of
+/// N): 64 per thread of 256, enough iterations to balance the SMs.
+pub const BLOCK_CHUNK: usize = 1 << 14;
 pub const SMALL_N: usize = 1 << 20;
 /// Threads of the `partials` form (at most; a divisor of N): enough to keep
 /// every SM's memory pipeline busy, few enough that the atomics are cheap.
@@ -57,17 +69,21 @@ pub const PARTIALS: usize = 1 << 17;
 pub enum DotForm {
     Direct,
     Partials,
+    Blocks,
 }
 
 enum Loaded {
     Direct(DotDirect),
     Partials(DotPartials),
+    Blocks(BlockDot),
 }
 
 pub struct DotWorkload {
     program: Loaded,
     pub n: usize,
-    /// Threads and products per thread of the `partials` form (`p * k == n`).
+    /// Threads and products per thread of the `partials` form, block
+    /// iterations and products per block iteration of the `blocks` form
+    /// (`p * k == n`).
     p: usize,
     k: usize,
     x: DeviceBuffer<f32>,
@@ -88,10 +104,16 @@ fn threads_for(n: usize, limit: usize) -> usize {
 
 impl DotWorkload {
     /// `--n` (default 2^28, or 2^20 small), `--p` (threads of the
-    /// `partials` form; default: the largest power of two <= 2^17 dividing N).
+    /// `partials` form; default: the largest power of two <= 2^17 dividing
+    /// N; block iterations of the `blocks` form, default N over the largest
+    /// power of two <= 2^14 dividing N).
     pub fn new(device: &Device, opts: &Options, small: bool, form: DotForm) -> AnyResult<Self> {
         let n: usize = opts.get("n", if small { SMALL_N } else { FULL_N });
-        let p: usize = opts.get("p", threads_for(n, PARTIALS));
+        let default_p = match form {
+            DotForm::Blocks => n / threads_for(n, BLOCK_CHUNK).max(1),
+            _ => threads_for(n, PARTIALS),
+        };
+        let p: usize = opts.get("p", default_p);
         if n == 0 || p == 0 || n % p != 0 {
             return Err(format!("dot: --p {p} must divide --n {n}").into());
         }
@@ -99,6 +121,7 @@ impl DotWorkload {
         let program = match form {
             DotForm::Direct => Loaded::Direct(DotDirect::load(device)?),
             DotForm::Partials => Loaded::Partials(DotPartials::load(device)?),
+            DotForm::Blocks => Loaded::Blocks(BlockDot::load(device)?),
         };
         Ok(DotWorkload {
             program,
@@ -117,6 +140,7 @@ impl DotWorkload {
         match self.program {
             Loaded::Direct(_) => DotForm::Direct,
             Loaded::Partials(_) => DotForm::Partials,
+            Loaded::Blocks(_) => DotForm::Blocks,
         }
     }
 }
@@ -144,6 +168,16 @@ impl Launch for DotWorkload {
                     N: n,
                     P: p,
                     K: k,
+                    X: x,
+                    Y: y,
+                    S: s,
+                };
+                launch_on_or_own!(program, stream, args)?
+            }
+            Loaded::Blocks(program) => {
+                let args = BlockDotArgs {
+                    BLOCKS: p,
+                    CHUNK: k,
                     X: x,
                     Y: y,
                     S: s,
@@ -196,6 +230,7 @@ impl Workload for DotWorkload {
         match self.form() {
             DotForm::Direct => "dot (direct)",
             DotForm::Partials => "dot (partials)",
+            DotForm::Blocks => "dot (blocks)",
         }
     }
     fn sizes(&self) -> String {
@@ -203,6 +238,10 @@ impl Workload for DotWorkload {
             DotForm::Direct => format!("N = {} f32, one atomic per element", self.n),
             DotForm::Partials => format!(
                 "N = {} f32, P = {} partial sums of K = {} products",
+                self.n, self.p, self.k
+            ),
+            DotForm::Blocks => format!(
+                "N = {} f32, {} block partials of {} products (256 threads), their sum in one block",
                 self.n, self.p, self.k
             ),
         }

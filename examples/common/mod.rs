@@ -51,7 +51,9 @@ impl Options {
             eprintln!("error: `{key}` needs a value");
             std::process::exit(2);
         };
-        match text.replace('_', "").parse() {
+        // As written first (paths keep their `_`), then without digit
+        // separators (`268_435_456`).
+        match text.parse().or_else(|_| text.replace('_', "").parse()) {
             Ok(v) => Some(v),
             Err(_) => {
                 eprintln!("error: `{key} {text}`: not a valid value");
@@ -307,15 +309,16 @@ pub fn report_and_exit(
     device: &Device,
     sizes: &str,
     ms: f64,
-    bytes: f64,
+    (bytes, flops): (f64, f64),
     check: &Check,
 ) -> ! {
     println!("{name} on {}", device.name());
     println!("  sizes: {sizes}");
     println!(
-        "  time:  {ms:.3} ms (median, device events), {:.1} GB/s effective ({:.3} GB moved at least)",
+        "  time:  {ms:.3} ms (median, device events), {:.1} GB/s effective ({:.3} GB moved at least), {:.1} GFLOP/s",
         gb_per_s(bytes, ms),
-        bytes / 1e9
+        bytes / 1e9,
+        flops / (ms * 1e-3) / 1e9
     );
     println!(
         "  check: {} ({})",
@@ -495,7 +498,7 @@ pub fn run_example(device: &Device, opts: &Options, mut work: impl Workload) -> 
         device,
         &work.sizes(),
         ms,
-        work.min_bytes(),
+        (work.min_bytes(), work.flops()),
         &check,
     )
 }

@@ -6,7 +6,7 @@
 //!   then a 4-D elementwise map writes exp(x - max) / sum. The output pass,
 //!   half of the minimum traffic, is coalesced (consecutive threads take
 //!   consecutive elements); only the statistics pass walks rows per thread.
-//! - `online` (the default): like `two-pass`, but the statistics map reads each row once,
+//! - `online`: like `two-pass`, but the statistics map reads each row once,
 //!   keeping a running max and rescaling the running sum when the max grows
 //!   (one exp per element, as before). The per-thread row walks, which no
 //!   cache holds between two passes (every thread in flight walks its own
@@ -16,12 +16,19 @@
 //!   included, walks a 2 KiB row per thread: neighbouring threads touch
 //!   addresses 2 KiB apart (uncoalesced).
 //!
-//! The DSL has no shared memory or warp operations, so a row cannot be split
-//! across the threads of a block. `online` is the example's default: like
-//! `two-pass`, its output pass (half of the minimum traffic) is coalesced,
-//! which `rows` cannot be, and it walks the rows once instead of twice, with
-//! fewer instructions per element than `two-pass` (no separate max loop).
-//! The benchmark times all three on the GPU (docs/BENCHMARKS.md).
+//! - `blocks` (the default): one warp per row (a block map with blocks of
+//!   32 threads, GUIDE section 14), for rows of 512. Each thread keeps 16 of
+//!   the row's elements in registers (columns `q + 32 u`: each `u` is 128
+//!   consecutive bytes across the warp), the row's max and sum are block
+//!   reductions into `shared` scalars (warp shuffles), and the row is read
+//!   from memory once and written once: the minimum traffic, coalesced,
+//!   with one `exp` per element.
+//!
+//! Without block maps a row cannot be split across the threads of a block;
+//! of the three flat forms, `online` is the best: like `two-pass`, its
+//! output pass (half of the minimum traffic) is coalesced, which `rows`
+//! cannot be, and it walks the rows once instead of twice. The benchmark
+//! times all four on the GPU (docs/BENCHMARKS.md).
 
 use crate::common::{
     launch_on_or_own, random_f32, wall_ms, AnyResult, Check, Launch, Options, Workload,
@@ -113,6 +120,15 @@ sdfg! {
     }
 }
 
+// One thread block per row, the row in registers: the
+// `block_softmax_registers` fixture of tests/common/fixtures.rs (the e2e and
+// simulator tests run the same program), over the rows of [N, H, SM, SM].
+crate::common::fixtures::block_softmax_registers!(sdfg);
+
+/// The row length `BlockSoftmaxRegisters` takes: 16 elements per thread of
+/// a warp (a literal in the program, so every index is known in bounds).
+pub const BLOCK_ROW: usize = 512;
+
 /// [N, H, SM] of the benchmark (NPBench) and of `--small`.
 pub const FULL: [usize; 3] = [64, 16, 512];
 pub const SMALL: [usize; 3] = [4, 4, 128];
@@ -123,12 +139,14 @@ pub enum SoftmaxForm {
     TwoPass,
     Online,
     Rows,
+    Blocks,
 }
 
 enum Loaded {
     TwoPass(SoftmaxTwoPass),
     Online(SoftmaxOnline),
     Rows(SoftmaxRows),
+    Blocks(BlockSoftmaxRegisters),
 }
 
 pub struct SoftmaxWorkload {
@@ -210,7 +228,12 @@ pub fn softmax_input(len: usize, seed: u64) -> Vec<f32> {
 impl SoftmaxWorkload {
     /// `--n`, `--h`, `--sm` (default 64, 16, 512; small 4, 4, 128).
     pub fn new(device: &Device, opts: &Options, small: bool, form: SoftmaxForm) -> AnyResult<Self> {
-        let dims = if small { SMALL } else { FULL };
+        let dims = match (small, form) {
+            (false, _) => FULL,
+            // Rows of 512 for the blocks form, fewer of them.
+            (true, SoftmaxForm::Blocks) => [1, 2, BLOCK_ROW],
+            (true, _) => SMALL,
+        };
         let dims = [
             opts.get("n", dims[0]),
             opts.get("h", dims[1]),
@@ -219,12 +242,20 @@ impl SoftmaxWorkload {
         if dims.contains(&0) {
             return Err("softmax: --n, --h and --sm must be positive".into());
         }
+        if form == SoftmaxForm::Blocks && dims[2] != BLOCK_ROW {
+            return Err(format!(
+                "softmax: the `blocks` form takes rows of {BLOCK_ROW} (--sm {})",
+                dims[2]
+            )
+            .into());
+        }
         let len = dims[0] * dims[1] * dims[2] * dims[2];
         let host_x = random_f32(len, 1);
         let program = match form {
             SoftmaxForm::TwoPass => Loaded::TwoPass(SoftmaxTwoPass::load(device)?),
             SoftmaxForm::Online => Loaded::Online(SoftmaxOnline::load(device)?),
             SoftmaxForm::Rows => Loaded::Rows(SoftmaxRows::load(device)?),
+            SoftmaxForm::Blocks => Loaded::Blocks(BlockSoftmaxRegisters::load(device)?),
         };
         Ok(SoftmaxWorkload {
             program,
@@ -248,7 +279,7 @@ impl Launch for SoftmaxWorkload {
     ) -> sdfg::runtime::Result<R> {
         let [n, h, sm] = self.dims.map(|d| d as i64);
         let (x, out) = (&self.x, &mut self.out);
-        // The three programs take the same arguments under three type names.
+        // The programs take the same arguments under their own type names.
         macro_rules! call {
             ($program:expr, $args:ident) => {{
                 let args = $args {
@@ -265,6 +296,14 @@ impl Launch for SoftmaxWorkload {
             Loaded::TwoPass(program) => call!(program, SoftmaxTwoPassArgs),
             Loaded::Online(program) => call!(program, SoftmaxOnlineArgs),
             Loaded::Rows(program) => call!(program, SoftmaxRowsArgs),
+            Loaded::Blocks(program) => {
+                let args = BlockSoftmaxRegistersArgs {
+                    ROWS: n * h * sm,
+                    X: x,
+                    Y: out,
+                };
+                launch_on_or_own!(program, stream, args)?
+            }
         };
         then(running)
     }
@@ -276,6 +315,7 @@ impl Workload for SoftmaxWorkload {
             Loaded::TwoPass(_) => "softmax (two-pass)",
             Loaded::Online(_) => "softmax (online)",
             Loaded::Rows(_) => "softmax (rows)",
+            Loaded::Blocks(_) => "softmax (blocks)",
         }
     }
     fn sizes(&self) -> String {
@@ -299,6 +339,8 @@ impl Workload for SoftmaxWorkload {
         let got = self.out.to_vec()?;
         let roundings = match self.program {
             Loaded::Online(_) => 3,
+            // Block reductions sum in a tree: fewer roundings per element
+            // than a sequential sum, bounded the same way.
             _ => 1,
         };
         Ok(softmax_check(self.dims[2], &self.host_x, &got, roundings))

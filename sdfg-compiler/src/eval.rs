@@ -21,9 +21,10 @@
 
 use crate::ir::semantics::{cast, max_number, min_number};
 use crate::ir::{
-    range_end, BinOp, ContainerId, Expr, ExprKind, MathFn, RangeEnd, ScalarType, Stmt, TaskletBody,
-    UnOp, Value, VarRef, WcrOp,
+    range_end, BinOp, Block, Container, ContainerId, Expr, ExprKind, MathFn, RangeEnd, ScalarType,
+    Stmt, Storage, TaskletBody, ThreadMap, UnOp, Value, VarRef, WcrOp,
 };
+use std::collections::HashMap;
 
 /// What a body reads and writes besides its locals.
 pub trait Env {
@@ -63,6 +64,8 @@ pub fn eval_expr(e: &Expr, env: &mut dyn Env, locals: &mut Vec<Value>) -> Result
         env,
         locals: std::mem::take(locals),
         fault: None,
+        block: HashMap::new(),
+        thread_iteration: 0,
     };
     let v = ev.expr(e);
     *locals = ev.locals;
@@ -78,12 +81,128 @@ pub fn exec_body(body: &TaskletBody, env: &mut dyn Env) -> Result<(), EvalFault>
         env,
         locals: body.locals.iter().map(|l| zero(l.ty)).collect(),
         fault: None,
+        block: HashMap::new(),
+        thread_iteration: 0,
     };
     let _ = ev.stmts(&body.stmts);
     match ev.fault {
         Some(f) => Err(f),
         None => Ok(()),
     }
+}
+
+/// Runs one iteration of a block map (its parameters come from `env`):
+/// the block-level code once, each thread map's iterations in row-major
+/// order, `shared` data fresh for the iteration and `register` data one
+/// copy per thread-map iteration. Block and register data start as zero
+/// here (the language leaves them undefined; validation rejects reading
+/// them before a write). Barriers change nothing in a sequential run.
+/// Reductions apply in iteration order (the GPU and the CPU device combine
+/// per-thread partials in a tree: the same for integers and min/max, within
+/// reassociation for float sums and products).
+pub fn exec_block_iteration(
+    body: &TaskletBody,
+    block: &Block,
+    containers: &[Container],
+    env: &mut dyn Env,
+) -> Result<(), EvalFault> {
+    let mut data = HashMap::new();
+    for &c in &block.data {
+        let container = &containers[c];
+        let mut locals = Vec::new();
+        let shape: Vec<usize> = container
+            .shape
+            .iter()
+            .map(|d| {
+                let v = eval_expr(d, env, &mut locals).map_or(0, index_value);
+                usize::try_from(v).unwrap_or(0)
+            })
+            .collect();
+        let len = shape.iter().product();
+        data.insert(
+            c,
+            BlockData {
+                shape,
+                register: container.storage == Storage::Register,
+                copies: vec![vec![zero(container.elem); len]],
+                elem: container.elem,
+            },
+        );
+    }
+    let mut ev = Evaluator {
+        env,
+        locals: body.locals.iter().map(|l| zero(l.ty)).collect(),
+        fault: None,
+        block: data,
+        thread_iteration: 0,
+    };
+    ev.stmts(&body.stmts);
+    match ev.fault {
+        Some(f) => Err(f),
+        None => Ok(()),
+    }
+}
+
+/// The `shared` or `register` data of the block iteration being run.
+struct BlockData {
+    shape: Vec<usize>,
+    register: bool,
+    /// One copy for shared data; for register data one per thread-map
+    /// iteration (grown on first use).
+    copies: Vec<Vec<Value>>,
+    elem: ScalarType,
+}
+
+impl BlockData {
+    fn offset(&self, index: &[i64]) -> Option<usize> {
+        if index.len() != self.shape.len() {
+            return None;
+        }
+        let mut off = 0usize;
+        for (&i, &n) in index.iter().zip(&self.shape) {
+            if i < 0 || i as u64 >= n as u64 {
+                return None;
+            }
+            off = off * n + i as usize;
+        }
+        Some(off)
+    }
+
+    fn copy(&mut self, iteration: usize) -> &mut Vec<Value> {
+        let k = if self.register { iteration } else { 0 };
+        if self.copies.len() <= k {
+            let len = self.copies[0].len();
+            self.copies.resize(k + 1, vec![zero(self.elem); len]);
+        }
+        &mut self.copies[k]
+    }
+}
+
+/// (start, count, step) of each thread-map dimension, as i128: `count`
+/// iterations `start + t * step` (none for an empty range or a step <= 0).
+fn thread_ranges(ev: &mut Evaluator<'_>, t: &ThreadMap) -> Vec<(i128, u64, i128)> {
+    t.params
+        .iter()
+        .map(|p| {
+            let start = ev.expr(&p.start).as_i128().unwrap_or(0);
+            let end = match range_end(&p.end, p.inclusive) {
+                RangeEnd::Exclusive(e) => cast(ev.expr(e), p.start.ty).as_i128().unwrap_or(0),
+                RangeEnd::Inclusive(last) => {
+                    cast(ev.expr(last), p.start.ty).as_i128().unwrap_or(0) + 1
+                }
+            };
+            let step = match &p.step {
+                Some(s) => cast(ev.expr(s), p.start.ty).as_i128().unwrap_or(0),
+                None => 1,
+            };
+            let count = if step > 0 && end > start {
+                ((end - start + step - 1) / step) as u64
+            } else {
+                0
+            };
+            (start, count, step)
+        })
+        .collect()
 }
 
 /// The zero of a type (what an out-of-bounds load yields).
@@ -103,6 +222,11 @@ struct Evaluator<'e> {
     env: &'e mut dyn Env,
     locals: Vec<Value>,
     fault: Option<EvalFault>,
+    /// The block data of a block iteration (empty elsewhere).
+    block: HashMap<ContainerId, BlockData>,
+    /// The linear index of the thread-map iteration running (which copy of
+    /// register data it sees).
+    thread_iteration: usize,
 }
 
 impl Evaluator<'_> {
@@ -157,10 +281,42 @@ impl Evaluator<'_> {
                 // Rust evaluates the right side of an assignment first.
                 let v = self.expr(value);
                 let idx = self.index(index);
-                if !self.env.store(*container, &idx, v, *wcr) {
+                let stored = match self.block.get_mut(container) {
+                    Some(d) => match d.offset(&idx) {
+                        Some(off) => {
+                            let slot = &mut d.copy(self.thread_iteration)[off];
+                            *slot = match wcr {
+                                Some(op) => apply_wcr(*op, *slot, v),
+                                None => cast(v, slot.ty()),
+                            };
+                            true
+                        }
+                        None => false,
+                    },
+                    None => self.env.store(*container, &idx, v, *wcr),
+                };
+                if !stored {
                     self.note_fault(*container, idx, true);
                 }
             }
+            Stmt::ThreadMap(t) => {
+                let ranges = thread_ranges(self, t);
+                let total: u64 = ranges.iter().map(|r| r.1).product();
+                for q in 0..total {
+                    let mut rest = q;
+                    for (d, p) in t.params.iter().enumerate().rev() {
+                        let (start, count, step) = ranges[d];
+                        let i = rest % count;
+                        rest /= count;
+                        let v = (start + i as i128 * step) as i64;
+                        self.set_local(p.local, cast(Value::I64(v), p.start.ty));
+                    }
+                    self.thread_iteration = q as usize;
+                    self.stmts(&t.body);
+                }
+                self.thread_iteration = 0;
+            }
+            Stmt::Barrier(_) => {}
             Stmt::If {
                 cond, then, else_, ..
             } => {
@@ -233,7 +389,11 @@ impl Evaluator<'_> {
             ExprKind::Var(v) => self.env.var(*v),
             ExprKind::Load { container, index } => {
                 let idx = self.index(index);
-                match self.env.load(*container, &idx) {
+                let loaded = match self.block.get_mut(container) {
+                    Some(d) => d.offset(&idx).map(|off| d.copy(self.thread_iteration)[off]),
+                    None => self.env.load(*container, &idx),
+                };
+                match loaded {
                     Some(v) => v,
                     None => {
                         self.note_fault(*container, idx, false);
@@ -447,12 +607,16 @@ pub fn compare(op: BinOp, a: Value, b: Value) -> bool {
 }
 
 /// A math method on a float receiver `x` of variant `$ty` (f32 or f64),
-/// with the second operand `b` converted to the receiver's type.
+/// with the second and third operands `b`, `c` converted to the receiver's type.
 macro_rules! float_call {
-    ($f:expr, $x:expr, $b:expr, $ty:ident) => {{
-        let (x, b) = ($x, $b);
+    ($f:expr, $x:expr, $b:expr, $c:expr, $ty:ident) => {{
+        let (x, b, c) = ($x, $b, $c);
         let y = match cast(b, ScalarType::$ty) {
             Value::$ty(y) => y,
+            _ => 0.0,
+        };
+        let z = match cast(c, ScalarType::$ty) {
+            Value::$ty(z) => z,
             _ => 0.0,
         };
         Value::$ty(match $f {
@@ -470,6 +634,8 @@ macro_rules! float_call {
             MathFn::Max => max_number(x.into(), y.into()) as _,
             MathFn::Floor => x.floor(),
             MathFn::Ceil => x.ceil(),
+            // One rounding (IEEE fusedMultiplyAdd).
+            MathFn::MulAdd => x.mul_add(y, z),
         })
     }};
 }
@@ -478,6 +644,7 @@ macro_rules! float_call {
 pub fn call(f: MathFn, args: &[Value]) -> Value {
     let a = args.first().copied().unwrap_or(Value::I32(0));
     let b = args.get(1).copied().unwrap_or_else(|| zero(a.ty()));
+    let c = args.get(2).copied().unwrap_or_else(|| zero(a.ty()));
     match (f, a) {
         (MathFn::Abs, Value::I32(x)) => Value::I32(x.wrapping_abs()),
         (MathFn::Abs, Value::I64(x)) => Value::I64(x.wrapping_abs()),
@@ -504,8 +671,8 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
                 }
             }
         }
-        (_, Value::F32(x)) => float_call!(f, x, b, F32),
-        (_, Value::F64(x)) => float_call!(f, x, b, F64),
+        (_, Value::F32(x)) => float_call!(f, x, b, c, F32),
+        (_, Value::F64(x)) => float_call!(f, x, b, c, F64),
         // Float functions on integers are rejected by validation: identity.
         (_, v) => v,
     }

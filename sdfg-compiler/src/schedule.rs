@@ -48,6 +48,29 @@ pub struct StateSchedule {
     pub events: Vec<EventEdge>,
     /// Host waits, in the order the glue performs them.
     pub syncs: Vec<SyncPoint>,
+    /// The barriers inside each block map of the state.
+    pub blocks: Vec<BlockBarriers>,
+}
+
+/// The barriers of one block map's kernel (`ir::barriers` places them).
+#[derive(Clone, Debug)]
+pub struct BlockBarriers {
+    pub stmt: StmtId,
+    /// Barriers between phases, in program order.
+    pub phase_barriers: Vec<PhaseBarrier>,
+    /// Thread maps whose block reductions (into the listed containers)
+    /// have their own barrier, between the warps' slots and thread 0's
+    /// update of the targets (none in a block of one warp).
+    pub reduction_barriers: Vec<(String, Vec<ContainerId>)>,
+}
+
+/// A barrier the compiler placed before a phase.
+#[derive(Clone, Debug)]
+pub struct PhaseBarrier {
+    /// Why: "`write` reads `mx`, which `reduce_max` reduced into".
+    pub reason: String,
+    /// The phase after the barrier.
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,7 +202,47 @@ fn schedule_state(sdfg: &Sdfg, state: &State) -> StateSchedule {
         stream_of,
         events,
         syncs,
+        blocks: block_barriers(sdfg, state),
     }
+}
+
+/// The barriers of every block map of `state`.
+fn block_barriers(sdfg: &Sdfg, state: &State) -> Vec<BlockBarriers> {
+    let mut out = Vec::new();
+    for (id, st) in state.stmts.iter().enumerate() {
+        let StatementKind::Map(map) = &st.kind else {
+            continue;
+        };
+        if map.block.is_none() {
+            continue;
+        }
+        let phase_barriers = crate::ir::barriers(&map.body.stmts)
+            .into_iter()
+            .map(|b| PhaseBarrier {
+                reason: b.reason.to_string(),
+                span: b.span,
+            })
+            .collect();
+        // A block of one warp reduces with shuffles alone.
+        let single_warp = map.block.as_ref().is_some_and(|b| b.single_warp());
+        let reduction_barriers = crate::ir::thread_maps(&map.body.stmts)
+            .into_iter()
+            .filter(|_| !single_warp)
+            .filter_map(|t| {
+                let targets: Vec<ContainerId> = crate::ir::uniform_reductions(t, &sdfg.containers)
+                    .iter()
+                    .map(|r| r.container)
+                    .collect();
+                (!targets.is_empty()).then(|| (t.name.text.clone(), targets))
+            })
+            .collect();
+        out.push(BlockBarriers {
+            stmt: id,
+            phase_barriers,
+            reduction_barriers,
+        });
+    }
+    out
 }
 
 /// Replays one state as the runtime will run it, assuming all earlier work is

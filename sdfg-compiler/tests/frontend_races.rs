@@ -141,6 +141,11 @@ fn independent_accesses_are_accepted() {
     accepted(
         "sdfg S { gpu A: f64[20]; state s { map m[j in 0..5] on gpu { A[j] = A[j + 10]; } } }",
     );
+    // Constant bounds everywhere: `c + 32 * q` is one element per `c`
+    // (the values are tried; the bounds test alone cannot tell).
+    accepted(
+        "sdfg S { gpu A: f64[256]; state s { map m[c in 0..32] on gpu { for q in 0..8 { A[c + 32 * q] = 1.0; } } } }",
+    );
     // A `seq` map is ordered.
     accepted(&map("i in 0..N - 1", "seq", "V[i + 1] = V[i] + 1.0;"));
     // The opt-in.

@@ -704,6 +704,19 @@ fn check_stmt(sdfg: &Sdfg, body: &TaskletBody, st: &Stmt, params: usize) {
             inner.iter().for_each(|s| check_stmt(sdfg, body, s, params));
         }
         Stmt::Break { .. } | Stmt::Continue { .. } => {}
+        Stmt::ThreadMap(t) => {
+            for p in &t.params {
+                assert!(p.local < locals);
+                let ty = body.locals[p.local].ty;
+                assert!(ty.is_integer() && p.start.ty == ty && p.end.ty == ty);
+                check_expr(sdfg, &p.start, locals, params);
+                check_expr(sdfg, &p.end, locals, params);
+            }
+            t.body
+                .iter()
+                .for_each(|s| check_stmt(sdfg, body, s, params));
+        }
+        Stmt::Barrier(_) => {}
     }
 }
 

@@ -326,6 +326,8 @@ impl SdfgBuilder {
             params,
             schedule,
             body,
+            block: None,
+            gpu_tasklet: false,
             independent: Vec::new(),
             library: None,
         };

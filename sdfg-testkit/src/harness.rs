@@ -122,7 +122,11 @@ pub fn eval_map(
     let mut first_fault = None;
     for params in points(map, symbols, map.params.len()) {
         env.params = params;
-        if let Err(f) = eval::exec_body(&map.body, &mut env) {
+        let run = match &map.block {
+            Some(block) => eval::exec_block_iteration(&map.body, block, &sdfg.containers, &mut env),
+            None => eval::exec_body(&map.body, &mut env),
+        };
+        if let Err(f) = run {
             first_fault.get_or_insert(f);
         }
     }
@@ -159,10 +163,39 @@ fn from_bytes(bytes: &[u8], ty: ScalarType) -> Vec<Value> {
         .collect()
 }
 
+/// The threads per block of a block map's kernel (`B` rounded up to whole
+/// warps) and its dynamic shared memory in bytes, from the symbol values.
+pub fn block_launch(sdfg: &Sdfg, map: &Map, symbols: &[Value]) -> Option<(u32, u32)> {
+    let block = map.block.as_ref()?;
+    let mut env = MemEnv {
+        symbols: symbols.to_vec(),
+        ..Default::default()
+    };
+    let mut v = |e: &Expr| {
+        eval::index_value(eval::eval_expr(e, &mut env, &mut Vec::new()).unwrap_or(Value::I64(0)))
+    };
+    let threads: i64 = block.dims().iter().map(&mut v).product();
+    let mut dynamic = 0u64;
+    for &c in &block.data {
+        let k = &sdfg.containers[c];
+        if k.storage != Storage::Shared
+            || k.shape
+                .iter()
+                .all(|d| sdfg_compiler::ir::linear::constant_value(d).is_some())
+        {
+            continue;
+        }
+        let len: i64 = k.shape.iter().map(&mut v).product();
+        dynamic += (len as u64 * k.elem.size_bytes() as u64).div_ceil(16) * 16;
+    }
+    Some(((threads as u32).div_ceil(32) * 32, dynamic as u32))
+}
+
 /// Runs kernel `kernel` of `module` on the interpreter with `grid` blocks
-/// (block size from the kernel). Returns the containers after the run and
-/// the access code of the first fault the kernel recorded in its fault
-/// slot (0: none); [`simulate_map_fault`] gives the whole record.
+/// (block size from the kernel; for a block map from the symbols). Returns
+/// the containers after the run and the access code of the first fault the
+/// kernel recorded in its fault slot (0: none); [`simulate_map_fault`] gives
+/// the whole record.
 pub fn simulate_map(
     sdfg: &Sdfg,
     module: &PtxModule,
@@ -196,6 +229,22 @@ pub fn simulate_map_fault(
     data: &Data,
     grid: [u32; 3],
 ) -> Result<(Data, Option<SimFault>), String> {
+    simulate_map_atomics(sdfg, module, kernel, symbols, data, grid).map(|r| (r.0, r.1))
+}
+
+/// Executed global atomics (`atom`, `red`) per `gpu` container.
+pub type AtomicCounts = BTreeMap<ContainerId, u64>;
+
+/// [`simulate_map_fault`], also returning how many global atomics (`atom`,
+/// `red`) the kernel executed on each `gpu` container of `data`.
+pub fn simulate_map_atomics(
+    sdfg: &Sdfg,
+    module: &PtxModule,
+    kernel: usize,
+    symbols: &[Value],
+    data: &Data,
+    grid: [u32; 3],
+) -> Result<(Data, Option<SimFault>, AtomicCounts), String> {
     let k = &module.kernels[kernel];
     let StatementKind::Map(map) = &sdfg.states[k.state].stmts[k.stmt].kind else {
         return Err("not a map".into());
@@ -228,13 +277,18 @@ pub fn simulate_map_fault(
             ParamValue::Fault => fault,
         });
     }
+    let (block, shared_bytes) = match block_launch(sdfg, map, symbols) {
+        Some((threads, shared)) => ([threads, 1, 1], shared),
+        None => (k.block, 0),
+    };
     ptxsim::run_kernel(
         &parsed,
         &k.abi.name,
         &params,
         Launch {
             grid,
-            block: k.block,
+            block,
+            shared_bytes,
         },
         &mut mem,
     )?;
@@ -258,7 +312,8 @@ pub fn simulate_map_fault(
         access: site as u32,
         index: index as i64,
     });
-    Ok((out, fault))
+    let atomics = addrs.iter().map(|(&c, &a)| (c, mem.atomics(a))).collect();
+    Ok((out, fault, atomics))
 }
 
 /// Bitwise equality with every NaN equal to every other NaN.

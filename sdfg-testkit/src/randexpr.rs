@@ -302,6 +302,7 @@ impl ExprGen {
             MathFn::Floor,
             MathFn::Ceil,
             MathFn::Powi,
+            MathFn::MulAdd,
         ];
         let f = if self.config.approx_math && self.rng.chance(50) {
             self.rng.pick(&[
@@ -318,6 +319,7 @@ impl ExprGen {
         let x = self.expr(t, d);
         let args = match f {
             MathFn::Powi => vec![x, self.expr(I32, d.min(1))],
+            _ if f.arity() == 3 => vec![x, self.expr(t, d), self.expr(t, d)],
             _ if f.arity() == 2 => vec![x, self.expr(t, d)],
             _ => vec![x],
         };

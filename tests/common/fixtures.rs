@@ -286,3 +286,229 @@ macro_rules! manual {
     };
 }
 pub(crate) use manual;
+
+/// Softmax with one thread block per row (block maps): the row's maximum
+/// and sum are block reductions into `shared` scalars; each phase is a
+/// thread map, the compiler places the barriers between them. `exp` once
+/// per element: the sum phase keeps `e` in `Y`, the last phase scales it.
+macro_rules! block_softmax {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg BlockSoftmax {
+                symbol ROWS: i64;
+                symbol COLS: i64;
+                gpu X: f32[ROWS, COLS];
+                gpu Y: f32[ROWS, COLS];
+                state s {
+                    map row[r in 0..ROWS] on gpu block(128) {
+                        shared mx: f32;
+                        shared sum: f32;
+                        mx = -3.4e38;
+                        sum = 0.0;
+                        map reduce_max[c in 0..COLS] on threads { mx = mx.max(X[r, c]); }
+                        map exp_sum[c in 0..COLS] on threads {
+                            let e = (X[r, c] - mx).exp();
+                            Y[r, c] = e;
+                            sum += e;
+                        }
+                        map scale[c in 0..COLS] on threads { Y[r, c] = Y[r, c] / sum; }
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use block_softmax;
+
+/// Softmax over rows of 512 with one warp per row (a block of 32 threads),
+/// the row in registers: each thread holds the columns `q + 32 u` (16 of
+/// them; each `u` is 128 consecutive bytes across the warp), loads them
+/// first (16 in flight), the row's max and sum are block reductions (warp
+/// shuffles alone in a block of one warp), and the row is read once and
+/// written once. One division per thread (`inv`), then products. The
+/// literal row length makes every index provably in bounds (no checks in
+/// the kernel).
+macro_rules! block_softmax_registers {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg BlockSoftmaxRegisters {
+                symbol ROWS: i64;
+                gpu X: f32[ROWS, 512];
+                gpu Y: f32[ROWS, 512];
+                state s {
+                    map row[r in 0..ROWS] on gpu block(32) {
+                        shared mx: f32;
+                        shared sum: f32;
+                        register v: f32[16];
+                        mx = -3.4e38;
+                        sum = 0.0;
+                        map load[q in 0..32] on threads {
+                            for u in 0..16 { v[u] = X[r, q + 32 * u]; }
+                            for u in 0..16 { mx = mx.max(v[u]); }
+                        }
+                        map exp_sum[q in 0..32] on threads {
+                            for u in 0..16 {
+                                v[u] = (v[u] - mx).exp();
+                                sum += v[u];
+                            }
+                        }
+                        let inv = 1.0f32 / sum;
+                        map scale[q in 0..32] on threads {
+                            for u in 0..16 { Y[r, q + 32 * u] = v[u] * inv; }
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use block_softmax_registers;
+
+/// A dot product with block partials: each block iteration reduces a chunk
+/// of `X * Y` into a `shared` scalar and stores it to `P`; a second block
+/// map with one iteration reduces `P` and adds the sum to `S`
+/// (deterministic for a block size).
+macro_rules! block_dot {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg BlockDot {
+                symbol BLOCKS: i64;
+                symbol CHUNK: i64;
+                gpu X: f32[BLOCKS, CHUNK];
+                gpu Y: f32[BLOCKS, CHUNK];
+                gpu S: f32;
+                transient gpu P: f32[BLOCKS];
+                state s {
+                    map partial[b in 0..BLOCKS] on gpu block(256) {
+                        shared part: f32;
+                        part = 0.0;
+                        map t[i in 0..CHUNK] on threads { part += X[b, i] * Y[b, i]; }
+                        P[b] = part;
+                    }
+                    map total[z in 0..1] on gpu block(1024) {
+                        shared s: f32;
+                        s = 0.0;
+                        map t[b in 0..BLOCKS] on threads { s += P[b]; }
+                        S += s;
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use block_dot;
+
+/// C = A B (f32) with 128 x 128 tiles of C per block iteration: `shared`
+/// tiles of A and B per step of 8 in k (A's transposed and padded to 132
+/// columns so that the loads store without bank conflicts), a `register`
+/// 8 x 8 block of C per thread, `mul_add` (one rounding). A thread's rows
+/// and columns are two runs of 4, 64 apart (`64 h + 4 ty + i`): its
+/// 16-byte shared loads of a row of `Bs` then lie side by side across a
+/// quarter warp (no bank conflicts, which runs of 8 would have). M and N
+/// are multiples of 128, K of 8.
+macro_rules! block_gemm {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg BlockGemm {
+                symbol M: i64;
+                symbol N: i64;
+                symbol K: i64;
+                gpu A: f32[M, K];
+                gpu B: f32[K, N];
+                gpu C: f32[M, N];
+                state s {
+                    map tile[bi in 0..M / 128, bj in 0..N / 128] on gpu block(256) {
+                        shared As: f32[8, 132];
+                        shared Bs: f32[8, 128];
+                        register acc: f32[8, 8];
+                        register a: f32[8];
+                        register b: f32[8];
+                        map zero[ty in 0..16, tx in 0..16] on threads {
+                            for i in 0..8 {
+                                for j in 0..8 { acc[i, j] = 0.0; }
+                            }
+                        }
+                        for k0 in 0..K / 8 {
+                            map load_a[m in 0..128, kk in 0..8] on threads {
+                                As[kk, m] = A[bi * 128 + m, k0 * 8 + kk];
+                            }
+                            map load_b[kk in 0..8, n in 0..128] on threads {
+                                Bs[kk, n] = B[k0 * 8 + kk, bj * 128 + n];
+                            }
+                            map compute[ty in 0..16, tx in 0..16] on threads {
+                                for kk in 0..8 {
+                                    for i in 0..4 { a[i] = As[kk, ty * 4 + i]; }
+                                    for i in 0..4 { a[i + 4] = As[kk, 64 + ty * 4 + i]; }
+                                    for j in 0..4 { b[j] = Bs[kk, tx * 4 + j]; }
+                                    for j in 0..4 { b[j + 4] = Bs[kk, 64 + tx * 4 + j]; }
+                                    for i in 0..8 {
+                                        for j in 0..8 { acc[i, j] = a[i].mul_add(b[j], acc[i, j]); }
+                                    }
+                                }
+                            }
+                        }
+                        map store[ty in 0..16, tx in 0..16] on threads {
+                            for h in 0..2 {
+                                for i in 0..4 {
+                                    for g in 0..2 {
+                                        for j in 0..4 {
+                                            C[bi * 128 + 64 * h + ty * 4 + i, bj * 128 + 64 * g + tx * 4 + j] =
+                                                acc[4 * h + i, 4 * g + j];
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use block_gemm;
+
+/// Block-map features together: a block size from a symbol, `shared` data
+/// sized by a symbol (dynamic shared memory), block-level `let`, `if` and
+/// `for`, a reduction into `gpu` data (one atomic per block), a histogram
+/// into `shared` data (atomics), and a GPU tasklet.
+macro_rules! block_features {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg BlockFeatures {
+                symbol R: i64;
+                symbol C: i64;
+                symbol T: i64;
+                gpu X: i32[R, C];
+                gpu Out: i32[R, C];
+                gpu Hist: i32[R, 8];
+                gpu Total: i64;
+                gpu Seed: i64;
+                state s {
+                    tasklet seed on gpu { Seed = 7; }
+                    map rows[r in 0..R] on gpu block(T) {
+                        shared row: i32[C];
+                        shared h: i32[8];
+                        shared flag: i32;
+                        let base = r * 3;
+                        flag = 0;
+                        map zero[k in 0..8] on threads { h[k] = 0; }
+                        map load[c in 0..C] on threads { row[c] = X[r, c] + base as i32; }
+                        map hist[c in 0..C] on threads {
+                            h[((row[c] % 8 + 8) % 8) as i64] += 1;
+                            Total += row[c] as i64;
+                        }
+                        if r % 2 == 0 {
+                            map even[c in 0..C] on threads { Out[r, c] = row[C - 1 - c]; }
+                        } else {
+                            for pass in 0..2 {
+                                map odd[c in 0..C] on threads { Out[r, c] = row[c] * (pass as i32 + 1); }
+                            }
+                        }
+                        map keep[k in 0..8] on threads { Hist[r, k] = h[k]; }
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use block_features;

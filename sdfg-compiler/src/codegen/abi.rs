@@ -243,7 +243,8 @@ fn params(sdfg: &Sdfg, memlets: &[Memlet], map: &Map) -> Vec<KernelParam> {
 
 /// Symbols read by the map's body or by a dependent range (other ranges
 /// are passed as RangeStart/Count/Step, so symbols used only in them are not
-/// needed), and host scalar containers read by the body.
+/// needed) or by a block map's block size and shared shapes, and host
+/// scalar containers read by the body.
 fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<ContainerId>) {
     let mut symbols = BTreeSet::new();
     let mut host_scalars = BTreeSet::new();
@@ -263,6 +264,19 @@ fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<Containe
     for p in map.params.iter().filter(|p| p.is_dependent()) {
         p.start.walk(&mut visit);
         p.end.walk(&mut visit);
+    }
+    // A block map computes its block size and the shapes of its shared
+    // data from symbols.
+    if let Some(block) = &map.block {
+        if let crate::ir::BlockSize::Given(dims) = &block.size {
+            dims.iter().for_each(|d| d.walk(&mut visit));
+        }
+        for &c in &block.data {
+            sdfg.containers[c]
+                .shape
+                .iter()
+                .for_each(|d| d.walk(&mut visit));
+        }
     }
     // Store targets are never host containers in a gpu map (validation); their
     // index expressions were walked above.

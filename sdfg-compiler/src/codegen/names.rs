@@ -147,6 +147,44 @@ pub fn flat_position(d: usize) -> Ident {
     format_ident!("__t{}", d)
 }
 
+/// A CPU twin of a block map: the linear number of the running
+/// thread-map iteration (which copy of register data it sees).
+pub fn thread_iteration() -> Ident {
+    format_ident!("__q")
+}
+
+/// A CPU twin of a block map: the threads the program sees per block (`B`).
+pub fn block_threads() -> Ident {
+    format_ident!("__threads")
+}
+
+/// A CPU twin of a block map: the threads the kernel launches per block
+/// (`B` in whole warps).
+pub fn launched_threads() -> Ident {
+    format_ident!("__launched")
+}
+
+/// The per-thread partials of block reduction `k` of a thread map.
+pub fn block_partials(k: usize) -> Ident {
+    format_ident!("__part{}", k)
+}
+
+/// Dimension `d` of the thread map a CPU twin runs: start, step, count,
+/// and (`end`) the position in that dimension.
+pub fn thread_range(d: usize) -> RangeNames {
+    RangeNames {
+        start: format_ident!("__ts{}", d),
+        end: format_ident!("__tt{}", d),
+        step: format_ident!("__tst{}", d),
+        count: format_ident!("__tc{}", d),
+    }
+}
+
+/// The length of a block map's register data (per thread-map iteration).
+pub fn register_len(container: &str) -> Ident {
+    format_ident!("__rl_{}", container)
+}
+
 /// A local variable (or `for` variable) of a tasklet body.
 pub fn local(l: LocalId) -> Ident {
     format_ident!("__l{}", l)

@@ -78,6 +78,9 @@ paths! {
     min_max_number => [::sdfg::runtime::MinMaxNumber];
     cells => [::sdfg::runtime::__glue::cells];
     par_iter_for_each => [::sdfg::runtime::__glue::rayon::iter::ParallelIterator::for_each];
+    /// Block maps: `threads(what, dims)`, `launched(threads)`,
+    /// `one_iteration_per_thread(what, n, threads)`, `tree(parts, combine)`.
+    block => [::sdfg::runtime::__glue::block];
     into_par_iter => [::sdfg::runtime::__glue::rayon::iter::IntoParallelIterator::into_par_iter];
 
     // Run-time checks: argument lengths, ranges, indices, copy regions.

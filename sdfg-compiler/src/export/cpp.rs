@@ -378,6 +378,10 @@ impl CppPrinter<'_> {
                     MathFn::Max => format!("({first} > {second} ? {first} : {second})"),
                     MathFn::Floor => format!("floor({first})"),
                     MathFn::Ceil => format!("ceil({first})"),
+                    MathFn::MulAdd => {
+                        let third = a.get(2).cloned().unwrap_or_default();
+                        format!("fma({first}, {second}, {third})")
+                    }
                 }
             }
         }
@@ -526,6 +530,35 @@ impl CppPrinter<'_> {
                 Some(Some(guard)) => out.push_str(&format!("{pad}{{ {guard} continue; }}\n")),
                 _ => out.push_str(&format!("{pad}continue;\n")),
             },
+            // The DaCe export draws thread maps as `GPU_ThreadBlock` maps with
+            // tasklets of their own; in one C++ body they run in order.
+            Stmt::ThreadMap(t) => {
+                out.push_str(&format!("{pad}{{ // thread map {}\n", t.name.text));
+                let mut depth = indent + 4;
+                for p in &t.params {
+                    let name = self.var(VarRef::Local(p.local));
+                    let ty = cpp_type(p.start.ty);
+                    let (s, e) = (self.expr(&p.start), self.expr(&p.end));
+                    let st = p
+                        .step
+                        .as_ref()
+                        .map_or_else(|| "1".to_string(), |x| self.expr(x));
+                    let pad = " ".repeat(depth);
+                    out.push_str(&format!(
+                        "{pad}for ({ty} {name} = {s}; {name} < {e}; {name} += {st}) {{\n"
+                    ));
+                    depth += 4;
+                }
+                for s in &t.body {
+                    self.stmt(s, depth, out);
+                }
+                for _ in &t.params {
+                    depth -= 4;
+                    out.push_str(&format!("{}}}\n", " ".repeat(depth)));
+                }
+                out.push_str(&format!("{pad}}}\n"));
+            }
+            Stmt::Barrier(_) => out.push_str(&format!("{pad}__syncthreads();\n")),
         }
     }
 }

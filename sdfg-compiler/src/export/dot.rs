@@ -26,6 +26,10 @@ use std::fmt::Write;
 
 /// Body lines shown in a map or tasklet box before `...`.
 const MAX_BODY_LINES: usize = 8;
+/// The color of the barriers in a block map's body.
+const BARRIER_COLOR: &str = "#c0392b";
+/// A block map shows more of its body: its thread maps and barriers.
+const MAX_BLOCK_BODY_LINES: usize = 40;
 /// Memlets listed on one edge before `... (n memlets)`.
 const MAX_EDGE_LABEL_LINES: usize = 6;
 
@@ -105,8 +109,15 @@ fn html_label(lines: &[String], stream: Option<(&str, &str)>, align: &str) -> St
     let mut label = String::from("<");
     for (i, line) in lines.iter().enumerate() {
         let text = html_text(line);
+        let trimmed = line.trim_start();
         if i == 0 {
             let _ = write!(label, "<B>{text}</B>");
+        } else if trimmed.starts_with("// barrier") || trimmed.starts_with("// block reduction") {
+            // The barriers the compiler placed, in the barrier color.
+            let _ = write!(
+                label,
+                "<FONT COLOR=\"{BARRIER_COLOR}\"><B>{text}</B></FONT>"
+            );
         } else {
             label.push_str(&text);
         }
@@ -366,6 +377,8 @@ impl StateDrawing<'_> {
                     Storage::Host => "#dbe9f6",
                     Storage::Pinned => "#fff2cc",
                     Storage::Gpu => "#d9f2d9",
+                    Storage::Shared => "#e8dcf4",
+                    Storage::Register => "#f4e8dc",
                 };
                 let shape: Vec<String> = cont
                     .shape
@@ -440,13 +453,39 @@ impl StateDrawing<'_> {
                         }
                     })
                     .collect();
-                let mut lines = vec![format!(
-                    "map {}[{}] on {}",
-                    map.name.text,
-                    ranges.join(", "),
-                    map.schedule.keyword()
-                )];
-                lines.extend(body_lines(&stmts_to_rust(&map.body.stmts, sdfg, &names, 2)));
+                let header = if map.gpu_tasklet {
+                    format!("tasklet {} on gpu", map.name.text)
+                } else {
+                    let block = match &map.block {
+                        None => String::new(),
+                        Some(b) => match &b.size {
+                            crate::ir::BlockSize::Auto => " block".to_string(),
+                            crate::ir::BlockSize::Given(dims) => {
+                                let dims: Vec<String> = dims
+                                    .iter()
+                                    .map(|d| expr_to_rust(d, sdfg, &BodyNames::none()))
+                                    .collect();
+                                format!(" block({})", dims.join(", "))
+                            }
+                        },
+                    };
+                    format!(
+                        "map {}[{}] on {}{block}",
+                        map.name.text,
+                        ranges.join(", "),
+                        map.schedule.keyword()
+                    )
+                };
+                let mut lines = vec![header];
+                let max = if map.block.is_some() {
+                    MAX_BLOCK_BODY_LINES
+                } else {
+                    MAX_BODY_LINES
+                };
+                lines.extend(body_lines(
+                    &stmts_to_rust(&map.body.stmts, sdfg, &names, 2),
+                    max,
+                ));
                 let fill = match map.schedule {
                     crate::ir::MapSchedule::Gpu => "#eef8ee",
                     _ => "#eef4fb",
@@ -456,7 +495,10 @@ impl StateDrawing<'_> {
             StatementKind::Tasklet(t) => {
                 let names = BodyNames::for_tasklet(t);
                 let mut lines = vec![format!("tasklet {}", t.name.text)];
-                lines.extend(body_lines(&stmts_to_rust(&t.body.stmts, sdfg, &names, 2)));
+                lines.extend(body_lines(
+                    &stmts_to_rust(&t.body.stmts, sdfg, &names, 2),
+                    MAX_BODY_LINES,
+                ));
                 (lines, "box", "rounded,filled", "#fdf6e3")
             }
             StatementKind::Copy(c) => {
@@ -578,10 +620,10 @@ impl StateDrawing<'_> {
     }
 }
 
-fn body_lines(body: &str) -> Vec<String> {
+fn body_lines(body: &str, max: usize) -> Vec<String> {
     let mut lines: Vec<String> = body.lines().map(str::to_string).collect();
-    if lines.len() > MAX_BODY_LINES {
-        lines.truncate(MAX_BODY_LINES - 1);
+    if lines.len() > max {
+        lines.truncate(max - 1);
         lines.push("  ...".to_string());
     }
     lines

@@ -321,6 +321,40 @@ fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &m
         }
         Stmt::Break { .. } => out.push_str(&format!("{pad}break;\n")),
         Stmt::Continue { .. } => out.push_str(&format!("{pad}continue;\n")),
+        Stmt::ThreadMap(t) => {
+            let params: Vec<String> = t
+                .params
+                .iter()
+                .map(|p| {
+                    let range = format!(
+                        "{}..{}",
+                        rust_operand(&p.start, 10, sdfg, names),
+                        rust_operand(&p.end, 10, sdfg, names)
+                    );
+                    let range = match &p.step {
+                        Some(st) => format!("({range}).step_by({})", expr_to_rust(st, sdfg, names)),
+                        None => range,
+                    };
+                    format!("{} in {range}", local(p.local))
+                })
+                .collect();
+            out.push_str(&format!(
+                "{pad}map {}[{}] on threads {{\n",
+                t.name.text,
+                params.join(", ")
+            ));
+            out.push_str(&stmts_to_rust(&t.body, sdfg, names, indent + 4));
+            out.push_str(&format!("{pad}}}\n"));
+            for r in crate::ir::uniform_reductions(t, &sdfg.containers) {
+                out.push_str(&format!(
+                    "{pad}// block reduction ({}) into `{}`: warp shuffles, per-warp slots and a barrier (blocks of more than one warp), one update by thread 0\n",
+                    r.op.name(),
+                    container_name(sdfg, r.container)
+                ));
+            }
+        }
+        // The user cannot write a barrier: it prints as a comment with its reason.
+        Stmt::Barrier(b) => out.push_str(&format!("{pad}// barrier: {}\n", b.reason)),
     }
 }
 

@@ -318,6 +318,7 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
         "max" | "fmax" | "Max" => MathFn::Max,
         "floor" => MathFn::Floor,
         "ceil" | "ceiling" => MathFn::Ceil,
+        "fma" => MathFn::MulAdd,
         _ => return None,
     })
 }

@@ -281,6 +281,15 @@ impl Emitter<'_> {
                     {
                         first
                     }
+                    // C++ `fma`: the three operands in their common type.
+                    MathFn::MulAdd => match tys
+                        .into_iter()
+                        .reduce(|a, b| unify(a, b, self.adapt_floats))
+                    {
+                        Some(Ty::Known(F32)) => Ty::Known(F32),
+                        Some(Ty::FlexFloat) => Ty::FlexFloat,
+                        _ => Ty::Known(F64),
+                    },
                     _ => match first {
                         Ty::Known(F32) => Ty::Known(F32),
                         Ty::FlexFloat => Ty::FlexFloat,
@@ -558,6 +567,11 @@ impl Emitter<'_> {
             MathFn::Powi | MathFn::Powf => {
                 let b = args.get(1).cloned().unwrap_or(CodeExpr::int(1));
                 self.pow(first, &b, t)
+            }
+            MathFn::MulAdd => {
+                let x = receiver(self.emit(first, Some(t)));
+                let rest: Vec<String> = args[1..].iter().map(|a| self.emit(a, Some(t))).collect();
+                format!("{x}.mul_add({})", rest.join(", "))
             }
             _ => {
                 let x = receiver(self.emit(first, Some(t)));

@@ -473,6 +473,36 @@ impl<'a> Walk<'a> {
                     self.conditional = outer_conditional;
                 }
                 Stmt::Break { .. } | Stmt::Continue { .. } => {}
+                // A thread map's parameters range like nested `for` loops
+                // over its dimensions (in a sequential reading of the block).
+                Stmt::ThreadMap(t) => {
+                    let outer = self.loops.clone();
+                    let depth = self.enclosing.len();
+                    for p in &t.params {
+                        self.expr(&p.start, f);
+                        self.expr(&p.end, f);
+                        if let Some(st) = &p.step {
+                            self.expr(st, f);
+                        }
+                        self.loops = self.loops.enter_loop(
+                            p.local,
+                            &p.start,
+                            &p.end,
+                            p.step.as_ref(),
+                            &t.body,
+                        );
+                        self.enclosing.push(EnclosingLoop {
+                            var: p.local,
+                            start: &p.start,
+                            end: range_end(&p.end, p.inclusive),
+                            step: p.step.as_ref(),
+                        });
+                    }
+                    self.stmts(&t.body, f);
+                    self.enclosing.truncate(depth);
+                    self.loops = outer;
+                }
+                Stmt::Barrier(_) => {}
             }
             // After a `break`/`continue`, the rest of the loop body runs on
             // some iterations only (the loop restores the flag).

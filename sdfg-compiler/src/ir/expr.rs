@@ -15,13 +15,15 @@
 //!   the bit width of the left operand (Rust's `wrapping_shl`/`wrapping_shr`);
 //!   `>>` is arithmetic for signed, logical for unsigned types;
 //! - float ops are IEEE 754 binary32/64 with round-to-nearest-even, never
-//!   contracted into fused multiply-adds;
+//!   contracted into fused multiply-adds (`a.mul_add(b, c)` asks for one:
+//!   `a * b + c` rounded once);
 //! - `as` casts follow Rust: float -> int saturates, NaN -> 0; int -> float and
 //!   f64 -> f32 round to nearest; int -> int truncates or extends; bool -> int
 //!   is 0/1; nothing casts to bool;
 //! - `&&`, `||` and `if`/`else` evaluate only what they must (a guarded load
 //!   such as `if i > 0 { A[i - 1] } else { 0.0 }` never reads `A[-1]`).
 
+use super::block::{Barrier, ThreadMap};
 use super::types::{ScalarType, Value};
 use super::{ContainerId, SymbolId};
 use proc_macro2::Span;
@@ -165,10 +167,13 @@ pub enum MathFn {
     Max,
     Floor,
     Ceil,
+    /// `a.mul_add(b, c)` on floats: `a * b + c` with one rounding (Rust's
+    /// `f64::mul_add`, PTX `fma.rn`).
+    MulAdd,
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 13] = [
+    pub const ALL: [MathFn; 14] = [
         MathFn::Sqrt,
         MathFn::Abs,
         MathFn::Exp,
@@ -182,6 +187,7 @@ impl MathFn {
         MathFn::Max,
         MathFn::Floor,
         MathFn::Ceil,
+        MathFn::MulAdd,
     ];
 
     pub fn method_name(self) -> &'static str {
@@ -199,6 +205,7 @@ impl MathFn {
             MathFn::Max => "max",
             MathFn::Floor => "floor",
             MathFn::Ceil => "ceil",
+            MathFn::MulAdd => "mul_add",
         }
     }
 
@@ -210,6 +217,7 @@ impl MathFn {
     pub fn arity(self) -> usize {
         match self {
             MathFn::Powi | MathFn::Powf | MathFn::Min | MathFn::Max => 2,
+            MathFn::MulAdd => 3,
             _ => 1,
         }
     }
@@ -292,6 +300,12 @@ pub enum Stmt {
     /// `continue;`: goes on with the next iteration of the innermost loop
     /// (a `for` loop steps its variable first, a `while` loop tests again).
     Continue { span: Span },
+    /// `map NAME[p in a..b, ...] on threads { BODY }`: only in the body of a
+    /// block map, at block level (see [`super::block`]).
+    ThreadMap(ThreadMap),
+    /// A barrier of the block (`bar.sync`), placed by the compiler
+    /// ([`super::barriers`]), never written by the user.
+    Barrier(Barrier),
 }
 
 #[derive(Clone, Debug)]
@@ -319,6 +333,28 @@ impl Expr {
             kind: ExprKind::Lit(v),
             ty: v.ty(),
             span,
+        }
+    }
+
+    /// A canonical text of the expression without spans: equal keys mean
+    /// the same computation (used to tell accesses apart).
+    pub fn key(&self) -> String {
+        let keys = |v: &[Expr]| v.iter().map(Expr::key).collect::<Vec<_>>().join(",");
+        match &self.kind {
+            ExprKind::Lit(v) => format!("{v}{}", v.ty()),
+            ExprKind::Var(VarRef::Local(l)) => format!("l{l}"),
+            ExprKind::Var(VarRef::Param(p)) => format!("p{p}"),
+            ExprKind::Var(VarRef::Symbol(s)) => format!("s{s}"),
+            ExprKind::Load { container, index } => format!("c{container}[{}]", keys(index)),
+            ExprKind::Unary { op, arg } => format!("({op:?} {})", arg.key()),
+            ExprKind::Binary { op, lhs, rhs } => {
+                format!("({} {} {})", lhs.key(), op.symbol(), rhs.key())
+            }
+            ExprKind::Cast { arg } => format!("({} as {})", arg.key(), self.ty),
+            ExprKind::Select { cond, then, else_ } => {
+                format!("(if {} {} {})", cond.key(), then.key(), else_.key())
+            }
+            ExprKind::Call { func, args } => format!("{}({})", func.method_name(), keys(args)),
         }
     }
 
@@ -354,6 +390,8 @@ impl Stmt {
             | Stmt::While { span, .. }
             | Stmt::Break { span }
             | Stmt::Continue { span } => *span,
+            Stmt::ThreadMap(t) => t.span,
+            Stmt::Barrier(b) => b.span,
         }
     }
 
@@ -391,6 +429,17 @@ impl Stmt {
                 body.iter().for_each(|s| s.walk_exprs(f));
             }
             Stmt::Break { .. } | Stmt::Continue { .. } => {}
+            Stmt::ThreadMap(t) => {
+                for p in &t.params {
+                    p.start.walk(f);
+                    p.end.walk(f);
+                    if let Some(s) = &p.step {
+                        s.walk(f);
+                    }
+                }
+                t.body.iter().for_each(|s| s.walk_exprs(f));
+            }
+            Stmt::Barrier(_) => {}
         }
     }
 
@@ -424,6 +473,7 @@ impl Stmt {
             Stmt::For { body, .. } | Stmt::While { body, .. } => {
                 body.iter().for_each(|s| s.walk(f))
             }
+            Stmt::ThreadMap(t) => t.body.iter().for_each(|s| s.walk(f)),
             _ => {}
         }
     }

@@ -9,6 +9,8 @@
 //! Ids are indices into the owning vectors (`SymbolId` into `Sdfg::symbols`,
 //! `StmtId` into `State::stmts`, ...).
 
+pub mod barriers;
+pub mod block;
 pub mod bounds;
 pub mod expr;
 pub mod library;
@@ -18,6 +20,7 @@ pub mod semantics;
 pub mod transients;
 pub mod types;
 
+pub use block::*;
 pub use expr::*;
 pub use types::*;
 
@@ -110,6 +113,13 @@ pub enum Storage {
     Pinned,
     /// GPU global memory (DaCe `GPU_Global`); an argument is a `DeviceBuffer<T>`.
     Gpu,
+    /// Shared memory of one thread block (DaCe `GPU_Shared`): declared with
+    /// `shared NAME: T[...];` inside a block map, one copy per block,
+    /// visible only inside that map (see [`block`]).
+    Shared,
+    /// Thread-private data (DaCe `Register`): declared with `register NAME:
+    /// T[...];` inside a block map, one copy per thread-map iteration.
+    Register,
 }
 
 impl Storage {
@@ -118,11 +128,19 @@ impl Storage {
             Storage::Host => "host",
             Storage::Pinned => "pinned",
             Storage::Gpu => "gpu",
+            Storage::Shared => "shared",
+            Storage::Register => "register",
         }
     }
     /// Host and pinned storage are readable by the host.
     pub fn is_host(self) -> bool {
-        !matches!(self, Storage::Gpu)
+        matches!(self, Storage::Host | Storage::Pinned)
+    }
+    /// `shared` and `register` data: declared inside a block map and
+    /// existing only while one of its iterations runs (never an argument,
+    /// never allocated by the glue, not part of any memlet of a state).
+    pub fn is_block_local(self) -> bool {
+        matches!(self, Storage::Shared | Storage::Register)
     }
 }
 
@@ -217,6 +235,23 @@ pub struct Map {
     pub independent: Vec<(ContainerId, Span)>,
     /// The library statement this map expands (`library`), if any.
     pub library: Option<library::LibraryCall>,
+    /// `on gpu block(...)`: each iteration runs on one thread block, and the
+    /// body is a block program with thread maps ([`block`]). None: a flat map.
+    pub block: Option<Block>,
+    /// `tasklet NAME on gpu { ... }`: a `gpu` map without parameters whose
+    /// body runs once, on one GPU thread.
+    pub gpu_tasklet: bool,
+}
+
+impl Map {
+    /// The DSL's word for the statement: `map` or `tasklet` (a GPU tasklet).
+    pub fn keyword(&self) -> &'static str {
+        if self.gpu_tasklet {
+            "tasklet"
+        } else {
+            "map"
+        }
+    }
 }
 
 /// `p in start..end` (or `start..=last`; or `(start..end).step_by(step)`).

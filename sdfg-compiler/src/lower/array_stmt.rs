@@ -220,6 +220,8 @@ impl Lowerer<'_> {
                 body,
                 independent: Vec::new(),
                 library: None,
+                block: None,
+                gpu_tasklet: false,
             }),
             memlets,
             span: target.span,

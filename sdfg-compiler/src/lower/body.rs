@@ -18,14 +18,23 @@ impl<'a> Lowerer<'a> {
         scope: impl Fn() -> Scope,
         stmts: &[syn::Stmt],
     ) -> (Vec<Stmt>, Scope) {
+        self.body_with(scope, &mut |cx, sc| cx.block(sc, stmts))
+    }
+
+    /// [`Lowerer::body`] for any lowering of a body (`lower` runs twice).
+    pub(crate) fn body_with(
+        &mut self,
+        scope: impl Fn() -> Scope,
+        lower: &mut dyn FnMut(&mut Self, &mut Scope) -> Vec<Stmt>,
+    ) -> (Vec<Stmt>, Scope) {
         let was_inferring = std::mem::replace(&mut self.inferring, true);
         let mut probe = scope();
         probe.probing = true;
-        let _ = self.block(&mut probe, stmts);
+        let _ = lower(self, &mut probe);
         self.inferring = was_inferring;
         let mut sc = scope();
         sc.hints = probe.hints;
-        let out = self.block(&mut sc, stmts);
+        let out = lower(self, &mut sc);
         (out, sc)
     }
 
@@ -120,7 +129,7 @@ impl<'a> Lowerer<'a> {
             None
         };
         let value = self.expr(sc, &init.expr, annotated.or(hint));
-        if self.containers.iter().any(|c| c.name.text == name) {
+        if matches!(self.resolve(sc, &name), Resolved::Container(_)) {
             self.error(
                 Diagnostic::error(
                     pi.ident.span(),
@@ -257,7 +266,8 @@ impl<'a> Lowerer<'a> {
                 None
             }
         };
-        let range = self.range(sc, &f.expr);
+        let key: typing::LetKey = f as *const syn::ExprForLoop as usize;
+        let (range, open) = self.loop_range(sc, &f.expr, key);
         let prelude = std::mem::take(&mut sc.prelude);
         let mark = sc.visible.len();
         let var = name.as_ref().map(|n| {
@@ -267,7 +277,7 @@ impl<'a> Lowerer<'a> {
                 mutable: false,
                 span: n.span(),
             };
-            sc.declare_local(local, true, range.is_none(), None)
+            sc.declare_local(local, true, range.is_none(), open)
         });
         sc.loop_depth += 1;
         let body = self.block(sc, &f.body.stmts);

@@ -137,6 +137,8 @@ impl Lowerer<'_> {
                 body,
                 independent: Vec::new(),
                 library: Some(libcall),
+                block: None,
+                gpu_tasklet: false,
             }),
             memlets,
             span: out_ident.span(),

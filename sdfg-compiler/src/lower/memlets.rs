@@ -5,7 +5,8 @@
 //! the body runs (a local, a loop variable, a loaded value) or when the
 //! access is conditional (under an `if`, in a `for` body, which may run zero
 //! times, on the right of `&&`/`||`, in a branch of a value `if`). A dynamic
-//! memlet's subset is the whole container.
+//! memlet's subset is the whole container. The `shared` and `register`
+//! data of a block map have no memlets: they exist only inside the map.
 
 use crate::ir::*;
 use std::collections::HashMap;
@@ -22,10 +23,24 @@ pub(crate) fn whole(c: &Container) -> Subset {
 }
 
 pub(crate) fn body_memlets(containers: &[Container], body: &TaskletBody) -> Vec<Memlet> {
+    memlets_of(containers, body, false)
+}
+
+/// [`body_memlets`] including the accesses of `shared` and `register` data
+/// (the DaCe export's nested SDFG of a block map has memlets for them).
+pub(crate) fn body_memlets_with_block_data(
+    containers: &[Container],
+    body: &TaskletBody,
+) -> Vec<Memlet> {
+    memlets_of(containers, body, true)
+}
+
+fn memlets_of(containers: &[Container], body: &TaskletBody, block_data: bool) -> Vec<Memlet> {
     let mut collector = Collector {
         containers,
         found: Vec::new(),
         connectors: HashMap::new(),
+        block_data,
     };
     for s in &body.stmts {
         collector.stmt(s, false);
@@ -60,6 +75,8 @@ struct Found {
 
 struct Collector<'c> {
     containers: &'c [Container],
+    /// Whether block data gets memlets.
+    block_data: bool,
     found: Vec<Found>,
     /// Next connector number per (container, is_write).
     connectors: HashMap<(ContainerId, bool), usize>,
@@ -107,6 +124,18 @@ impl Collector<'_> {
                 body.iter().for_each(|s| self.stmt(s, true));
             }
             Stmt::Break { .. } | Stmt::Continue { .. } => {}
+            Stmt::ThreadMap(t) => {
+                for p in &t.params {
+                    self.expr(&p.start, conditional);
+                    self.expr(&p.end, conditional);
+                    if let Some(step) = &p.step {
+                        self.expr(step, conditional);
+                    }
+                }
+                // A thread map may run no iteration.
+                t.body.iter().for_each(|s| self.stmt(s, true));
+            }
+            Stmt::Barrier(_) => {}
         }
     }
 
@@ -140,6 +169,10 @@ impl Collector<'_> {
         conditional: bool,
         span: proc_macro2::Span,
     ) {
+        // Block data lives inside its block map: no memlet of the state.
+        if !self.block_data && self.containers[container].storage.is_block_local() {
+            return;
+        }
         let dynamic = conditional || index.iter().any(depends_on_runtime_values);
         let key = index.iter().map(expr_key).collect::<Vec<_>>().join(",");
         if let Some(f) = self
@@ -185,33 +218,7 @@ fn depends_on_runtime_values(e: &Expr) -> bool {
     found
 }
 
-/// A canonical text of an expression without spans: equal keys mean the
-/// same computation (used to tell accesses apart).
+/// A canonical text of an expression without spans ([`Expr::key`]).
 pub(crate) fn expr_key(e: &Expr) -> String {
-    match &e.kind {
-        ExprKind::Lit(v) => format!("{v}{}", v.ty()),
-        ExprKind::Var(VarRef::Local(l)) => format!("l{l}"),
-        ExprKind::Var(VarRef::Param(p)) => format!("p{p}"),
-        ExprKind::Var(VarRef::Symbol(s)) => format!("s{s}"),
-        ExprKind::Load { container, index } => format!(
-            "c{container}[{}]",
-            index.iter().map(expr_key).collect::<Vec<_>>().join(",")
-        ),
-        ExprKind::Unary { op, arg } => format!("({op:?} {})", expr_key(arg)),
-        ExprKind::Binary { op, lhs, rhs } => {
-            format!("({} {} {})", expr_key(lhs), op.symbol(), expr_key(rhs))
-        }
-        ExprKind::Cast { arg } => format!("({} as {})", expr_key(arg), e.ty),
-        ExprKind::Select { cond, then, else_ } => format!(
-            "(if {} {} {})",
-            expr_key(cond),
-            expr_key(then),
-            expr_key(else_)
-        ),
-        ExprKind::Call { func, args } => format!(
-            "{}({})",
-            func.method_name(),
-            args.iter().map(expr_key).collect::<Vec<_>>().join(",")
-        ),
-    }
+    e.key()
 }

@@ -17,11 +17,12 @@
 //! lowering runs for real with every type fixed.
 
 mod array_stmt;
+mod block;
 mod body;
-mod dataflow;
+pub(crate) mod dataflow;
 mod library;
 mod loops;
-mod memlets;
+pub(crate) mod memlets;
 mod ranges;
 mod reduction_forms;
 mod typing;
@@ -63,9 +64,15 @@ pub(crate) struct Lowerer<'a> {
     symbols: Vec<Symbol>,
     /// The type of each symbol; None while an inferred symbol's type is unknown.
     symbol_types: Vec<Option<ScalarType>>,
-    /// Shapes are filled in by `lower_all`.
+    /// Shapes are filled in by `lower_all` (the `shared` and `register`
+    /// containers of block maps, after the top-level ones, by `lower_map`).
     containers: Vec<Container>,
     states: Vec<Name>,
+    /// The block data each body declares (keyed by the address of its
+    /// item list in the AST).
+    block_data: HashMap<usize, Vec<ContainerId>>,
+    /// The map that declares each block container.
+    block_owner: HashMap<ContainerId, String>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -79,6 +86,8 @@ impl<'a> Lowerer<'a> {
             symbol_types: Vec::new(),
             containers: Vec::new(),
             states: Vec::new(),
+            block_data: HashMap::new(),
+            block_owner: HashMap::new(),
         }
     }
 
@@ -146,6 +155,7 @@ impl<'a> Lowerer<'a> {
                 _ => {}
             }
         }
+        self.declare_block_data(&taken);
         // States live in their own namespace (they appear only in edges).
         let mut state_names: HashSet<String> = HashSet::new();
         for item in &ast.items {
@@ -381,6 +391,10 @@ impl<'a> Lowerer<'a> {
         match st {
             StmtAst::Map(m) => self.lower_map(m),
             StmtAst::Tasklet(t) => {
+                if let Some(items) = &t.block_body {
+                    self.block_syntax_misplaced(items, &format!("host tasklet `{}`", t.name), None);
+                    return None;
+                }
                 let (stmts, scope) = self.body(|| Scope::new(ScopeKind::Body), &t.body);
                 let mut body = TaskletBody {
                     stmts,
@@ -506,6 +520,9 @@ impl<'a> Lowerer<'a> {
             .collect();
         let param_types: Vec<(String, ScalarType)> =
             params.iter().map(|p| (p.name.text.clone(), p.ty)).collect();
+        if let Some(items) = &m.block_body {
+            return self.lower_block_map(m, items, params, &param_types, ok);
+        }
         let (stmts, scope) = self.body(
             || {
                 let mut scope = Scope::new(ScopeKind::Body);
@@ -514,6 +531,11 @@ impl<'a> Lowerer<'a> {
             },
             &m.body,
         );
+        if let Some(spec) = &m.block {
+            // A `block` on a cpu/seq map (a gpu one has `block_body`).
+            self.not_on_gpu(m, spec.span);
+            return None;
+        }
         if !ok {
             return None;
         }
@@ -529,6 +551,8 @@ impl<'a> Lowerer<'a> {
                 params,
                 schedule: m.schedule,
                 body,
+                block: None,
+                gpu_tasklet: m.gpu_tasklet,
                 independent,
                 library: None,
             }),
@@ -651,7 +675,11 @@ impl<'a> Lowerer<'a> {
                     );
                 }
                 assigned.push(text.clone());
-                if let Some(c) = self.containers.iter().position(|c| c.name.text == text) {
+                if let Some(c) = self
+                    .containers
+                    .iter()
+                    .position(|c| c.name.text == text && !c.storage.is_block_local())
+                {
                     let storage = self.containers[c].storage.keyword();
                     self.error(
                         Diagnostic::error(
@@ -729,13 +757,24 @@ impl<'a> Lowerer<'a> {
 
     fn container_name(&mut self, name: &proc_macro2::Ident) -> Option<ContainerId> {
         let text = name.to_string();
-        if let Some(id) = self.containers.iter().position(|c| c.name.text == text) {
+        if let Some(id) = self
+            .containers
+            .iter()
+            .position(|c| c.name.text == text && !c.storage.is_block_local())
+        {
             return Some(id);
         }
         let mut d = Diagnostic::error(name.span(), format!("unknown container `{text}`"));
+        if let Some(note) = self.block_data_elsewhere(&text) {
+            self.error(d.note(note).help(format!(
+                "`{text}` exists only while its block map runs; copy a `gpu` container instead"
+            )));
+            return None;
+        }
         let candidates: Vec<String> = self
             .containers
             .iter()
+            .filter(|c| !c.storage.is_block_local())
             .map(|c| c.name.text.clone())
             .collect();
         d = match closest_name(&text, candidates.iter().map(String::as_str)) {
@@ -753,7 +792,11 @@ impl<'a> Lowerer<'a> {
     fn global_kind(&self, name: &str) -> Option<&'static str> {
         if self.symbols.iter().any(|s| s.name.text == name) {
             Some("symbol")
-        } else if self.containers.iter().any(|c| c.name.text == name) {
+        } else if self
+            .containers
+            .iter()
+            .any(|c| c.name.text == name && !c.storage.is_block_local())
+        {
             Some("container")
         } else {
             None

@@ -1,6 +1,7 @@
 //! The item grammar: header and attributes, symbols, containers, states with
 //! their statements, and interstate edges.
 
+use super::block::{block_spec, next_is, parse_block_body, uses_block_syntax};
 use super::body::{parse_body, rewrite_multi_index};
 use super::*;
 use quote::ToTokens;
@@ -569,8 +570,15 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
         "tasklet" => {
             input.parse::<Ident>()?;
             let name: Ident = input.parse()?;
-            let body = parse_body_group(input, "the tasklet's body")?;
-            Ok(StmtAst::Tasklet(TaskletAst { name, body }))
+            if next_is(input, "on") {
+                return parse_gpu_tasklet(input, name).map(StmtAst::Map);
+            }
+            let (body, block_body) = parse_any_body(input, "the tasklet's body", false)?;
+            Ok(StmtAst::Tasklet(TaskletAst {
+                name,
+                body,
+                block_body,
+            }))
         }
         "copy" => parse_copy(input).map(StmtAst::Copy),
         "wait" => {
@@ -599,8 +607,15 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
     }
 }
 
-/// `{ BODY }` followed by an optional `;` and nothing else.
-fn parse_body_group(input: ParseStream, what: &str) -> syn::Result<Vec<syn::Stmt>> {
+/// `{ BODY }` followed by an optional `;` and nothing else: the body as
+/// Rust statements, or (for a block map, `block`, or any body using block
+/// syntax) as block items.
+#[allow(clippy::type_complexity)]
+fn parse_any_body(
+    input: ParseStream,
+    what: &str,
+    block: bool,
+) -> syn::Result<(Vec<syn::Stmt>, Option<Vec<super::BlockItemAst>>)> {
     let group: proc_macro2::Group = input
         .parse()
         .map_err(|e| syn::Error::new(e.span(), format!("expected `{{ ... }}` with {what}")))?;
@@ -613,7 +628,35 @@ fn parse_body_group(input: ParseStream, what: &str) -> syn::Result<Vec<syn::Stmt
     if input.peek(Token![;]) {
         input.parse::<Token![;]>()?;
     }
-    parse_body(group.stream())
+    if block || uses_block_syntax(&group.stream()) {
+        return Ok((Vec::new(), Some(parse_block_body(group.stream())?)));
+    }
+    Ok((parse_body(group.stream())?, None))
+}
+
+/// `tasklet NAME on gpu { BODY }` (after the name): a `gpu` map without
+/// parameters that runs once, on one GPU thread.
+fn parse_gpu_tasklet(input: ParseStream, name: Ident) -> syn::Result<MapAst> {
+    input.parse::<Ident>()?;
+    let sched: Ident = input.parse()?;
+    if sched != "gpu" {
+        return Err(syn::Error::new(
+            sched.span(),
+            format!("a tasklet runs on the host (`tasklet {name} {{ ... }}`) or on one GPU thread (`tasklet {name} on gpu {{ ... }}`), not `on {sched}`"),
+        ));
+    }
+    let (body, block_body) = parse_any_body(input, "the tasklet's body", false)?;
+    Ok(MapAst {
+        name,
+        params: Vec::new(),
+        schedule: MapSchedule::Gpu,
+        schedule_span: sched.span(),
+        body,
+        block: None,
+        block_body,
+        gpu_tasklet: true,
+        independent: Vec::new(),
+    })
 }
 
 /// `map NAME[p in a..b, ...] on gpu|cpu|seq { BODY }`
@@ -646,6 +689,15 @@ fn parse_map(input: ParseStream) -> syn::Result<MapAst> {
         "gpu" => MapSchedule::Gpu,
         "cpu" => MapSchedule::Cpu,
         "seq" => MapSchedule::Seq,
+        "threads" => {
+            return Err(error_with_help(
+                sched.span(),
+                format!("thread map `{name}` is outside a block map"),
+                format!(
+                    "put it in a block map: `map rows[r in 0..R] on gpu block(256) {{ map {name}[...] on threads {{ ... }} }}`"
+                ),
+            ))
+        }
         other => {
             return Err(syn::Error::new(
                 sched.span(),
@@ -653,13 +705,21 @@ fn parse_map(input: ParseStream) -> syn::Result<MapAst> {
             ))
         }
     };
-    let body = parse_body_group(input, "the map's body")?;
+    let block = if next_is(input, "block") {
+        Some(block_spec(input)?)
+    } else {
+        None
+    };
+    let (body, block_body) = parse_any_body(input, "the map's body", block.is_some())?;
     Ok(MapAst {
         name,
         params: params.into_iter().collect(),
         schedule,
         schedule_span: sched.span(),
         body,
+        block,
+        block_body,
+        gpu_tasklet: false,
         independent: Vec::new(),
     })
 }

@@ -10,10 +10,15 @@
 //! does not hide the others.
 
 mod assign;
+mod block;
 mod body;
 mod items;
 pub mod limits;
 mod raw;
+
+pub use block::{
+    BlockDataKind, BlockDeclAst, BlockForAst, BlockIfAst, BlockItemAst, BlockSpecAst, ThreadMapAst,
+};
 
 use crate::diag::suggest::{backticked, closest_name};
 use crate::diag::{Diagnostic, Diagnostics};
@@ -141,14 +146,24 @@ pub enum LibraryOp {
     },
 }
 
-/// `map NAME[p in a..b, ...] on gpu|cpu|seq { BODY }`
+/// `map NAME[p in a..b, ...] on gpu|cpu|seq [block(...)] { BODY }`, or a
+/// GPU tasklet `tasklet NAME on gpu { BODY }` (no parameters).
 #[derive(Clone, Debug)]
 pub struct MapAst {
     pub name: Ident,
     pub params: Vec<MapParamAst>,
     pub schedule: MapSchedule,
     pub schedule_span: Span,
+    /// The body of a flat map (empty when `block_body` is set).
     pub body: Vec<syn::Stmt>,
+    /// `block(...)` after `on gpu`: a block map.
+    pub block: Option<BlockSpecAst>,
+    /// The body as block items: for a block map, and for any body that uses
+    /// block syntax (thread maps, `shared`, `register`) where it does not
+    /// belong, so lowering can say so.
+    pub block_body: Option<Vec<BlockItemAst>>,
+    /// `tasklet NAME on gpu { ... }`.
+    pub gpu_tasklet: bool,
     /// `#[independent(A, B)]`: containers the user vouches no two
     /// iterations share an element of (the race test then trusts them).
     pub independent: Vec<Ident>,
@@ -166,6 +181,9 @@ pub struct MapParamAst {
 pub struct TaskletAst {
     pub name: Ident,
     pub body: Vec<syn::Stmt>,
+    /// The body as block items when it uses block syntax (an error: lowering
+    /// reports where it belongs).
+    pub block_body: Option<Vec<BlockItemAst>>,
 }
 
 /// `copy SRC[subset] -> DST[subset];`
@@ -388,6 +406,12 @@ pub(crate) fn at_end_of_chunk(e: syn::Error, end: Span) -> syn::Error {
         }
     }
     out.unwrap_or_else(|| syn::Error::new(end, "syntax error"))
+}
+
+/// A syn error whose text carries a `help:` the way [`Diagnostic::text`]
+/// renders one.
+pub(crate) fn error_with_help(span: Span, message: String, help: String) -> syn::Error {
+    syn::Error::new(span, Diagnostic::error(span, message).help(help).text())
 }
 
 /// Resolves a type name; unknown names get a help listing the element types.

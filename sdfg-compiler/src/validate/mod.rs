@@ -6,6 +6,8 @@
 //! - `bounds`: constant indices and subsets against constant dimensions,
 //!   copy shapes and element types;
 //! - `conflicts`: reductions (WCR) and writes that would race in one state;
+//! - `block`: block maps (block size, undefined block data, register data,
+//!   races between the iterations of a thread map);
 //! - `races`: iterations of one parallel map that may touch one element
 //!   (the `dependence` test, which thread maps can reuse);
 //! - `reach`: states unreachable from the start state;
@@ -13,6 +15,7 @@
 //! - `symbols`: symbols read before any edge assigns them;
 //! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
 
+mod block;
 mod bounds;
 mod conflicts;
 mod cycles;
@@ -33,6 +36,7 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
     bounds::check(sdfg, &mut diags);
     conflicts::check(sdfg, &mut diags);
     races::check(sdfg, &mut diags);
+    block::check(sdfg, &mut diags);
     reach::check(sdfg, &mut diags);
     cycles::check(sdfg, &mut diags);
     symbols::check(sdfg, &mut diags);

@@ -27,7 +27,12 @@ pub(super) fn check(sdfg: &Sdfg, diags: &mut Diagnostics) {
             if map.schedule == MapSchedule::Seq {
                 continue;
             }
-            let trusted = |c: ContainerId| map.independent.iter().any(|(t, _)| *t == c);
+            // Block data is not shared between iterations: each block
+            // iteration has its own (`validate::block` tests thread maps).
+            let trusted = |c: ContainerId| {
+                map.independent.iter().any(|(t, _)| *t == c)
+                    || sdfg.containers[c].storage.is_block_local()
+            };
             for conflict in map_conflicts(&Space::of(&map.params), &map.body, &trusted) {
                 diags.push(report(sdfg, map, &conflict));
             }
@@ -198,7 +203,13 @@ fn mentions_param(a: &BodyAccess, k: usize) -> bool {
 /// iterations; the opt-in where the test could not decide.
 fn help(sdfg: &Sdfg, map: &Map, c: &Conflict) -> String {
     let container = &sdfg.containers[c.container].name.text;
-    let order = "run the map `on seq` (its iterations then run in order), or make each step a state of a loop (`s -> s if k + 1 < K { k = k + 1 }`)";
+    let state_loop = "make each step a state of a loop (`s -> s if k + 1 < K { k = k + 1 }`)";
+    // A block map has no `seq` form: its iterations are thread blocks.
+    let order = if map.block.is_some() {
+        state_loop.to_string()
+    } else {
+        format!("run the map `on seq` (its iterations then run in order), or {state_loop}")
+    };
     if matches!(c.verdict, Verdict::Unknown { .. }) {
         return format!(
             "if no two iterations touch one element of `{container}`, say so: `#[independent({container})] map {}[...] on {} {{ ... }}`; otherwise use a reduction (`+=`, `.max()`), or {order}",

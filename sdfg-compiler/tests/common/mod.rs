@@ -32,6 +32,20 @@ pub const STREAMS: &str = fixtures::streams!(stringify);
 pub const SEMANTICS: &str = fixtures::semantics!(stringify);
 pub const REDUCTIONS2: &str = fixtures::reductions2!(stringify);
 pub const MANUAL: &str = fixtures::manual!(stringify);
+pub const BLOCK_SOFTMAX: &str = fixtures::block_softmax!(stringify);
+pub const BLOCK_SOFTMAX_REGISTERS: &str = fixtures::block_softmax_registers!(stringify);
+pub const BLOCK_DOT: &str = fixtures::block_dot!(stringify);
+pub const BLOCK_GEMM: &str = fixtures::block_gemm!(stringify);
+pub const BLOCK_FEATURES: &str = fixtures::block_features!(stringify);
+
+/// The block-map SDFGs' sources.
+pub const BLOCK_SOURCES: [&str; 5] = [
+    BLOCK_SOFTMAX,
+    BLOCK_SOFTMAX_REGISTERS,
+    BLOCK_DOT,
+    BLOCK_GEMM,
+    BLOCK_FEATURES,
+];
 
 /// Every test SDFG's source.
 pub const SOURCES: [&str; 10] = [
@@ -90,4 +104,9 @@ pub fn reductions2() -> Sdfg {
 
 pub fn manual() -> Sdfg {
     lower(MANUAL)
+}
+
+/// Every block-map test SDFG, lowered.
+pub fn block_maps() -> Vec<Sdfg> {
+    BLOCK_SOURCES.into_iter().map(lower).collect()
 }

@@ -510,6 +510,10 @@ impl Drop for CudaModule {
     }
 }
 
+/// The shared memory (static plus dynamic) a block may use without the
+/// function opting in (48 KiB).
+const SHARED_WITHOUT_OPT_IN: u32 = 48 * 1024;
+
 /// Launches `f` with the given parameter storage (one u64 slot per parameter,
 /// little-endian, so 1- and 4-byte parameters read their low bytes).
 pub(crate) fn launch(
@@ -521,6 +525,29 @@ pub(crate) fn launch(
     params: &mut [u64],
 ) -> Result<()> {
     stream.ctx.bind()?;
+    if shared_bytes > 0 {
+        // More than 48 KiB of shared memory in all (the kernel's static
+        // `.shared` data, e.g. a block map's constant-size data and
+        // reduction slots, plus the dynamic bytes) must be allowed per
+        // function.
+        use sys::CUfunction_attribute_enum as Attr;
+        // SAFETY: `f` is a function of a module loaded in this context.
+        let fixed = unsafe {
+            cu::function::get_function_attribute(f, Attr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        }
+        .map_err(driver("cuFuncGetAttribute"))?;
+        if (fixed.max(0) as u64) + u64::from(shared_bytes) > u64::from(SHARED_WITHOUT_OPT_IN) {
+            // SAFETY: as above.
+            unsafe {
+                cu::function::set_function_attribute(
+                    f,
+                    Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    shared_bytes as i32,
+                )
+            }
+            .map_err(driver("cuFuncSetAttribute"))?;
+        }
+    }
     let mut pointers: Vec<*mut c_void> = params
         .iter_mut()
         .map(|slot| slot as *mut u64 as *mut c_void)

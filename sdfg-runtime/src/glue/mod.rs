@@ -2,10 +2,12 @@
 //! nothing else. A loaded [`Program`] with its pool of [`Context`]s (each
 //! with its own fault slot), the [`ProgramSpec`] the macro emits (with the
 //! [`KernelSites`] its fault messages need), the argument and bounds checks
-//! ([`check`]; index ranges in [`interval`]), and the CPU-twin plumbing
+//! ([`check`]; index ranges in [`interval`]), the launch checks and
+//! reduction order of block maps ([`block`]), and the CPU-twin plumbing
 //! ([`KernelEntry`], [`KernelArgs`], [`cells`], `rayon`). Hidden from the
 //! documentation; its paths follow the macro, not semver.
 
+pub mod block;
 pub mod check;
 pub(crate) mod context;
 pub mod interval;

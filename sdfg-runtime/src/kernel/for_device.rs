@@ -173,4 +173,32 @@ impl LaunchConfig {
             shared_bytes: 0,
         }
     }
+
+    /// A block map's kernel: 1-D blocks of `threads` (whole warps), a 1-D
+    /// grid that strides over `iterations` block iterations (capped at
+    /// `sm_count * 32` blocks, the kernel loops over the rest), and
+    /// `shared_bytes` of dynamic shared memory. No iteration gives an
+    /// empty grid, and `launch` then issues nothing.
+    ///
+    /// ```
+    /// use sdfg_runtime::{Device, LaunchConfig};
+    /// let dev = Device::cpu();
+    /// let c = LaunchConfig::for_blocks(&dev, 10, 256, 1024);
+    /// assert_eq!((c.grid, c.block, c.shared_bytes), ([10, 1, 1], [256, 1, 1], 1024));
+    /// let c = LaunchConfig::for_blocks(&dev, 1 << 40, 128, 0);
+    /// assert_eq!(c.grid[0], dev.sm_count() * 32);
+    /// ```
+    pub fn for_blocks(
+        device: &Device,
+        iterations: u64,
+        threads: u32,
+        shared_bytes: u32,
+    ) -> LaunchConfig {
+        let max = (device.sm_count().max(1) as u64).saturating_mul(32);
+        LaunchConfig {
+            grid: [iterations.min(max) as u32, 1, 1],
+            block: [threads, 1, 1],
+            shared_bytes,
+        }
+    }
 }

@@ -2,6 +2,9 @@
 
 use crate::error::{Error, Result};
 
+/// The shared memory one block may use (227 KiB on sm_90).
+pub(crate) const MAX_SHARED_BYTES: u32 = 227 * 1024;
+
 /// Grid and block dimensions of a launch, and dynamic shared memory.
 ///
 /// ```
@@ -35,6 +38,12 @@ impl LaunchConfig {
             return Err(Error::InvalidArgument(format!(
                 "block dimensions {:?} exceed the limits (x, y <= 1024, z <= 64, at most 1024 threads)",
                 self.block
+            )));
+        }
+        if self.shared_bytes > MAX_SHARED_BYTES {
+            return Err(Error::InvalidArgument(format!(
+                "{} bytes of dynamic shared memory per block; a block has at most {MAX_SHARED_BYTES} (227 KiB)",
+                self.shared_bytes
             )));
         }
         if self.grid[0] > i32::MAX as u32 || self.grid[1] > 65535 || self.grid[2] > 65535 {

@@ -17,6 +17,7 @@ pub(super) fn exec(
     st: &mut State,
     t: &Thread,
     mem: &mut Memory,
+    shared: &mut [u8],
     depth: u32,
 ) -> Result<(), String> {
     if depth > 8 {
@@ -27,6 +28,7 @@ pub(super) fn exec(
         pc: pc_slot,
         slots,
         done,
+        local,
     } = st;
     let mut pc = *pc_slot;
     let mut steps = 0u64;
@@ -40,8 +42,9 @@ pub(super) fn exec(
         if steps > 50_000_000 {
             return Err("step limit (infinite loop?)".into());
         }
-        if f.code[pc].op.starts_with("shfl.sync") {
-            // The warp meets here (see run_warp); guarded shfls are not emitted.
+        if f.code[pc].op.starts_with("shfl.sync") || f.code[pc].op.starts_with("bar.sync") {
+            // The warp (shfl) or the block (bar) meets here (see run_warp,
+            // run_block); guarded shfls and barriers are not emitted.
             *pc_slot = pc;
             return Ok(());
         }
@@ -74,12 +77,31 @@ pub(super) fn exec(
                         _ => t.nctaid[i],
                     }) as u64
                 }
+                // A `.shared` or `.local` variable: its address.
+                Operand::Name(n) => f.symbols.get(n).copied().unwrap_or(0),
                 _ => 0,
             }
         };
-        if base_of(&inst.op) != "call" && inst.args.iter().any(|o| matches!(o, Operand::Name(_))) {
+        if base_of(&inst.op) != "call"
+            && inst
+                .args
+                .iter()
+                .any(|o| matches!(o, Operand::Name(n) if !f.symbols.contains_key(n)))
+        {
             return Err(format!("unparsed operand in `{}` {:?}", inst.op, inst.args));
         }
+        let space = if inst.parts.iter().any(|p| p == "shared") {
+            Space::Shared
+        } else if inst.parts.iter().any(|p| p == "local") {
+            Space::Local
+        } else {
+            Space::Global
+        };
+        let mut spaces = Spaces {
+            mem: &mut *mem,
+            shared: &mut *shared,
+            local: &mut *local,
+        };
         let dst = match inst.args.first() {
             Some(Operand::Reg(r)) => Some(*r),
             _ => None,
@@ -135,7 +157,7 @@ pub(super) fn exec(
                     if k == 0 && addr % (bytes * rs.len() as u64) != 0 {
                         return Err(format!("misaligned vector load at {addr:#x}"));
                     }
-                    regs[*r] = mem.read(addr, bytes as usize)?;
+                    regs[*r] = spaces.read(space, addr, bytes as usize)?;
                 }
             }
             "st" if matches!(inst.args.get(1), Some(Operand::Vector(_))) => {
@@ -150,7 +172,7 @@ pub(super) fn exec(
                     if k == 0 && addr % (bytes * rs.len() as u64) != 0 {
                         return Err(format!("misaligned vector store at {addr:#x}"));
                     }
-                    mem.write(addr, bytes as usize, regs[*r])?;
+                    spaces.write(space, addr, bytes as usize, regs[*r])?;
                 }
             }
             "ld" => {
@@ -159,7 +181,7 @@ pub(super) fn exec(
                     Operand::AddrParam(p) => {
                         *slots.get(p).ok_or_else(|| format!("no param {p}"))?
                     }
-                    Operand::AddrReg(r) => mem.read(regs[*r], (w / 8) as usize)?,
+                    Operand::AddrReg(r) => spaces.read(space, regs[*r], (w / 8) as usize)?,
                     _ => return Err("bad ld".into()),
                 };
                 set(regs, mask(v, w));
@@ -170,7 +192,7 @@ pub(super) fn exec(
                     Operand::AddrParam(p) => {
                         slots.insert(p.clone(), v);
                     }
-                    Operand::AddrReg(r) => mem.write(regs[*r], (w / 8) as usize, v)?,
+                    Operand::AddrReg(r) => spaces.write(space, regs[*r], (w / 8) as usize, v)?,
                     _ => return Err("bad st".into()),
                 }
             }
@@ -339,7 +361,10 @@ pub(super) fn exec(
                 } else {
                     (2, w / 8)
                 };
-                let old = mem.read(addr_reg, bytes as usize)?;
+                let old = spaces.read(space, addr_reg, bytes as usize)?;
+                if let Space::Global = space {
+                    spaces.mem.count_atomic(addr_reg);
+                }
                 let v = a(first_val);
                 let op = parts[parts.len() - 2];
                 let new = match op {
@@ -354,7 +379,7 @@ pub(super) fn exec(
                     "add" if is_f64 => f64b(f64v(old) + f64v(v)),
                     _ => int_op(op, &parts, ty, old, v, 0),
                 };
-                mem.write(addr_reg, bytes as usize, mask(new, w))?;
+                spaces.write(space, addr_reg, bytes as usize, mask(new, w))?;
                 if base == "atom" {
                     set(regs, old);
                 }
@@ -385,8 +410,17 @@ pub(super) fn exec(
                     pc: 0,
                     slots: callee_slots,
                     done: false,
+                    local: vec![0u8; callee.local_bytes],
                 };
-                exec(m, callee, &mut callee_state, t, mem, depth + 1)?;
+                exec(
+                    m,
+                    callee,
+                    &mut callee_state,
+                    t,
+                    spaces.mem,
+                    spaces.shared,
+                    depth + 1,
+                )?;
                 if !callee_state.done {
                     return Err(format!("shfl.sync inside {name}"));
                 }
@@ -402,4 +436,58 @@ pub(super) fn exec(
 /// The opcode without its suffixes (`ld` of `ld.global.f64`).
 fn base_of(op: &str) -> &str {
     op.split('.').next().unwrap_or(op)
+}
+
+/// A state space of `ld`, `st`, `atom`, `red`.
+#[derive(Clone, Copy)]
+enum Space {
+    Global,
+    Shared,
+    Local,
+}
+
+/// The memories one thread reaches.
+struct Spaces<'m> {
+    mem: &'m mut Memory,
+    shared: &'m mut [u8],
+    local: &'m mut [u8],
+}
+
+impl Spaces<'_> {
+    fn bytes(&mut self, space: Space, addr: u64, len: usize) -> Result<&mut [u8], String> {
+        let (data, name) = match space {
+            Space::Shared => (&mut *self.shared, "shared"),
+            Space::Local => (&mut *self.local, "local"),
+            Space::Global => unreachable!("global memory is `Memory`"),
+        };
+        let at = usize::try_from(addr)
+            .ok()
+            .filter(|a| a.checked_add(len).is_some_and(|e| e <= data.len()));
+        match at {
+            Some(a) => Ok(&mut data[a..a + len]),
+            None => Err(format!(
+                "invalid {name} access at {addr:#x} ({len} bytes of {})",
+                data.len()
+            )),
+        }
+    }
+
+    fn read(&mut self, space: Space, addr: u64, len: usize) -> Result<u64, String> {
+        if let Space::Global = space {
+            return self.mem.read(addr, len);
+        }
+        let s = self.bytes(space, addr, len)?;
+        let mut b = [0u8; 8];
+        b[..len].copy_from_slice(s);
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn write(&mut self, space: Space, addr: u64, len: usize, v: u64) -> Result<(), String> {
+        if let Space::Global = space {
+            return self.mem.write(addr, len, v);
+        }
+        let s = self.bytes(space, addr, len)?;
+        s.copy_from_slice(&v.to_le_bytes()[..len]);
+        Ok(())
+    }
 }

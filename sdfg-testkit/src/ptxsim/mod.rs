@@ -1,6 +1,10 @@
 //! A small sequential interpreter for the PTX subset this backend emits, so
 //! the generated kernels can be *run* without a GPU (threads one after
-//! another; map iterations are independent, atomics are trivially atomic).
+//! another up to the next warp exchange or block barrier; map iterations
+//! are independent, atomics are trivially atomic). Global memory is
+//! [`Memory`]; each block has its shared memory (the kernel's `.shared`
+//! variables, then the launch's dynamic shared memory) and each thread its
+//! `.local` memory.
 //!
 //! It checks the emitter's logic (registers, operand order, guards, loop
 //! structure, launch geometry, call convention) against the evaluator. It
@@ -21,6 +25,9 @@ use std::collections::HashMap;
 #[derive(Default)]
 pub struct Memory {
     buffers: Vec<(u64, Vec<u8>)>,
+    /// Executed `atom`/`red` instructions into global memory, per buffer
+    /// (by base address): tests count how often a kernel updates a result.
+    atomics: HashMap<u64, u64>,
 }
 
 impl Memory {
@@ -32,6 +39,20 @@ impl Memory {
     }
     pub fn bytes(&self, addr: u64) -> &[u8] {
         &self.buffers.iter().find(|b| b.0 == addr).expect("buffer").1
+    }
+    /// How many global atomics (`atom`, `red`) the kernels run so far
+    /// executed on the buffer at `addr`.
+    pub fn atomics(&self, addr: u64) -> u64 {
+        self.atomics.get(&addr).copied().unwrap_or(0)
+    }
+    fn count_atomic(&mut self, addr: u64) {
+        if let Some(&(base, _)) = self
+            .buffers
+            .iter()
+            .find(|(b, d)| addr >= *b && addr < *b + d.len() as u64)
+        {
+            *self.atomics.entry(base).or_insert(0) += 1;
+        }
     }
     fn slot(&mut self, addr: u64, len: usize) -> Result<&mut [u8], String> {
         for (base, data) in &mut self.buffers {
@@ -60,6 +81,9 @@ impl Memory {
 pub struct Launch {
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// Dynamic shared memory per block, in bytes (after the static `.shared`
+    /// variables of the kernel).
+    pub shared_bytes: u32,
 }
 
 pub(super) struct Thread {
@@ -71,6 +95,13 @@ pub(super) struct Thread {
 }
 
 /// Runs `kernel` for every thread of `launch`. `params`: raw bits per parameter.
+///
+/// The threads of a block run warp by warp; a warp's threads run one after
+/// another up to the next `shfl.sync` (where the whole warp meets and
+/// exchanges) or `bar.sync` (where the whole block meets). Every thread of
+/// the block must reach the same `bar.sync`: a barrier that some threads
+/// skip, or that threads reach at different instructions, is an error
+/// (on a GPU it hangs or is undefined).
 pub fn run_kernel(
     m: &Module,
     kernel: &str,
@@ -90,10 +121,11 @@ pub fn run_kernel(
         .collect();
     let [gx, gy, gz] = launch.grid;
     let [bx, by, bz] = launch.block;
+    let shared_len = f.shared_bytes + launch.shared_bytes as usize;
     for cz in 0..gz {
         for cy in 0..gy {
             for cx in 0..gx {
-                // Threads in linear order (x fastest), one warp at a time.
+                // Threads in linear order (x fastest), grouped in warps.
                 let mut threads = Vec::new();
                 for tz in 0..bz {
                     for ty in 0..by {
@@ -108,50 +140,85 @@ pub fn run_kernel(
                         }
                     }
                 }
-                for warp in threads.chunks(32) {
-                    run_warp(m, f, &slots, warp, mem)?;
-                }
+                let mut shared = vec![0u8; shared_len];
+                run_block(m, f, &slots, &threads, mem, &mut shared)?;
             }
         }
     }
     Ok(())
 }
 
-/// Runs the threads of one warp one after another up to the next
-/// `shfl.sync`, where the whole warp meets: the exchange is done for all
-/// lanes at once, then they go on.
-fn run_warp(
+/// Runs one block: its warps up to the next barrier, the barrier, again.
+fn run_block(
     m: &Module,
     f: &Function,
     slots: &HashMap<String, u64>,
-    warp: &[Thread],
+    threads: &[Thread],
     mem: &mut Memory,
+    shared: &mut [u8],
 ) -> Result<(), String> {
-    let mut states: Vec<State> = warp
+    let mut states: Vec<State> = threads
         .iter()
         .map(|_| State {
             regs: vec![0u64; f.n_regs],
             pc: 0,
             slots: slots.clone(),
             done: false,
+            local: vec![0u8; f.local_bytes],
         })
         .collect();
     loop {
-        for (st, t) in states.iter_mut().zip(warp) {
-            if !st.done {
-                exec(m, f, st, t, mem, 0)?;
-            }
+        for (warp, states) in threads.chunks(32).zip(states.chunks_mut(32)) {
+            run_warp(m, f, warp, states, mem, shared)?;
         }
-        let waiting = states.iter().filter(|s| !s.done).count();
-        if waiting == 0 {
+        let waiting: Vec<usize> = states.iter().filter(|s| !s.done).map(|s| s.pc).collect();
+        if waiting.is_empty() {
             return Ok(());
         }
-        if waiting != states.len() || states.len() != 32 {
+        if waiting.len() != states.len() {
+            return Err(format!(
+                "bar.sync reached by {} of {} threads (the others exited)",
+                waiting.len(),
+                states.len()
+            ));
+        }
+        if waiting.iter().any(|&pc| pc != waiting[0]) {
+            return Err("threads of a block wait at different bar.sync instructions".into());
+        }
+        for st in &mut states {
+            st.pc += 1;
+        }
+    }
+}
+
+/// Runs the threads of one warp one after another up to the next
+/// `shfl.sync`, where the whole warp meets: the exchange is done for all
+/// lanes at once, then they go on; returns when every thread is done or
+/// waits at a `bar.sync`.
+fn run_warp(
+    m: &Module,
+    f: &Function,
+    warp: &[Thread],
+    states: &mut [State],
+    mem: &mut Memory,
+    shared: &mut [u8],
+) -> Result<(), String> {
+    loop {
+        for (st, t) in states.iter_mut().zip(warp) {
+            if !st.done && !at_barrier(f, st) {
+                exec(m, f, st, t, mem, shared, 0)?;
+            }
+        }
+        let live: Vec<&State> = states.iter().filter(|s| !s.done).collect();
+        if live.is_empty() || live.iter().all(|s| at_barrier(f, s)) {
+            return Ok(());
+        }
+        if live.len() != states.len() || states.len() != 32 {
             return Err("shfl.sync with exited or missing lanes".into());
         }
         let pc = states[0].pc;
         if states.iter().any(|s| s.pc != pc) {
-            return Err("lanes wait at different shfl.sync instructions".into());
+            return Err("lanes wait at different shfl.sync (or bar.sync) instructions".into());
         }
         let inst = &f.code[pc];
         let value = |st: &State, o: &Operand| match o {
@@ -159,7 +226,8 @@ fn run_warp(
             Operand::Imm(v) => *v,
             _ => 0,
         };
-        if !inst.op.contains(".down") {
+        let down = inst.op.contains(".down");
+        if !down && !inst.op.contains(".bfly") {
             return Err(format!("unsupported {}", inst.op));
         }
         let sources: Vec<u64> = states.iter().map(|st| value(st, &inst.args[1])).collect();
@@ -170,7 +238,13 @@ fn run_warp(
                 Operand::Reg(d) => (d, None),
                 _ => return Err("bad shfl destination".into()),
             };
-            let src = lane + offset;
+            // down: lane + offset while in the warp; bfly: lane ^ offset
+            // (with the clamp 31 always in the warp).
+            let src = if down {
+                lane + offset
+            } else {
+                lane ^ (offset & 31)
+            };
             let in_range = src < 32;
             st.regs[d] = mask(
                 if in_range {
@@ -188,10 +262,18 @@ fn run_warp(
     }
 }
 
-/// A thread's execution state, resumable at a `shfl.sync`.
+fn at_barrier(f: &Function, st: &State) -> bool {
+    f.code
+        .get(st.pc)
+        .is_some_and(|i| i.op.starts_with("bar.sync") || i.op.starts_with("barrier.sync"))
+}
+
+/// A thread's execution state, resumable at a `shfl.sync` or `bar.sync`.
 pub(super) struct State {
     pub(super) regs: Vec<u64>,
     pub(super) pc: usize,
     pub(super) slots: HashMap<String, u64>,
     pub(super) done: bool,
+    /// The thread's `.local` memory.
+    pub(super) local: Vec<u8>,
 }

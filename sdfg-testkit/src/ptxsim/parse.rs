@@ -37,6 +37,12 @@ pub(super) struct Function {
     pub(super) code: Vec<Inst>,
     pub(super) labels: HashMap<String, usize>,
     pub(super) n_regs: usize,
+    /// Bytes of the `.shared` variables (dynamic shared memory follows,
+    /// 16-byte aligned) and of the `.local` variables.
+    pub(super) shared_bytes: usize,
+    pub(super) local_bytes: usize,
+    /// The address of each `.shared` / `.local` variable in its state space.
+    pub(super) symbols: HashMap<String, u64>,
 }
 
 /// A parsed module.
@@ -81,13 +87,46 @@ fn split_args(s: &str) -> Vec<String> {
     out
 }
 
+/// `.shared .align A .b8 NAME[BYTES];` (or `.local`, or `.extern .shared
+/// ... NAME[];`): (name, alignment, bytes).
+fn variable(line: &str) -> Option<(String, usize, usize)> {
+    let l = line.trim_end_matches(';');
+    let mut words = l.split_whitespace();
+    let mut align = 1;
+    let mut last = "";
+    while let Some(w) = words.next() {
+        if w == ".align" {
+            align = words.next()?.parse().ok()?;
+        }
+        last = w;
+    }
+    let (name, rest) = last.split_once('[')?;
+    let bytes = rest.trim_end_matches(']');
+    let bytes = if bytes.is_empty() {
+        0
+    } else {
+        bytes.parse().ok()?
+    };
+    Some((name.to_string(), align, bytes))
+}
+
+fn align_up(x: usize, a: usize) -> usize {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
 impl Module {
     pub fn parse(text: &str) -> Result<Module, String> {
         let mut functions = HashMap::new();
         let lines: Vec<&str> = text.lines().collect();
+        let mut dynamic_shared: Option<String> = None;
         let mut k = 0;
         while k < lines.len() {
             let line = lines[k].trim();
+            if line.starts_with(".extern .shared") {
+                dynamic_shared = variable(line).map(|v| v.0);
+                k += 1;
+                continue;
+            }
             let is_entry = line.starts_with(".visible .entry");
             let is_func = line.starts_with(".func");
             if !is_entry && !is_func {
@@ -133,6 +172,19 @@ impl Module {
                 let raw = lines[k];
                 k += 1;
                 let l = raw.split("//").next().unwrap_or("").trim();
+                if l.starts_with(".shared") || l.starts_with(".local") {
+                    let (name, align, bytes) =
+                        variable(l).ok_or_else(|| format!("bad declaration `{l}`"))?;
+                    let end = if l.starts_with(".shared") {
+                        &mut f.shared_bytes
+                    } else {
+                        &mut f.local_bytes
+                    };
+                    let at = align_up(*end, align);
+                    f.symbols.insert(name, at as u64);
+                    *end = at + bytes;
+                    continue;
+                }
                 if l.is_empty()
                     || l == "{"
                     || l == "}"
@@ -217,6 +269,11 @@ impl Module {
             }
             k += 1;
             f.n_regs = regs.len();
+            // Dynamic shared memory starts after the static variables.
+            f.shared_bytes = align_up(f.shared_bytes, 16);
+            if let Some(d) = &dynamic_shared {
+                f.symbols.insert(d.clone(), f.shared_bytes as u64);
+            }
             functions.insert(name, f);
         }
         Ok(Module { functions })

@@ -5,6 +5,7 @@
 //! One topic per module; they share the imports and the two helpers below.
 
 mod arithmetic;
+mod blocks;
 mod bodies;
 mod maps;
 mod reductions;
@@ -15,7 +16,7 @@ use sdfg_compiler::ir::*;
 use sdfg_testkit::builder::{e, local, map_param, s, SdfgBuilder};
 use sdfg_testkit::examples::{axpy, stencil};
 use sdfg_testkit::harness::{
-    eval_map, same_value, simulate_map, simulate_map_fault, Data, SimFault,
+    eval_map, same_value, simulate_map, simulate_map_atomics, simulate_map_fault, Data, SimFault,
 };
 use sdfg_testkit::randexpr::{is_exact, random_inputs, random_kernel, random_value, GenConfig};
 use sdfg_testkit::rng::Rng;

@@ -2,7 +2,7 @@
 //! of host tasklets, `cpu`/`seq` maps, kernel twins and expressions over
 //! symbols (shapes, ranges, subsets, interstate edges).
 
-use super::body::DataAccess;
+use super::body::{combine_values as combine, DataAccess};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::{ContainerId, ScalarType, Sdfg, SymbolId, WcrOp};
 use proc_macro2::{Span, TokenStream};
@@ -169,19 +169,5 @@ fn cell_store(
         Some(WcrOp::Product) => quote!(<#t as #num>::reduce_product(#cell, #value);),
         Some(WcrOp::Min) => quote!(<#t as #num>::reduce_min(#cell, #value);),
         Some(WcrOp::Max) => quote!(<#t as #num>::reduce_max(#cell, #value);),
-    }
-}
-
-/// `old (op) new` with the language's semantics (sequential reductions).
-fn combine(op: WcrOp, ty: ScalarType, old: TokenStream, new: TokenStream) -> TokenStream {
-    let int = ty.is_integer();
-    let mm = rt::min_max_number();
-    match op {
-        WcrOp::Sum if int => quote!((#old).wrapping_add(#new)),
-        WcrOp::Sum => quote!((#old + #new)),
-        WcrOp::Product if int => quote!((#old).wrapping_mul(#new)),
-        WcrOp::Product => quote!((#old * #new)),
-        WcrOp::Min => quote!(#mm::min_number(#old, #new)),
-        WcrOp::Max => quote!(#mm::max_number(#old, #new)),
     }
 }

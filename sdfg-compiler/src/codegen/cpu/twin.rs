@@ -18,6 +18,43 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     let StatementKind::Map(m) = &sdfg.states[abi.state].stmts[abi.stmt].kind else {
         return TokenStream::new();
     };
+    let prologue = prologue(sdfg, abi);
+    let iteration = if m.block.is_some() {
+        super::block::block_iterations(sdfg, abi, m)
+    } else {
+        let access = Place::kernel_twin(sdfg, m.params.len());
+        let code = BodyEmitter::new(&access, &m.body).stmts(&m.body.stmts);
+        let ranges = MapRanges {
+            map: m,
+            scope: RangeScope::Kernel,
+            data: &access,
+        };
+        ranges.parallel(&code, &abi.name)
+    };
+    let args = names::twin_args();
+    let fname = names::kernel_twin(&abi.name);
+    let fault = names::fault();
+    let (kernel_args, fault_type, error) = (rt::kernel_args(), rt::check_fault(), rt::error());
+    quote! {
+        pub(super) fn #fname(#args: &#kernel_args<'_>) {
+            #prologue
+            let __fault_owner = #fault_type::new();
+            let #fault = &__fault_owner;
+            // A twin cannot fail: a bad range was rejected by the glue.
+            let __run = || -> ::core::result::Result<(), #error> { #iteration ::core::result::Result::Ok(()) };
+            let _ = __run();
+            // The first skipped access, to the launch's fault slot (as the
+            // PTX kernel records it).
+            if let ::core::option::Option::Some((code, index)) = __fault_owner.first() {
+                #args.fault_at(code, index);
+            }
+        }
+    }
+}
+
+/// The twin's bindings of the kernel's arguments, by the names the body
+/// (through `Place::kernel_twin`) reads them.
+fn prologue(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     let cname = |c: usize| sdfg.containers[c].name.text.as_str();
     let args = names::twin_args();
     let elem = rt::elem();
@@ -60,30 +97,5 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
             prologue.extend(quote!(let #n: [usize; #rank] = [#(#dims),*];));
         }
     }
-    let access = Place::kernel_twin(sdfg, m.params.len());
-    let code = BodyEmitter::new(&access, &m.body).stmts(&m.body.stmts);
-    let ranges = MapRanges {
-        map: m,
-        scope: RangeScope::Kernel,
-        data: &access,
-    };
-    let iteration = ranges.parallel(&code, &abi.name);
-    let fname = names::kernel_twin(&abi.name);
-    let fault = names::fault();
-    let (kernel_args, fault_type, error) = (rt::kernel_args(), rt::check_fault(), rt::error());
-    quote! {
-        pub(super) fn #fname(#args: &#kernel_args<'_>) {
-            #prologue
-            let __fault_owner = #fault_type::new();
-            let #fault = &__fault_owner;
-            // A twin cannot fail: a bad range was rejected by the glue.
-            let __run = || -> ::core::result::Result<(), #error> { #iteration ::core::result::Result::Ok(()) };
-            let _ = __run();
-            // The first skipped access, to the launch's fault slot (as the
-            // PTX kernel records it).
-            if let ::core::option::Option::Some((code, index)) = __fault_owner.first() {
-                #args.fault_at(code, index);
-            }
-        }
-    }
+    prologue
 }

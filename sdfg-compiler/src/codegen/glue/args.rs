@@ -58,16 +58,17 @@ impl Glue<'_> {
             Storage::Host => ArgPassing::HostSlice { written },
             Storage::Pinned => ArgPassing::Pinned { written },
             Storage::Gpu => ArgPassing::Device { written },
+            // Never asked: block data is transient (`container_args`).
+            Storage::Shared | Storage::Register => ArgPassing::Device { written },
         }
     }
 
-    /// The non-transient containers: the container arguments.
+    /// The non-transient containers: the container arguments (block data,
+    /// `shared` and `register`, is transient: never an argument).
     fn container_args(&self) -> impl Iterator<Item = (ContainerId, &Container)> + '_ {
-        self.sdfg
-            .containers
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !c.transient)
+        self.sdfg.containers.iter().enumerate().filter(|(_, c)| {
+            !c.transient && !matches!(c.storage, Storage::Shared | Storage::Register)
+        })
     }
 
     /// Whether `Args` borrows anything (and so has a lifetime).
@@ -147,6 +148,8 @@ impl Glue<'_> {
             Storage::Host => "host memory (CPU heap)",
             Storage::Pinned => "page-locked host memory of the program's device",
             Storage::Gpu => "GPU memory of the program's device",
+            Storage::Shared => "shared memory of a thread block",
+            Storage::Register => "registers of a thread block's threads",
         };
         let what = if dims.is_empty() {
             format!("Scalar, element type `{}`, in {storage}", cont.elem)

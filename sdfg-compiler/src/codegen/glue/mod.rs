@@ -18,11 +18,13 @@
 //! its field docs, how a call takes it apart), `states` (the call
 //! and its state machine, waits, edges), `statements` (kernel launches, host
 //! tasklets and maps, copies), `prechecks` (map ranges, indices and copy
-//! regions checked before a state's work), `faults` (what access codes
-//! mean, for fault messages). Names come from
-//! [`super::names`], paths into the runtime from `runtime_paths`.
+//! regions checked before a state's work), `block` (a block map's checks
+//! and launch shape), `faults` (what access codes mean, for fault
+//! messages). Names come from [`super::names`], paths into the runtime
+//! from `runtime_paths`.
 
 mod args;
+mod block;
 mod faults;
 mod items;
 mod prechecks;

@@ -56,8 +56,9 @@ impl Glue<'_> {
                     }
                     let mut sites = Vec::new();
                     for_each_map_access(m, &mut |site| sites.push(site));
+                    let block = self.block_prechecks(m, state_name);
                     let checks = self.index_prechecks(k, &m.name.text, state_name, &sites);
-                    out.extend(quote!(if true #(&& #nonempty)* { #checks }));
+                    out.extend(quote!(if true #(&& #nonempty)* { #block #checks }));
                 }
                 StatementKind::Tasklet(t) => {
                     let mut sites = Vec::new();

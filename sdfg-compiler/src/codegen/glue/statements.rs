@@ -99,8 +99,14 @@ impl Glue<'_> {
             })
             .collect();
         let launch_config = rt::launch_config();
+        let config = if m.block.is_some() {
+            let state_name = &self.sdfg.states[sid].name.text;
+            self.block_launch_config(k, m, shape, state_name)
+        } else {
+            quote!(#launch_config::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows))
+        };
         quote! {{
-            let __cfg = #launch_config::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows);
+            let __cfg = #config;
             let __args: &[#kernel_arg<'_>] = &[#(#args),*];
             // SAFETY: `__module` is this SDFG's module and `__args` is the
             // parameter list of kernel `#index`'s ABI, built by the generator

@@ -87,6 +87,8 @@ impl Glue<'_> {
                     let h = names::host_slot(name);
                     quote!(#check_host_len(#name, #h.len(), #len)?;)
                 }
+                // Block data is declared inside its block map: never an argument.
+                Storage::Shared | Storage::Register => TokenStream::new(),
             });
         }
         // Transients, then the bindings the states use.
@@ -106,6 +108,8 @@ impl Glue<'_> {
             // program without GPU work has no stream to clear it on).
             let zero_gpu = zero && self.schedule.streams.count() > 0 && self.touched(c);
             match (cont.transient, cont.storage) {
+                // Block data lives in its kernel (or its CPU twin's task).
+                (_, Storage::Shared | Storage::Register) => {}
                 (true, Storage::Gpu) => {
                     let r = names::gpu_ref(&cont.name.text);
                     prepare.extend(quote!(__cx.prepare_device_transient::<#t>(#dev_slot, #len)?;));

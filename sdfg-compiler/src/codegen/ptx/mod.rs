@@ -53,6 +53,28 @@ pub struct PtxKernel {
     pub items_per_thread: u32,
     /// Consecutive iterations per thread per grid-stride step in y.
     pub rows_per_thread: u32,
+    /// How to launch the kernel of a block map (None: a flat map). Its
+    /// `block` is `[B rounded up to whole warps, 1, 1]` when `B` is a
+    /// constant, else `[0, 1, 1]` (the launch computes it from the symbols).
+    pub block_map: Option<BlockLaunch>,
+}
+
+/// The launch of a block map's kernel: 1-D blocks of `B` threads rounded up
+/// to whole warps, a 1-D grid striding over the block iterations (any grid
+/// is correct; `min(iterations, sm_count * 32)` blocks is the rule), and
+/// the dynamic shared memory of `dynamic_shared`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockLaunch {
+    /// The threads the program sees per block (`B`) when constant; None:
+    /// the product of the block's dimensions, from the symbols.
+    pub threads: Option<u32>,
+    /// Bytes of the kernel's static shared memory (its `.shared` arrays and
+    /// reduction slots).
+    pub static_shared_bytes: u32,
+    /// The shared containers whose shapes use symbols, in the order they
+    /// lie in dynamic shared memory, each aligned to 16 bytes: the launch
+    /// passes the sum of `align16(elements * element size)`.
+    pub dynamic_shared: Vec<crate::ir::ContainerId>,
 }
 
 /// The launch shape of the kernels of small straight-line bodies (the ones
@@ -145,6 +167,7 @@ impl MathFunc {
         };
         match func {
             MathFn::Powi => powi_function(&name, f32),
+            MathFn::Exp if f32 => exp_f32_function(&name),
             MathFn::Powf => PtxOps::function(&name, f32, 2, |o, a| powf_prog(o, a[0], a[1])),
             f => PtxOps::function(&name, f32, 1, |o, a| match f {
                 MathFn::Exp => exp_prog(o, a[0]),
@@ -191,6 +214,16 @@ pub fn generate_for(sdfg: &Sdfg, abis: &[KernelAbi], tuning: &Tuning) -> PtxModu
         kernels.len()
     ));
     text.push_str(".version 8.0\n.target sm_80\n.address_size 64\n");
+    if kernels.iter().any(|k| {
+        k.block_map
+            .as_ref()
+            .is_some_and(|b| !b.dynamic_shared.is_empty())
+    }) {
+        text.push_str(&format!(
+            "\n.extern .shared .align 16 .b8 {}[];\n",
+            kernel::block_data::DYNAMIC_SHARED
+        ));
+    }
     for f in &funcs {
         text.push('\n');
         text.push_str(&f.definition());
@@ -220,6 +253,11 @@ pub const ULP_BOUNDS: &[UlpBound] = &[
         function: "abs min max floor ceil",
         ulp: 0.0,
         note: "exact",
+    },
+    UlpBound {
+        function: "mul_add f32/f64",
+        ulp: 0.0,
+        note: "fma.rn: a * b + c rounded once, as Rust's mul_add",
     },
     UlpBound {
         function: "fmod f32/f64",

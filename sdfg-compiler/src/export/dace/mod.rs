@@ -9,7 +9,10 @@
 //!   written scalar argument becomes a one-element `Array`, since DaCe passes
 //!   `Scalar` arguments by value and the result would be lost;
 //! - a map is MapEntry -> Tasklet -> MapExit. Outer memlets cover the hull of
-//!   the inner ones (the whole container for dynamic accesses);
+//!   the inner ones (the whole container for dynamic accesses); a block map
+//!   is MapEntry (`GPU_Device`) -> NestedSDFG -> MapExit, the nested SDFG
+//!   holding its program with `GPU_ThreadBlock` maps ([`block`]); a GPU
+//!   tasklet is a `GPU_Device` map of one iteration;
 //! - the map of a library statement (`matmul`, `transpose`, `reduce`) is
 //!   DaCe's library node (`library.rs`), with whole-container memlets;
 //! - a tasklet body is C++ (`language: CPP`) reading and writing connectors,
@@ -27,6 +30,7 @@
 //! descriptors and memlets, `state.rs` the nodes and edges of one state,
 //! `symbolic.rs` the symbolic sizes and the ranges a map's memlets cover.
 
+mod block;
 mod data;
 mod library;
 mod state;
@@ -39,7 +43,15 @@ use serde_json::{json, Map as JsonMap, Value};
 
 /// The DaCe `.sdfg` JSON of `sdfg`.
 pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {
-    let cx = Cx::new(sdfg);
+    sdfg_json(sdfg, false)
+}
+
+/// The JSON of an SDFG; `thread_blocks`: its `gpu` maps are the thread maps
+/// of a block map (the nested SDFG of [`block`]), scheduled
+/// `GPU_ThreadBlock`.
+fn sdfg_json(sdfg: &Sdfg, thread_blocks: bool) -> Value {
+    let mut cx = Cx::new(sdfg);
+    cx.thread_blocks = thread_blocks;
     let mut arrays = JsonMap::new();
     for (id, c) in sdfg.containers.iter().enumerate() {
         arrays.insert(c.name.text.clone(), cx.array_json(id));
@@ -113,6 +125,8 @@ pub fn storage_name(s: Storage) -> &'static str {
         Storage::Host => "CPU_Heap",
         Storage::Pinned => "CPU_Pinned",
         Storage::Gpu => "GPU_Global",
+        Storage::Shared => "GPU_Shared",
+        Storage::Register => "Register",
     }
 }
 
@@ -140,6 +154,8 @@ struct Cx<'a> {
     sdfg: &'a Sdfg,
     /// Scalar containers exported as one-element arrays.
     boxed_scalars: Vec<ContainerId>,
+    /// The `gpu` maps are thread maps (`GPU_ThreadBlock`).
+    thread_blocks: bool,
 }
 
 impl<'a> Cx<'a> {
@@ -162,6 +178,16 @@ impl<'a> Cx<'a> {
         Cx {
             sdfg,
             boxed_scalars,
+            thread_blocks: false,
+        }
+    }
+
+    /// DaCe's schedule of a map of this SDFG.
+    fn map_schedule(&self, map: &crate::ir::Map) -> &'static str {
+        if self.thread_blocks && map.schedule == MapSchedule::Gpu {
+            "GPU_ThreadBlock"
+        } else {
+            schedule_name(map.schedule)
         }
     }
 

@@ -3,10 +3,11 @@
 //! and ordering edges, the edges through map scopes (one connector pair
 //! per container), and the scope dictionary DaCe looks nodes up in.
 
+use super::block::block_sdfg;
 use super::data::{empty_memlet_json, memlet_json, product, range_json};
 use super::library::{input_connector, output_connector};
 use super::symbolic::hull;
-use super::{code_block, dace_identifier, dtype_name, schedule_name, Cx};
+use super::{code_block, dace_identifier, dtype_name, Cx};
 use crate::dace_format::{HELPERS, INDEPENDENT_MARK, PARAM_TYPES_MARK};
 use crate::export::cpp::{tasklet_to_cpp, wcr_lambda};
 use crate::export::print::{container_name, BodyNames};
@@ -320,8 +321,9 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
             StatementKind::Map(map) => {
                 let names = BodyNames::for_map(map);
                 let label = dace_identifier(&map.name.text);
-                let params: Vec<String> = map.params.iter().map(|p| p.name.text.clone()).collect();
-                let ranges: Vec<Value> = map
+                let mut params: Vec<String> =
+                    map.params.iter().map(|p| p.name.text.clone()).collect();
+                let mut ranges: Vec<Value> = map
                     .params
                     .iter()
                     .map(|p| {
@@ -337,6 +339,15 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                         r
                     })
                     .collect();
+                let mut param_types: Vec<&str> =
+                    map.params.iter().map(|p| dtype_name(p.ty)).collect();
+                if params.is_empty() {
+                    // A GPU tasklet: a map of one iteration (DaCe maps
+                    // have at least one parameter).
+                    params.push("__tasklet".to_string());
+                    ranges.push(range_json("0", "0"));
+                    param_types.push(dtype_name(crate::ir::ScalarType::I64));
+                }
                 let entry = self.add_node(
                     json!({
                         "type": "MapEntry",
@@ -345,8 +356,8 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                             "label": label,
                             "params": params,
                             "range": {"type": "Range", "ranges": ranges},
-                            "schedule": schedule_name(map.schedule),
-                            PARAM_TYPES_MARK: map.params.iter().map(|p| dtype_name(p.ty)).collect::<Vec<_>>(),
+                            "schedule": self.cx.map_schedule(map),
+                            PARAM_TYPES_MARK: param_types,
                             INDEPENDENT_MARK: map.independent.iter().map(|(c, _)| container_name(self.cx.sdfg, *c)).collect::<Vec<_>>(),
                             "debuginfo": null,
                             "in_connectors": {},
@@ -355,10 +366,11 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     }),
                     None,
                 );
-                let tasklet = self.add_node(
-                    self.tasklet_json(&label, &map.body.stmts, &names, &stmt.memlets),
-                    Some(entry),
-                );
+                let body = match &map.block {
+                    Some(_) => self.nested_block_json(map, stmt),
+                    None => self.tasklet_json(&label, &map.body.stmts, &names, &stmt.memlets),
+                };
+                let tasklet = self.add_node(body, Some(entry));
                 let exit = self.add_node(
                     json!({
                         "type": "MapExit",
@@ -377,6 +389,38 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
             }
             StatementKind::Copy(_) | StatementKind::Wait(_) => Placed::default(),
         }
+    }
+
+    /// The NestedSDFG node of a block map: its program as an SDFG, one
+    /// connector per container it reads or writes (the whole container).
+    fn nested_block_json(&self, map: &crate::ir::Map, stmt: &crate::ir::Statement) -> Value {
+        let sdfg = self.cx.sdfg;
+        let (inner, reads, writes) = block_sdfg(sdfg, map, stmt);
+        let label = format!("{}_block", dace_identifier(&map.name.text));
+        // The nested SDFG declares every symbol of ours: DaCe wants each
+        // declared symbol mapped.
+        let mut mapping = JsonMap::new();
+        for sym in &sdfg.symbols {
+            mapping.insert(sym.name.text.clone(), json!(sym.name.text));
+        }
+        for p in &map.params {
+            mapping.insert(p.name.text.clone(), json!(p.name.text));
+        }
+        let conns = |names: &[String]| -> JsonMap<String, Value> {
+            names.iter().map(|n| (n.clone(), Value::Null)).collect()
+        };
+        json!({
+            "type": "NestedSDFG",
+            "label": label,
+            "attributes": {
+                "label": label,
+                "sdfg": super::sdfg_json(&inner, true),
+                "symbol_mapping": mapping,
+                "in_connectors": conns(&reads),
+                "out_connectors": conns(&writes),
+                "debuginfo": null,
+            }
+        })
     }
 
     fn tasklet_json(
@@ -450,6 +494,23 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
             Some(StatementKind::Map(map)) => BodyNames::for_map(map),
             _ => BodyNames::none(),
         };
+        if let (Some(StatementKind::Map(map)), Some(memlet)) =
+            (self.state.stmts.get(s).map(|x| &x.kind), self.memlet(s, m))
+        {
+            if map.block.is_some() {
+                // A nested SDFG takes the whole container, by its name.
+                let name = container_name(self.cx.sdfg, memlet.container);
+                let json = memlet_json(
+                    &name,
+                    self.cx.whole_subset(memlet.container),
+                    Value::Null,
+                    &self.cx.elements(memlet.container),
+                    false,
+                    None,
+                );
+                return (json, name);
+            }
+        }
         match self.memlet(s, m) {
             Some(memlet) => (
                 self.inner_memlet_json(memlet, &names),
@@ -485,7 +546,7 @@ impl StateBuilder<'_, '_> {
             self.add_scope_connector(entry, &format!("OUT_{conn}"), "out_connectors");
             let outer = self.outer_memlet_json(&memlets, None);
             self.add_edge(access, None, entry, Some(&format!("IN_{conn}")), outer);
-            for (s, m) in memlets {
+            for (s, m) in self.one_per_container(memlets) {
                 let (inner, connector) = self.map_inner(s, m);
                 self.add_edge(
                     entry,
@@ -518,7 +579,7 @@ impl StateBuilder<'_, '_> {
             });
             let outer = self.outer_memlet_json(&memlets, wcr);
             self.add_edge(exit, Some(&format!("OUT_{conn}")), access, None, outer);
-            for (s, m) in memlets {
+            for (s, m) in self.one_per_container(memlets) {
                 let (inner, connector) = self.map_inner(s, m);
                 self.add_edge(
                     tasklet,
@@ -554,6 +615,19 @@ impl StateBuilder<'_, '_> {
                 self.add_edge(t, None, exit, None, empty_memlet_json());
             }
         }
+    }
+
+    /// The memlets of one container between a map and an access node: all
+    /// of them for a tasklet (a connector each), the first for the nested
+    /// SDFG of a block map (which takes the whole container once).
+    fn one_per_container(&self, mut memlets: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+        let block = memlets.first().is_some_and(|(s, _)| {
+            matches!(self.state.stmts.get(*s).map(|x| &x.kind), Some(StatementKind::Map(m)) if m.block.is_some())
+        });
+        if block {
+            memlets.truncate(1);
+        }
+        memlets
     }
 
     /// A fresh connector stem for the container of `memlets` on a scope node

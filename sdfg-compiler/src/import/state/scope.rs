@@ -450,7 +450,7 @@ impl StateConv<'_> {
 /// How to fix a tasklet the translation rejects.
 fn tasklet_help(problem: &str) -> &'static str {
     if problem.contains("does not have") {
-        "the math functions are `sqrt exp log sin cos tanh abs min max floor ceil pow`"
+        "the math functions are `sqrt exp log sin cos tanh abs min max floor ceil pow fma`"
     } else if problem.contains("syntax error") {
         "check the tasklet's code in DaCe"
     } else {

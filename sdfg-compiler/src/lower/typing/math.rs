@@ -47,6 +47,7 @@ impl Lowerer<'_> {
             let example = match func.arity() {
                 1 => format!("x.{name}()"),
                 _ if func == MathFn::Powi => "x.powi(2)".to_string(),
+                3 => format!("x.{name}(y, z)"),
                 _ => format!("x.{name}(y)"),
             };
             self.error(
@@ -86,6 +87,30 @@ impl Lowerer<'_> {
                     };
                 args.push(recv?);
                 args.push(arg?);
+            }
+            MathFn::MulAdd => {
+                // All three operands have one type: the first with a type
+                // of its own sets it.
+                let parts: [&syn::Expr; 3] = [&m.receiver, &m.args[0], &m.args[1]];
+                let mut lowered: [Option<Expr>; 3] = [None, None, None];
+                let fixed = parts.iter().position(|p| !is_flexible(self, sc, p));
+                let ty = match (self.only_if_flexible(sc, &parts, expected), fixed) {
+                    (Some(t), _) => Some(t),
+                    (None, Some(k)) => {
+                        lowered[k] = self.expr(sc, parts[k], None);
+                        lowered[k].as_ref().map(|e| e.ty)
+                    }
+                    (None, None) => self.default_for(sc, &parts),
+                };
+                // Only when an operand had a type of its own is `fixed` lowered already.
+                for (k, part) in parts.iter().enumerate() {
+                    if Some(k) != fixed {
+                        lowered[k] = self.expr(sc, part, ty);
+                    }
+                }
+                for l in lowered {
+                    args.push(l?);
+                }
             }
             _ => {
                 let recv_expected = self.only_if_flexible(sc, &[&m.receiver], expected);

@@ -25,7 +25,7 @@ mod scope;
 mod text;
 
 pub(crate) use flexible::{default_type, is_flexible};
-pub(crate) use scope::{LetKey, Resolved, Scope, ScopeKind};
+pub(crate) use scope::{BlockScope, LetKey, Resolved, Scope, ScopeKind};
 pub(crate) use text::{first_span, index_example, source_text, strip_parens};
 
 use super::*;
@@ -210,9 +210,18 @@ impl Lowerer<'_> {
                 }
                 let mut ty = sc.locals[id].ty;
                 if sc.is_open(id) {
-                    // Probe pass: the use decides the local's type.
-                    ty = expected?;
-                    sc.hint(id, ty);
+                    // Probe pass: the use decides the local's type. A loop
+                    // variable where nothing is expected (an index) keeps
+                    // its provisional type, so the statement's other uses
+                    // are still lowered and can decide.
+                    match expected {
+                        Some(t) => {
+                            ty = t;
+                            sc.hint(id, ty);
+                        }
+                        None if sc.loop_vars[id] => {}
+                        None => return None,
+                    }
                 }
                 Some(Expr::new(ExprKind::Var(VarRef::Local(id)), ty, span))
             }
@@ -306,9 +315,16 @@ impl Lowerer<'_> {
                 let candidates: Vec<String> = self
                     .containers
                     .iter()
+                    .filter(|c| !c.storage.is_block_local())
                     .map(|c| c.name.text.clone())
                     .collect();
                 let mut d = Diagnostic::error(ident.span(), format!("unknown container `{name}`"));
+                if let Some(note) = self.block_data_elsewhere(&name) {
+                    self.error(d.note(note).help(format!(
+                        "`{name}` exists only inside its block map; use it there, or declare a `gpu` container to share data between maps"
+                    )));
+                    return None;
+                }
                 d = match closest_name(&name, candidates.iter().map(String::as_str)) {
                     Some(c) => d.help(format!("did you mean `{c}`?")),
                     None => d.help(format!("declare it, e.g. `host {name}: f64[N];`")),

@@ -18,6 +18,57 @@ pub(crate) struct LoweredRange {
 impl Lowerer<'_> {
     /// `a..b`, `a..=b` or `(a..b).step_by(s)`: bounds unified to one integer type.
     pub(crate) fn range(&mut self, sc: &mut Scope, e: &syn::Expr) -> Option<LoweredRange> {
+        self.range_typed(sc, e, None)
+    }
+
+    /// The range of a loop variable (`for`, thread maps), typed like Rust:
+    /// bounds of unsuffixed literals only take the type the variable's
+    /// first typed use needs (`for i in 0..8 { A[base + i] }` with `base:
+    /// i64` makes `i` an `i64`), found by the probe pass of `Lowerer::body`
+    /// through `key`. Returns the range and, in the probe pass for such a
+    /// range, the key under which the variable's uses record that type.
+    pub(crate) fn loop_range(
+        &mut self,
+        sc: &mut Scope,
+        e: &syn::Expr,
+        key: LetKey,
+    ) -> (Option<LoweredRange>, Option<LetKey>) {
+        let open = self.range_is_flexible(sc, e);
+        let hint = if open {
+            sc.hints.get(&key).copied()
+        } else {
+            None
+        };
+        let range = self.range_typed(sc, e, hint);
+        let still_open = (sc.probing && open && hint.is_none()).then_some(key);
+        (range, still_open)
+    }
+
+    /// Whether every bound (and the step) of a range is flexible.
+    fn range_is_flexible(&self, sc: &Scope, e: &syn::Expr) -> bool {
+        let stripped = strip_parens(e);
+        let (range, step) = match stripped {
+            syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
+                (strip_parens(&m.receiver), Some(&m.args[0]))
+            }
+            other => (other, None),
+        };
+        let syn::Expr::Range(r) = range else {
+            return false;
+        };
+        [r.start.as_deref(), r.end.as_deref(), step]
+            .into_iter()
+            .flatten()
+            .all(|p| is_flexible(self, sc, p))
+    }
+
+    /// [`Lowerer::range`]; `hint` types bounds of unsuffixed literals only.
+    fn range_typed(
+        &mut self,
+        sc: &mut Scope,
+        e: &syn::Expr,
+        hint: Option<ScalarType>,
+    ) -> Option<LoweredRange> {
         let stripped = strip_parens(e);
         let (range, step) = match stripped {
             syn::Expr::MethodCall(m) if m.method == "step_by" && m.args.len() == 1 => {
@@ -54,7 +105,7 @@ impl Lowerer<'_> {
                 ok &= lowered[k].is_some();
                 lowered[k].as_ref().map(|e| e.ty)
             }
-            None => self.default_for(sc, &parts),
+            None => hint.or_else(|| self.default_for(sc, &parts)),
         };
         for (k, part) in parts.iter().enumerate() {
             if lowered[k].is_none() && Some(k) != fixed {

@@ -18,6 +18,8 @@ pub(crate) enum ScopeKind {
     Shape,
     /// A copy subset: symbols and literals.
     Subset,
+    /// A block map's `block(...)` size: symbols and literals.
+    BlockSize,
 }
 
 impl ScopeKind {
@@ -32,6 +34,7 @@ impl ScopeKind {
             ScopeKind::MapRange => "a map range",
             ScopeKind::Shape => "a container's shape",
             ScopeKind::Subset => "a copy subset",
+            ScopeKind::BlockSize => "a block size",
         }
     }
 }
@@ -66,6 +69,24 @@ pub(crate) struct Scope {
     /// How many `for`/`while`/`loop` bodies enclose the statement being
     /// lowered (`break` and `continue` need one).
     pub loop_depth: usize,
+    /// Inside the body of a block map.
+    pub block: Option<BlockScope>,
+}
+
+/// What a block map's body sees besides a tasklet's names.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct BlockScope {
+    /// The `shared` and `register` containers of the block map.
+    pub data: Vec<ContainerId>,
+    /// Lowering the body of a thread map (else: block-level code).
+    pub in_thread_map: bool,
+    /// The name of that thread map.
+    pub thread_map: Option<String>,
+    /// The thread maps lowered so far (names are unique in a block map).
+    pub thread_map_names: Vec<String>,
+    /// A block-level use of `register` data was already reported for the
+    /// expression being lowered (as a condition around a thread map).
+    pub quiet_registers: bool,
 }
 
 impl Scope {
@@ -83,6 +104,7 @@ impl Scope {
             hints: HashMap::new(),
             probing: false,
             loop_depth: 0,
+            block: None,
         }
     }
 
@@ -143,7 +165,20 @@ impl Lowerer<'_> {
         if let Some(s) = self.symbols.iter().position(|s| s.name.text == name) {
             return Resolved::Symbol(s);
         }
-        if let Some(c) = self.containers.iter().position(|c| c.name.text == name) {
+        if let Some(b) = &sc.block {
+            if let Some(&c) = b
+                .data
+                .iter()
+                .find(|&&c| self.containers[c].name.text == name)
+            {
+                return Resolved::Container(c);
+            }
+        }
+        if let Some(c) = self
+            .containers
+            .iter()
+            .position(|c| c.name.text == name && !c.storage.is_block_local())
+        {
             return Resolved::Container(c);
         }
         Resolved::Unknown
@@ -155,7 +190,15 @@ impl Lowerer<'_> {
         names.extend(sc.params.iter().map(|(n, _)| n.clone()));
         names.extend(self.symbols.iter().map(|s| s.name.text.clone()));
         if sc.kind.allows_containers() {
-            names.extend(self.containers.iter().map(|c| c.name.text.clone()));
+            names.extend(
+                self.containers
+                    .iter()
+                    .filter(|c| !c.storage.is_block_local())
+                    .map(|c| c.name.text.clone()),
+            );
+            if let Some(b) = &sc.block {
+                names.extend(b.data.iter().map(|&c| self.containers[c].name.text.clone()));
+            }
         }
         names
     }
@@ -164,6 +207,12 @@ impl Lowerer<'_> {
         let text = ident.to_string();
         let names = self.visible_names(sc);
         let mut d = Diagnostic::error(ident.span(), format!("cannot find `{text}` in this sdfg"));
+        if let Some(note) = self.block_data_elsewhere(&text) {
+            self.error(d.note(note).help(format!(
+                "`{text}` exists only inside its block map; use it there, or declare a `gpu` container to share data between maps"
+            )));
+            return;
+        }
         d = match closest_name(&text, names.iter().map(String::as_str)) {
             Some(c) => d.help(format!("did you mean `{c}`?")),
             None => match sc.kind {
@@ -176,9 +225,25 @@ impl Lowerer<'_> {
         self.error(d);
     }
 
+    /// "`tile` is declared `shared` in block map `rows`" when a block map
+    /// declares a container of that name.
+    pub(crate) fn block_data_elsewhere(&self, name: &str) -> Option<String> {
+        self.containers
+            .iter()
+            .enumerate()
+            .find(|(_, c)| c.name.text == name && c.storage.is_block_local())
+            .map(|(id, c)| {
+                let owner = self
+                    .block_owner
+                    .get(&id)
+                    .map_or_else(|| "a block map".to_string(), |m| format!("block map `{m}`"));
+                format!("`{name}` is declared `{}` in {owner}", c.storage.keyword())
+            })
+    }
+
     pub(super) fn container_allowed(&mut self, sc: &Scope, ident: &proc_macro2::Ident) -> bool {
         if sc.kind.allows_containers() {
-            return true;
+            return self.block_data_allowed(sc, ident);
         }
         self.error(
             Diagnostic::error(

@@ -52,14 +52,26 @@ pub struct BodyAccess {
 /// Every container access of `body`, in the order the body evaluates them
 /// (a store's index and value before the store).
 pub fn body_accesses(body: &TaskletBody) -> Vec<BodyAccess> {
+    statement_accesses(&body.locals, &body.stmts, HashMap::new())
+}
+
+/// Every container access of `stmts` (statements of a body whose locals
+/// are `locals`), where each local in `known` stands for its form: how a
+/// thread map's body is seen, its parameters and the block-level locals
+/// around it given as map parameters.
+pub fn statement_accesses(
+    locals: &[Local],
+    stmts: &[Stmt],
+    known: HashMap<LocalId, Form>,
+) -> Vec<BodyAccess> {
     let mut walker = Walker {
-        locals: &body.locals,
-        lets: HashMap::new(),
+        locals,
+        lets: known,
         loops: Vec::new(),
         pins: Vec::new(),
         out: Vec::new(),
     };
-    walker.block(&body.stmts);
+    walker.block(stmts);
     walker.out
 }
 
@@ -135,9 +147,6 @@ impl Walker<'_> {
                 if let Some(step) = step {
                     self.expr(step);
                 }
-                let symbolic = |f: Form| {
-                    (!f.terms.keys().any(|v| !matches!(v, AccessVar::Symbol(_)))).then_some(f)
-                };
                 let lo = self.form(start).and_then(symbolic);
                 let hi = self.form(end).and_then(|f| f.offset(-1)).and_then(symbolic);
                 self.loops.push((*var, lo, hi));
@@ -151,6 +160,24 @@ impl Walker<'_> {
                 self.block(body);
             }
             Stmt::Break { .. } | Stmt::Continue { .. } => {}
+            // Seen from the block map: the thread map's parameters are
+            // free variables within their ranges, like `for` variables.
+            Stmt::ThreadMap(t) => {
+                let mark = self.loops.len();
+                for p in &t.params {
+                    self.expr(&p.start);
+                    self.expr(&p.end);
+                    let lo = self.form(&p.start).and_then(symbolic);
+                    let hi = self
+                        .form(&p.end)
+                        .and_then(|f| f.offset(-1))
+                        .and_then(symbolic);
+                    self.loops.push((p.local, lo, hi));
+                }
+                self.block(&t.body);
+                self.loops.truncate(mark);
+            }
+            Stmt::Barrier(_) => {}
         }
     }
 
@@ -251,6 +278,14 @@ impl Walker<'_> {
             _ => Leaf::Descend,
         })
     }
+}
+
+/// `f` where it is a form over symbols only (a bound both iterations share).
+fn symbolic(f: Form) -> Option<Form> {
+    f.terms
+        .keys()
+        .all(|v| matches!(v, AccessVar::Symbol(_)))
+        .then_some(f)
 }
 
 /// Why a subscript is not a form, for messages.

@@ -21,14 +21,17 @@
 //! decide it. Everything errs toward "may conflict".
 //!
 //! Entry points: [`map_conflicts`] for a whole map (what `validate::races`
-//! uses), and [`Space`] with [`BodyAccess`] and [`test_pair`] for callers
-//! that pick the varying parameters and accesses themselves (thread maps
-//! inside a block map: the block's parameters then act like symbols).
+//! uses; a block map's thread-map parameters are free variables in their
+//! ranges), and [`conflicts_among`] with [`statement_accesses`] and
+//! [`ParamModel`] for callers that pick the varying parameters and the
+//! accesses themselves (a thread map inside a block map: the block's
+//! parameters and block-level locals are `Fixed`, see
+//! `validate::block::races`).
 
 mod accesses;
 mod system;
 
-pub use accesses::{body_accesses, why_not_affine, AccessVar, BodyAccess};
+pub use accesses::{body_accesses, statement_accesses, why_not_affine, AccessVar, BodyAccess};
 
 use crate::ir::linear::{constant_value, Leaf, Linear};
 use crate::ir::*;
@@ -56,6 +59,43 @@ pub enum ParamModel {
     Fixed,
 }
 
+impl ParamModel {
+    /// The model of a parameter over `start..end` (stepping by `step`):
+    /// a counter where the start is a form over symbols and the step a
+    /// positive constant.
+    pub fn of_range(start: &Expr, end: &Expr, step: Option<&Expr>) -> ParamModel {
+        let symbols_only = |e: &Expr| -> Option<Form> {
+            Form::from_expr(e, &mut |x: &Expr| match &x.kind {
+                ExprKind::Var(VarRef::Symbol(s)) => Leaf::Form(Form::var(AccessVar::Symbol(*s))),
+                ExprKind::Var(_) => Leaf::NotLinear,
+                _ => Leaf::Descend,
+            })
+        };
+        let first = symbols_only(start);
+        let step = match step {
+            None => Some(1),
+            Some(s) => constant_value(s).filter(|s| *s > 0),
+        };
+        match (first, step) {
+            (Some(start), Some(step)) => {
+                let span = symbols_only(end).and_then(|end| end.add(&start, -1));
+                let last = match (step, span) {
+                    (1, Some(span)) => span.offset(-1),
+                    (_, Some(span)) => span
+                        .as_constant()
+                        .map(|d| Form::constant((d - 1).div_euclid(step))),
+                    (_, None) => None,
+                };
+                ParamModel::Counter { start, step, last }
+            }
+            (start, _) => ParamModel::Raw {
+                lo: start,
+                hi: symbols_only(end).and_then(|e| e.offset(-1)),
+            },
+        }
+    }
+}
+
 /// The iteration space of a map: one model per parameter.
 #[derive(Clone, Debug)]
 pub struct Space {
@@ -65,40 +105,11 @@ pub struct Space {
 impl Space {
     /// Every parameter of `params` varies.
     pub fn of(params: &[MapParam]) -> Space {
-        let symbols_only = |e: &Expr| -> Option<Form> {
-            Form::from_expr(e, &mut |x: &Expr| match &x.kind {
-                ExprKind::Var(VarRef::Symbol(s)) => Leaf::Form(Form::var(AccessVar::Symbol(*s))),
-                ExprKind::Var(_) => Leaf::NotLinear,
-                _ => Leaf::Descend,
-            })
-        };
-        let model = |p: &MapParam| -> ParamModel {
-            let start = symbols_only(&p.start);
-            let end = symbols_only(&p.end);
-            let step = match &p.step {
-                None => Some(1),
-                Some(s) => constant_value(s).filter(|s| *s > 0),
-            };
-            match (start, step) {
-                (Some(start), Some(step)) => {
-                    let span = end.and_then(|end| end.add(&start, -1));
-                    let last = match (step, span) {
-                        (1, Some(span)) => span.offset(-1),
-                        (_, Some(span)) => span
-                            .as_constant()
-                            .map(|d| Form::constant((d - 1).div_euclid(step))),
-                        (_, None) => None,
-                    };
-                    ParamModel::Counter { start, step, last }
-                }
-                (start, _) => ParamModel::Raw {
-                    lo: start,
-                    hi: symbols_only(&p.end).and_then(|e| e.offset(-1)),
-                },
-            }
-        };
         Space {
-            params: params.iter().map(model).collect(),
+            params: params
+                .iter()
+                .map(|p| ParamModel::of_range(&p.start, &p.end, p.step.as_ref()))
+                .collect(),
         }
     }
 
@@ -386,7 +397,16 @@ pub fn map_conflicts(
     body: &TaskletBody,
     trusted: &dyn Fn(ContainerId) -> bool,
 ) -> Vec<Conflict> {
-    let accesses = body_accesses(body);
+    conflicts_among(space, &body_accesses(body), trusted)
+}
+
+/// [`map_conflicts`] of accesses gathered by the caller (in the order the
+/// body evaluates them).
+pub fn conflicts_among(
+    space: &Space,
+    accesses: &[BodyAccess],
+    trusted: &dyn Fn(ContainerId) -> bool,
+) -> Vec<Conflict> {
     let written: Vec<ContainerId> = accesses
         .iter()
         .filter(|a| a.access.is_write())

@@ -52,7 +52,99 @@ pub(super) fn bounds_exclude<V: Ord + Clone>(
     };
     let least = extreme(true).and_then(|f| f.as_constant());
     let greatest = extreme(false).and_then(|f| f.as_constant());
-    least.is_some_and(|c| c > 0) || greatest.is_some_and(|c| c < 0)
+    least.is_some_and(|c| c > 0)
+        || greatest.is_some_and(|c| c < 0)
+        || search_excludes(form, bounds) == Some(true)
+}
+
+/// Steps [`search_excludes`] may take before it gives up.
+const SEARCH_BUDGET: u32 = 20_000;
+
+/// Whether `form = 0` has no solution with every variable inside constant
+/// bounds, by an exhaustive search: the variables in order of decreasing
+/// coefficient, each over the values that leave the rest able to reach 0.
+/// Decides what the bounds test alone cannot, as `d + 32 * (q - q')` with
+/// `d` in `1..=31` and `q, q'` in `0..=7` (a strided loop inside a thread
+/// map). None when a variable's bounds are not constants, or the search
+/// would take more than [`SEARCH_BUDGET`] steps.
+fn search_excludes<V: Ord + Clone>(
+    form: &Linear<V>,
+    bounds: &impl Fn(&V) -> Option<Bounds<V>>,
+) -> Option<bool> {
+    let mut vars: Vec<(i128, i128, i128)> = Vec::new();
+    for (v, &k) in &form.terms {
+        let b = bounds(v)?;
+        let (lo, hi) = (b.lo?.as_constant()?, b.hi?.as_constant()?);
+        if lo > hi {
+            // An empty range: no solution at all.
+            return Some(true);
+        }
+        vars.push((k, lo, hi));
+    }
+    vars.sort_by_key(|(k, _, _)| std::cmp::Reverse(k.unsigned_abs()));
+    // The least and greatest value of the terms from position n on.
+    let mut rest = vec![(0i128, 0i128); vars.len() + 1];
+    for n in (0..vars.len()).rev() {
+        let (k, lo, hi) = vars[n];
+        let (a, b) = (k.checked_mul(lo)?, k.checked_mul(hi)?);
+        rest[n] = (
+            rest[n + 1].0.checked_add(a.min(b))?,
+            rest[n + 1].1.checked_add(a.max(b))?,
+        );
+    }
+    let mut budget = SEARCH_BUDGET;
+    let found = solvable(&vars, &rest, 0, form.constant.checked_neg()?, &mut budget)?;
+    Some(!found)
+}
+
+/// Whether the terms from position `n` on can sum to `target` (None: out
+/// of budget or overflow).
+fn solvable(
+    vars: &[(i128, i128, i128)],
+    rest: &[(i128, i128)],
+    n: usize,
+    target: i128,
+    budget: &mut u32,
+) -> Option<bool> {
+    let Some(&(k, lo, hi)) = vars.get(n) else {
+        return Some(target == 0);
+    };
+    // k * v must lie in [target - rest_max, target - rest_min].
+    let (want_lo, want_hi) = (
+        target.checked_sub(rest[n + 1].1)?,
+        target.checked_sub(rest[n + 1].0)?,
+    );
+    let (from, to) = match k.signum() {
+        1 => (div_ceil(want_lo, k)?, want_hi.div_euclid(k)),
+        -1 => {
+            let m = k.checked_neg()?;
+            (
+                div_ceil(want_hi.checked_neg()?, m)?,
+                want_lo.checked_neg()?.div_euclid(m),
+            )
+        }
+        // A variable without effect: one value stands for all.
+        _ if want_lo <= 0 && 0 <= want_hi => (lo, lo),
+        _ => return Some(false),
+    };
+    for v in from.max(lo)..=to.min(hi) {
+        *budget = budget.checked_sub(1)?;
+        if solvable(
+            vars,
+            rest,
+            n + 1,
+            target.checked_sub(k.checked_mul(v)?)?,
+            budget,
+        )? {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// `a / b` rounded up, `b > 0`.
+fn div_ceil(a: i128, b: i128) -> Option<i128> {
+    a.checked_neg()?.div_euclid(b).checked_neg()
 }
 
 /// A rational number `n / d`, `d > 0`, in lowest terms.
@@ -264,6 +356,55 @@ mod tests {
             })
         };
         assert!(bounds_exclude(&form(&[("i", 1), ("j", -1)], -100), &small));
+    }
+
+    #[test]
+    fn search_decides_bounded_equations_the_bounds_test_cannot() {
+        let range = |lo: i128, hi: i128| Bounds {
+            lo: Some(Linear::constant(lo)),
+            hi: Some(Linear::constant(hi)),
+        };
+        // d + 32 q - 32 q' = 0, d in [1, 31], q, q' in [0, 7]: the terms
+        // span [-223, 255], but no combination is 0.
+        let strided = |v: &&str| Some(if *v == "d" { range(1, 31) } else { range(0, 7) });
+        let eq = form(&[("d", 1), ("q", 32), ("q2", -32)], 0);
+        assert!(bounds_exclude(&eq, &strided));
+        // With d up to 32 there is a solution (d = 32, q' = q + 1).
+        let wider = |v: &&str| Some(if *v == "d" { range(1, 32) } else { range(0, 7) });
+        assert!(!bounds_exclude(&eq, &wider));
+        // 4 d + 64 (h - h') + (i - i') with d in [1, 15], h in [0, 1], i in
+        // [0, 3]: rows 64 h + 4 ty + i of a register-blocked tile.
+        let tile = |v: &&str| {
+            Some(match *v {
+                "d" => range(1, 15),
+                "h" | "h2" => range(0, 1),
+                _ => range(0, 3),
+            })
+        };
+        let eq = form(&[("d", 4), ("h", 64), ("h2", -64), ("i", 1), ("i2", -1)], 0);
+        assert!(bounds_exclude(&eq, &tile));
+        // Negative coefficients first: -3 a + 6 b = 1 (no solution: gcd).
+        let any = |_: &&str| Some(range(-5, 5));
+        assert!(bounds_exclude(&form(&[("a", -3), ("b", 6)], -1), &any));
+        assert!(!bounds_exclude(&form(&[("a", -3), ("b", 6)], -3), &any));
+        // A symbolic bound: the search does not run.
+        let symbolic = |v: &&str| {
+            Some(Bounds {
+                lo: Some(Linear::constant(0)),
+                hi: Some(form(&[("N", 1)], 0)),
+            })
+            .filter(|_| *v != "N")
+        };
+        assert!(!bounds_exclude(
+            &form(&[("d", 1), ("q", 32), ("q2", -32)], 0),
+            &symbolic
+        ));
+        // Past the budget: no answer (and no claim). 2 a - 2 b + 2 c - 2 e
+        // is never odd, but every prefix leaves the rest able to reach 1.
+        let huge = |_: &&str| Some(range(0, 1 << 20));
+        let eq = form(&[("a", 2), ("b", -2), ("c", 2), ("e", -2)], -1);
+        assert_eq!(search_excludes(&eq, &huge), None);
+        assert!(gcd_excludes(&eq)); // the GCD test decides this one
     }
 
     #[test]

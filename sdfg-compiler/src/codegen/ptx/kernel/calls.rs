@@ -48,6 +48,18 @@ impl<'a> KernelEmitter<'a> {
             MathFn::Sqrt => self.ins(format!("sqrt.rn.{t} {r}, {a}")),
             MathFn::Floor => self.ins(format!("cvt.rmi.{t}.{t} {r}, {a}")),
             MathFn::Ceil => self.ins(format!("cvt.rpi.{t}.{t} {r}, {a}")),
+            MathFn::MulAdd => {
+                let b = second.unwrap_or(a);
+                let c = match args.get(2) {
+                    Some(e) => {
+                        let x = self.expr(e);
+                        self.convert(x, e.ty, ty)
+                    }
+                    None => a,
+                };
+                // One rounding: `a * b + c` as IEEE fusedMultiplyAdd.
+                self.ins(format!("fma.rn.{t} {r}, {a}, {b}, {c}"));
+            }
             MathFn::Exp
             | MathFn::Ln
             | MathFn::Sin

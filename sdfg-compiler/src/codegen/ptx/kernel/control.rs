@@ -92,6 +92,7 @@ impl<'a> KernelEmitter<'a> {
                 let r = self.local_reg(*local, ty);
                 self.mov(r, v);
             }
+            Stmt::Store { .. } if self.block_level() => self.store_by_thread0(s),
             Stmt::Store {
                 container,
                 index,
@@ -123,7 +124,11 @@ impl<'a> KernelEmitter<'a> {
                 step,
                 body,
                 ..
-            } => self.for_loop(*var, start, range_end(end, *inclusive), step.as_ref(), body),
+            } => {
+                if !self.unrolled_for(*var, start, end, step.as_ref(), body) {
+                    self.for_loop(*var, start, range_end(end, *inclusive), step.as_ref(), body)
+                }
+            }
             Stmt::While { cond, body, .. } => self.while_loop(cond, body),
             Stmt::Break { .. } => {
                 if let Some((_, l_break)) = self.loop_labels.last() {
@@ -137,6 +142,8 @@ impl<'a> KernelEmitter<'a> {
                     self.ins(format!("bra.uni {l}"));
                 }
             }
+            Stmt::ThreadMap(t) => self.thread_map(t),
+            Stmt::Barrier(b) => self.barrier(&b.reason.to_string()),
         }
     }
 

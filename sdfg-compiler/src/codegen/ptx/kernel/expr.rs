@@ -17,6 +17,10 @@ impl<'a> KernelEmitter<'a> {
                 };
                 self.constant(v)
             }
+            ExprKind::Var(VarRef::Local(l)) if self.unrolled_value(*l).is_some() => {
+                let v = self.unrolled_value(*l).unwrap_or(0);
+                self.constant(crate::ir::semantics::cast(Value::I64(v), e.ty))
+            }
             ExprKind::Var(VarRef::Local(l)) => match self.locals.get(*l).copied().flatten() {
                 Some(r) => r,
                 None => self.constant(Value::from_bits(e.ty, 0)),

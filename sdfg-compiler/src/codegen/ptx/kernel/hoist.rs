@@ -79,12 +79,12 @@ pub(super) fn hoistable_loads<'b>(sdfg: &Sdfg, map: &'b Map) -> Vec<&'b Expr> {
                     }
                 });
             }
-            Stmt::For { .. } | Stmt::While { .. } => s.walk(&mut |x| {
+            Stmt::For { .. } | Stmt::While { .. } | Stmt::ThreadMap(_) => s.walk(&mut |x| {
                 if let Stmt::Store { container, .. } = x {
                     written.insert(*container);
                 }
             }),
-            Stmt::Break { .. } | Stmt::Continue { .. } => {}
+            Stmt::Break { .. } | Stmt::Continue { .. } | Stmt::Barrier(_) => {}
         }
     }
     out

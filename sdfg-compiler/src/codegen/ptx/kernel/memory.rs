@@ -13,9 +13,9 @@ use crate::ir::{ContainerId, Expr, ScalarType, Storage, Value, WcrOp};
 #[derive(Clone, Copy)]
 pub(super) struct Guard {
     /// Some index is outside its dimension.
-    oob: Reg,
+    pub(super) oob: Reg,
     /// The row-major offset (.b64, wrapping), for the fault record.
-    index: Reg,
+    pub(super) index: Reg,
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -59,11 +59,16 @@ impl<'a> KernelEmitter<'a> {
         // Exact: the host proved every index in range, so no wrap happens.
         let mut wide = Vec::new();
         let mut consts = Vec::new();
-        for e in index {
-            let (core, c) = if prechecked {
-                split_constant(e)
-            } else {
+        for (d, e) in index.iter().enumerate() {
+            // Unrolled constants only in the innermost index: a byte offset
+            // (in outer ones they would cost a product with the extents
+            // per access, and registers).
+            let (core, c) = if !prechecked {
                 (e, 0)
+            } else if d + 1 == index.len() {
+                self.split_index(e)
+            } else {
+                split_constant(e)
             };
             let r = self.expr(core);
             wide.push(self.widen_index(r, core.ty));
@@ -141,7 +146,7 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    fn site_code(&self, index: &[Expr], is_store: bool) -> u32 {
+    pub(super) fn site_code(&self, index: &[Expr], is_store: bool) -> u32 {
         self.site_codes
             .get(&(index.as_ptr() as usize, is_store))
             .copied()
@@ -150,7 +155,7 @@ impl<'a> KernelEmitter<'a> {
 
     /// Records the access `index` guards in the call's fault slot when it
     /// is out of bounds (the call's first fault wins).
-    fn record_fault(&mut self, guard: Guard, index: &[Expr], is_store: bool) {
+    pub(super) fn record_fault(&mut self, guard: Guard, index: &[Expr], is_store: bool) {
         let Some(slot) = self.fault else {
             return;
         };
@@ -171,6 +176,9 @@ impl<'a> KernelEmitter<'a> {
     pub(super) fn load(&mut self, e: &'a Expr, container: ContainerId, index: &'a [Expr]) -> Reg {
         if let Some(r) = self.hoisted.get(&(e as *const Expr)) {
             return *r;
+        }
+        if let Some(r) = self.block_load(container, index) {
+            return r;
         }
         let ty = e.ty;
         if let Some(r) = self.host_scalars.get(&container) {
@@ -224,6 +232,9 @@ impl<'a> KernelEmitter<'a> {
         value: &'a Expr,
         wcr: Option<WcrOp>,
     ) {
+        if self.block.is_some() && self.block_store(container, index, value, wcr) {
+            return;
+        }
         let elem = self.sdfg.containers[container].elem;
         if self.sdfg.containers[container].storage != Storage::Gpu {
             // Kernels never write host data (validation); evaluate for effects only.

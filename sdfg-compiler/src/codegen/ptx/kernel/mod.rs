@@ -22,8 +22,14 @@
 //! - [`reductions`]: WCR updates (atomics, CAS loops) and per-thread
 //!   partials of scalar reductions;
 //! - [`expr`]: operators, comparisons, selects and conversions;
-//! - [`calls`]: calls of the module's math subroutines.
+//! - [`calls`]: calls of the module's math subroutines;
+//! - [`block`]: the kernel of a block map (block iterations, block-level
+//!   code, thread maps, barriers), [`block_data`] its shared and register
+//!   data and block reductions.
 
+mod block;
+pub(crate) mod block_data;
+mod block_reductions;
 mod calls;
 mod control;
 mod expr;
@@ -101,6 +107,8 @@ pub(super) struct KernelEmitter<'a> {
     /// Per-thread partial results of WCR updates of scalar containers:
     /// container -> (operator, partial, "updated at least once").
     partials: HashMap<ContainerId, (WcrOp, Reg, Reg)>,
+    /// The state of a block map's kernel (None for a flat map).
+    block: Option<block::BlockCx>,
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -144,6 +152,7 @@ impl<'a> KernelEmitter<'a> {
             load_hint: String::new(),
             store_hint: "",
             partials: HashMap::new(),
+            block: None,
         }
     }
 
@@ -210,8 +219,14 @@ impl<'a> KernelEmitter<'a> {
         stmt: StmtId,
         tuning: &Tuning,
     ) -> (String, PtxKernel) {
+        if self.map.block.is_some() {
+            return self.emit_block(state, stmt);
+        }
         let dims = self.map.params.len();
-        let (block, ipt, rows) = if self.map.has_dependent_ranges() {
+        let (block, ipt, rows) = if self.map.gpu_tasklet {
+            // One thread: the body runs once (a 0-d map's single iteration).
+            ([1, 1, 1], 1, 1)
+        } else if self.map.has_dependent_ranges() {
             // One item per thread: an iteration past a dependent range's end
             // must not issue the loads a tile would hoist (`ir::ranges`).
             launch::dependent_geometry(dims)
@@ -231,16 +246,7 @@ impl<'a> KernelEmitter<'a> {
             "// map `{}` (state {state}, statement {stmt}): block {:?}, {ipt} item(s) per thread in x, {rows} row(s) in y",
             self.map.name.text, block
         );
-        let _ = writeln!(header, ".visible .entry {name}(");
-        let params: Vec<String> = self
-            .abi
-            .params
-            .iter()
-            .enumerate()
-            .map(|(k, p)| format!("\t.param .{} {name}_param_{k}", param_ptx_type(p)))
-            .collect();
-        header.push_str(&params.join(",\n"));
-        header.push_str("\n)\n");
+        header.push_str(&self.entry_header(&name));
         // Only the unrolled kernels take the tuned shape (and its occupancy).
         if tuning.min_blocks_per_sm > 0 && (ipt > 1 || rows > 1) {
             let _ = writeln!(header, ".maxntid {}, {}, {}", block[0], block[1], block[2]);
@@ -254,13 +260,7 @@ impl<'a> KernelEmitter<'a> {
         self.finish_scalar_reductions();
         self.ins("ret");
 
-        let mut decls = String::new();
-        for c in CLASSES {
-            let n = self.reg_counts[c.index()];
-            if n > 0 {
-                let _ = writeln!(decls, "\t.reg {} {}<{}>;", c.decl(), c.prefix(), n);
-            }
-        }
+        let decls = self.register_decls();
         let text = format!("{header}{decls}{}}}\n", self.code);
         let kernel = PtxKernel {
             state,
@@ -269,8 +269,49 @@ impl<'a> KernelEmitter<'a> {
             block,
             items_per_thread: ipt,
             rows_per_thread: rows,
+            block_map: None,
         };
         (text, kernel)
+    }
+
+    /// `.visible .entry NAME(params)` (without the body's brace).
+    fn entry_header(&self, name: &str) -> String {
+        let mut header = format!(".visible .entry {name}(\n");
+        let params: Vec<String> = self
+            .abi
+            .params
+            .iter()
+            .enumerate()
+            .map(|(k, p)| format!("\t.param .{} {name}_param_{k}", param_ptx_type(p)))
+            .collect();
+        header.push_str(&params.join(",\n"));
+        header.push_str("\n)\n");
+        header
+    }
+
+    /// The `.reg` declarations of every register used.
+    fn register_decls(&self) -> String {
+        let mut decls = String::new();
+        for c in CLASSES {
+            let n = self.reg_counts[c.index()];
+            if n > 0 {
+                let _ = writeln!(decls, "\t.reg {} {}<{}>;", c.decl(), c.prefix(), n);
+            }
+        }
+        decls
+    }
+
+    /// The description of a kernel that has no body (invalid IR).
+    fn empty_kernel(&self, state: StateId, stmt: StmtId) -> PtxKernel {
+        PtxKernel {
+            state,
+            stmt,
+            abi: self.abi.clone(),
+            block: [1, 1, 1],
+            items_per_thread: 1,
+            rows_per_thread: 1,
+            block_map: None,
+        }
     }
 }
 

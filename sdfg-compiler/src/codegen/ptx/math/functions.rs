@@ -1,6 +1,6 @@
 //! The f64 programs (the f32 functions run them on the widened argument and
-//! round once): exp, ln (also as a double-double, for pow), sin, cos, tanh
-//! and pow.
+//! round once; f32 `exp` has its own program, `exp_f32`): exp, ln (also as
+//! a double-double, for pow), sin, cos, tanh and pow.
 
 use super::blocks::{div_dd, fast_two_sum, mul_dd, pow2, two_product};
 use super::reduce::{exp_reduce, ln_reduce, trig_reduce_any, LN2_HI, LN2_LO};

@@ -171,8 +171,9 @@ pub mod mirror {
     pub fn powf_f64(x: f64, y: f64) -> f64 {
         powf_prog(&mut Interp, x, y)
     }
+    /// Not the f64 program: f32 arithmetic of its own (`exp_f32`).
     pub fn exp_f32(x: f32) -> f32 {
-        exp_f64(x as f64) as f32
+        super::super::exp_f32_mirror(x)
     }
     pub fn ln_f32(x: f32) -> f32 {
         ln_f64(x as f64) as f32

@@ -12,7 +12,9 @@
 //! establish the bounds in [`super::ULP_BOUNDS`].
 //!
 //! f32 versions convert to f64 (exact), run the f64 program and round once
-//! with `cvt.rn.f32.f64`.
+//! with `cvt.rn.f32.f64`, except `exp`, which has an f32 program of its own
+//! (`exp_f32`: softmax-like kernels would otherwise be bound by the f64
+//! units).
 //!
 //! `powi` (a loop) and its mirror are written out by hand: repeated
 //! squaring exactly as compiler-rt's `__powidf2`/`__powisf2`, which is what
@@ -23,15 +25,18 @@
 //! exp, ln, sin and cos); `functions` (the f64 programs, which the f32
 //! functions wrap); [`Interp`] and [`mirror`] (the Rust executor and the
 //! mirrors the tests call); [`PtxOps`] (the PTX emitter); `handwritten`
-//! (`powi` and `fmod`, PTX with loops, and their mirrors).
+//! (`powi` and `fmod`, PTX with loops, and their mirrors); `exp_f32` (f32
+//! `exp` in f32 arithmetic, PTX and mirror).
 
 mod blocks;
+mod exp_f32;
 mod functions;
 mod handwritten;
 mod interp;
 mod ptx_ops;
 mod reduce;
 
+pub use exp_f32::{exp_f32_function, exp_f32_mirror};
 pub use functions::{cos_prog, exp_prog, ln_prog, powf_prog, sin_prog, tanh_prog};
 pub use handwritten::{fmod_function, fmod_mirror, powi_function};
 pub use interp::{mirror, Interp};

@@ -1,0 +1,171 @@
+//! The CPU twin of a block map: each block iteration is one rayon task
+//! that runs the block program in order. Its `shared` data is the task's
+//! own (fresh for each iteration), its `register` data one copy per
+//! thread-map iteration (`q`), its thread maps loops over their iterations
+//! in order, and its barriers nothing (the phases already run one after
+//! the other). Block reductions follow the GPU kernel's combination order
+//! (see `BodyEmitter::thread_map`), so the CPU device computes the same
+//! bits as the GPU for a block size.
+
+use super::body::{
+    combine_values as combine, literal, rust_type, zero_of, BodyEmitter, DataAccess,
+};
+use super::place::Place;
+use super::ranges::MapRanges;
+use crate::codegen::abi::KernelAbi;
+use crate::codegen::names::{self, RangeScope};
+use crate::codegen::runtime_paths as rt;
+use crate::ir::{BlockSize, ContainerId, Map, ScalarType, Sdfg, Storage, SymbolId, WcrOp};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+
+/// The block iterations of block map `m` on rayon, for the twin of `abi`.
+pub(crate) fn block_iterations(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> TokenStream {
+    let Some(block) = &m.block else {
+        return TokenStream::new();
+    };
+    let symbols = Place::symbols_only(sdfg);
+    let value = |e: &crate::ir::Expr| BodyEmitter::new(&symbols, &m.body).expr(e);
+    let dims: Vec<TokenStream> = match &block.size {
+        BlockSize::Auto => vec![quote!(256i128)],
+        BlockSize::Given(d) => d
+            .iter()
+            .map(|e| {
+                let v = value(e);
+                quote!((#v) as i128)
+            })
+            .collect(),
+    };
+    let (threads, launched) = (names::block_threads(), names::launched_threads());
+    let rtb = rt::block();
+    let what = format!("block map `{}`", m.name.text);
+    // Shapes of the block data (symbols and literals), once per launch.
+    let mut shapes = TokenStream::new();
+    let mut per_task = TokenStream::new();
+    for &c in &block.data {
+        let k = &sdfg.containers[c];
+        let name = &k.name.text;
+        let (d, ext) = (names::data(name), names::extents(name));
+        let dims: Vec<TokenStream> = k
+            .shape
+            .iter()
+            .map(|e| {
+                let v = value(e);
+                quote!(((#v) as i128).max(0) as usize)
+            })
+            .collect();
+        let rank = dims.len();
+        shapes.extend(quote!(let #ext: [usize; #rank] = [#(#dims),*];));
+        let t = rust_type(k.elem);
+        let zero = literal(zero_of(k.elem));
+        let len = quote!(#ext.iter().product::<usize>());
+        per_task.extend(match k.storage {
+            // Undefined at the start of each block iteration (validation
+            // rejects a read before a write): zero here.
+            Storage::Shared => quote! {
+                let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #len];
+            },
+            _ => {
+                let rl = names::register_len(name);
+                quote! {
+                    let #rl: usize = #len;
+                    let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #threads * #rl];
+                }
+            }
+        });
+    }
+    let place = BlockPlace {
+        sdfg,
+        inner: Place::kernel_twin(sdfg, m.params.len()),
+    };
+    let code = BodyEmitter::block_map(&place, &m.body, &sdfg.containers).stmts(&m.body.stmts);
+    let ranges = MapRanges {
+        map: m,
+        scope: RangeScope::Kernel,
+        data: &place,
+    };
+    let body = quote! {
+        #per_task
+        #code
+    };
+    let iterations = ranges.parallel(&body, &abi.name);
+    quote! {
+        let #threads: usize = #rtb::threads(#what, &[#(#dims),*])?;
+        let #launched: usize = #rtb::launched(#threads);
+        #shapes
+        #iterations
+    }
+}
+
+/// Where a block program's data lives in the twin: block data in the
+/// task's vectors (register data at the running iteration's copy), the
+/// rest as in a kernel twin.
+struct BlockPlace<'a> {
+    sdfg: &'a Sdfg,
+    inner: Place<'a>,
+}
+
+impl BlockPlace<'_> {
+    /// The element `offset` of block data `c`: its name and index.
+    fn element(&self, c: ContainerId, offset: &TokenStream) -> Option<(TokenStream, TokenStream)> {
+        let k = &self.sdfg.containers[c];
+        let d = names::data(&k.name.text);
+        match k.storage {
+            Storage::Shared => Some((quote!(#d), quote!(#offset))),
+            Storage::Register => {
+                let (q, rl) = (names::thread_iteration(), names::register_len(&k.name.text));
+                Some((quote!(#d), quote!(#q * #rl + (#offset))))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl DataAccess for BlockPlace<'_> {
+    fn load(&self, c: ContainerId, offset: TokenStream, span: Span) -> TokenStream {
+        match self.element(c, &offset) {
+            Some((d, i)) => quote!(#d[#i]),
+            None => self.inner.load(c, offset, span),
+        }
+    }
+
+    fn store(
+        &self,
+        c: ContainerId,
+        offset: TokenStream,
+        value: TokenStream,
+        wcr: Option<WcrOp>,
+    ) -> TokenStream {
+        let Some((d, i)) = self.element(c, &offset) else {
+            return self.inner.store(c, offset, value, wcr);
+        };
+        match wcr {
+            None => quote!(#d[#i] = #value;),
+            // One task runs the block: a plain update.
+            Some(op) => {
+                let combined = combine(op, self.elem_type(c), quote!(#d[__i]), value);
+                quote!({ let __i: usize = #i; #d[__i] = #combined; })
+            }
+        }
+    }
+
+    fn extent(&self, c: ContainerId, d: usize) -> TokenStream {
+        self.inner.extent(c, d)
+    }
+
+    fn fault(&self, code: u32, index: TokenStream) -> TokenStream {
+        self.inner.fault(code, index)
+    }
+
+    fn symbol(&self, s: SymbolId) -> TokenStream {
+        self.inner.symbol(s)
+    }
+
+    fn param(&self, n: usize) -> TokenStream {
+        self.inner.param(n)
+    }
+
+    fn elem_type(&self, c: ContainerId) -> ScalarType {
+        self.inner.elem_type(c)
+    }
+}

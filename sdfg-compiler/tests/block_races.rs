@@ -1,0 +1,146 @@
+//! Races in block maps through the front end: the dependence test of whole
+//! maps decides both the races between block iterations (a thread map's
+//! parameters are free variables there, block data is each block's own)
+//! and those between the iterations of one thread map (the block's
+//! parameters and block-level locals are fixed there).
+
+use sdfg_compiler::frontend_str;
+
+/// A block map `rows` over `r in 0..R` with `BODY`.
+fn block(body: &str) -> String {
+    format!(
+        "sdfg S {{ symbol R: i64; symbol C: i64; \
+         gpu X: f32[R, 256]; gpu Y: f32[R, 256]; gpu Out: f32[256]; gpu Offs: i64[R]; \
+         gpu Perm: i64[256]; gpu Sum: f32[R]; \
+         state s {{ map rows[r in 0..R] on gpu block(128) {{ {body} }} }} }}"
+    )
+}
+
+fn errors(source: &str) -> Vec<String> {
+    match frontend_str(source) {
+        Ok(_) => panic!("accepted:\n{source}"),
+        Err(d) => d.list.iter().map(|d| d.text()).collect(),
+    }
+}
+
+fn accepted(source: &str) {
+    if let Err(d) = frontend_str(source) {
+        panic!("rejected:\n{source}\n{d}");
+    }
+}
+
+#[test]
+fn block_iterations_may_not_write_one_element() {
+    let e = errors(&block(
+        "map cols[c in 0..256] on threads { Out[c] = X[r, c]; }",
+    ));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("two iterations of `rows` may write the same element of `Out`"),
+        "{}",
+        e[0]
+    );
+    assert!(e[0].contains("does not depend on `r`"), "{}", e[0]);
+    // A block map has no `seq` form to suggest.
+    assert!(!e[0].contains("on seq"), "{}", e[0]);
+}
+
+#[test]
+fn block_data_is_each_block_iterations_own() {
+    // Every block writes `tile[c]`: not a race between blocks.
+    accepted(&block(
+        "shared tile: f32[256]; \
+         map load[c in 0..256] on threads { tile[c] = X[r, c]; } \
+         map store[c in 0..256] on threads { Y[r, 255 - c] = tile[c]; }",
+    ));
+}
+
+#[test]
+fn thread_maps_see_block_level_values_as_fixed() {
+    // `base` is loaded, but the same in every iteration of `scatter`.
+    accepted(&block(
+        "shared tile: f32[512]; let base = Offs[r] % 256; \
+         map scatter[c in 0..256] on threads { tile[base + c] = X[r, c]; } \
+         map back[c in 0..256] on threads { Y[r, c] = tile[base + c]; }",
+    ));
+    // Columns by a strided loop: `c + 32 * q` never meets `c' + 32 * q'`
+    // for c != c' in 0..32 (decided by trying the bounded values).
+    accepted(&block(
+        "shared tile: f32[8, 256]; \
+         map load[k in 0..8, c in 0..32] on threads { \
+             for q in 0..8 { tile[k, c + 32 * q] = X[r, c + 32 * q]; } } \
+         map back[c in 0..256] on threads { Y[r, c] = tile[0, c]; }",
+    ));
+    // Register-blocked rows `64 * h + 4 * t + i` (a gemm's split tile).
+    accepted(&block(
+        "register acc: f32[8]; \
+         map fill[t in 0..16] on threads { for h in 0..2 { for i in 0..4 { acc[4 * h + i] = X[r, 64 * h + 4 * t + i]; } } } \
+         map put[t in 0..16] on threads { for h in 0..2 { for i in 0..4 { Y[r, 64 * h + 4 * t + i] = acc[4 * h + i]; } } }",
+    ));
+    // ... but `64 * h + 4 * t + i` with `i in 0..5` overlaps.
+    let e = errors(&block(
+        "map put[t in 0..16] on threads { for h in 0..2 { for i in 0..5 { Y[r, 64 * h + 4 * t + i] = 1.0; } } }",
+    ));
+    assert!(
+        e[0].contains("iterations of thread map `put` may write the same element of `Y`"),
+        "{e:?}"
+    );
+    // A block-level loop variable is fixed too: each run of `load` fills
+    // one row of the tile.
+    accepted(&block(
+        "shared tile: f32[8, 256]; \
+         for k in 0..8 { map load[c in 0..256] on threads { tile[k, c] = X[r, c] * (k as f32); } } \
+         map back[c in 0..256] on threads { Y[r, c] = tile[r % 8, c]; }",
+    ));
+}
+
+#[test]
+fn thread_map_races_name_both_accesses() {
+    let e = errors(&block(
+        "shared tile: f32[256]; \
+         map shift[c in 0..255] on threads { tile[c + 1] = tile[c]; } \
+         map back[c in 0..256] on threads { Y[r, c] = tile[c]; }",
+    ));
+    assert!(
+        e.iter().any(|e| e.contains("thread map `shift` reads `tile[c]`, which another of its iterations may write (`tile[c + 1]`)")),
+        "{e:?}"
+    );
+    let e = errors(&block(
+        "shared tile: f32[256]; \
+         map scatter[c in 0..256] on threads { tile[Perm[c]] = X[r, c]; } \
+         map back[c in 0..256] on threads { Y[r, c] = tile[c]; }",
+    ));
+    assert!(
+        e.iter()
+            .any(|e| e.contains("may write the same element of `tile`")
+                && e.contains("it depends on data read from `Perm`")),
+        "{e:?}"
+    );
+    // Two writes that may meet (`2 * c` and `c + 1` at c = 1 and c' = 2).
+    let e = errors(&block(
+        "shared tile: f32[512]; \
+         map two[c in 0..200] on threads { tile[2 * c] = 1.0; tile[c + 1] = 2.0; } \
+         map back[c in 0..256] on threads { Y[r, c] = tile[c]; }",
+    ));
+    assert!(
+        e.iter().any(|e| e.contains(
+            "`tile[2 * c]` and `tile[c + 1]` in thread map `two` may write the same element"
+        )),
+        "{e:?}"
+    );
+    // Disjoint: even and odd elements.
+    accepted(&block(
+        "shared tile: f32[512]; \
+         map two[c in 0..256] on threads { tile[2 * c] = 1.0; tile[2 * c + 1] = 2.0; } \
+         map back[c in 0..256] on threads { Y[r, c] = tile[c]; }",
+    ));
+}
+
+#[test]
+fn register_data_and_reductions_do_not_race() {
+    accepted(&block(
+        "register acc: f32[2]; \
+         map fill[c in 0..128] on threads { acc[0] = X[r, c]; acc[1] = X[r, c + 128]; } \
+         map sum[c in 0..128] on threads { Sum[r] += acc[0] + acc[1]; }",
+    ));
+}

@@ -1,0 +1,11 @@
+sdfg::sdfg! {
+    sdfg S {
+        symbol R: i64;
+        gpu X: f32[R];
+        state s {
+            map rows[r in 0..R] on gpu block(64, 32) { X[r] = 0.0; }
+        }
+    }
+}
+
+fn main() {}
