@@ -28,7 +28,8 @@
 //! # Ok::<(), sdfg::runtime::Error>(())
 //! ```
 //!
-//! The language is described in `docs/GUIDE.md`; the design in `DESIGN.md`.
+//! The language is described in the [`guide`] (`docs/GUIDE.md`), the
+//! design in `DESIGN.md`.
 //!
 //! # Features
 //!
@@ -90,3 +91,8 @@ pub mod prelude {
     };
     pub use crate::sdfg;
 }
+
+// The user's guide (`docs/GUIDE.md`) as a page of these docs; its examples
+// are this crate's doctests.
+#[doc = include_str!("../docs/GUIDE.md")]
+pub mod guide {}

@@ -82,7 +82,7 @@ fn complex_arithmetic_matches_num_complex_on_every_device() {
                 OUTS: &mut outs,
                 EQ: &mut eq,
                 SUM: &mut sum,
-                K: &[k],
+                K: k,
             })
             .unwrap();
         let (out, real, outs, eq) = (
@@ -262,7 +262,7 @@ fn mandelbrot_matches_a_plain_rust_reference() {
                 Y: &dy,
                 Z: &mut z,
                 N: &mut n,
-                HORIZON: &[horizon],
+                HORIZON: horizon,
             })
             .unwrap();
         let (z, n) = (z.to_vec().unwrap(), n.to_vec().unwrap());

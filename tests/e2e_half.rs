@@ -129,7 +129,7 @@ fn half_precision_floats_compute_like_half_on_every_device() {
                 INT: &mut int,
                 SUM: &mut sum,
                 BSUM: &mut bsum,
-                K: &[k],
+                K: k,
             })
             .unwrap();
         let (out, approx, bout) = (

@@ -93,7 +93,7 @@ fn narrow_integers_wrap_like_rust_on_every_device() {
                 LOW: &mut low,
                 HIGH: &mut high,
                 DATA: &a,
-                CRC: std::slice::from_mut(&mut crc),
+                CRC: &mut crc,
             })
             .unwrap();
         let (mut w, mut b2, mut s) = (vec![0i8; n], vec![0i16; n], vec![0u16; n]);

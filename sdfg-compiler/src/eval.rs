@@ -84,7 +84,7 @@ pub fn exec_body(body: &TaskletBody, env: &mut dyn Env) -> Result<(), EvalFault>
         block: HashMap::new(),
         thread_iteration: 0,
     };
-    ev.stmts(&body.stmts);
+    let _ = ev.stmts(&body.stmts);
     match ev.fault {
         Some(f) => Err(f),
         None => Ok(()),
@@ -210,6 +210,14 @@ pub fn zero(ty: ScalarType) -> Value {
     Value::from_bits(ty, 0)
 }
 
+/// How a statement ends: on to the next one, or out of the innermost loop's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Next,
+    Break,
+    Continue,
+}
+
 struct Evaluator<'e> {
     env: &'e mut dyn Env,
     locals: Vec<Value>,
@@ -243,13 +251,18 @@ impl Evaluator<'_> {
         index.iter().map(|i| index_value(self.expr(i))).collect()
     }
 
-    fn stmts(&mut self, stmts: &[Stmt]) {
+    /// Runs `stmts` until one of them leaves the block (`break`, `continue`).
+    fn stmts(&mut self, stmts: &[Stmt]) -> Flow {
         for s in stmts {
-            self.stmt(s);
+            let flow = self.stmt(s);
+            if flow != Flow::Next {
+                return flow;
+            }
         }
+        Flow::Next
     }
 
-    fn stmt(&mut self, s: &Stmt) {
+    fn stmt(&mut self, s: &Stmt) -> Flow {
         match s {
             Stmt::Let { local, init, .. }
             | Stmt::AssignLocal {
@@ -307,11 +320,11 @@ impl Evaluator<'_> {
             Stmt::If {
                 cond, then, else_, ..
             } => {
-                if truthy(self.expr(cond)) {
+                return if truthy(self.expr(cond)) {
                     self.stmts(then)
                 } else {
                     self.stmts(else_)
-                }
+                };
             }
             Stmt::For {
                 var,
@@ -337,11 +350,13 @@ impl Evaluator<'_> {
                 let mut v = cast(start, ty);
                 let below = if inclusive { BinOp::Le } else { BinOp::Lt };
                 if !step_positive(step) || !compare(below, v, bound) {
-                    return;
+                    return Flow::Next;
                 }
                 loop {
                     self.set_local(*var, v);
-                    self.stmts(body);
+                    if self.stmts(body) == Flow::Break {
+                        break;
+                    }
                     // Rust's step_by: stop when the next value would pass the
                     // bound or overflow (the unsigned distance to the bound
                     // is below the step, or at most the step when exclusive).
@@ -354,7 +369,17 @@ impl Evaluator<'_> {
                     v = Value::from_bits(ty, v.to_bits().wrapping_add(step.to_bits()));
                 }
             }
+            Stmt::While { cond, body, .. } => {
+                while truthy(self.expr(cond)) {
+                    if self.stmts(body) == Flow::Break {
+                        break;
+                    }
+                }
+            }
+            Stmt::Break { .. } => return Flow::Break,
+            Stmt::Continue { .. } => return Flow::Continue,
         }
+        Flow::Next
     }
 
     fn expr(&mut self, e: &Expr) -> Value {

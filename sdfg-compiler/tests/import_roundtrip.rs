@@ -376,6 +376,18 @@ impl Dump<'_> {
                     );
                     self.stmts(inner, body, out, depth + 1);
                 }
+                Stmt::While {
+                    cond, body: inner, ..
+                } => {
+                    let _ = writeln!(out, "{pad}while {}", self.expr(cond, body));
+                    self.stmts(inner, body, out, depth + 1);
+                }
+                Stmt::Break { .. } => {
+                    let _ = writeln!(out, "{pad}break");
+                }
+                Stmt::Continue { .. } => {
+                    let _ = writeln!(out, "{pad}continue");
+                }
                 // Block maps do not take part (see `has_block_constructs`).
                 Stmt::ThreadMap(_) | Stmt::Barrier(_) => {}
             }

@@ -227,16 +227,16 @@ fn tasklet_constructs_outside_the_subset_are_named() {
             "Python construct `lambda`",
         ),
         (
-            "while __in > 0:\n    __in = __in - 1\n__out = 1",
+            "x = __in\ndel x\n__out = 1",
             "Python",
-            "Python construct `while`",
+            "Python construct `del`",
         ),
         ("__out = math.erfc(__in)", "Python", "calls `math.erfc`"),
         ("__out = 'x'", "Python", "Python construct `string literal`"),
         (
-            "while (__in > 0) {}\n__out = 1;",
+            "do { } while (__in > 0);\n__out = 1;",
             "CPP",
-            "C++ construct `while`",
+            "C++ construct `do`",
         ),
         ("__out = *(&__in);", "CPP", "C++ construct"),
     ] {

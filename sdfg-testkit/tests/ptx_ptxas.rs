@@ -452,6 +452,42 @@ fn big_index_math() {
     assemble("big", &generate(&b.build()));
 }
 
+/// `while`, `loop`, `break` and `continue` (also in a stepped `for`, where
+/// `continue` goes through the overflow guard), written in the language.
+#[test]
+fn while_break_and_continue() {
+    let sdfg = sdfg_compiler::frontend_str(
+        "sdfg Loops { symbol N: i64; gpu X: i64[N]; gpu Y: i64[N]; state s {
+            map m[i in 0..N] on gpu {
+                let mut v = X[i];
+                let mut n = 0i64;
+                while v > 1 { if v % 2 == 0 { v = v / 2; continue; } v = 3 * v + 1; n += 1; }
+                for k in (0..N).step_by(3) { if k > i { break; } if k % 2 == 0 { continue; } n += k; }
+                loop { n -= 1; if n < 5 { break; } }
+                Y[i] = n;
+            } } }",
+    )
+    .expect("valid");
+    assemble("loops", &generate(&sdfg));
+}
+
+/// Ranges that read earlier parameters (`ir::ranges`), in 2 and 3
+/// dimensions, with 32- and 64-bit and unsigned parameters.
+#[test]
+fn dependent_ranges() {
+    let sdfg = sdfg_compiler::frontend_str(
+        "sdfg Tri { symbol N: i64; symbol M: u32; gpu A: f64[N, N]; gpu B: f64[8, 8];
+            gpu U: f64[N, N]; gpu C: f64[N, N, N]; state s {
+            map lower[i in 0..N, j in 0..i] on gpu { A[i, j] = 1.0; }
+            map small[i in 0..8, j in i..8] on gpu { B[i, j] = 2.0; }
+            map unsigned[i in 0..M, j in (i..M).step_by(2)] on gpu { U[i as i64, j as i64] = 3.0; }
+            map tetra[i in 0..N, j in 0..i + 1, k in j..i + 1] on gpu { C[i, j, k] = 4.0; }
+        } }",
+    )
+    .expect("valid");
+    assemble("dependent", &generate(&sdfg));
+}
+
 #[test]
 fn multi_state_module() {
     let mut sdfg = stencil();

@@ -287,7 +287,7 @@ macro_rules! manual {
 }
 pub(crate) use manual;
 
-/// Nested SDFGs on the host (GUIDE section 5.5): a one-state callee called
+/// Nested SDFGs on the host (GUIDE section 5.7): a one-state callee called
 /// twice with different bindings (a column of a matrix, a shifted part of
 /// a vector), a callee with a loop of states and a symbol of its own, the
 /// callee's `M` taken from the extent of the bound data, a host scalar

@@ -46,6 +46,7 @@ pub fn tasklet_to_cpp(
         memlets,
         local_names: unique_local_names(names.locals),
         needs_helpers: false,
+        loop_guards: Vec::new(),
     };
     let mut code = String::new();
     for s in stmts {
@@ -269,6 +270,9 @@ struct CppPrinter<'a> {
     memlets: &'a [Memlet],
     local_names: Vec<String>,
     needs_helpers: bool,
+    /// Per enclosing loop, innermost last: the overflow guard a `continue`
+    /// must run first (a stepped `for`, whose guard ends its body), or None.
+    loop_guards: Vec<Option<String>>,
 }
 
 impl CppPrinter<'_> {
@@ -563,9 +567,11 @@ impl CppPrinter<'_> {
                         out.push_str(&format!(
                             "{pad}    for ({ty} {name} = {s}; {name} < {name}_end; ++{name}) {{\n"
                         ));
+                        self.loop_guards.push(None);
                         for s in body {
                             self.stmt(s, indent + 8, out);
                         }
+                        self.loop_guards.pop();
                         format!("{pad}    }}\n")
                     }
                     Some(x) => {
@@ -574,18 +580,38 @@ impl CppPrinter<'_> {
                         out.push_str(&format!(
                             "{pad}    if ({name}_step > 0) for ({ty} {name} = {s}; {name} < {name}_end; {name} += {name}_step) {{\n"
                         ));
+                        let guard = format!(
+                            "if (({unsigned}){name}_end - ({unsigned}){name} <= ({unsigned}){name}_step) break;"
+                        );
+                        self.loop_guards.push(Some(guard.clone()));
                         for s in body {
                             self.stmt(s, indent + 8, out);
                         }
-                        out.push_str(&format!(
-                            "{pad}        if (({unsigned}){name}_end - ({unsigned}){name} <= ({unsigned}){name}_step) break;\n"
-                        ));
+                        self.loop_guards.pop();
+                        out.push_str(&format!("{pad}        {guard}\n"));
                         format!("{pad}    }}\n")
                     }
                 };
                 out.push_str(&inner);
                 out.push_str(&format!("{pad}}}\n"));
             }
+            Stmt::While { cond, body, .. } => {
+                let c = self.expr(cond);
+                out.push_str(&format!("{pad}while ({c}) {{\n"));
+                self.loop_guards.push(None);
+                for s in body {
+                    self.stmt(s, indent + 4, out);
+                }
+                self.loop_guards.pop();
+                out.push_str(&format!("{pad}}}\n"));
+            }
+            Stmt::Break { .. } => out.push_str(&format!("{pad}break;\n")),
+            Stmt::Continue { .. } => match self.loop_guards.last() {
+                // The guard that ends a stepped loop's body runs before its
+                // step, so a `continue` runs it first: `{ GUARD continue; }`.
+                Some(Some(guard)) => out.push_str(&format!("{pad}{{ {guard} continue; }}\n")),
+                _ => out.push_str(&format!("{pad}continue;\n")),
+            },
             // The DaCe export draws thread maps as `GPU_ThreadBlock` maps with
             // tasklets of their own; in one C++ body they run in order.
             Stmt::ThreadMap(t) => {

@@ -331,6 +331,16 @@ fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &m
             out.push_str(&stmts_to_rust(body, sdfg, names, indent + 4));
             out.push_str(&format!("{pad}}}\n"));
         }
+        Stmt::While { cond, body, .. } => {
+            out.push_str(&format!(
+                "{pad}while {} {{\n",
+                expr_to_rust(cond, sdfg, names)
+            ));
+            out.push_str(&stmts_to_rust(body, sdfg, names, indent + 4));
+            out.push_str(&format!("{pad}}}\n"));
+        }
+        Stmt::Break { .. } => out.push_str(&format!("{pad}break;\n")),
+        Stmt::Continue { .. } => out.push_str(&format!("{pad}continue;\n")),
         Stmt::ThreadMap(t) => {
             let params: Vec<String> = t
                 .params

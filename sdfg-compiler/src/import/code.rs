@@ -105,6 +105,12 @@ pub(crate) enum CodeStmt {
         step: Option<CodeExpr>,
         body: Vec<CodeStmt>,
     },
+    /// `while cond { body }` (Python `while cond:`, C++ `while (cond)`).
+    While { cond: CodeExpr, body: Vec<CodeStmt> },
+    /// `break`: leaves the innermost loop.
+    Break,
+    /// `continue`: the next iteration of the innermost loop.
+    Continue,
     /// A C++ `{ ... }` block (its declarations end with it).
     Block(Vec<CodeStmt>),
     /// `dace::wcr_fixed<dace::ReductionType::OP, T>::reduce_atomic(conn + (offset), value);`:
@@ -231,11 +237,16 @@ pub(crate) fn code_names(stmts: &[CodeStmt], out: &mut Vec<String>) {
                 out.extend(step.iter().flat_map(|s| s.names()));
                 code_names(body, out);
             }
+            CodeStmt::While { cond, body } => {
+                out.extend(cond.names());
+                code_names(body, out);
+            }
             CodeStmt::Block(b) => code_names(b, out),
             CodeStmt::AtomicReduce { offset, value, .. } => {
                 out.extend(offset.names());
                 out.extend(value.names());
             }
+            CodeStmt::Break | CodeStmt::Continue => {}
         }
     }
 }

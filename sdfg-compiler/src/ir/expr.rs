@@ -396,6 +396,17 @@ pub enum Stmt {
         body: Vec<Stmt>,
         span: Span,
     },
+    /// `while cond { body }`: `cond` is evaluated before every iteration.
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+    /// `break;`: leaves the innermost `for` or `while` loop.
+    Break { span: Span },
+    /// `continue;`: goes on with the next iteration of the innermost loop
+    /// (a `for` loop steps its variable first, a `while` loop tests again).
+    Continue { span: Span },
     /// `map NAME[p in a..b, ...] on threads { BODY }`: only in the body of a
     /// block map, at block level (see [`super::block`]).
     ThreadMap(ThreadMap),
@@ -482,7 +493,10 @@ impl Stmt {
             | Stmt::AssignLocal { span, .. }
             | Stmt::Store { span, .. }
             | Stmt::If { span, .. }
-            | Stmt::For { span, .. } => *span,
+            | Stmt::For { span, .. }
+            | Stmt::While { span, .. }
+            | Stmt::Break { span }
+            | Stmt::Continue { span } => *span,
             Stmt::ThreadMap(t) => t.span,
             Stmt::Barrier(b) => b.span,
         }
@@ -517,6 +531,11 @@ impl Stmt {
                 }
                 body.iter().for_each(|s| s.walk_exprs(f));
             }
+            Stmt::While { cond, body, .. } => {
+                cond.walk(f);
+                body.iter().for_each(|s| s.walk_exprs(f));
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
             Stmt::ThreadMap(t) => {
                 for p in &t.params {
                     p.start.walk(f);
@@ -531,12 +550,36 @@ impl Stmt {
         }
     }
 
+    /// Whether running this statement may leave the innermost enclosing
+    /// loop's body early: it is, or contains outside a nested loop, a
+    /// `break` or `continue`. The statements after it in that body then run
+    /// only on some iterations.
+    pub fn may_leave_loop(&self) -> bool {
+        match self {
+            Stmt::Break { .. } | Stmt::Continue { .. } => true,
+            Stmt::If { then, else_, .. } => then.iter().chain(else_).any(Stmt::may_leave_loop),
+            _ => false,
+        }
+    }
+
+    /// Whether this statement can `break` out of the loop it is in (a
+    /// `break` of a nested loop leaves only that one).
+    pub fn may_break(&self) -> bool {
+        match self {
+            Stmt::Break { .. } => true,
+            Stmt::If { then, else_, .. } => then.iter().chain(else_).any(Stmt::may_break),
+            _ => false,
+        }
+    }
+
     /// Visits this statement and nested statements, parents first.
     pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
         f(self);
         match self {
             Stmt::If { then, else_, .. } => then.iter().chain(else_).for_each(|s| s.walk(f)),
-            Stmt::For { body, .. } => body.iter().for_each(|s| s.walk(f)),
+            Stmt::For { body, .. } | Stmt::While { body, .. } => {
+                body.iter().for_each(|s| s.walk(f))
+            }
             Stmt::ThreadMap(t) => t.body.iter().for_each(|s| s.walk(f)),
             _ => {}
         }

@@ -415,7 +415,7 @@ impl<'a> BodyEmitter<'a> {
                 body,
                 ..
             } => {
-                let inner = loops.enter_loop(*var, start, end, step.as_ref());
+                let inner = loops.enter_loop(*var, start, end, step.as_ref(), body);
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
                 self.for_loop(
                     *var,
@@ -425,6 +425,14 @@ impl<'a> BodyEmitter<'a> {
                     b_tokens,
                 )
             }
+            Stmt::While { cond, body, .. } => {
+                let c = self.expr(cond);
+                let inner = loops.enter_while();
+                let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
+                quote!(while #c { #b_tokens })
+            }
+            Stmt::Break { .. } => quote!(break;),
+            Stmt::Continue { .. } => quote!(continue;),
             Stmt::ThreadMap(t) => self.thread_map(t, loops),
             // One task runs the phases in order: a barrier is their boundary.
             Stmt::Barrier(_) => TokenStream::new(),
@@ -462,20 +470,22 @@ impl<'a> BodyEmitter<'a> {
         } else {
             (quote!(<), quote!(<=))
         };
+        // The next value is computed before the body, so a `continue` in
+        // it (Rust's, on this `while`) steps too.
         quote! {{
             let mut __next: #ty = #a;
             let __bound: #ty = #b;
             let __step: #ty = #st;
             #[allow(unused_comparisons)]
-            if __step > (0 as #ty) && __next #enter __bound {
-                loop {
-                    let #name: #ty = __next;
-                    { #body }
-                    if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
-                        break;
-                    }
+            let mut __more: bool = __step > (0 as #ty) && __next #enter __bound;
+            while __more {
+                let #name: #ty = __next;
+                if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
+                    __more = false;
+                } else {
                     __next = __next.wrapping_add(__step);
                 }
+                { #body }
             }
         }}
     }
@@ -833,7 +843,7 @@ impl<'a> BodyEmitter<'a> {
         let outer = std::mem::replace(&mut *self.block_partials.borrow_mut(), partials);
         let mut inner = loops.clone();
         for p in &t.params {
-            inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref());
+            inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref(), &t.body);
         }
         let body: TokenStream = t.body.iter().map(|s| self.stmt(s, &inner)).collect();
         *self.block_partials.borrow_mut() = outer;

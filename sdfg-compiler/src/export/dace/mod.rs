@@ -13,6 +13,8 @@
 //!   is MapEntry (`GPU_Device`) -> NestedSDFG -> MapExit, the nested SDFG
 //!   holding its program with `GPU_ThreadBlock` maps ([`block`]); a GPU
 //!   tasklet is a `GPU_Device` map of one iteration;
+//! - the map of a library statement (`matmul`, `transpose`, `reduce`) is
+//!   DaCe's library node (`library.rs`), with whole-container memlets;
 //! - a tasklet body is C++ (`language: CPP`) reading and writing connectors,
 //!   see [`super::cpp`];
 //! - a copy is one edge between two access nodes, `other_subset` being the
@@ -34,6 +36,7 @@
 
 mod block;
 mod data;
+mod library;
 mod state;
 mod symbolic;
 

@@ -147,6 +147,13 @@ impl Rename<'_> {
                 body: self.stmts(body),
                 span: *span,
             },
+            Stmt::While { cond, body, span } => Stmt::While {
+                cond: self.expr(cond),
+                body: self.stmts(body),
+                span: *span,
+            },
+            Stmt::Break { span } => Stmt::Break { span: *span },
+            Stmt::Continue { span } => Stmt::Continue { span: *span },
         }
     }
 

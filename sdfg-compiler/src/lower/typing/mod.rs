@@ -169,6 +169,10 @@ impl Lowerer<'_> {
             syn::Expr::Call(c) if complex::is_constructor(&c.func) => {
                 self.complex_new(sc, c, expected)
             }
+            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => self.unsupported(
+                e,
+                "a loop has no value: declare `let mut x = ...;` before it, assign `x` in it and use `x` after it",
+            ),
             syn::Expr::Range(_) => self.unsupported(
                 e,
                 "a range is only allowed in a `for` loop or a map's header: `for k in 0..N { ... }`",

@@ -254,7 +254,7 @@ impl<'a> KernelEmitter<'a> {
         for p in &t.params {
             self.loops = self
                 .loops
-                .enter_loop(p.local, &p.start, &p.end, p.step.as_ref());
+                .enter_loop(p.local, &p.start, &p.end, p.step.as_ref(), &t.body);
         }
         let was = self.enter_thread_map(true);
         let Some((tid, threads, active)) = self
@@ -771,7 +771,7 @@ impl<'a> KernelEmitter<'a> {
         };
         let st = step.map_or(Some(1), c).unwrap_or(1).max(1);
         let outer = self.loops.clone();
-        self.loops = outer.enter_loop(var, start, end, step);
+        self.loops = outer.enter_loop(var, start, end, step, body);
         if st == 1 && self.vector_register_copy(var, a as i64, b as i64, body) {
             self.loops = outer;
             return true;

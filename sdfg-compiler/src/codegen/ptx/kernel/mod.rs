@@ -95,6 +95,9 @@ pub(super) struct KernelEmitter<'a> {
     fault: Option<FaultSlot>,
     /// Values of the map parameters for the iteration being emitted.
     params: Vec<Reg>,
+    /// Per dependent dimension (`ir::ranges`): its value for this
+    /// iteration as a 64-bit integer, tested against its end before the body.
+    dependent_values: Vec<Option<Reg>>,
     locals: Vec<Option<Reg>>,
     /// Loads already issued for the current iteration (see `hoist::hoistable_loads`).
     hoisted: HashMap<*const Expr, Reg>,
@@ -103,6 +106,8 @@ pub(super) struct KernelEmitter<'a> {
     site_codes: HashMap<(usize, bool), u32>,
     conditional: bool,
     loops: LoopScope,
+    /// The labels `continue` and `break` branch to, innermost loop last.
+    loop_labels: Vec<(String, String)>,
     /// Vector path: per deferred store (address of its index slice), the
     /// values of the lanes emitted so far.
     deferred: HashMap<usize, Vec<Reg>>,
@@ -146,11 +151,13 @@ impl<'a> KernelEmitter<'a> {
             host_scalars: HashMap::new(),
             fault: None,
             params: Vec::new(),
+            dependent_values: Vec::new(),
             locals: Vec::new(),
             hoisted: HashMap::new(),
             site_codes,
             conditional: false,
             loops: LoopScope::default(),
+            loop_labels: Vec::new(),
             deferred: HashMap::new(),
             load_hint: String::new(),
             store_hint: "",
@@ -265,12 +272,15 @@ impl<'a> KernelEmitter<'a> {
             return self.emit_block(state, stmt);
         }
         let dims = self.map.params.len();
-        let (block, ipt, rows) = geometry(dims, &self.map.body.stmts, tuning);
         let (block, ipt, rows) = if self.map.gpu_tasklet {
             // One thread: the body runs once (a 0-d map's single iteration).
             ([1, 1, 1], 1, 1)
+        } else if self.map.has_dependent_ranges() {
+            // One item per thread: an iteration past a dependent range's end
+            // must not issue the loads a tile would hoist (`ir::ranges`).
+            launch::dependent_geometry(dims)
         } else {
-            (block, ipt, rows)
+            geometry(dims, &self.map.body.stmts, tuning)
         };
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
             self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);

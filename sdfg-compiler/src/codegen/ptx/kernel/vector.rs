@@ -27,7 +27,7 @@ impl<'a> KernelEmitter<'a> {
         let stmts: &'a [Stmt] = &self.map.body.stmts;
         if stmts
             .iter()
-            .any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. }))
+            .any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. }))
         {
             return None;
         }
@@ -47,7 +47,7 @@ impl<'a> KernelEmitter<'a> {
             );
             k.storage == Storage::Gpu && k.shape.len() == 1 && full_register
         };
-        let loads: Vec<(&'a Expr, ContainerId)> = hoistable_loads(self.sdfg, stmts)
+        let loads: Vec<(&'a Expr, ContainerId)> = hoistable_loads(self.sdfg, self.map)
             .into_iter()
             .filter_map(|e| match &e.kind {
                 ExprKind::Load { container, index } if is_x(index) && vector_elem(*container) => {
