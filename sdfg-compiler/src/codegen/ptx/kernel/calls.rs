@@ -3,7 +3,7 @@
 
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
-use crate::codegen::ptx::MathFunc;
+use crate::codegen::ptx::{math, MathFunc};
 use crate::ir::{Expr, MathFn, ScalarType, Value};
 use std::fmt::Write;
 
@@ -59,6 +59,11 @@ impl<'a> KernelEmitter<'a> {
                 };
                 // One rounding: `a * b + c` as IEEE fusedMultiplyAdd.
                 self.ins(format!("fma.rn.{t} {r}, {a}, {b}, {c}"));
+            }
+            // Inline (no call): see `exp_f32_inline`.
+            MathFn::Exp if ty == ScalarType::F32 => {
+                self.code
+                    .push_str(&math::exp_f32_inline(&a.to_string(), &r.to_string()));
             }
             MathFn::Exp
             | MathFn::Ln

@@ -36,7 +36,7 @@ mod interp;
 mod ptx_ops;
 mod reduce;
 
-pub use exp_f32::{exp_f32_function, exp_f32_mirror};
+pub use exp_f32::{exp_f32_function, exp_f32_inline, exp_f32_mirror};
 pub use functions::{cos_prog, exp_prog, ln_prog, powf_prog, sin_prog, tanh_prog};
 pub use handwritten::{fmod_function, fmod_mirror, powi_function};
 pub use interp::{mirror, Interp};
