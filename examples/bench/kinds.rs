@@ -78,10 +78,63 @@ impl Kind {
         }
     }
 
+    /// The reductions (dot, softmax), whose CPU target is looser.
+    pub(crate) fn is_reduction(self) -> bool {
+        matches!(self.family(), "dot" | "softmax")
+    }
+
     pub(crate) fn load(self, device: &Device, small: bool) -> AnyResult<Box<dyn Workload>> {
-        let opts = Options::none();
+        self.load_with(device, small, &Options::none())
+    }
+
+    /// The workload at its `--small` sizes with `scale` times the elements
+    /// (rounded: a grid's side grows by the square or cube root; the time
+    /// steps stay), for the CPU device section.
+    pub(crate) fn load_scaled(self, device: &Device, scale: usize) -> AnyResult<Box<dyn Workload>> {
+        let f = scale.max(1) as f64;
+        let side = |n: usize, dims: i32| ((n as f64) * f.powf(1.0 / dims as f64)).round() as usize;
+        let opts = |pairs: &[(&str, usize)]| {
+            let pairs: Vec<(&str, String)> =
+                pairs.iter().map(|(k, v)| (*k, v.to_string())).collect();
+            Options::from_pairs(&pairs)
+        };
+        let opts = match self {
+            Kind::Axpy => opts(&[("n", axpy::SMALL_N * scale)]),
+            Kind::DotBlocks | Kind::DotPartials | Kind::DotDirect => {
+                opts(&[("n", dot::SMALL_N * scale)])
+            }
+            Kind::Jacobi2d => opts(&[("n", side(jacobi2d::SMALL.0, 2))]),
+            Kind::Heat3d => opts(&[("n", side(heat3d::SMALL.0, 3))]),
+            Kind::SoftmaxBlocks
+            | Kind::SoftmaxTwoPass
+            | Kind::SoftmaxOnline
+            | Kind::SoftmaxRows => opts(&[("n", softmax::SMALL[0] * scale)]),
+            // C (m x n) grows by `scale` (sides in multiples of 128); k stays.
+            Kind::Gemm => {
+                let s = (side(gemm::SMALL, 2) / 128).max(1) * 128;
+                opts(&[("m", s), ("n", s), ("k", gemm::SMALL)])
+            }
+            Kind::Stencil2d => {
+                let (n, t) = stencil2d_sizes(true);
+                return Ok(Box::new(jacobi2d::Jacobi2dWorkload::with_sizes(
+                    device,
+                    "stencil2d",
+                    side(n, 2),
+                    t,
+                )?));
+            }
+        };
+        self.load_with(device, true, &opts)
+    }
+
+    fn load_with(
+        self,
+        device: &Device,
+        small: bool,
+        opts: &Options,
+    ) -> AnyResult<Box<dyn Workload>> {
         Ok(match self {
-            Kind::Axpy => Box::new(axpy::AxpyWorkload::new(device, &opts, small)?),
+            Kind::Axpy => Box::new(axpy::AxpyWorkload::new(device, opts, small)?),
             Kind::Stencil2d => {
                 let (n, t) = stencil2d_sizes(small);
                 Box::new(jacobi2d::Jacobi2dWorkload::with_sizes(
@@ -91,51 +144,51 @@ impl Kind {
                     t,
                 )?)
             }
-            Kind::Jacobi2d => Box::new(jacobi2d::Jacobi2dWorkload::new(device, &opts, small)?),
-            Kind::Heat3d => Box::new(heat3d::Heat3dWorkload::new(device, &opts, small)?),
+            Kind::Jacobi2d => Box::new(jacobi2d::Jacobi2dWorkload::new(device, opts, small)?),
+            Kind::Heat3d => Box::new(heat3d::Heat3dWorkload::new(device, opts, small)?),
             Kind::DotBlocks => Box::new(dot::DotWorkload::new(
                 device,
-                &opts,
+                opts,
                 small,
                 dot::DotForm::Blocks,
             )?),
             Kind::DotPartials => Box::new(dot::DotWorkload::new(
                 device,
-                &opts,
+                opts,
                 small,
                 dot::DotForm::Partials,
             )?),
             Kind::DotDirect => Box::new(dot::DotWorkload::new(
                 device,
-                &opts,
+                opts,
                 small,
                 dot::DotForm::Direct,
             )?),
             Kind::SoftmaxBlocks => Box::new(softmax::SoftmaxWorkload::new(
                 device,
-                &opts,
+                opts,
                 small,
                 softmax::SoftmaxForm::Blocks,
             )?),
             Kind::SoftmaxTwoPass => Box::new(softmax::SoftmaxWorkload::new(
                 device,
-                &opts,
+                opts,
                 small,
                 softmax::SoftmaxForm::TwoPass,
             )?),
             Kind::SoftmaxOnline => Box::new(softmax::SoftmaxWorkload::new(
                 device,
-                &opts,
+                opts,
                 small,
                 softmax::SoftmaxForm::Online,
             )?),
             Kind::SoftmaxRows => Box::new(softmax::SoftmaxWorkload::new(
                 device,
-                &opts,
+                opts,
                 small,
                 softmax::SoftmaxForm::Rows,
             )?),
-            Kind::Gemm => Box::new(gemm::GemmWorkload::new(device, &opts, small)?),
+            Kind::Gemm => Box::new(gemm::GemmWorkload::new(device, opts, small)?),
         })
     }
 

@@ -6,13 +6,19 @@
 //! Run: `cargo run --release --example bench` (the GPU when there is one,
 //! else the CPU device with small sizes). Options: `--small`, `--reps 20`,
 //! `--warmup 3`, `--calls 1000` (host overhead), `--only NAME[,NAME]`,
-//! `--seed S`, `--out DIR`. Method and byte counts: docs/BENCHMARKS.md.
+//! `--seed S`, `--out DIR`; for the CPU device section: `--threads N` (the
+//! CPU device's kernel threads and rayon's; default `RAYON_NUM_THREADS`,
+//! else one per core), `--cpu-scales 1,16` (element-count factors over the
+//! small sizes), `--cpu-reps 15`, and `--cpu-only` (that section and the
+//! CPU device's host overhead, nothing else). Method and byte counts:
+//! docs/BENCHMARKS.md.
 //!
 //! The parts: [`kinds`] (what is benchmarked, its baseline and target),
-//! [`overhead`] (host cost of a call against raw launches), [`sections`]
-//! (module load, the CPU device, ptxas), [`report`] (the printed tables)
-//! and [`output`] (`benchmarks.json` and `.svg`). The workloads themselves
-//! live in `examples/common/`, shared with the examples.
+//! [`overhead`] (host cost of a call against raw launches), [`cpu`] (the
+//! CPU device against plain Rust), [`sections`] (module load, ptxas),
+//! [`report`] (the printed tables) and [`output`] (`benchmarks.json` and
+//! `.svg`). The workloads themselves live in `examples/common/`, shared
+//! with the examples.
 
 #[path = "../common/axpy.rs"]
 mod axpy;
@@ -37,6 +43,7 @@ mod shapes;
 #[path = "../common/softmax.rs"]
 mod softmax;
 
+mod cpu;
 mod kinds;
 mod output;
 mod overhead;
@@ -52,10 +59,20 @@ use raw::RawCuda;
 use report::{print_kernel_table, print_shapes, KernelRow};
 use sdfg::prelude::*;
 use sdfg::runtime::Region;
-use sections::{cpu_device_section, module_load, ptxas_report};
+use sections::{module_load, ptxas_report};
 
 fn main() -> AnyResult<()> {
     let opts = Options::from_env();
+    // First, before anything uses rayon: the threads of the CPU device
+    // section (the CPU device takes the current pool's thread count).
+    if let Some(threads) = opts.value::<usize>("threads") {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads.max(1))
+            .build_global()?;
+    }
+    if opts.flag("cpu-only") {
+        return cpu_only(&opts);
+    }
     let device = Device::auto();
     let small = use_small_sizes(&device, &opts);
     let gpu = device.is_gpu();
@@ -157,7 +174,14 @@ fn main() -> AnyResult<()> {
     let overhead = host_overhead(&device, raw.as_ref(), calls)?;
     // The secondary sections first; the main tables last, where the end of
     // a long log shows them.
-    let cpu_rows = cpu_device_section(reps, &selected)?;
+    let cpu = Device::cpu();
+    let cpu_reps = Reps {
+        warmup: 1,
+        timed: opts.get("cpu-reps", 15).max(1),
+    };
+    let scales = cpu::scales(opts.value("cpu-scales"));
+    let cpu_rows = cpu::cpu_device_section(&cpu, cpu_reps, &scales, &mut seeds, &selected)?;
+    cpu::print_cpu_rows(&cpu, cpu_reps, &cpu_rows);
     ptxas_report(&selected);
     println!();
     println!("Module load (wall clock, Heat3d):");
@@ -174,6 +198,12 @@ fn main() -> AnyResult<()> {
         .filter(|r| !r.check_passed || r.baseline.as_ref().is_some_and(|b| !b.1))
         .map(|r| r.name.as_str())
         .collect();
+    failed.extend(
+        cpu_rows
+            .iter()
+            .filter(|r| !r.check_passed)
+            .map(|r| r.name.as_str()),
+    );
     if shape_rows.iter().any(|r| r.mismatch.is_some()) {
         failed.push("stencil2d launch shapes");
     }
@@ -201,6 +231,50 @@ fn main() -> AnyResult<()> {
     println!("wrote {out_dir}/benchmarks.json and {out_dir}/benchmarks.svg");
     if !failed.is_empty() {
         eprintln!("FAILED checks: {}", failed.join(", "));
+        std::process::exit(1);
+    }
+    Ok(())
+}
+
+/// `--cpu-only`: the CPU device against plain Rust and the CPU device's
+/// host overhead; prints the tables and writes `cpu_benchmarks.json`.
+fn cpu_only(opts: &Options) -> AnyResult<()> {
+    let only: Option<String> = opts.value("only");
+    let selected = |k: Kind| {
+        only.as_deref()
+            .map_or(true, |list| list.split(',').any(|n| n == k.family()))
+    };
+    let mut seeds = Seeds::new(opts);
+    let cpu = Device::cpu();
+    let reps = Reps {
+        warmup: opts.get("warmup", 1),
+        timed: opts.get("cpu-reps", 15).max(1),
+    };
+    let scales = cpu::scales(opts.value("cpu-scales"));
+    println!(
+        "sdfg-rs benchmarks: the CPU device ({}) against plain Rust",
+        cpu.name()
+    );
+    let overhead = host_overhead(&cpu, None, opts.get("calls", 1000))?;
+    let rows = cpu::cpu_device_section(&cpu, reps, &scales, &mut seeds, &selected)?;
+    print_overhead(&overhead);
+    cpu::print_cpu_rows(&cpu, reps, &rows);
+    let out_dir: String = opts.get("out", "docs".to_string());
+    std::fs::create_dir_all(&out_dir)?;
+    let json = serde_json::json!({
+        "device": cpu.name(),
+        "timed_runs": reps.timed,
+        "host_overhead_us": output::overhead_json(&overhead),
+        "cpu_device": output::cpu_json(&rows),
+    });
+    std::fs::write(
+        format!("{out_dir}/cpu_benchmarks.json"),
+        serde_json::to_string_pretty(&json)? + "\n",
+    )?;
+    println!();
+    println!("wrote {out_dir}/cpu_benchmarks.json");
+    if rows.iter().any(|r| !r.check_passed) {
+        eprintln!("FAILED checks on the CPU device");
         std::process::exit(1);
     }
     Ok(())

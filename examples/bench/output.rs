@@ -3,9 +3,9 @@
 //! target).
 
 use crate::baselines::Reps;
+use crate::cpu::CpuRow;
 use crate::overhead::Overhead;
 use crate::report::{Ceiling, KernelRow};
-use crate::sections::CpuRow;
 use crate::shapes;
 use sdfg::prelude::*;
 
@@ -53,10 +53,7 @@ pub(crate) fn to_json(
             })
         })
         .collect();
-    let cpu: Vec<_> = cpu_rows
-        .iter()
-        .map(|(name, sizes, s, r)| json!({"name": name, "sizes": sizes, "sdfg_ms": s, "rayon_ms": r}))
-        .collect();
+    let cpu = cpu_json(cpu_rows);
     let shapes: Vec<_> = shape_rows
         .iter()
         .map(|r| {
@@ -80,17 +77,42 @@ pub(crate) fn to_json(
         "timed_runs": reps.timed,
         "copy_gb_per_s": copy_gbs,
         "kernels": kernels,
-        "host_overhead_us": {
-            "calls": o.calls,
-            "run_1_kernel": o.run1_us,
-            "run_10_kernels": o.run10_us,
-            "raw_1_kernel": o.raw1_us,
-            "raw_10_kernels": o.raw10_us,
-        },
+        "host_overhead_us": overhead_json(o),
         "module_load_ms": {"first": load.0, "cached": load.1},
         "cpu_device": cpu,
         "stencil2d_launch_shapes": shapes,
     })
+}
+
+/// The host overhead of a call (`raw`: plain Rust loops on the CPU device).
+pub(crate) fn overhead_json(o: &Overhead) -> serde_json::Value {
+    serde_json::json!({
+        "calls": o.calls,
+        "run_1_kernel": o.run1_us,
+        "run_10_kernels": o.run10_us,
+        "raw_1_kernel": o.raw1_us,
+        "raw_10_kernels": o.raw10_us,
+        "raw_is_plain_rust": o.cpu,
+    })
+}
+
+/// The CPU device against plain Rust, one object per row.
+pub(crate) fn cpu_json(rows: &[CpuRow]) -> Vec<serde_json::Value> {
+    rows.iter()
+        .map(|r| {
+            serde_json::json!({
+                "name": r.name,
+                "sizes": r.sizes,
+                "scale": r.scale,
+                "sdfg_ms": r.sdfg_ms,
+                "rayon_ms": r.rayon_ms,
+                "sdfg_over_rayon": r.ratio(),
+                "target": r.target,
+                "target_met": r.ratio() <= r.target,
+                "check_passed": r.check_passed,
+            })
+        })
+        .collect()
 }
 
 /// A horizontal bar chart of % of the ceiling per kernel (the copy

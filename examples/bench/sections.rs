@@ -1,10 +1,10 @@
 //! The secondary sections: module load time (the PTX JIT and the module
-//! cache), every example on the CPU device against plain Rust (rayon), and
-//! registers and spills per kernel from `ptxas -v`.
+//! cache) and registers and spills per kernel from `ptxas -v`. (The CPU
+//! device against plain Rust is `cpu.rs`.)
 
-use crate::baselines::{self, Reps};
-use crate::common::{median, wall_ms, AnyResult, Table};
-use crate::kinds::{Kind, KINDS};
+use crate::baselines;
+use crate::common::{wall_ms, AnyResult, Table};
+use crate::kinds::Kind;
 use crate::overhead::Tiny10;
 use crate::{axpy, dot, gemm, heat3d, jacobi2d, softmax};
 use sdfg::prelude::*;
@@ -18,56 +18,6 @@ pub(crate) fn module_load(gpu: bool) -> AnyResult<(f64, f64)> {
     let (second, second_ms) = wall_ms(|| heat3d::Heat3d::load(&fresh));
     second?;
     Ok((first_ms, second_ms))
-}
-
-/// One row of the CPU device table: (name, sizes, sdfg ms, rayon ms).
-pub(crate) type CpuRow = (String, String, f64, f64);
-
-/// Every example on the CPU device (small sizes) against the plain Rust
-/// rayon version of the same loop nest; wall-clock medians.
-pub(crate) fn cpu_device_section(
-    reps: Reps,
-    selected: &dyn Fn(Kind) -> bool,
-) -> AnyResult<Vec<CpuRow>> {
-    let cpu = Device::cpu();
-    let mut out = Vec::new();
-    for kind in KINDS.into_iter().filter(|k| selected(*k)) {
-        let mut work = kind.load(&cpu, true)?;
-        let mut sdfg_ms = Vec::new();
-        let mut rayon_ms = Vec::new();
-        for rep in 0..reps.warmup.min(1) + reps.timed {
-            let (result, ms) = wall_ms(|| work.run_plain());
-            result?;
-            let host = work.host_version_ms();
-            if rep >= reps.warmup.min(1) {
-                sdfg_ms.push(ms);
-                rayon_ms.push(host);
-            }
-        }
-        out.push((
-            work.name().to_string(),
-            work.sizes(),
-            median(&sdfg_ms),
-            median(&rayon_ms),
-        ));
-    }
-    println!();
-    println!(
-        "CPU device ({}; small sizes; wall-clock medians of run() vs plain Rust rayon):",
-        cpu.name()
-    );
-    let mut t = Table::new(&["kernel", "sdfg ms", "rayon ms", "sdfg/rayon", "sizes"]);
-    for (name, sizes, s, r) in &out {
-        t.row(vec![
-            name.clone(),
-            format!("{s:.3}"),
-            format!("{r:.3}"),
-            format!("{:.2}x", s / r),
-            sizes.clone(),
-        ]);
-    }
-    t.print();
-    Ok(out)
 }
 
 /// Registers and spills per kernel from `ptxas -v` (only when `SDFG_PTXAS`

@@ -35,6 +35,16 @@ impl Options {
         Options { args: Vec::new() }
     }
 
+    /// `--name value` for each pair (the benchmark sizes workloads with it).
+    pub fn from_pairs(pairs: &[(&str, String)]) -> Options {
+        Options {
+            args: pairs
+                .iter()
+                .flat_map(|(k, v)| [format!("--{k}"), v.clone()])
+                .collect(),
+        }
+    }
+
     /// Whether `--name` was given.
     pub fn flag(&self, name: &str) -> bool {
         let key = format!("--{name}");

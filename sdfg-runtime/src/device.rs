@@ -4,6 +4,7 @@
 //! stream methods (`default_stream`, `new_stream`, `synchronize`) are added
 //! by the stream floor (`streams/device.rs`), which is built on it.
 
+use crate::cpu::pool::KernelPool;
 use crate::cuda::CudaContext;
 use crate::error::{Error, Result};
 use crate::kernel::module::{Module, ModuleKey};
@@ -18,7 +19,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 pub(crate) enum DeviceKind {
-    Cpu { capacity: u64 },
+    Cpu {
+        capacity: u64,
+        /// Where kernel twins run their chunks (the device's own threads).
+        pool: Arc<KernelPool>,
+    },
     Cuda(Arc<CudaContext>),
 }
 
@@ -79,23 +84,40 @@ impl Eq for Device {}
 
 impl Device {
     /// A new CPU device: streams are worker threads, kernels run their Rust
-    /// twins (with rayon), memory is host memory. Each call makes an
-    /// independent device with its own counters.
+    /// twins in chunks on the device's own pool of as many threads as the
+    /// current rayon pool has (`RAYON_NUM_THREADS`, else one per core), memory
+    /// is host memory. Each call makes an independent device with its own
+    /// counters.
     ///
     /// ```
     /// let dev = sdfg_runtime::Device::cpu();
     /// assert_eq!(dev.counters(), Default::default());
     /// ```
     pub fn cpu() -> Device {
+        Device::cpu_with_threads(rayon::current_num_threads())
+    }
+
+    /// A new CPU device whose kernels run on `threads` threads (at least 1;
+    /// started at the first kernel that splits its work, and shared with
+    /// the other CPU devices of as many threads). `cpu` maps run on the
+    /// caller's rayon pool whatever the device.
+    ///
+    /// ```
+    /// let dev = sdfg_runtime::Device::cpu_with_threads(3);
+    /// assert_eq!(dev.name(), "cpu (3 threads)");
+    /// assert_eq!(dev.sm_count(), 3);
+    /// ```
+    pub fn cpu_with_threads(threads: usize) -> Device {
         let id = next_id();
         let default_stream = StreamInner::new_cpu(id, "default")
             .expect("could not start the worker thread of a cpu device");
-        let threads = rayon::current_num_threads().max(1);
+        let threads = threads.max(1);
         Device::from_parts(
             id,
             format!("cpu ({threads} threads)"),
             DeviceKind::Cpu {
                 capacity: cpu_capacity(),
+                pool: KernelPool::shared(threads),
             },
             default_stream,
             threads as u32,
@@ -210,7 +232,7 @@ impl Device {
         }
     }
 
-    /// Streaming multiprocessors (CPU device: rayon threads). Used to size grids.
+    /// Streaming multiprocessors (CPU device: its kernel threads). Used to size grids.
     ///
     /// ```
     /// assert!(sdfg_runtime::Device::cpu().sm_count() >= 1);
@@ -241,8 +263,16 @@ impl Device {
 
     pub(crate) fn cpu_capacity(&self) -> u64 {
         match &self.inner.kind {
-            DeviceKind::Cpu { capacity } => *capacity,
+            DeviceKind::Cpu { capacity, .. } => *capacity,
             DeviceKind::Cuda(_) => u64::MAX,
+        }
+    }
+
+    /// The pool kernel twins run on (CPU device only).
+    pub(crate) fn kernel_pool(&self) -> Option<&Arc<KernelPool>> {
+        match &self.inner.kind {
+            DeviceKind::Cpu { pool, .. } => Some(pool),
+            DeviceKind::Cuda(_) => None,
         }
     }
 

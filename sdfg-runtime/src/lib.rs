@@ -22,8 +22,13 @@
 //!   access to a `HostBuffer` waits for device work still using it; dropping
 //!   a CUDA buffer waits for its users first; CPU-device memory is reference
 //!   counted by the queued jobs.
-//! - The CPU device writes device and host memory through atomic cells, so
-//!   even the deliberately racy `Pending::peek_unsynchronized` is not UB there.
+//! - The CPU device's copies write device and host memory through atomic
+//!   cells, so even the deliberately racy `Pending::peek_unsynchronized` is
+//!   not UB there. Its kernel twins read and write plainly only what the
+//!   trackers give them alone for the kernel's duration (`__glue::KernelArgs`
+//!   `plain_read` / `plain_write`, `unsafe` with a contract the code generator
+//!   meets: no two points of a map share an element one of them writes), and
+//!   run on the device's own thread pool, never waiting for the caller's.
 //!
 //! # Raw kernels are `unsafe`
 //!
@@ -45,7 +50,7 @@
 //!
 //! | floor | folders and files | what they own | imported by |
 //! |---|---|---|---|
-//! | 0, ground | `cuda/`, `cpu/`, `error.rs`, `elem.rs`, `region.rs`, `lock.rs` | the driver through cudarc; the CPU device's workers and memory; errors, element types, regions and copy plans | every floor |
+//! | 0, ground | `cuda/`, `cpu/`, `error.rs`, `elem.rs`, `region.rs`, `lock.rs` | the driver through cudarc; the CPU device's workers, memory, kernel pool, chunked loops and plain views; errors, element types, regions and copy plans | every floor |
 //! | 1, ordering | `order/` | per-stream state and positions, raw events, buffer trackers, issuing, counters, ids, fault slots | floors 1 to 4 |
 //! | 2, device | `device.rs`, `memory/`, `kernel/` | `Device`; device and host buffers, host access; modules, launch configurations, kernel arguments, CPU twins | floors 2 to 4 |
 //! | 3, streams | `streams/` | the `Stream` API, its copies and launches, `Event`, `Pending`, `Running`, the stream methods of `Device` | floor 4 |

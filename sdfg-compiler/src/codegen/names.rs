@@ -90,8 +90,8 @@ pub fn twin_extent(container: &str, dim: usize) -> Ident {
     format_ident!("__ext_{}_{}", bare(container), dim)
 }
 
-/// The elements one statement touches: a slice, atomic cells (a `cpu` map's
-/// writes, a kernel twin's buffers).
+/// The elements one statement touches: a slice, a plain view or atomic
+/// cells (`codegen::cpu::access` decides for parallel maps).
 pub fn data(container: &str) -> Ident {
     prefixed("__d_", container)
 }
@@ -182,6 +182,16 @@ pub fn register_len(container: &str) -> Ident {
 /// A local variable (or `for` variable) of a tasklet body.
 pub fn local(l: LocalId) -> Ident {
     format_ident!("__l{}", l)
+}
+
+/// A chunk's partial of the reduction site with fault code `code`.
+pub fn partial(code: u32) -> Ident {
+    format_ident!("__part{}", code)
+}
+
+/// Whether the (guarded) reduction site `code` ran in a chunk.
+pub fn partial_hit(code: u32) -> Ident {
+    format_ident!("__hit{}", code)
 }
 
 /// The range of a boxed `for` variable in a precheck.

@@ -77,11 +77,20 @@ paths! {
     /// `MinMaxNumber::{min_number, max_number}` (IEEE minimumNumber).
     min_max_number => [::sdfg::runtime::MinMaxNumber];
     cells => [::sdfg::runtime::__glue::cells];
-    par_iter_for_each => [::sdfg::runtime::__glue::rayon::iter::ParallelIterator::for_each];
+    /// `Chunks::new(units, unit_len, grain, workers)`: a map's chunks.
+    par_chunks => [::sdfg::runtime::__glue::par::Chunks];
+    /// `Workers::caller()`: a `cpu` map's threads (a twin's: `args.workers()`).
+    par_workers => [::sdfg::runtime::__glue::par::Workers];
+    par_for_each_chunk => [::sdfg::runtime::__glue::par::for_each_chunk];
+    /// Per-chunk results in chunk order (reductions into partials).
+    par_map_chunks => [::sdfg::runtime::__glue::par::map_chunks];
+    /// Plain loads and stores of a map's own elements.
+    plain_view => [::sdfg::runtime::__glue::par::PlainView];
+    /// `assert_covers(name, len, &extents)` before unchecked offsets.
+    assert_covers => [::sdfg::runtime::__glue::par::assert_covers];
     /// Block maps: `threads(what, dims)`, `launched(threads)`,
     /// `one_iteration_per_thread(what, n, threads)`, `tree(parts, combine)`.
     block => [::sdfg::runtime::__glue::block];
-    into_par_iter => [::sdfg::runtime::__glue::rayon::iter::IntoParallelIterator::into_par_iter];
 
     // Run-time checks: argument lengths, ranges, indices, copy regions.
     check_shape_len => [::sdfg::runtime::__glue::check::shape_len];

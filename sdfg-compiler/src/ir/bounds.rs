@@ -307,10 +307,30 @@ pub fn is_widening(from: ScalarType, to: ScalarType) -> bool {
     from == to || matches!((from, to), (I32, I64) | (U32, U64) | (U32, I64))
 }
 
+/// Where an access is written: its store statement or its load
+/// expression (unique per access, unlike `index`, which is the same empty
+/// slice for every access of a scalar).
+#[derive(Clone, Copy, Debug)]
+pub enum AccessNode<'a> {
+    Store(&'a Stmt),
+    Load(&'a Expr),
+}
+
+impl AccessNode<'_> {
+    /// The node's address: a key that tells accesses apart.
+    pub fn key(&self) -> *const () {
+        match self {
+            AccessNode::Store(s) => *s as *const Stmt as *const (),
+            AccessNode::Load(e) => *e as *const Expr as *const (),
+        }
+    }
+}
+
 /// One container access found in a tasklet body.
 #[derive(Clone, Debug)]
 pub struct AccessSite<'a> {
     pub container: super::ContainerId,
+    pub node: AccessNode<'a>,
     pub index: &'a [Expr],
     pub is_store: bool,
     pub conditional: bool,
@@ -368,7 +388,7 @@ impl<'a> Walk<'a> {
                 } => {
                     index.iter().for_each(|e| self.expr(e, f));
                     self.expr(value, f);
-                    f(self.site(*container, index, true));
+                    f(self.site(*container, AccessNode::Store(s), index, true));
                 }
                 Stmt::If {
                     cond, then, else_, ..
@@ -440,7 +460,7 @@ impl<'a> Walk<'a> {
             ExprKind::Lit(_) | ExprKind::Var(_) => {}
             ExprKind::Load { container, index } => {
                 index.iter().for_each(|i| self.expr(i, f));
-                f(self.site(*container, index, false));
+                f(self.site(*container, AccessNode::Load(e), index, false));
             }
             ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => self.expr(arg, f),
             ExprKind::Binary { op, lhs, rhs } => {
@@ -467,11 +487,13 @@ impl<'a> Walk<'a> {
     fn site(
         &self,
         container: super::ContainerId,
+        node: AccessNode<'a>,
         index: &'a [Expr],
         is_store: bool,
     ) -> AccessSite<'a> {
         AccessSite {
             container,
+            node,
             index,
             is_store,
             conditional: self.conditional,

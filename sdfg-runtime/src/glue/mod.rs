@@ -3,14 +3,16 @@
 //! with its own fault slot), the [`ProgramSpec`] the macro emits (with the
 //! [`KernelSites`] its fault messages need), the argument and bounds checks
 //! ([`check`]; index ranges in [`interval`]), the launch checks and
-//! reduction order of block maps ([`block`]), and the CPU-twin plumbing
-//! ([`KernelEntry`], [`KernelArgs`], [`cells`], `rayon`). Hidden from the
-//! documentation; its paths follow the macro, not semver.
+//! reduction order of block maps ([`block`]), the CPU-twin plumbing
+//! ([`KernelEntry`], [`KernelArgs`], [`cells`], `rayon`) and the chunked
+//! loops of `cpu` maps and twins ([`par`]). Hidden from the documentation;
+//! its paths follow the macro, not semver.
 
 pub mod block;
 pub mod check;
 pub(crate) mod context;
 pub mod interval;
+pub mod par;
 pub(crate) mod program;
 pub(crate) mod spec;
 

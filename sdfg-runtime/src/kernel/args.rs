@@ -192,9 +192,10 @@ impl<'a> KernelArg<'a> {
 
     pub(crate) fn to_cpu(&self) -> CpuArg {
         match &self.repr {
-            ArgRepr::Buffer { buffer, .. } => CpuArg::Buffer {
+            ArgRepr::Buffer { buffer, access } => CpuArg::Buffer {
                 memory: buffer.cpu_memory(),
                 elem: buffer.elem_type(),
+                writes: *access != Access::Read,
             },
             ArgRepr::Value { ty, bits } => CpuArg::Value {
                 ty: *ty,

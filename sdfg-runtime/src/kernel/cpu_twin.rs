@@ -1,7 +1,10 @@
 //! The CPU twins of kernels: what the CPU device runs for a `gpu` map, and
 //! the arguments it hands them.
 
+use crate::cpu::chunks::Workers;
 use crate::cpu::memory::CpuCells;
+use crate::cpu::plain::PlainView;
+use crate::cpu::pool::KernelPool;
 use crate::elem::{Elem, ElemType};
 use crate::kernel::launch_config::LaunchConfig;
 use crate::order::fault::CpuSlot;
@@ -33,6 +36,8 @@ pub(crate) enum CpuArg {
     Buffer {
         memory: Option<Arc<dyn Any + Send + Sync>>,
         elem: ElemType,
+        /// Passed with `KernelArg::write` or `read_write`.
+        writes: bool,
     },
     Value {
         ty: ElemType,
@@ -81,6 +86,7 @@ pub struct KernelArgs<'a> {
     /// The kernel's launch index in its module.
     pub(crate) kernel_index: usize,
     pub(crate) config: LaunchConfig,
+    pub(crate) pool: &'a KernelPool,
 }
 
 impl KernelArgs<'_> {
@@ -112,6 +118,7 @@ impl KernelArgs<'_> {
             Some(CpuArg::Buffer {
                 memory: Some(memory),
                 elem,
+                ..
             }) => match memory.downcast_ref::<CpuCells<T>>() {
                 Some(cells) => &cells.cells,
                 None => panic!(
@@ -127,6 +134,130 @@ impl KernelArgs<'_> {
                 T::TYPE
             ),
         }
+    }
+
+    /// Argument `i`, a buffer of `T` the kernel only reads, as a plain
+    /// slice (loads the compiler can vectorize).
+    ///
+    /// # Safety
+    /// Nothing writes the buffer while the kernel runs. Other streams
+    /// cannot (the buffer trackers order every writer of a buffer with its
+    /// readers); the caller promises that this kernel does not write it
+    /// either (through [`KernelArgs::cells`] or a view of an aliasing
+    /// argument), as the launch contract of `Stream::launch` already asks
+    /// of a buffer passed with `KernelArg::read`.
+    ///
+    /// # Panics
+    /// If argument `i` is not a buffer of `T` passed with `KernelArg::read`.
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// use sdfg_runtime::__glue::{KernelArgs, KernelEntry};
+    /// fn sum(args: &KernelArgs<'_>) {
+    ///     // SAFETY: argument 0 is read only; nothing of this kernel writes it.
+    ///     let x: &[i32] = unsafe { args.plain_read::<i32>(0) };
+    ///     i32::store(&args.cells::<i32>(1)[0], x.iter().sum());
+    /// }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "sum", cpu: sum }];
+    /// let dev = Device::cpu();
+    /// let x = DeviceBuffer::from_slice(&dev, &[1, 2, 3])?;
+    /// let s = DeviceBuffer::<i32>::zeros(&dev, 1)?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `sum`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { dev.default_stream().launch(&m, 0, &LaunchConfig::for_counts(&dev, &[1], [1, 1, 1], 1),
+    ///     &[KernelArg::read(&x), KernelArg::write(&s)]) }?;
+    /// assert_eq!(s.to_vec()?, [6]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub unsafe fn plain_read<T: Elem>(&self, i: usize) -> &[T] {
+        let cells = self.buffer::<T>(i, false);
+        // SAFETY: the cells have `T`'s layout and hold valid `T`s; nothing
+        // writes them while the kernel runs (this function's contract), so
+        // a shared plain borrow for the kernel's duration is sound.
+        unsafe { std::slice::from_raw_parts(cells.as_ptr() as *const T, cells.len()) }
+    }
+
+    /// Argument `i`, a buffer of `T` the kernel writes, as a [`PlainView`]
+    /// its threads share.
+    ///
+    /// # Safety
+    /// While the view is in use, the kernel's threads never touch one
+    /// element at the same time when one of them writes it, and the kernel
+    /// does not access this buffer through [`KernelArgs::cells`]. Other
+    /// streams cannot touch it (the trackers order every use of a buffer
+    /// after a kernel that writes it), and no other argument of this launch
+    /// is the same buffer (checked: panics).
+    ///
+    /// # Panics
+    /// If argument `i` is not a buffer of `T` passed with `KernelArg::write`
+    /// or `read_write`, or another argument is the same buffer.
+    ///
+    /// ```
+    /// use sdfg_runtime::*;
+    /// use sdfg_runtime::__glue::{KernelArgs, KernelEntry};
+    /// fn iota(args: &KernelArgs<'_>) {
+    ///     // SAFETY: this kernel runs on one thread and uses no other view.
+    ///     let x = unsafe { args.plain_write::<i64>(0) };
+    ///     // SAFETY: every index is below x.len().
+    ///     (0..x.len()).for_each(|i| unsafe { x.set(i, i as i64) });
+    /// }
+    /// static K: [KernelEntry; 1] = [KernelEntry { name: "iota", cpu: iota }];
+    /// let dev = Device::cpu();
+    /// let x = DeviceBuffer::<i64>::zeros(&dev, 4)?;
+    /// // SAFETY (both): a CPU device runs only the CPU twin `iota`.
+    /// let m = unsafe { Module::load(&dev, "", &K) }?;
+    /// unsafe { dev.default_stream().launch(&m, 0, &LaunchConfig::for_counts(&dev, &[1], [1, 1, 1], 1),
+    ///     &[KernelArg::write(&x)]) }?;
+    /// assert_eq!(x.to_vec()?, [0, 1, 2, 3]);
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub unsafe fn plain_write<T: Elem>(&self, i: usize) -> PlainView<'_, T> {
+        let cells = self.buffer::<T>(i, true);
+        // SAFETY: the exclusivity of the memory for the view's use is this
+        // function's contract together with the trackers and the alias check
+        // in `buffer`.
+        unsafe { PlainView::from_cells(cells) }
+    }
+
+    /// The cells of buffer argument `i`, checking that it was passed for
+    /// writing when `write` (and then that no other argument aliases it)
+    /// or for reading only otherwise.
+    fn buffer<T: Elem>(&self, i: usize, write: bool) -> &[T::Cell] {
+        let cells = self.cells::<T>(i);
+        let Some(CpuArg::Buffer {
+            memory: Some(memory),
+            writes,
+            ..
+        }) = self.args.get(i)
+        else {
+            unreachable!("`cells` checked that argument {i} is a buffer")
+        };
+        assert!(
+            *writes == write,
+            "kernel `{}`: argument {i} was passed {}, but the kernel {} it",
+            self.kernel,
+            if *writes { "for writing" } else { "read only" },
+            if write { "writes" } else { "only reads" },
+        );
+        if write {
+            let aliased = self.args.iter().enumerate().any(|(j, a)| {
+                j != i
+                    && matches!(a, CpuArg::Buffer { memory: Some(other), .. }
+                        if Arc::ptr_eq(other, memory))
+            });
+            assert!(
+                !aliased,
+                "kernel `{}`: argument {i} is written and also passed as another argument",
+                self.kernel
+            );
+        }
+        cells
+    }
+
+    /// The threads this kernel's maps run their chunks on: the device's
+    /// kernel pool.
+    pub fn workers(&self) -> Workers<'_> {
+        Workers::kernels(self.pool)
     }
 
     /// Argument `i`, a scalar of type `T`.

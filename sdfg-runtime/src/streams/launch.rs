@@ -108,6 +108,11 @@ impl Stream {
                 };
                 let fault = Arc::clone(fault);
                 let config = *config;
+                let pool = Arc::clone(
+                    self.device
+                        .kernel_pool()
+                        .expect("a cpu stream belongs to a cpu device"),
+                );
                 self.issue(&accesses, move |op| {
                     op.push_cpu(move || {
                         let args = KernelArgs {
@@ -116,6 +121,7 @@ impl Stream {
                             kernel: &name,
                             kernel_index: kernel,
                             config,
+                            pool: &pool,
                         };
                         if let Err(panic) = catch_unwind(AssertUnwindSafe(|| kernel_fn(&args))) {
                             fault.panicked(&name, panic_message(&*panic));

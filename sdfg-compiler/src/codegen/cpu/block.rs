@@ -1,17 +1,19 @@
-//! The CPU twin of a block map: each block iteration is one rayon task
-//! that runs the block program in order. Its `shared` data is the task's
-//! own (fresh for each iteration), its `register` data one copy per
+//! The CPU twin of a block map: each block iteration runs the block
+//! program in order, the iterations in chunks on the CPU device's kernel
+//! pool (the fast path's loop, `MapRanges::chunked`). Its `shared` data is
+//! the iteration's own (fresh for each one), its `register` data one copy per
 //! thread-map iteration (`q`), its thread maps loops over their iterations
 //! in order, and its barriers nothing (the phases already run one after
 //! the other). Block reductions follow the GPU kernel's combination order
 //! (see `BodyEmitter::thread_map`), so the CPU device computes the same
 //! bits as the GPU for a block size.
 
+use super::access::AccessPlan;
 use super::body::{
     combine_values as combine, literal, rust_type, zero_of, BodyEmitter, DataAccess,
 };
 use super::place::Place;
-use super::ranges::MapRanges;
+use super::ranges::{MapRanges, PointCode};
 use crate::codegen::abi::KernelAbi;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
@@ -19,8 +21,16 @@ use crate::ir::{BlockSize, ContainerId, Map, ScalarType, Sdfg, Storage, SymbolId
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
-/// The block iterations of block map `m` on rayon, for the twin of `abi`.
-pub(crate) fn block_iterations(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> TokenStream {
+/// The block iterations of block map `m`, for the twin of `abi`: in
+/// chunks on `workers` (the CPU device's kernel pool), its buffers reached
+/// as `plan` says (atomic cells).
+pub(crate) fn block_iterations(
+    sdfg: &Sdfg,
+    abi: &KernelAbi,
+    m: &Map,
+    plan: &AccessPlan,
+    workers: TokenStream,
+) -> TokenStream {
     let Some(block) = &m.block else {
         return TokenStream::new();
     };
@@ -76,7 +86,7 @@ pub(crate) fn block_iterations(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> TokenSt
     }
     let place = BlockPlace {
         sdfg,
-        inner: Place::kernel_twin(sdfg, m.params.len()),
+        inner: Place::kernel_twin(sdfg, m.params.len(), plan),
     };
     let code = BodyEmitter::block_map(&place, &m.body, &sdfg.containers).stmts(&m.body.stmts);
     let ranges = MapRanges {
@@ -87,7 +97,7 @@ pub(crate) fn block_iterations(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> TokenSt
         #per_task
         #code
     };
-    let iterations = ranges.parallel(&body, &abi.name);
+    let iterations = ranges.chunked(&PointCode::One(body), &abi.name, workers, None);
     quote! {
         let #threads: usize = #rtb::threads(#what, &[#(#dims),*])?;
         let #launched: usize = #rtb::launched(#threads);

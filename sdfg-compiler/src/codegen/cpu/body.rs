@@ -8,11 +8,12 @@
 //! `x / 0 == 0`, `x % 0 == x`, masked shift amounts, Rust's `as` casts,
 //! lazy `&&`/`||`/`if`, IEEE floats without contraction.
 
+use super::access::Reduction;
 use crate::codegen::{names, runtime_paths as rt};
-use crate::ir::bounds::{for_each_access, LoopScope};
+use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
-    range_end, uniform_reductions, BinOp, Container, ContainerId, Expr, ExprKind, MathFn, RangeEnd,
-    ScalarType, Stmt, SymbolId, TaskletBody, ThreadMap, UnOp, Value, VarRef, WcrOp,
+    range_end, uniform_reductions, BinOp, Container, ContainerId, Expr, ExprKind, LocalId, MathFn,
+    RangeEnd, ScalarType, Stmt, SymbolId, TaskletBody, ThreadMap, UnOp, Value, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -92,29 +93,60 @@ pub(crate) fn literal(v: Value) -> TokenStream {
 pub(crate) struct BodyEmitter<'a> {
     pub data: &'a dyn DataAccess,
     pub body: &'a TaskletBody,
-    /// Fault code of each access, keyed by the address of its index slice.
-    codes: Vec<(*const Expr, bool, u32)>,
+    /// Each access, keyed by its node (`AccessNode::key`): its fault code
+    /// and whether `ir::bounds` prechecks it.
+    codes: Vec<(*const (), u32, bool)>,
+    /// The glue prechecked this body's statement (a map or a tasklet):
+    /// prechecked accesses compute their offset without a check.
+    prechecked: bool,
+    /// Reduction sites that accumulate into a chunk's partial (a local)
+    /// instead of the container.
+    pub(super) partials: &'a [Reduction],
+    /// Lane-blocked emission (`codegen::cpu::lanes`): the locals a `let`
+    /// declares are arrays with one element per lane, indexed by `__lane`.
+    pub(super) lanes: bool,
+    /// Which locals a `let` declares (the others are `for` variables).
+    pub(super) let_locals: Vec<bool>,
+    /// Fault code of each access by the address of its index slice and
+    /// whether it stores (how a block reduction, known by its index, finds
+    /// its code).
+    index_codes: Vec<(*const Expr, bool, u32)>,
     /// In a block map's twin: the containers (for its block reductions).
     block: Option<&'a [Container]>,
     /// The block reductions of the thread map being emitted: (container,
     /// index key, operator, the partials' variable).
-    partials: RefCell<Vec<(ContainerId, String, WcrOp, proc_macro2::Ident)>>,
+    block_partials: RefCell<Vec<(ContainerId, String, WcrOp, proc_macro2::Ident)>>,
 }
 
 impl<'a> BodyEmitter<'a> {
     pub fn new(data: &'a dyn DataAccess, body: &'a TaskletBody) -> BodyEmitter<'a> {
         let mut codes = Vec::new();
         let mut next = 1u32;
+        let mut index_codes = Vec::new();
         for_each_access(&body.stmts, &mut |site| {
-            codes.push((site.index.as_ptr(), site.is_store, next));
+            codes.push((site.node.key(), next, site.is_prechecked()));
+            index_codes.push((site.index.as_ptr(), site.is_store, next));
             next += 1;
         });
+        let mut let_locals = vec![false; body.locals.len()];
+        for s in &body.stmts {
+            s.walk(&mut |x| {
+                if let Stmt::Let { local, .. } = x {
+                    let_locals[*local] = true;
+                }
+            });
+        }
         BodyEmitter {
             data,
             body,
             codes,
+            prechecked: false,
+            partials: &[],
+            lanes: false,
+            let_locals,
+            index_codes,
             block: None,
-            partials: RefCell::new(Vec::new()),
+            block_partials: RefCell::new(Vec::new()),
         }
     }
 
@@ -130,6 +162,38 @@ impl<'a> BodyEmitter<'a> {
         e
     }
 
+    /// A local as the code reads and writes it: `__l3`, or in lane-blocked
+    /// code, for a `let` local, `__l3[__lane]`.
+    fn local_place(&self, l: LocalId) -> TokenStream {
+        let name = names::local(l);
+        if self.lanes && self.let_locals[l] {
+            quote!(#name[__lane])
+        } else {
+            quote!(#name)
+        }
+    }
+
+    /// The body of a statement whose prechecks the glue emitted (a map or
+    /// a tasklet; not an interstate edge): the accesses `ir::bounds`
+    /// prechecks index without a check, as in the PTX kernel.
+    pub fn after_prechecks(mut self) -> Self {
+        self.prechecked = true;
+        self
+    }
+
+    /// Lane-blocked emission (`codegen::cpu::lanes`).
+    pub fn lane_blocked(mut self) -> Self {
+        self.lanes = true;
+        self
+    }
+
+    /// The reduction sites that accumulate into chunk partials
+    /// ([`BodyEmitter::partial_locals`], [`BodyEmitter::combine_partials`]).
+    pub fn with_partials(mut self, partials: &'a [Reduction]) -> Self {
+        self.partials = partials;
+        self
+    }
+
     /// An emitter for expressions outside any body (an interstate edge's
     /// condition and assignments; `empty` has no locals): fault codes
     /// number their loads 1, 2, ... in evaluation order, and the second
@@ -139,11 +203,11 @@ impl<'a> BodyEmitter<'a> {
         empty: &'a TaskletBody,
         exprs: &[&Expr],
     ) -> (BodyEmitter<'a>, Vec<ContainerId>) {
-        fn loads(e: &Expr, out: &mut Vec<(*const Expr, ContainerId)>) {
+        fn loads(e: &Expr, out: &mut Vec<(*const (), ContainerId)>) {
             match &e.kind {
                 ExprKind::Load { container, index } => {
                     index.iter().for_each(|i| loads(i, out));
-                    out.push((index.as_ptr(), *container));
+                    out.push((e as *const Expr as *const (), *container));
                 }
                 ExprKind::Lit(_) | ExprKind::Var(_) => {}
                 ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => loads(arg, out),
@@ -163,8 +227,9 @@ impl<'a> BodyEmitter<'a> {
         exprs.iter().for_each(|e| loads(e, &mut found));
         let codes = found
             .iter()
+            .map(|&(key, _)| key)
             .zip(1u32..)
-            .map(|(&(index, _), code)| (index, false, code))
+            .map(|(key, code)| (key, code, false))
             .collect();
         let containers = found.into_iter().map(|(_, c)| c).collect();
         (
@@ -172,19 +237,34 @@ impl<'a> BodyEmitter<'a> {
                 data,
                 body: empty,
                 codes,
+                prechecked: false,
+                partials: &[],
+                lanes: false,
+                let_locals: Vec::new(),
+                index_codes: Vec::new(),
                 block: None,
-                partials: RefCell::new(Vec::new()),
+                block_partials: RefCell::new(Vec::new()),
             },
             containers,
         )
     }
 
+    /// The fault code of the access with index slice `index` (a block
+    /// reduction's, in `thread_map`).
     fn code_of(&self, index: &[Expr], is_store: bool) -> u32 {
-        self.codes
+        self.index_codes
             .iter()
             .find(|(p, s, _)| *p == index.as_ptr() && *s == is_store)
-            .map(|c| c.2)
-            .unwrap_or(u32::MAX)
+            .map_or(u32::MAX, |c| c.2)
+    }
+
+    /// The fault code of the access at `node` and whether it is prechecked.
+    pub(super) fn site(&self, node: AccessNode<'_>) -> (u32, bool) {
+        let key = node.key();
+        self.codes
+            .iter()
+            .find(|(k, _, _)| *k == key)
+            .map_or((u32::MAX, false), |k| (k.1, self.prechecked && k.2))
     }
 
     pub fn stmts(&self, stmts: &[Stmt]) -> TokenStream {
@@ -194,8 +274,13 @@ impl<'a> BodyEmitter<'a> {
             .collect()
     }
 
-    fn stmt(&self, s: &Stmt, loops: &LoopScope) -> TokenStream {
+    pub(super) fn stmt(&self, s: &Stmt, loops: &LoopScope) -> TokenStream {
         match s {
+            Stmt::Let { local, init, .. } if self.lanes => {
+                let place = self.local_place(*local);
+                let v = self.expr(init);
+                quote!(#place = #v;)
+            }
             Stmt::Let { local, init, .. } => {
                 let name = names::local(*local);
                 let ty = rust_type(self.body.locals[*local].ty);
@@ -207,9 +292,9 @@ impl<'a> BodyEmitter<'a> {
                 }
             }
             Stmt::AssignLocal { local, value, .. } => {
-                let name = names::local(*local);
+                let place = self.local_place(*local);
                 let v = self.expr(value);
-                quote!(#name = #v;)
+                quote!(#place = #v;)
             }
             Stmt::Store {
                 container,
@@ -222,11 +307,35 @@ impl<'a> BodyEmitter<'a> {
                     return redirected;
                 }
                 let v = self.expr(value);
+                let (code, prechecked) = self.site(AccessNode::Store(s));
+                if let Some(r) = self.partials.iter().find(|r| r.code == code) {
+                    // A chunk partial: the element is combined after the map.
+                    let part = names::partial(code);
+                    let combined = combine_values(r.op, r.elem, quote!(#part), quote!(__v));
+                    let hit = if r.guarded {
+                        let hit = names::partial_hit(code);
+                        quote!(#hit = true;)
+                    } else {
+                        TokenStream::new()
+                    };
+                    return quote! {{
+                        let __v = #v;
+                        #part = #combined;
+                        #hit
+                    }};
+                }
+                let store = self.data.store(*container, quote!(__o), quote!(__v), *wcr);
+                if prechecked {
+                    let offset = self.direct_offset(*container, index);
+                    return quote! {{
+                        let __v = #v;
+                        let __o: usize = #offset;
+                        #store
+                    }};
+                }
                 let offset = self.offset(*container, index);
-                let code = self.code_of(index, true);
                 let flat = names::fault_index();
                 let fault = self.data.fault(code, quote!(#flat));
-                let store = self.data.store(*container, quote!(__o), quote!(__v), *wcr);
                 quote! {{
                     let __v = #v;
                     match #offset {
@@ -252,49 +361,15 @@ impl<'a> BodyEmitter<'a> {
                 body,
                 ..
             } => {
-                let name = names::local(*var);
-                let var_ty = self.body.locals[*var].ty;
-                let ty = rust_type(var_ty);
-                let unsigned = rust_type(var_ty.to_unsigned());
-                let a = self.expr(start);
-                let (b, inclusive) = match range_end(end, *inclusive) {
-                    RangeEnd::Exclusive(e) => (self.expr(e), false),
-                    RangeEnd::Inclusive(last) => (self.expr(last), true),
-                };
-                let st = match step {
-                    Some(e) => self.expr(e),
-                    None => {
-                        let one = literal(one_of(var_ty));
-                        quote!(#one)
-                    }
-                };
                 let inner = loops.enter_loop(*var, start, end, step.as_ref());
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
-                // start, start+step, ... while below the bound (`<=` for
-                // `a..=last`, which reaches the type's maximum); a
-                // non-positive step runs nothing; the loop ends when the
-                // next value would pass the bound or overflow (as on the GPU).
-                let (enter, stop) = if inclusive {
-                    (quote!(<=), quote!(<))
-                } else {
-                    (quote!(<), quote!(<=))
-                };
-                quote! {{
-                    let mut __next: #ty = #a;
-                    let __bound: #ty = #b;
-                    let __step: #ty = #st;
-                    #[allow(unused_comparisons)]
-                    if __step > (0 as #ty) && __next #enter __bound {
-                        loop {
-                            let #name: #ty = __next;
-                            { #b_tokens }
-                            if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
-                                break;
-                            }
-                            __next = __next.wrapping_add(__step);
-                        }
-                    }
-                }}
+                self.for_loop(
+                    *var,
+                    start,
+                    range_end(end, *inclusive),
+                    step.as_ref(),
+                    b_tokens,
+                )
             }
             Stmt::ThreadMap(t) => self.thread_map(t, loops),
             // One task runs the phases in order: a barrier is their boundary.
@@ -302,10 +377,59 @@ impl<'a> BodyEmitter<'a> {
         }
     }
 
+    /// `for var in (start..end).step_by(step) { body }` (or `start..=last`)
+    /// with the language's semantics: start, start+step, ... while below
+    /// the bound (`<=` for `a..=last`, which reaches the type's maximum); a
+    /// non-positive step runs nothing; the loop ends when the next value
+    /// would pass the bound or overflow (as on the GPU).
+    pub(super) fn for_loop(
+        &self,
+        var: LocalId,
+        start: &Expr,
+        end: RangeEnd<'_>,
+        step: Option<&Expr>,
+        body: TokenStream,
+    ) -> TokenStream {
+        let name = names::local(var);
+        let var_ty = self.body.locals[var].ty;
+        let ty = rust_type(var_ty);
+        let unsigned = rust_type(var_ty.to_unsigned());
+        let a = self.expr(start);
+        let (b, inclusive) = match end {
+            RangeEnd::Exclusive(e) => (self.expr(e), false),
+            RangeEnd::Inclusive(last) => (self.expr(last), true),
+        };
+        let st = match step {
+            Some(e) => self.expr(e),
+            None => literal(one_of(var_ty)),
+        };
+        let (enter, stop) = if inclusive {
+            (quote!(<=), quote!(<))
+        } else {
+            (quote!(<), quote!(<=))
+        };
+        quote! {{
+            let mut __next: #ty = #a;
+            let __bound: #ty = #b;
+            let __step: #ty = #st;
+            #[allow(unused_comparisons)]
+            if __step > (0 as #ty) && __next #enter __bound {
+                loop {
+                    let #name: #ty = __next;
+                    { #body }
+                    if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
+                        break;
+                    }
+                    __next = __next.wrapping_add(__step);
+                }
+            }
+        }}
+    }
+
     /// `Result<usize, i64>`: the row-major offset, or, when any index is
     /// outside its dimension, the row-major index in wrapping `i64` (what
     /// the fault reports; the PTX backend computes the same number).
-    fn offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
+    pub(super) fn offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
         if index.is_empty() {
             return quote!(::core::result::Result::<usize, i64>::Ok(0usize));
         }
@@ -339,6 +463,26 @@ impl<'a> BodyEmitter<'a> {
         }
     }
 
+    /// `usize`: the row-major offset of an access `ir::bounds` prechecks.
+    /// The glue checked, before the statement ran, that every index lies in
+    /// its dimension in every iteration, so each converts to `usize`
+    /// exactly and the offset is below the element count.
+    pub(super) fn direct_offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
+        let mut parts = index.iter().map(|e| {
+            let v = self.expr(e);
+            quote!(((#v) as usize))
+        });
+        let Some(first) = parts.next() else {
+            return quote!(0usize);
+        };
+        let mut acc = first;
+        for (d, i) in parts.enumerate() {
+            let ext = self.data.extent(c, d + 1);
+            acc = quote!((#acc) * (#ext) + #i);
+        }
+        acc
+    }
+
     /// A method receiver: call chains stay flat (`a.wrapping_add(b).wrapping_add(c)`).
     fn receiver(&self, e: &Expr) -> TokenStream {
         match self.expr_form(e) {
@@ -355,18 +499,19 @@ impl<'a> BodyEmitter<'a> {
         let ty = rust_type(e.ty);
         let form = match &e.kind {
             ExprKind::Lit(v) => literal(*v),
-            ExprKind::Var(VarRef::Local(l)) => {
-                let n = names::local(*l);
-                quote!(#n)
-            }
+            ExprKind::Var(VarRef::Local(l)) => self.local_place(*l),
             ExprKind::Var(VarRef::Param(p)) => self.data.param(*p),
             ExprKind::Var(VarRef::Symbol(s)) => self.data.symbol(*s),
             ExprKind::Load { container, index } => {
+                let (code, prechecked) = self.site(AccessNode::Load(e));
+                let load = self.data.load(*container, quote!(__o), e.span);
+                if prechecked {
+                    let offset = self.direct_offset(*container, index);
+                    return (quote!({ let __o: usize = #offset; #load }), Form::Atom);
+                }
                 let offset = self.offset(*container, index);
-                let code = self.code_of(index, false);
                 let flat = names::fault_index();
                 let fault = self.data.fault(code, quote!(#flat));
-                let load = self.data.load(*container, quote!(__o), e.span);
                 let zero = literal(zero_of(self.data.elem_type(*container)));
                 quote! {
                     match #offset {
@@ -556,13 +701,13 @@ impl<'a> BodyEmitter<'a> {
             let key = r.index.iter().map(Expr::key).collect::<Vec<_>>().join(",");
             partials.push((r.container, key, r.op, part));
         }
-        let outer = std::mem::replace(&mut *self.partials.borrow_mut(), partials);
+        let outer = std::mem::replace(&mut *self.block_partials.borrow_mut(), partials);
         let mut inner = loops.clone();
         for p in &t.params {
             inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref());
         }
         let body: TokenStream = t.body.iter().map(|s| self.stmt(s, &inner)).collect();
-        *self.partials.borrow_mut() = outer;
+        *self.block_partials.borrow_mut() = outer;
         let mut code = quote! {
             #body
             #q += 1;
@@ -617,7 +762,7 @@ impl<'a> BodyEmitter<'a> {
     /// Inside a thread map, an update of one of its block reductions goes
     /// to the partial of the thread running the iteration.
     fn partial_update(&self, c: ContainerId, index: &[Expr], value: &Expr) -> Option<TokenStream> {
-        let partials = self.partials.borrow();
+        let partials = self.block_partials.borrow();
         let key = index.iter().map(Expr::key).collect::<Vec<_>>().join(",");
         let (_, _, op, part) = partials.iter().find(|p| p.0 == c && p.1 == key)?;
         let elem = self.data.elem_type(c);

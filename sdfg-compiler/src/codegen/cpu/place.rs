@@ -1,7 +1,9 @@
 //! Where a body's data lives when it runs on the host: the [`DataAccess`]
-//! of host tasklets, `cpu`/`seq` maps, kernel twins and expressions over
-//! symbols (shapes, ranges, subsets, interstate edges).
+//! of host tasklets, `seq` maps, parallel maps (`cpu` maps and kernel
+//! twins) and expressions over symbols (shapes, ranges, subsets,
+//! interstate edges).
 
+use super::access::{AccessPlan, Mode};
 use super::body::{combine_values as combine, DataAccess};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::{ContainerId, ScalarType, Sdfg, SymbolId, WcrOp};
@@ -9,24 +11,21 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
 /// The kinds of places a body runs in.
-enum PlaceKind {
-    /// Host code: the bindings the glue made for the statement
-    /// (`__d_X`, slices). In a `cpu` map (`cells`), the containers it
-    /// writes are bound as atomic cells.
-    Host {
-        cells: bool,
-        written: Vec<ContainerId>,
-    },
-    /// A CPU twin of a `gpu` map: device data as cells from the kernel's
-    /// arguments, host scalars by value.
-    KernelTwin,
+enum PlaceKind<'p> {
+    /// Host code that runs once, on one thread (host tasklets, `seq` maps,
+    /// interstate edges): the slices the glue bound (`__d_X`).
+    Host,
+    /// A map whose chunks run in parallel: each container as `plan` says
+    /// (`codegen::cpu::access`). `twin`: the CPU twin of a `gpu` map, whose
+    /// host containers are scalars passed by value.
+    Parallel { plan: &'p AccessPlan, twin: bool },
     /// Expressions over symbols and literals only (shapes, ranges, subsets).
     SymbolsOnly,
 }
 
 pub(crate) struct Place<'a> {
     sdfg: &'a Sdfg,
-    kind: PlaceKind,
+    kind: PlaceKind<'a>,
     /// Map dimensions in scope (their parameters are `__p0`, ...).
     dims: usize,
 }
@@ -34,24 +33,32 @@ pub(crate) struct Place<'a> {
 impl<'a> Place<'a> {
     /// A host tasklet or an interstate edge.
     pub fn host(sdfg: &'a Sdfg) -> Self {
-        Place::host_map(sdfg, 0, false, Vec::new())
+        Place::sequential_map(sdfg, 0)
     }
 
-    /// A `cpu` (`cells`: runs in parallel) or `seq` map of `dims` dimensions
-    /// that writes `written`.
-    pub fn host_map(sdfg: &'a Sdfg, dims: usize, cells: bool, written: Vec<ContainerId>) -> Self {
+    /// A `seq` map of `dims` dimensions.
+    pub fn sequential_map(sdfg: &'a Sdfg, dims: usize) -> Self {
         Place {
             sdfg,
-            kind: PlaceKind::Host { cells, written },
+            kind: PlaceKind::Host,
+            dims,
+        }
+    }
+
+    /// A `cpu` map of `dims` dimensions, its containers bound as `plan` says.
+    pub fn parallel_map(sdfg: &'a Sdfg, dims: usize, plan: &'a AccessPlan) -> Self {
+        Place {
+            sdfg,
+            kind: PlaceKind::Parallel { plan, twin: false },
             dims,
         }
     }
 
     /// The twin of a `gpu` map of `dims` dimensions.
-    pub fn kernel_twin(sdfg: &'a Sdfg, dims: usize) -> Self {
+    pub fn kernel_twin(sdfg: &'a Sdfg, dims: usize, plan: &'a AccessPlan) -> Self {
         Place {
             sdfg,
-            kind: PlaceKind::KernelTwin,
+            kind: PlaceKind::Parallel { plan, twin: true },
             dims,
         }
     }
@@ -74,24 +81,31 @@ impl<'a> Place<'a> {
     }
 }
 
+// SAFETY of the plain accesses below (`unsafe` in the generated code): the
+// offset is below the container's length, since each index was checked
+// against its dimension (where it runs, or by the glue's precheck before the
+// statement: `ir::bounds`) and the binding asserted that the extents fit in
+// the length (`par::assert_covers`). No other thread writes an element a
+// plain load reads, nor touches one a plain store writes: `Read` containers
+// are written by nothing while the map runs, an `Owned` element belongs to
+// one iteration, and `Partials` containers are touched only after the map,
+// by one thread (`codegen::cpu::access`).
 impl DataAccess for Place<'_> {
     fn load(&self, c: ContainerId, offset: TokenStream, span: Span) -> TokenStream {
         let d = names::data(self.name(c));
         let t = self.elem(c);
         let elem = rt::elem();
         match &self.kind {
-            PlaceKind::Host {
-                cells: true,
-                written,
-            } if written.contains(&c) => {
-                quote!(<#t as #elem>::load(&#d[#offset]))
-            }
-            PlaceKind::Host { .. } => quote!(#d[#offset]),
-            PlaceKind::KernelTwin if self.sdfg.containers[c].storage.is_host() => {
+            PlaceKind::Host => quote!(#d[#offset]),
+            PlaceKind::Parallel { twin: true, .. } if self.sdfg.containers[c].storage.is_host() => {
                 let n = names::host_scalar(self.name(c));
                 quote!({ let _ = #offset; #n })
             }
-            PlaceKind::KernelTwin => quote!(<#t as #elem>::load(&#d[#offset])),
+            PlaceKind::Parallel { plan, .. } => match plan.mode(c) {
+                Mode::Read => quote!(unsafe { *#d.get_unchecked(#offset) }),
+                Mode::Owned | Mode::Partials => quote!(unsafe { #d.get(#offset) }),
+                Mode::Cells => quote!(<#t as #elem>::load(&#d[#offset])),
+            },
             PlaceKind::SymbolsOnly => {
                 quote_spanned!(span=> ::core::compile_error!("only symbols and literals may appear here"))
             }
@@ -107,14 +121,21 @@ impl DataAccess for Place<'_> {
     ) -> TokenStream {
         let d = names::data(self.name(c));
         let t = self.elem(c);
+        let ty = self.sdfg.containers[c].elem;
         match (&self.kind, wcr) {
-            (PlaceKind::Host { cells: true, .. } | PlaceKind::KernelTwin, _) => {
-                cell_store(&t, quote!(&#d[#offset]), value, wcr)
-            }
-            (PlaceKind::Host { .. }, None) => quote!(#d[#offset] = #value;),
-            (PlaceKind::Host { .. }, Some(op)) => {
-                let combined =
-                    combine(op, self.sdfg.containers[c].elem, quote!(#d[#offset]), value);
+            (PlaceKind::Parallel { plan, .. }, _) => match plan.mode(c) {
+                Mode::Cells | Mode::Read => cell_store(&t, quote!(&#d[#offset]), value, wcr),
+                Mode::Owned | Mode::Partials => match wcr {
+                    None => quote!(unsafe { #d.set(#offset, #value) };),
+                    Some(op) => {
+                        let combined = combine(op, ty, quote!(#d.get(__o)), value);
+                        quote!({ let __o: usize = #offset; unsafe { #d.set(__o, #combined) }; })
+                    }
+                },
+            },
+            (PlaceKind::Host, None) => quote!(#d[#offset] = #value;),
+            (PlaceKind::Host, Some(op)) => {
+                let combined = combine(op, ty, quote!(#d[#offset]), value);
                 quote!(#d[#offset] = #combined;)
             }
             (PlaceKind::SymbolsOnly, _) => TokenStream::new(),

@@ -1,12 +1,12 @@
-//! Iterating a map's N-d range on the host: in parallel on rayon (`cpu`
-//! maps, kernel twins) or as nested loops (`seq` maps). The range values
-//! (start, count, step per dimension) are locals the caller bound, named by
-//! [`names::range`].
+//! Iterating a map's N-d range on the host: in contiguous chunks on several
+//! threads (`cpu` maps, kernel twins) or as nested loops (`seq` maps). The
+//! range values (start, count, step per dimension) are locals the caller
+//! bound, named by [`names::range`].
 
 use super::body::rust_type;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::Map;
+use crate::ir::{ExprKind, Map, MathFn, Stmt, TaskletBody};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
@@ -15,15 +15,55 @@ pub(crate) struct MapRanges<'a> {
     pub scope: RangeScope,
 }
 
+/// What a chunked map runs per point of its range.
+pub(crate) enum PointCode {
+    /// The body, for one point (its parameters bound).
+    One(TokenStream),
+    /// Blocks of `lanes` neighbouring points of the innermost dimension:
+    /// `locals` per block, then `block`, which binds each lane's position
+    /// and parameter with [`MapRanges::lane_prelude`].
+    Lanes {
+        lanes: usize,
+        locals: TokenStream,
+        block: TokenStream,
+    },
+}
+
+/// What a chunked map computes besides its stores: per chunk, `locals`
+/// declared before its loops and `result` returned after them; after the
+/// map, `combine` runs once per chunk result (bound to `pattern`), in chunk
+/// order, on the calling thread.
+pub(crate) struct ChunkResults {
+    pub locals: TokenStream,
+    pub result: TokenStream,
+    pub pattern: TokenStream,
+    pub combine: TokenStream,
+}
+
 impl MapRanges<'_> {
     /// `let __pd: T = start + t * step;` with wrapping i64 arithmetic: exact
-    /// modulo 2^64, so the cast to any parameter type is the true value.
+    /// modulo 2^64, so the cast to any parameter type is the true value. A
+    /// map written without a step steps by 1, known here: `start + t`, an
+    /// induction variable the compiler can vectorize over.
     fn param_value(&self, d: usize, t: &Ident) -> TokenStream {
         let r = names::range(self.scope, d);
         let (s, st) = (r.start, r.step);
         let p = names::map_param(d);
         let ty = rust_type(self.map.params[d].ty);
-        quote!(let #p: #ty = ((#s as i64).wrapping_add((#t as i64).wrapping_mul(#st as i64))) as #ty;)
+        if self.map.params[d].step.is_none() {
+            quote!(let #p: #ty = ((#s as i64).wrapping_add(#t as i64)) as #ty;)
+        } else {
+            quote!(let #p: #ty = ((#s as i64).wrapping_add((#t as i64).wrapping_mul(#st as i64))) as #ty;)
+        }
+    }
+
+    /// Inside a lane loop of a block starting at `__t_lo`: the lane's
+    /// innermost position and parameter.
+    pub fn lane_prelude(&self) -> TokenStream {
+        let inner = self.map.params.len().saturating_sub(1);
+        let t = names::flat_position(inner);
+        let p = self.param_value(inner, &t);
+        quote!(let #t: usize = __t_lo + __lane; #p)
     }
 
     fn counts(&self) -> Vec<Ident> {
@@ -32,43 +72,142 @@ impl MapRanges<'_> {
             .collect()
     }
 
-    /// Runs `body` once per point of the range on rayon; `what` names the
-    /// map in the error when the point count overflows `usize`.
-    pub fn parallel(&self, body: &TokenStream, what: &str) -> TokenStream {
+    /// Runs `body` once per point of the range in contiguous chunks on
+    /// `workers` (a `runtime::__glue::par::Workers`): a chunk is a run of
+    /// rows (every dimension but the innermost) or, in one dimension, of
+    /// iterations; each row runs the innermost dimension in order. `what`
+    /// names the map in the error when the point count overflows `usize`.
+    /// With `results`, each chunk also returns a value, combined after the
+    /// map in chunk order (reproducible for a given number of threads).
+    pub fn chunked(
+        &self,
+        body: &PointCode,
+        what: &str,
+        workers: TokenStream,
+        results: Option<&ChunkResults>,
+    ) -> TokenStream {
         let counts = self.counts();
         let n = counts.len();
-        let mut decompose = TokenStream::new();
-        for d in (0..n).rev() {
-            let t = names::flat_position(d);
-            let c = &counts[d];
-            decompose.extend(if d == 0 {
-                quote!(let #t: usize = __rest;)
-            } else {
-                quote! {
-                    let #t: usize = __rest % (#c as usize);
-                    let __rest: usize = __rest / (#c as usize);
+        let Some(inner) = n.checked_sub(1) else {
+            // No parameters (a GPU tasklet): one point, on this thread
+            // (never lane-blocked: lanes need an innermost parameter).
+            let PointCode::One(code) = body else {
+                return TokenStream::new();
+            };
+            return match results {
+                None => quote!({ #code }),
+                Some(r) => {
+                    let (locals, result, pattern, combine) =
+                        (&r.locals, &r.result, &r.pattern, &r.combine);
+                    quote!({ #locals { #code } let #pattern = #result; #combine })
                 }
-            });
+            };
+        };
+        let t_inner = names::flat_position(inner);
+        let p_inner = self.param_value(inner, &t_inner);
+        let c_inner = &counts[inner];
+        // The outer positions of unit `__u` (row-major, the last outer
+        // dimension fastest), then their parameters.
+        let mut outer = TokenStream::new();
+        if n > 1 {
+            outer.extend(quote!(let __rest: usize = __u;));
+            for d in (0..inner).rev() {
+                let t = names::flat_position(d);
+                let c = &counts[d];
+                outer.extend(if d == 0 {
+                    quote!(let #t: usize = __rest;)
+                } else {
+                    quote! {
+                        let #t: usize = __rest % (#c as usize);
+                        let __rest: usize = __rest / (#c as usize);
+                    }
+                });
+            }
+            for d in 0..inner {
+                outer.extend(self.param_value(d, &names::flat_position(d)));
+            }
         }
-        let params: TokenStream = (0..n)
-            .map(|d| self.param_value(d, &names::flat_position(d)))
-            .collect();
-        let (total, for_each, into_par_iter) = (
-            rt::check_total_iterations(),
-            rt::par_iter_for_each(),
-            rt::into_par_iter(),
-        );
-        quote! {
-            let __total: usize = #total(#what, &[#(#counts),*])?;
-            #for_each(
-                #into_par_iter(0..__total),
-                move |__flat: usize| {
-                    let __rest: usize = __flat;
-                    #decompose
-                    #params
-                    #body
+        // The innermost positions `lo..hi` of one unit, point by point or
+        // in blocks of lanes.
+        let inner_run = |lo: TokenStream, hi: TokenStream| match body {
+            PointCode::One(code) => quote! {
+                for #t_inner in #lo..#hi {
+                    #p_inner
+                    #code
+                }
+            },
+            PointCode::Lanes {
+                lanes,
+                locals,
+                block,
+            } => {
+                quote! {
+                    let __t_end: usize = #hi;
+                    let mut __t_lo: usize = #lo;
+                    while __t_lo < __t_end {
+                        let __nl: usize = ::core::cmp::Ord::min(#lanes, __t_end - __t_lo);
+                        #locals
+                        #block
+                        __t_lo += __nl;
+                    }
+                }
+            }
+        };
+        let (units, unit_len, loops) = if n > 1 {
+            let run = inner_run(quote!(0usize), quote!(__unit_len));
+            (
+                quote!(if __unit_len == 0 {
+                    0
+                } else {
+                    __total / __unit_len
+                }),
+                quote!((#c_inner as usize)),
+                quote! {
+                    for __u in __units {
+                        #outer
+                        #run
+                    }
                 },
-            );
+            )
+        } else {
+            let run = inner_run(quote!(__units.start), quote!(__units.end));
+            (quote!(__total), quote!(1usize), run)
+        };
+        let grain = grain(&self.map.body);
+        let (total, chunks, for_each, map_chunks) = (
+            rt::check_total_iterations(),
+            rt::par_chunks(),
+            rt::par_for_each_chunk(),
+            rt::par_map_chunks(),
+        );
+        let setup = quote! {
+            let __total: usize = #total(#what, &[#(#counts),*])?;
+            let __unit_len: usize = #unit_len;
+            let __workers = #workers;
+            let __chunks = #chunks::new(#units, __unit_len, #grain, __workers);
+        };
+        match results {
+            None => quote! {
+                #setup
+                #for_each(__workers, &__chunks, move |__units: ::core::ops::Range<usize>| {
+                    #loops
+                });
+            },
+            Some(r) => {
+                let (locals, result, pattern, combine) =
+                    (&r.locals, &r.result, &r.pattern, &r.combine);
+                quote! {
+                    #setup
+                    let __results = #map_chunks(__workers, &__chunks, move |__units: ::core::ops::Range<usize>| {
+                        #locals
+                        #loops
+                        #result
+                    });
+                    for #pattern in __results {
+                        #combine
+                    }
+                }
+            }
         }
     }
 
@@ -88,5 +227,38 @@ impl MapRanges<'_> {
             };
         }
         code
+    }
+}
+
+/// The fewest iterations worth a chunk (a task on another thread): many for
+/// a straight-line body, fewer when it calls transcendental functions, one
+/// when it loops (each iteration may be long).
+fn grain(body: &TaskletBody) -> usize {
+    fn loops(stmts: &[Stmt]) -> bool {
+        stmts.iter().any(|s| match s {
+            // A thread map is a block's whole work.
+            Stmt::For { .. } | Stmt::ThreadMap(_) => true,
+            Stmt::If { then, else_, .. } => loops(then) || loops(else_),
+            _ => false,
+        })
+    }
+    if loops(&body.stmts) {
+        return 1;
+    }
+    let mut heavy = false;
+    for s in &body.stmts {
+        s.walk_exprs(&mut |e| {
+            if let ExprKind::Call { func, .. } = &e.kind {
+                heavy |= !matches!(
+                    func,
+                    MathFn::Abs | MathFn::Min | MathFn::Max | MathFn::Floor | MathFn::Ceil
+                );
+            }
+        });
+    }
+    if heavy {
+        256
+    } else {
+        2048
     }
 }

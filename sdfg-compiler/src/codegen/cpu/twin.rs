@@ -1,15 +1,20 @@
 //! The Rust twin of a `gpu` map: what the CPU device runs in place of the
 //! PTX kernel. It receives the kernel's arguments in the kernel's ABI order
-//! and binds each one as the ABI's [`Passing`] says: a buffer as atomic
-//! cells, a scalar by value.
+//! and binds each one as the ABI's [`Passing`] says: a scalar by value, a
+//! buffer as the map's [`AccessPlan`] decides (a plain slice it only reads,
+//! a plain view of the elements its iterations own or reduce into after the
+//! map, atomic cells otherwise). The map runs in chunks on the device's
+//! kernel pool, like a `cpu` map on the caller's ([`parallel_map`]).
 
+use super::access::{AccessPlan, Mode};
 use super::body::{rust_type, BodyEmitter};
+use super::lanes::worth_lanes;
 use super::place::Place;
-use super::ranges::MapRanges;
-use crate::codegen::abi::{KernelAbi, ParamValue, Passing};
+use super::ranges::{ChunkResults, MapRanges, PointCode};
+use crate::codegen::abi::{BufferAccess, KernelAbi, ParamValue, Passing};
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::{Sdfg, StatementKind};
+use crate::ir::{Map, Sdfg, StatementKind};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -18,19 +23,21 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     let StatementKind::Map(m) = &sdfg.states[abi.state].stmts[abi.stmt].kind else {
         return TokenStream::new();
     };
-    let prologue = prologue(sdfg, abi);
-    let iteration = if m.block.is_some() {
-        super::block::block_iterations(sdfg, abi, m)
-    } else {
-        let access = Place::kernel_twin(sdfg, m.params.len());
-        let code = BodyEmitter::new(&access, &m.body).stmts(&m.body.stmts);
-        let ranges = MapRanges {
-            map: m,
-            scope: RangeScope::Kernel,
-        };
-        ranges.parallel(&code, &abi.name)
-    };
     let args = names::twin_args();
+    let workers = quote!(#args.workers());
+    let (prologue, iteration) = if m.block.is_some() {
+        // A block map reaches its buffers through atomic cells: its block
+        // program (block data, thread maps, the GPU's reduction order) is
+        // `block`'s; its block iterations are chunked like a map's points.
+        let plan = AccessPlan::cells(0..sdfg.containers.len());
+        let iteration = super::block::block_iterations(sdfg, abi, m, &plan, workers);
+        (prologue(sdfg, abi, &plan), iteration)
+    } else {
+        let plan = twin_plan(sdfg, abi, m);
+        let access = Place::kernel_twin(sdfg, m.params.len(), &plan);
+        let iteration = parallel_map(m, &access, &plan, RangeScope::Kernel, &abi.name, workers);
+        (prologue(sdfg, abi, &plan), iteration)
+    };
     let fname = names::kernel_twin(&abi.name);
     let fault = names::fault();
     let (kernel_args, fault_type, error) = (rt::kernel_args(), rt::check_fault(), rt::error());
@@ -51,9 +58,35 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     }
 }
 
+/// The access plan of a (non-block) map's twin, within what the kernel's
+/// ABI declared: a buffer passed read only is never written through a
+/// plain view, and one passed for writing is never borrowed as a shared
+/// slice.
+fn twin_plan(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> AccessPlan {
+    let elem_of = |c: usize| sdfg.containers[c].elem;
+    let mut plan = AccessPlan::of(&m.body, m.params.len(), &elem_of);
+    for p in &abi.params {
+        if let ParamValue::Buffer { container, .. } = p.value {
+            let Passing::Buffer { access, .. } = p.passing else {
+                continue;
+            };
+            match (access, plan.mode(container)) {
+                (BufferAccess::Read, Mode::Owned | Mode::Partials) => {
+                    plan.set_mode(container, Mode::Cells)
+                }
+                (BufferAccess::Write | BufferAccess::ReadWrite, Mode::Read) => {
+                    plan.set_mode(container, Mode::Owned)
+                }
+                _ => {}
+            }
+        }
+    }
+    plan
+}
+
 /// The twin's bindings of the kernel's arguments, by the names the body
-/// (through `Place::kernel_twin`) reads them.
-fn prologue(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
+/// (through `Place::kernel_twin`) reads them, each buffer as `plan` says.
+fn prologue(sdfg: &Sdfg, abi: &KernelAbi, plan: &AccessPlan) -> TokenStream {
     let cname = |c: usize| sdfg.containers[c].name.text.as_str();
     let args = names::twin_args();
     let elem = rt::elem();
@@ -70,17 +103,32 @@ fn prologue(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
             ParamValue::RangeStep(d) => names::range(RangeScope::Kernel, *d).step,
             ParamValue::Fault => continue,
         };
-        prologue.extend(match p.passing {
-            Passing::Buffer { elem: t, .. } => {
-                let t = rust_type(t);
-                quote!(let #name: &[<#t as #elem>::Cell] = #args.cells::<#t>(#i);)
+        prologue.extend(match (&p.passing, &p.value) {
+            (Passing::Buffer { elem: t, .. }, ParamValue::Buffer { container, .. }) => {
+                let t = rust_type(*t);
+                let view = rt::plain_view();
+                match plan.mode(*container) {
+                    // SAFETY (generated): the ABI passes this buffer read
+                    // only and the body only loads it.
+                    Mode::Read => quote!(let #name: &[#t] = unsafe { #args.plain_read::<#t>(#i) };),
+                    // SAFETY (generated): the access plan proved that no two
+                    // iterations touch one element (Owned), or that only the
+                    // thread combining the partials after the map touches the
+                    // buffer (Partials); the twin makes no other view of it.
+                    Mode::Owned | Mode::Partials => {
+                        quote!(let #name: #view<'_, #t> = unsafe { #args.plain_write::<#t>(#i) };)
+                    }
+                    Mode::Cells => {
+                        quote!(let #name: &[<#t as #elem>::Cell] = #args.cells::<#t>(#i);)
+                    }
+                }
             }
-            Passing::Scalar(t) => {
-                let t = rust_type(t);
+            (Passing::Scalar(t), _) => {
+                let t = rust_type(*t);
                 quote!(let #name: #t = #args.value::<#t>(#i);)
             }
             // Faults are reported through `args` below.
-            Passing::FaultWord => TokenStream::new(),
+            _ => TokenStream::new(),
         });
     }
     for p in &abi.params {
@@ -94,7 +142,69 @@ fn prologue(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
                 .collect();
             let rank = dims.len();
             prologue.extend(quote!(let #n: [usize; #rank] = [#(#dims),*];));
+            if plan.mode(container) != Mode::Cells {
+                let (covers, d, what) = (
+                    rt::assert_covers(),
+                    names::data(cname(container)),
+                    cname(container),
+                );
+                prologue.extend(quote!(#covers(#what, #d.len(), &#n);));
+            }
         }
     }
     prologue
+}
+
+/// The chunked loop of a parallel map over the ranges of `scope`, its
+/// containers reached through `access` (laid out by `plan`), on `workers`:
+/// one fast path for `cpu` maps and kernel twins. Reductions into partials
+/// are combined after the map, in chunk order. A map without parameters
+/// (a GPU tasklet) runs its body once.
+pub(crate) fn parallel_map(
+    m: &Map,
+    access: &Place<'_>,
+    plan: &AccessPlan,
+    scope: RangeScope,
+    what: &str,
+    workers: TokenStream,
+) -> TokenStream {
+    if m.params.is_empty() {
+        // A GPU tasklet: one iteration, on the calling thread. Its
+        // `Partials` containers are then updated in place (one thread
+        // touches them), its `Owned` ones trivially belong to it.
+        return BodyEmitter::new(access, &m.body)
+            .after_prechecks()
+            .stmts(&m.body.stmts);
+    }
+    let ranges = MapRanges { map: m, scope };
+    let emit = BodyEmitter::new(access, &m.body)
+        .after_prechecks()
+        .with_partials(&plan.reductions);
+    let (emit, code) = if worth_lanes(m, plan) {
+        let emit = emit.lane_blocked();
+        let block = emit.lane_block(&m.body.stmts, &ranges.lane_prelude());
+        let (lanes, locals) = (emit.lanes(), emit.lane_locals());
+        (
+            emit,
+            PointCode::Lanes {
+                lanes,
+                locals,
+                block,
+            },
+        )
+    } else {
+        let code = emit.stmts(&m.body.stmts);
+        (emit, PointCode::One(code))
+    };
+    if plan.reductions.is_empty() {
+        return ranges.chunked(&code, what, workers, None);
+    }
+    let tuple = emit.partial_tuple();
+    let results = ChunkResults {
+        locals: emit.partial_locals(),
+        result: tuple.clone(),
+        pattern: tuple,
+        combine: emit.combine_partials(),
+    };
+    ranges.chunked(&code, what, workers, Some(&results))
 }

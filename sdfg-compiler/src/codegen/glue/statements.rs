@@ -4,9 +4,11 @@
 
 use super::Glue;
 use crate::codegen::abi::{BufferAccess, ParamValue, Passing};
+use crate::codegen::cpu::access::{AccessPlan, Mode};
 use crate::codegen::cpu::body::{rust_type, BodyEmitter};
 use crate::codegen::cpu::place::Place;
 use crate::codegen::cpu::ranges::MapRanges;
+use crate::codegen::cpu::twin::parallel_map;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
 use crate::ir::{
@@ -116,10 +118,12 @@ impl Glue<'_> {
     }
 
     /// Binds each container a host statement touches: `&[T]` to read,
-    /// `&mut [T]` (or atomic cells, for `cpu` maps) to write. The read/write
-    /// calls are spanned at the user's first access, so a container still in
-    /// flight is reported there.
-    fn host_bindings(&self, st: &Statement, cells: bool) -> TokenStream {
+    /// `&mut [T]` to write; in a `cpu` map (`plan`), what the access plan
+    /// says: a plain view of what the iterations own or reduce into, atomic
+    /// cells where they may share elements (`codegen::cpu::access`). The
+    /// read/write calls are spanned at the user's first access, so a
+    /// container still in flight is reported there.
+    fn host_bindings(&self, st: &Statement, plan: Option<&AccessPlan>) -> TokenStream {
         let mut out = TokenStream::new();
         let mut done: Vec<ContainerId> = Vec::new();
         for m in &st.memlets {
@@ -134,18 +138,44 @@ impl Glue<'_> {
                 .any(|x| x.container == c && x.access.is_write());
             let v = names::host_var(self.cname(c), m.span);
             let name = names::data(self.cname(c));
-            let (host_read, host_write, to_cells) = (
+            let (host_read, host_write, to_cells, view) = (
                 rt::at(m.span, rt::host_read()),
                 rt::at(m.span, rt::host_write()),
                 rt::at(m.span, rt::cells()),
+                rt::plain_view(),
             );
-            out.extend(if written && cells {
-                quote_spanned!(m.span=> let #name = #to_cells(#host_write(&mut #v));)
-            } else if written {
-                quote_spanned!(m.span=> let #name = #host_write(&mut #v);)
-            } else {
-                quote_spanned!(m.span=> let #name = #host_read(&#v);)
+            let mode = match (plan, written) {
+                (Some(plan), true) => match plan.mode(c) {
+                    Mode::Read => Mode::Owned,
+                    mode => mode,
+                },
+                (Some(_), false) => Mode::Read,
+                (None, _) => {
+                    out.extend(if written {
+                        quote_spanned!(m.span=> let #name = #host_write(&mut #v);)
+                    } else {
+                        quote_spanned!(m.span=> let #name = #host_read(&#v);)
+                    });
+                    continue;
+                }
+            };
+            out.extend(match mode {
+                Mode::Read => quote_spanned!(m.span=> let #name = #host_read(&#v);),
+                Mode::Owned | Mode::Partials => {
+                    quote_spanned!(m.span=> let #name = #view::new(#host_write(&mut #v));)
+                }
+                Mode::Cells => {
+                    quote_spanned!(m.span=> let #name = #to_cells(#host_write(&mut #v));)
+                }
             });
+            if mode != Mode::Cells {
+                let (covers, ext, what) = (
+                    rt::assert_covers(),
+                    names::extents(self.cname(c)),
+                    self.cname(c),
+                );
+                out.extend(quote!(#covers(#what, #name.len(), &#ext);));
+            }
         }
         out
     }
@@ -157,9 +187,11 @@ impl Glue<'_> {
         name: &str,
         body: &TaskletBody,
     ) -> TokenStream {
-        let bindings = self.host_bindings(st, false);
+        let bindings = self.host_bindings(st, None);
         let access = Place::host(self.sdfg);
-        let code = BodyEmitter::new(&access, body).stmts(&body.stmts);
+        let code = BodyEmitter::new(&access, body)
+            .after_prechecks()
+            .stmts(&body.stmts);
         let what = format!(
             "tasklet `{name}` in state `{}`",
             self.sdfg.states[sid].name.text
@@ -174,30 +206,30 @@ impl Glue<'_> {
         }}
     }
 
+    /// A `seq` map as nested loops, or a `cpu` map in chunks on the
+    /// caller's rayon pool (the fast path kernel twins share).
     fn host_map(&self, sid: StateId, k: StmtId, st: &Statement, m: &Map) -> TokenStream {
-        let parallel = m.schedule == MapSchedule::Cpu;
-        let bindings = self.host_bindings(st, parallel);
-        let written = st
-            .memlets
-            .iter()
-            .filter(|x| x.access.is_write())
-            .map(|x| x.container)
-            .collect();
-        let access = Place::host_map(self.sdfg, m.params.len(), parallel, written);
-        let code = BodyEmitter::new(&access, &m.body).stmts(&m.body.stmts);
         let what = format!(
             "map `{}` in state `{}`",
             m.name.text, self.sdfg.states[sid].name.text
         );
         let descs = self.access_sites(&m.body);
-        let ranges = MapRanges {
-            map: m,
-            scope: RangeScope::Statement(k),
-        };
-        let iteration = if parallel {
-            ranges.parallel(&code, &what)
+        let scope = RangeScope::Statement(k);
+        let (bindings, iteration) = if m.schedule == MapSchedule::Cpu {
+            let elem_of = |c: ContainerId| self.sdfg.containers[c].elem;
+            let plan = AccessPlan::of(&m.body, m.params.len(), &elem_of);
+            let access = Place::parallel_map(self.sdfg, m.params.len(), &plan);
+            let workers = rt::par_workers();
+            let iteration =
+                parallel_map(m, &access, &plan, scope, &what, quote!(#workers::caller()));
+            (self.host_bindings(st, Some(&plan)), iteration)
         } else {
-            ranges.sequential(&code)
+            let access = Place::sequential_map(self.sdfg, m.params.len());
+            let code = BodyEmitter::new(&access, &m.body)
+                .after_prechecks()
+                .stmts(&m.body.stmts);
+            let ranges = MapRanges { map: m, scope };
+            (self.host_bindings(st, None), ranges.sequential(&code))
         };
         let (fault, fault_type) = (names::fault(), rt::check_fault());
         quote! {{

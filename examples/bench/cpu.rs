@@ -1,0 +1,133 @@
+//! The CPU device against plain Rust: every workload's `run()` on the CPU
+//! device next to the rayon version of the same loop nest, at the small
+//! sizes and at larger ones (`--cpu-scales 1,16`: element-count factors),
+//! on the threads `--threads N` (or `RAYON_NUM_THREADS`) gives both.
+//!
+//! Each rep times one `run()` and then one rayon call, back to back, so
+//! both see the same machine; the table gives the medians of the timed
+//! reps and the median of the per-rep ratios (robust on a shared machine,
+//! where the load changes between reps but rarely within one), against the
+//! issue's target (<= 1.3x, reductions <= 1.5x), and the workload's
+//! correctness check on the CPU device.
+
+use crate::baselines::Reps;
+use crate::common::{median, wall_ms, AnyResult, Seeds, Table};
+use crate::kinds::{Kind, KINDS};
+use sdfg::prelude::*;
+
+/// One row of the CPU device table.
+pub(crate) struct CpuRow {
+    pub(crate) name: String,
+    pub(crate) sizes: String,
+    /// The element-count factor over the small sizes.
+    pub(crate) scale: usize,
+    pub(crate) sdfg_ms: f64,
+    pub(crate) rayon_ms: f64,
+    /// The median of the per-rep ratios sdfg/rayon.
+    pub(crate) ratio: f64,
+    /// The target ratio sdfg/rayon.
+    pub(crate) target: f64,
+    pub(crate) check_passed: bool,
+}
+
+impl CpuRow {
+    pub(crate) fn ratio(&self) -> f64 {
+        self.ratio
+    }
+}
+
+/// The `--cpu-scales` list (default `1,16`).
+pub(crate) fn scales(text: Option<String>) -> Vec<usize> {
+    let text = text.unwrap_or_else(|| "1,16".into());
+    let scales: Vec<usize> = text
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .filter(|&s| s > 0)
+        .collect();
+    if scales.is_empty() {
+        eprintln!("error: `--cpu-scales {text}`: give factors like 1,16");
+        std::process::exit(2);
+    }
+    scales
+}
+
+/// Every selected workload on `cpu` at each scale against its rayon version.
+pub(crate) fn cpu_device_section(
+    cpu: &Device,
+    reps: Reps,
+    scales: &[usize],
+    seeds: &mut Seeds,
+    selected: &dyn Fn(Kind) -> bool,
+) -> AnyResult<Vec<CpuRow>> {
+    let mut out = Vec::new();
+    for &scale in scales {
+        for kind in KINDS.into_iter().filter(|k| selected(*k)) {
+            let mut work = kind.load_scaled(cpu, scale)?;
+            println!("  cpu device: {} x{scale} ...", work.name());
+            let check = work.check(seeds.next())?;
+            let mut sdfg_ms = Vec::new();
+            let mut rayon_ms = Vec::new();
+            for rep in 0..reps.warmup + reps.timed {
+                let (result, ms) = wall_ms(|| work.run_plain());
+                result?;
+                let host = work.host_version_ms();
+                if rep >= reps.warmup {
+                    sdfg_ms.push(ms);
+                    rayon_ms.push(host);
+                }
+            }
+            let ratios: Vec<f64> = sdfg_ms.iter().zip(&rayon_ms).map(|(s, r)| s / r).collect();
+            out.push(CpuRow {
+                name: work.name().to_string(),
+                sizes: work.sizes(),
+                scale,
+                sdfg_ms: median(&sdfg_ms),
+                rayon_ms: median(&rayon_ms),
+                ratio: median(&ratios),
+                target: if kind.is_reduction() { 1.5 } else { 1.3 },
+                check_passed: check.passed,
+            });
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn print_cpu_rows(cpu: &Device, reps: Reps, rows: &[CpuRow]) {
+    println!();
+    println!(
+        "CPU device ({}; wall-clock medians of {} run() calls and plain Rust rayon calls, back to back; sdfg/rayon: the median of the per-pair ratios):",
+        cpu.name(),
+        reps.timed
+    );
+    let mut t = Table::new(&[
+        "kernel",
+        "scale",
+        "sdfg ms",
+        "rayon ms",
+        "sdfg/rayon",
+        "target",
+        "check",
+        "sizes",
+    ]);
+    for r in rows {
+        t.row(vec![
+            r.name.clone(),
+            format!("x{}", r.scale),
+            format!("{:.3}", r.sdfg_ms),
+            format!("{:.3}", r.rayon_ms),
+            format!("{:.2}x", r.ratio()),
+            format!(
+                "<= {:.1}x {}",
+                r.target,
+                if r.ratio() <= r.target {
+                    "met"
+                } else {
+                    "MISSED"
+                }
+            ),
+            if r.check_passed { "passed" } else { "FAILED" }.into(),
+            r.sizes.clone(),
+        ]);
+    }
+    t.print();
+}
