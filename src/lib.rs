@@ -82,9 +82,11 @@ macro_rules! __introspection_methods {
 
 /// What a program using `sdfg!` needs in scope.
 pub mod prelude {
+    pub use crate::runtime::half::{bf16, f16};
+    pub use crate::runtime::num_complex::Complex;
     pub use crate::runtime::{
-        host_read, host_write, Device, DeviceBuffer, Error, HostBuffer, HostRead, HostWrite,
-        Pending, Running, Stream,
+        c32, c64, host_read, host_write, Device, DeviceBuffer, Error, HostBuffer, HostRead,
+        HostWrite, Pending, Running, Stream,
     };
     pub use crate::sdfg;
 }

@@ -120,9 +120,9 @@ fn from_bytes(bytes: &[u8], ty: ScalarType) -> Vec<Value> {
     bytes
         .chunks(size)
         .map(|c| {
-            let mut b = [0u8; 8];
+            let mut b = [0u8; 16];
             b[..size].copy_from_slice(c);
-            Value::from_bits(ty, u64::from_le_bytes(b))
+            Value::from_bits(ty, u128::from_le_bytes(b))
         })
         .collect()
 }
@@ -228,17 +228,17 @@ pub fn simulate_map_atomics(
     for p in &k.abi.params {
         params.push(match &p.value {
             ParamValue::Buffer { container, .. } => {
-                *addrs.get(container).ok_or("missing buffer")?
+                *addrs.get(container).ok_or("missing buffer")? as u128
             }
             ParamValue::Extent { container, dim } => {
-                data.get(container).map(|d| d.0[*dim] as u64).unwrap_or(0)
+                data.get(container).map(|d| d.0[*dim] as u128).unwrap_or(0)
             }
             ParamValue::Symbol(s) => symbols[*s].to_bits(),
             ParamValue::HostScalar(c) => data.get(c).map(|d| d.1[0].to_bits()).unwrap_or(0),
-            ParamValue::RangeStart(d) => ranges[*d].0 as u64,
-            ParamValue::RangeCount(d) => ranges[*d].1,
-            ParamValue::RangeStep(d) => ranges[*d].2 as u64,
-            ParamValue::Fault => fault,
+            ParamValue::RangeStart(d) => ranges[*d].0 as u64 as u128,
+            ParamValue::RangeCount(d) => ranges[*d].1 as u128,
+            ParamValue::RangeStep(d) => ranges[*d].2 as u64 as u128,
+            ParamValue::Fault => fault as u128,
         });
     }
     let (block, shared_bytes) = match block_launch(sdfg, map, symbols) {
@@ -285,6 +285,14 @@ pub fn same_value(a: Value, b: Value) -> bool {
     match (a, b) {
         (Value::F32(x), Value::F32(y)) if x.is_nan() && y.is_nan() => true,
         (Value::F64(x), Value::F64(y)) if x.is_nan() && y.is_nan() => true,
+        (Value::C32(x), Value::C32(y)) => {
+            same_value(Value::F32(x.re), Value::F32(y.re))
+                && same_value(Value::F32(x.im), Value::F32(y.im))
+        }
+        (Value::C64(x), Value::C64(y)) => {
+            same_value(Value::F64(x.re), Value::F64(y.re))
+                && same_value(Value::F64(x.im), Value::F64(y.im))
+        }
         _ => a == b,
     }
 }

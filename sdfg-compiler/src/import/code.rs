@@ -281,16 +281,7 @@ pub(crate) fn wcr_of_lambda(params: (&str, &str), body: &CodeExpr) -> Option<Wcr
 
 /// DaCe's names of element types.
 pub(crate) fn dtype(name: &str) -> Option<ScalarType> {
-    Some(match name {
-        "int32" => ScalarType::I32,
-        "int64" => ScalarType::I64,
-        "uint32" => ScalarType::U32,
-        "uint64" => ScalarType::U64,
-        "float32" => ScalarType::F32,
-        "float64" => ScalarType::F64,
-        "bool" | "bool_" => ScalarType::Bool,
-        _ => return None,
-    })
+    crate::dace_format::dtype_of(name)
 }
 
 /// A math function by its Python/C++ name (after any `math.`/`std::` prefix).
@@ -307,6 +298,16 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
         "max" | "fmax" | "Max" => MathFn::Max,
         "floor" => MathFn::Floor,
         "ceil" | "ceiling" => MathFn::Ceil,
+        "atan2" | "arctan2" => MathFn::Atan2,
+        "asin" | "arcsin" => MathFn::Asin,
+        "acos" | "arccos" => MathFn::Acos,
+        "atan" | "arctan" => MathFn::Atan,
+        "sinh" => MathFn::Sinh,
+        "cosh" => MathFn::Cosh,
+        "hypot" => MathFn::Hypot,
+        "cbrt" => MathFn::Cbrt,
+        "conj" => MathFn::Conj,
+        "arg" => MathFn::Arg,
         "fma" => MathFn::MulAdd,
         _ => return None,
     })

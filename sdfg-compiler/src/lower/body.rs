@@ -100,7 +100,7 @@ impl<'a> Lowerer<'a> {
             Some(other) => {
                 self.error(
                     Diagnostic::error(other.span(), "expected a scalar type")
-                        .help("the types are `i32`, `i64`, `u32`, `u64`, `f32`, `f64` and `bool`"),
+                        .help(format!("the types are {}", type_list(|_| true))),
                 );
                 None
             }

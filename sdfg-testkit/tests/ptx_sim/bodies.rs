@@ -252,7 +252,7 @@ fn random_bodies_match_evaluator() {
     let seeds = if cfg!(debug_assertions) { 30 } else { 300 };
     let mut faulted = 0;
     for seed in 0..seeds {
-        let ty = ScalarType::ALL[(seed % 7) as usize];
+        let ty = ScalarType::ALL[(seed % ScalarType::ALL.len() as u64) as usize];
         let k = random_body(seed, ty, seed % 2 == 1);
         let mut d = Data::new();
         for &(t, c) in &k.inputs {
@@ -280,7 +280,11 @@ fn random_bodies_match_evaluator() {
 fn debug_body() {
     use sdfg_testkit::randexpr::random_body;
     let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
-    let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);
+    let k = random_body(
+        seed,
+        ScalarType::ALL[(seed % ScalarType::ALL.len() as u64) as usize],
+        seed % 2 == 1,
+    );
     if let StatementKind::Map(m) = &k.sdfg.states[0].stmts[0].kind {
         println!("{:#?}", m.body.stmts);
     }

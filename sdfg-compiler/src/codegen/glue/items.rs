@@ -16,7 +16,27 @@ impl Glue<'_> {
     pub(super) fn items(&self, texts: &Texts) -> TokenStream {
         let source = &texts.source;
         let dot = &texts.dot;
-        let sdfg_json = &texts.sdfg_json;
+        let to_sdfg_json = match &texts.sdfg_json {
+            Ok(json) => quote! {
+                /// The SDFG in DaCe's `.sdfg` JSON format (`dace.SDFG.from_file` loads it).
+                pub fn to_sdfg_json() -> &'static str {
+                    #json
+                }
+            },
+            Err(why) => {
+                let doc = format!(
+                    " The SDFG has no DaCe `.sdfg` export: {}.\n\n # Panics\n\n Always, with that message.",
+                    why.replace('\n', "; ")
+                );
+                let message = format!("cannot export to DaCe: {why}");
+                quote! {
+                    #[doc = #doc]
+                    pub fn to_sdfg_json() -> &'static str {
+                        ::core::panic!(#message)
+                    }
+                }
+            }
+        };
         let sdfg = self.sdfg;
         let name = names::program_type(sdfg);
         let args_name = names::args_type(sdfg);
@@ -137,10 +157,7 @@ impl Glue<'_> {
                     #dot
                 }
 
-                /// The SDFG in DaCe's `.sdfg` JSON format (`dace.SDFG.from_file` loads it).
-                pub fn to_sdfg_json() -> &'static str {
-                    #sdfg_json
-                }
+                #to_sdfg_json
 
                 #execute
             }

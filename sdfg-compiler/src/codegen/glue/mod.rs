@@ -43,8 +43,9 @@ pub struct Texts {
     pub source: String,
     /// Graphviz drawing with the schedule (`Name::to_dot()`).
     pub dot: String,
-    /// DaCe `.sdfg` JSON (`Name::to_sdfg_json()`).
-    pub sdfg_json: String,
+    /// DaCe `.sdfg` JSON (`Name::to_sdfg_json()`), or why the program has
+    /// none (`export::dace::unexportable`).
+    pub sdfg_json: Result<String, String>,
 }
 
 /// Everything `sdfg!` expands to for one validated SDFG: `abis` are its

@@ -4,7 +4,7 @@
 
 use super::fault::slot_words;
 use super::hoist::{hoistable_loads, shared_load, SharedLoad};
-use super::regs::{arith, Class, Reg};
+use super::regs::{mem_type, Class, Reg};
 use super::{BufferRegs, FaultSlot, KernelEmitter};
 use crate::codegen::abi::{BufferAccess, ParamValue};
 use crate::codegen::ptx::Tuning;
@@ -103,6 +103,12 @@ impl<'a> KernelEmitter<'a> {
     }
 
     fn load_scalar_param(&mut self, ty: ScalarType, slot: &str) -> Reg {
+        if ty.is_complex() {
+            return self.complex_param(ty, slot);
+        }
+        if ty.is_half_float() {
+            return self.half_load(ty, false, |h| format!("ld.param.b16 {h}, {slot}"));
+        }
         if ty == ScalarType::Bool {
             let byte = self.reg(Class::B16);
             self.ins(format!("ld.param.u8 {byte}, {slot}"));
@@ -111,7 +117,7 @@ impl<'a> KernelEmitter<'a> {
             p
         } else {
             let r = self.reg_of(ty);
-            self.ins(format!("ld.param.{} {r}, {slot}", arith(ty)));
+            self.ins(format!("ld.param.{} {r}, {slot}", mem_type(ty)));
             r
         }
     }
@@ -151,7 +157,7 @@ impl<'a> KernelEmitter<'a> {
         } else {
             let r = self.reg(Class::B32);
             self.ins(format!("cvt.u32.u64 {r}, {v}"));
-            r
+            self.normalize(r, ty)
         }
     }
 
