@@ -3,7 +3,7 @@
 
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
-use crate::codegen::ptx::MathFunc;
+use crate::codegen::ptx::{math, MathFunc};
 use crate::ir::{Expr, MathFn, ScalarType, Value};
 use std::fmt::Write;
 
@@ -89,6 +89,13 @@ impl<'a> KernelEmitter<'a> {
         ty: ScalarType,
         operands: &[Reg],
     ) -> Reg {
+        if let (MathFn::Exp, ScalarType::F32, [a]) = (func, ty, operands) {
+            // Inline (no call): see `exp_f32_inline`.
+            let r = self.reg_of(ty);
+            self.code
+                .push_str(&math::exp_f32_inline(&a.to_string(), &r.to_string()));
+            return r;
+        }
         let mf = MathFunc::Call {
             func,
             f32: ty == ScalarType::F32,

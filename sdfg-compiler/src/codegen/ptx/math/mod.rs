@@ -40,7 +40,7 @@ mod ptx_ops;
 mod reduce;
 mod roots;
 
-pub use exp_f32::{exp_f32_function, exp_f32_mirror};
+pub use exp_f32::{exp_f32_function, exp_f32_inline, exp_f32_mirror};
 pub use functions::{cos_prog, exp_prog, ln_prog, powf_prog, sin_prog, tanh_prog};
 pub use handwritten::{fmod_function, fmod_mirror, powi_function};
 pub use hyperbolic::{cosh_prog, sinh_prog};
