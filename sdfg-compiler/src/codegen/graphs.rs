@@ -131,6 +131,7 @@ fn one_iteration_map(name: String, body: TaskletBody) -> Map {
         independent: Vec::new(),
         block: None,
         gpu_tasklet: false,
+        library: None,
     }
 }
 

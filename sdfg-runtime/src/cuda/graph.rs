@@ -33,8 +33,8 @@ pub(crate) struct KernelNode {
     pub(crate) grid: [u32; 3],
     pub(crate) block: [u32; 3],
     pub(crate) shared_bytes: u32,
-    /// One u64 slot per parameter, little-endian (as for `launch`).
-    pub(crate) params: Vec<u64>,
+    /// One 16-byte slot per parameter, little-endian (as for `launch`).
+    pub(crate) params: Vec<u128>,
 }
 
 /// One 2-D device-to-device copy: `height` rows of `width_bytes`.
@@ -271,7 +271,13 @@ impl Builder<'_> {
                         shared_bytes: 0,
                         params: Vec::new(),
                     };
-                    add_kernel(graph, &deps, function, &one, &[handle, *flag])
+                    add_kernel(
+                        graph,
+                        &deps,
+                        function,
+                        &one,
+                        &[u128::from(handle), u128::from(*flag)],
+                    )
                 }
                 NodeWork::While { body } => self.add_while(graph, &deps, body),
             }?;
@@ -360,12 +366,12 @@ fn add_kernel(
     deps: &[sys::CUgraphNode],
     function: FunctionHandle,
     shape: &KernelNode,
-    params: &[u64],
+    params: &[u128],
 ) -> Result<sys::CUgraphNode> {
-    let mut slots: Vec<u64> = params.to_vec();
+    let mut slots: Vec<u128> = params.to_vec();
     let mut pointers: Vec<*mut c_void> = slots
         .iter_mut()
-        .map(|slot| slot as *mut u64 as *mut c_void)
+        .map(|slot| slot as *mut u128 as *mut c_void)
         .collect();
     let p = sys::CUDA_KERNEL_NODE_PARAMS {
         func: function.0,
@@ -390,7 +396,7 @@ fn add_kernel(
     crate::cuda::allow_shared_bytes(function.0, shape.shared_bytes)?;
     let mut node: sys::CUgraphNode = std::ptr::null_mut();
     // SAFETY: `function` is a kernel of a loaded module of this context;
-    // each parameter pointer points to a live u64 that the driver copies
+    // each parameter pointer points to a live, 16-byte aligned u128 that the driver copies
     // during the call (as for `cuLaunchKernel`), with the width the kernel
     // declares (the low bytes: little-endian).
     unsafe { sys::cuGraphAddKernelNode_v2(&mut node, graph, deps_ptr(deps), deps.len(), &p) }

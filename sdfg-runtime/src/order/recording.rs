@@ -527,7 +527,7 @@ mod tests {
                 grid: [1, 1, 1],
                 block: [1, 1, 1],
                 shared_bytes: 0,
-                params: vec![tag],
+                params: vec![u128::from(tag)],
             }),
             accesses,
         }

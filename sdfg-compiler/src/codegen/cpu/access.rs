@@ -97,6 +97,14 @@ impl AccessPlan {
         plan
     }
 
+    /// Every reduction checked where it runs: the plan of a map whose
+    /// accesses the glue does not precheck (a dependent range).
+    pub fn guard_all(&mut self) {
+        for r in &mut self.reductions {
+            r.guarded = true;
+        }
+    }
+
     /// Every container of `containers` through atomic cells (the twin of a
     /// block map, whose block program this plan does not analyze).
     pub fn cells(containers: impl IntoIterator<Item = ContainerId>) -> AccessPlan {

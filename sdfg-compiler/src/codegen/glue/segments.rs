@@ -64,12 +64,13 @@ impl Glue<'_> {
         }
     }
 
-    /// Every symbol's bits, in symbol order.
+    /// Every symbol's bits, in symbol order (symbols are integers of at
+    /// most 64 bits: the low 64 of `Elem::to_bits` are all of them).
     fn symbol_bits(&self) -> TokenStream {
         let elem = rt::elem();
         let bits = (0..self.sdfg.symbols.len()).map(|s| {
             let v = self.sym(s);
-            quote!(#elem::to_bits(#v))
+            quote!((#elem::to_bits(#v) as u64))
         });
         quote!([#(#bits),*])
     }
@@ -85,7 +86,7 @@ impl Glue<'_> {
                 let v = self.sym(s);
                 let t = crate::codegen::cpu::body::rust_type(sym.ty);
                 let b = bits(s);
-                quote!(#v = <#t as #elem>::from_bits(#b);)
+                quote!(#v = <#t as #elem>::from_bits(u128::from(#b));)
             })
             .collect()
     }
