@@ -97,15 +97,6 @@ impl AccessPlan {
         plan
     }
 
-    /// Every container of `containers` through atomic cells (the twin of a
-    /// block map, whose block program this plan does not analyze).
-    pub fn cells(containers: impl IntoIterator<Item = ContainerId>) -> AccessPlan {
-        AccessPlan {
-            modes: containers.into_iter().map(|c| (c, Mode::Cells)).collect(),
-            reductions: Vec::new(),
-        }
-    }
-
     /// The mode of `c` (`Read` for a container the body does not touch).
     pub fn mode(&self, c: ContainerId) -> Mode {
         self.modes
