@@ -20,6 +20,7 @@ common::fixtures::cpu_only!(sdfg);
 common::fixtures::loop_cond!(sdfg);
 common::fixtures::semantics!(sdfg);
 common::fixtures::reductions2!(sdfg);
+common::fixtures::nested_host!(sdfg);
 
 /// Writes NAME.sdfg and NAME.run.json (format: ci/dace_check.py). Values
 /// are JSON text (see [`ints`], [`floats`]).
@@ -223,6 +224,33 @@ fn dace_computes_what_we_compute() {
             ("fout", floats(&fout)),
             ("f32out", floats(&[f32out[0] as f64])),
         ],
+    );
+
+    // Nested SDFGs: DaCe runs the `NestedSDFG` nodes of the export.
+    let x: Vec<f64> = (0..6).map(|i| i as f64 * 0.5 - 1.0).collect();
+    let y0: Vec<f64> = (0..12).map(|i| (i * i) as f64 * 0.25).collect();
+    let (mut y, mut total) = (y0.clone(), vec![0.0f64; 2]);
+    NestedHost::load(&device)
+        .unwrap()
+        .run(NestedHostArgs {
+            N: 6,
+            X: &x,
+            Y: &mut y,
+            total: &mut total,
+            scale: &[1.5],
+        })
+        .unwrap();
+    record(
+        &dir,
+        &NestedHost::ir().unwrap(),
+        &[("N", 6)],
+        &[
+            ("X", floats(&x)),
+            ("Y", floats(&y0)),
+            ("total", floats(&[0.0, 0.0])),
+            ("scale", floats(&[1.5])),
+        ],
+        &[("Y", floats(&y)), ("total", floats(&total))],
     );
 
     let Some(python) = common::dace::python_or_skip() else {

@@ -25,7 +25,7 @@
 //! | 0, diagnostics | `diag/` | rustc-style errors collected per invocation; "did you mean" | every floor |
 //! | 1, vocabulary | `ir/`, `dace_format.rs` | the SDFG, its expressions, types, linear forms, bounds decisions and numeric semantics; the marks and C++ helpers our `.sdfg` files carry | floors 1 to 6 |
 //! | 2, reading | `parse/`, `eval.rs` | tokens -> AST with spans; the reference meaning of the tasklet language | floors 3 to 6 |
-//! | 3, lowering | `lower/`, `import/` | AST -> IR (names, types, memlets, dataflow); a DaCe `.sdfg` file -> AST items | the driver |
+//! | 3, lowering | `lower/`, `import/` | AST -> IR (names, types, memlets, dataflow; calls of nested SDFGs inlined); a DaCe `.sdfg` file -> AST items | the driver |
 //! | 4, checking | `validate/` | every check of a lowered SDFG, all errors at once | the driver |
 //! | 5, scheduling | `schedule.rs` | streams, events and sync points | floor 6 |
 //! | 6, output | `codegen/`, `export/` | kernel ABI, PTX, Rust for the CPU side, host glue; DOT and DaCe JSON | the driver |
@@ -58,11 +58,21 @@ pub struct Frontend {
     pub sdfg: ir::Sdfg,
     /// The DaCe file of `sdfg NAME = include "...";`, translated.
     pub included: Option<import::Included>,
+    /// `sdfg NAME { ITEMS }` for the program's replay macro (`extern sdfg`
+    /// in another `sdfg!`, `parse::external`).
+    pub replay: TokenStream,
 }
 
 /// [`frontend`], with included files read relative to `base`.
 pub fn frontend_at(tokens: TokenStream, base: &std::path::Path) -> Result<Frontend, Diagnostics> {
-    let mut ast = parse::parse(tokens)?;
+    frontend_parsed(parse::parse(tokens)?, base)
+}
+
+/// [`frontend_at`] after parsing.
+fn frontend_parsed(
+    mut ast: parse::SdfgAst,
+    base: &std::path::Path,
+) -> Result<Frontend, Diagnostics> {
     let included = match ast.include.take() {
         Some(include) => {
             let inc = import::resolve(&ast, &include, base)?;
@@ -77,7 +87,11 @@ pub fn frontend_at(tokens: TokenStream, base: &std::path::Path) -> Result<Fronte
     };
     let sdfg = lower::lower(&ast).map_err(in_file)?;
     validate::validate(&sdfg).map_err(in_file)?;
-    Ok(Frontend { sdfg, included })
+    Ok(Frontend {
+        sdfg,
+        replay: parse::external::replayed_items(&ast),
+        included,
+    })
 }
 
 fn manifest_dir() -> std::path::PathBuf {
@@ -101,7 +115,20 @@ pub fn frontend_str(source: &str) -> Result<ir::Sdfg, Diagnostics> {
 /// diagnostic as a `compile_error!` at the user's tokens.
 pub fn expand(tokens: TokenStream) -> TokenStream {
     let written = tokens.to_string();
-    let Frontend { sdfg, included } = match frontend_at(tokens, &manifest_dir()) {
+    let ast = match parse::parse(tokens.clone()) {
+        Ok(ast) => ast,
+        Err(diags) => return diags.to_compile_errors(),
+    };
+    // An `extern sdfg` whose source has not arrived: its program's replay
+    // macro brings it and expands this invocation again.
+    if let Some(path) = parse::external::pending(&ast) {
+        return codegen::replay::fetch(path, tokens);
+    }
+    let Frontend {
+        sdfg,
+        included,
+        replay,
+    } = match frontend_parsed(ast, &manifest_dir()) {
         Ok(f) => f,
         Err(diags) => return diags.to_compile_errors(),
     };
@@ -113,6 +140,7 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
         sdfg_json: export::dace::to_sdfg_json_string(&sdfg),
     };
     let mut tokens = codegen::generate(&sdfg, &schedule, &texts);
+    tokens.extend(codegen::replay::replay_macro(&sdfg, replay));
     if let Some(inc) = included {
         // Cargo rebuilds the crate when the file changes.
         let path = inc.path.to_string_lossy().into_owned();

@@ -155,7 +155,9 @@ pub fn is_gpu_statement(sdfg: &Sdfg, kind: &StatementKind) -> bool {
             sdfg.containers[c.src].storage == Storage::Gpu
                 || sdfg.containers[c.dst].storage == Storage::Gpu
         }
-        StatementKind::Tasklet(_) | StatementKind::Wait(_) => false,
+        // A call is inlined before scheduling (validate rejects an SDFG
+        // that still holds one).
+        StatementKind::Tasklet(_) | StatementKind::Wait(_) | StatementKind::Nested(_) => false,
     }
 }
 
@@ -328,7 +330,9 @@ fn simulate(
                     SyncReason::KernelArgument
                 }
                 StatementKind::Map(_) => SyncReason::HostMap,
-                StatementKind::Tasklet(_) => SyncReason::HostTasklet,
+                // A call is inlined before scheduling; as a host step it
+                // would need settled host data like a tasklet.
+                StatementKind::Tasklet(_) | StatementKind::Nested(_) => SyncReason::HostTasklet,
             };
             let automatic = !manual || reason == SyncReason::CopyTarget;
             if automatic || reason == SyncReason::Manual {

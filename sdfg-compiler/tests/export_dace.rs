@@ -236,7 +236,7 @@ fn export_dir() -> PathBuf {
 /// Writes every test SDFG (GPU ones: validation only) and the run specs.
 fn write_all(dir: &Path) {
     let host = host_runs();
-    for sdfg in [repro(), jacobi2d(), streams(), manual()]
+    for sdfg in [repro(), jacobi2d(), streams(), manual(), nested_gpu()]
         .into_iter()
         .chain(block_maps())
     {

@@ -610,6 +610,7 @@ fn check_invariants(sdfg: &Sdfg) {
                     (None, 0)
                 }
                 StatementKind::Wait(_) => (None, 0),
+                StatementKind::Nested(_) => panic!("an accepted SDFG has its calls inlined"),
             };
             if let Some(body) = body {
                 for st in &body.stmts {

@@ -475,6 +475,10 @@ impl Dump<'_> {
                     StatementKind::Wait(w) => {
                         let _ = writeln!(out, "  wait {}", self.container(w.container));
                     }
+                    // Not in an inlined SDFG; dumped for completeness.
+                    StatementKind::Nested(n) => {
+                        let _ = writeln!(out, "  call {}", n.callee.name.text);
+                    }
                 }
                 for m in &stmt.memlets {
                     let _ = writeln!(

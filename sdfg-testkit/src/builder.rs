@@ -254,6 +254,7 @@ impl SdfgBuilder {
                 states: Vec::new(),
                 start: 0,
                 edges: Vec::new(),
+                nested_form: None,
             },
         }
     }

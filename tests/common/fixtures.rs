@@ -287,6 +287,93 @@ macro_rules! manual {
 }
 pub(crate) use manual;
 
+/// Nested SDFGs on the host (GUIDE section 5.5): a one-state callee called
+/// twice with different bindings (a column of a matrix, a shifted part of
+/// a vector), a callee with a loop of states and a symbol of its own, the
+/// callee's `M` taken from the extent of the bound data, a host scalar
+/// passed on, and a scalar bound to one element of an array.
+macro_rules! nested_host {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg NestedHost {
+                symbol N: i64;
+                host X: f64[N];
+                host Y: f64[N, 2];
+                host total: f64[2];
+                host scale: f64;
+                sdfg Axpy {
+                    symbol M: i64;
+                    host a: f64;
+                    host U: f64[M];
+                    host V: f64[M];
+                    state s {
+                        map axpy[i in 0..M] on cpu { V[i] = a * U[i] + V[i]; }
+                    }
+                }
+                sdfg Sum {
+                    symbol M: i64;
+                    host U: f64[M];
+                    host s: f64;
+                    state init { tasklet zero { s = 0.0; } }
+                    state body { tasklet add { s = s + U[k]; } }
+                    state done {}
+                    init -> body { k = 0 }
+                    body -> body if k + 1 < M { k = k + 1 }
+                    body -> done;
+                }
+                state main {
+                    Axpy(a = scale, U = X, V = Y[0..N, 0]);
+                    Axpy(a = scale, U = X[1..N], V = Y[0..N - 1, 1]);
+                    Sum(U = Y[0..N, 0], s = total[0]);
+                    Sum(M = N, U = Y[0..N, 1], s = total[1]);
+                }
+            }
+        }
+    };
+}
+pub(crate) use nested_host;
+
+/// Nested SDFGs on the GPU: a callee with two states, a transient and a
+/// GPU reduction into a scalar bound to the element `E[t]` of the caller,
+/// called in every iteration of the caller's loop of states (the shape of
+/// NPBench's nbody, which calls its energy function once per step).
+macro_rules! nested_gpu {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg NestedGpu {
+                symbol N: i64;
+                symbol T: i64;
+                gpu A: f64[N];
+                gpu E: f64[T];
+                sdfg SquareSum {
+                    symbol M: i64;
+                    gpu V: f64[M];
+                    gpu out: f64;
+                    transient gpu Sq: f64[M];
+                    state init {
+                        map zero[i in 0..1] on gpu { out = 0.0; }
+                    }
+                    state sum {
+                        map square[i in 0..M] on gpu { Sq[i] = V[i] * V[i]; }
+                        map add[i in 0..M] on gpu { out += Sq[i]; }
+                    }
+                    init -> sum;
+                }
+                state init {}
+                state step {
+                    map grow[i in 0..N] on gpu { A[i] = A[i] * 2.0 + 1.0; }
+                    SquareSum(V = A, out = E[t]);
+                }
+                state done {}
+                init -> step { t = 0 }
+                step -> step if t + 1 < T { t = t + 1 }
+                step -> done;
+            }
+        }
+    };
+}
+pub(crate) use nested_gpu;
+
 /// Softmax with one thread block per row (block maps): the row's maximum
 /// and sum are block reductions into `shared` scalars; each phase is a
 /// thread map, the compiler places the barriers between them. `exp` once

@@ -3,13 +3,15 @@
 //! runs on the host (tasklet bodies, `cpu`/`seq` maps, the kernels' twins
 //! for the CPU device), and [`glue`] the items `sdfg!` expands to and the
 //! state machine, written against sdfg-runtime. Every generated name comes
-//! from [`names`], every path into the runtime from `runtime_paths`.
+//! from [`names`], every path into the runtime from `runtime_paths`;
+//! [`replay`] is the macro through which other `sdfg!`s call the program.
 
 pub mod abi;
 pub(crate) mod cpu;
 pub mod glue;
 pub mod names;
 pub mod ptx;
+pub mod replay;
 pub(crate) mod runtime_paths;
 
 use crate::ir::Sdfg;

@@ -123,6 +123,10 @@ paths! {
     /// `KernelSites { map, state, accesses }`: what a kernel's access codes mean.
     kernel_sites => [::sdfg::runtime::__glue::KernelSites];
 
+    /// The macro itself: a program's replay macro invokes it again on the
+    /// caller's tokens (`codegen::replay`).
+    sdfg_macro => [::sdfg::sdfg];
+
     /// `Name::ir()` and `Name::schedule()` when the facade's `introspect`
     /// feature is on, nothing otherwise (decided in the facade, not by the
     /// features of the user's crate the code expands in).

@@ -518,6 +518,21 @@ impl StateDrawing<'_> {
                 "filled",
                 "#fde0e0",
             ),
+            // Drawn when a caller draws its `nested_form`.
+            StatementKind::Nested(call) => {
+                let args: Vec<String> = stmt
+                    .memlets
+                    .iter()
+                    .map(|m| {
+                        let bound =
+                            subset_text(&container_name(sdfg, m.container), &m.subset, sdfg);
+                        format!("{} = {bound}", m.connector)
+                    })
+                    .collect();
+                let mut lines = vec![format!("call {}", call.callee.name.text)];
+                lines.extend(args);
+                (lines, "box3d", "filled", "#f3eefb")
+            }
         };
         let mut attrs = String::new();
         if matches!(stmt.kind, StatementKind::Copy(_)) {

@@ -10,8 +10,9 @@
 //! What is read (docs/GUIDE.md, "Coming from DaCe"): symbols, `Array` and
 //! `Scalar` containers, states, access nodes, maps, tasklets in Python or
 //! C++ (the subset the tasklet language expresses), memlets with subsets and
-//! write-conflict resolution, copies between access nodes, interstate edges.
-//! Everything else (library nodes, nested SDFGs, views, thread-block maps,
+//! write-conflict resolution, copies between access nodes, interstate edges,
+//! `NestedSDFG` nodes in a state (a nested `sdfg` and a call).
+//! Everything else (library nodes, nested SDFGs inside maps, views, thread-block maps,
 //! `GPU_Shared` storage, control-flow regions, code outside tasklets) is a
 //! compile error naming the element; the readers are written so that such
 //! elements can be added where the language grows.
@@ -97,7 +98,7 @@ pub fn translate_value(json: &serde_json::Value) -> Result<String, Vec<ImportErr
     let Some(m) = model::read(json, &mut errors) else {
         return Err(errors);
     };
-    let items = sdfg::translate_model(&m, &mut errors);
+    let items = sdfg::translate_model(&m, sdfg::Role::Top, &mut errors);
     if errors.is_empty() {
         Ok(items)
     } else {
@@ -171,8 +172,8 @@ pub fn resolve(ast: &SdfgAst, include: &IncludeAst, base: &Path) -> Result<Inclu
             "internal error: the translation of `{written}` does not lex: {e}"
         )))
     })?;
-    let parsed =
-        crate::parse::parse_items(respan(tokens, span)).map_err(|d| in_translation(d, &written));
+    let body = respan(tokens, span);
+    let parsed = crate::parse::parse_items(body.clone()).map_err(|d| in_translation(d, &written));
     let items = match parsed {
         Ok(items) => items,
         Err(d) => {
@@ -184,6 +185,7 @@ pub fn resolve(ast: &SdfgAst, include: &IncludeAst, base: &Path) -> Result<Inclu
         ast: SdfgAst {
             items,
             include: None,
+            body,
             ..ast.clone()
         },
         source,

@@ -77,6 +77,12 @@ pub(crate) enum NodeKind {
         independent: Vec<String>,
     },
     MapExit,
+    /// A `NestedSDFG` node outside any map: the callee's own SDFG and the
+    /// values of its symbols (`symbol_mapping`, inner name -> text).
+    Nested {
+        model: Box<Model>,
+        symbol_mapping: Vec<(String, String)>,
+    },
     /// A node whose error was already reported (kept so that edges still
     /// find their nodes by position); conversion skips it silently.
     Reported,
@@ -504,6 +510,38 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
                 }
             }
             "MapExit" => NodeKind::MapExit,
+            "NestedSDFG" if n["scope_entry"].is_null() => {
+                let mut inner = Vec::new();
+                let model = read(&a["sdfg"], &mut inner);
+                let in_nested = format!("in the nested SDFG `{node_label}` of state `{label}`");
+                errors.extend(inner.into_iter().map(|e| e.note(in_nested.clone())));
+                let mut symbol_mapping = Vec::new();
+                if let Value::Object(map) = &a["symbol_mapping"] {
+                    for (k, v) in map {
+                        let value = match v {
+                            Value::Number(x) => Some(x.to_string()),
+                            other => text(other),
+                        };
+                        match value {
+                            Some(v) => symbol_mapping.push((k.clone(), v)),
+                            None => errors.push(error(
+                                format!("the value of symbol `{k}` of nested SDFG `{node_label}` in state `{label}` is not a text"),
+                                "check the file",
+                            )),
+                        }
+                    }
+                }
+                match model {
+                    Some(model) => NodeKind::Nested {
+                        model: Box::new(model),
+                        symbol_mapping,
+                    },
+                    None => {
+                        continue_placeholder(&mut nodes, node_label);
+                        continue;
+                    }
+                }
+            }
             other => {
                 errors.push(unsupported_node(other, &node_label, n, label));
                 continue_placeholder(&mut nodes, node_label);
@@ -581,8 +619,8 @@ fn unsupported_node(kind: &str, node_label: &str, n: &Value, state: &str) -> Imp
             );
         }
         "NestedSDFG" => (
-            format!("unsupported DaCe element `NestedSDFG` (`{node_label}` in state `{state}`)"),
-            "nested SDFGs are not supported yet; inline them in DaCe first: `sdfg.apply_transformations_repeated(InlineSDFG)` or `sdfg.simplify()`",
+            format!("unsupported DaCe element `NestedSDFG` inside a map (`{node_label}` in state `{state}`)"),
+            "a nested SDFG is read where a state holds it, not inside a map scope; inline it in DaCe first: `sdfg.apply_transformations_repeated(InlineSDFG)` or `sdfg.simplify()`",
         ),
         "ConsumeEntry" | "ConsumeExit" => (
             format!("unsupported DaCe element `{kind}` (`{node_label}` in state `{state}`)"),

@@ -47,6 +47,8 @@ pub(crate) struct SdfgCx {
     pub taken: HashSet<String>,
     /// DSL names of containers (a local must not take one; it may shadow a symbol).
     pub container_names: HashSet<String>,
+    /// The nested sdfgs the states call: DSL name and items, in order.
+    pub nested: std::cell::RefCell<Vec<(String, String)>>,
 }
 
 impl SdfgCx {
@@ -83,6 +85,27 @@ impl SdfgCx {
     pub fn is_temp(&self, data: &str) -> bool {
         self.containers.get(data).is_some_and(|c| c.temp)
     }
+
+    /// The name of the nested sdfg `label` with these items: one declaration
+    /// per distinct callee (`label_2` when another one took the name).
+    pub fn declare_nested(&self, label: &str, items: String) -> String {
+        let base = super::names::identifier(label);
+        let mut nested = self.nested.borrow_mut();
+        let mut name = base.clone();
+        let mut k = 2;
+        loop {
+            match nested.iter().find(|(n, _)| *n == name) {
+                Some((_, same)) if *same == items => return name,
+                Some(_) => {
+                    name = format!("{base}_{k}");
+                    k += 1;
+                }
+                None => break,
+            }
+        }
+        nested.push((name.clone(), items));
+        name
+    }
 }
 
 fn parse_symbolic(text: &str, what: &str, errors: &mut Vec<ImportError>) -> Option<CodeExpr> {
@@ -98,8 +121,18 @@ fn parse_symbolic(text: &str, what: &str, errors: &mut Vec<ImportError>) -> Opti
     }
 }
 
+/// Where an SDFG is being translated.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// The file's own SDFG.
+    Top,
+    /// The SDFG of a `NestedSDFG` node: its argument containers are the
+    /// caller's memory seen through the bindings, with the caller's strides.
+    Callee,
+}
+
 /// The DSL items of the SDFG, or every error found.
-pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> String {
+pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<ImportError>) -> String {
     let assigned: Vec<&str> = model
         .edges
         .iter()
@@ -111,6 +144,7 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
         symbols: HashMap::new(),
         taken: HashSet::new(),
         container_names: HashSet::new(),
+        nested: Default::default(),
     };
     let mut lines: Vec<String> = Vec::new();
 
@@ -227,7 +261,9 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
         if shape.len() != d.shape.len() {
             continue;
         }
-        check_layout(d, &shape, errors);
+        if role == Role::Top || d.transient {
+            check_layout(d, &shape, errors);
+        }
         let scalar = d.scalar || d.boxed_scalar;
         let one = CodeExpr::int(1);
         let temp = temps.contains(d.name.as_str())
@@ -333,6 +369,13 @@ pub(crate) fn translate_model(model: &Model, errors: &mut Vec<ImportError>) -> S
             lines.extend(body);
             lines.push("}".to_string());
         }
+    }
+
+    // The nested sdfgs the states call.
+    for (name, items) in cx.nested.borrow().iter() {
+        lines.push(format!("sdfg {name} {{"));
+        lines.extend(items.lines().map(|l| format!("    {l}")));
+        lines.push("}".to_string());
     }
 
     // Interstate edges, in the file's order (each state's edges are tried in it).
@@ -484,6 +527,9 @@ fn names_in_state(st: &super::model::StateModel) -> HashSet<String> {
                 for r in ranges {
                     texts.extend([r.start.as_str(), r.end.as_str(), r.step.as_str()]);
                 }
+            }
+            NodeKind::Nested { symbol_mapping, .. } => {
+                texts.extend(symbol_mapping.iter().map(|(_, v)| v.as_str()));
             }
             NodeKind::Tasklet { code, language, .. } => {
                 let parsed = match language.as_str() {

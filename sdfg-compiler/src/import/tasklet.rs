@@ -283,6 +283,17 @@ impl Translator<'_, '_> {
                 op,
                 value,
             } => {
+                // A reduction into one element through a pointer (our
+                // exporter's form of a conditional reduction into a scalar).
+                if let Some(Port::OutElement { text, ty, .. }) =
+                    self.cx.ports.get(connector).cloned()
+                {
+                    if super::typing::is_literal_zero(offset) {
+                        let (v, _) = self.emit(value, Some(ty));
+                        out.push(format!("{pad}{};", reduction(&text, *op, &v)));
+                        return;
+                    }
+                }
                 let Some(Port::OutArray { meaning, .. }) = self.cx.ports.get(connector).cloned()
                 else {
                     self.errors.push(format!(

@@ -206,8 +206,11 @@ impl Emitter<'_> {
                     Ty::FlexInt
                 }
             },
-            CodeExpr::Index(n, _) => match (self.lookup)(n) {
+            CodeExpr::Index(n, idx) => match (self.lookup)(n) {
                 Some(Meaning::Array { elem, .. }) => Ty::Known(elem),
+                // A one-element connector our exporter reads through a
+                // pointer (a dynamic access of a scalar): `p[0]` is `p`.
+                Some(Meaning::Value { ty, .. }) if idx.iter().all(is_literal_zero) => Ty::Known(ty),
                 Some(Meaning::Value { .. }) => {
                     self.fail(format!("indexes `{n}`, which is one element"));
                     Ty::FlexInt
@@ -582,6 +585,10 @@ impl Emitter<'_> {
 
     /// `name[i, j]` through the name's meaning.
     fn index(&mut self, name: &str, idx: &[CodeExpr]) -> String {
+        if let Some(Meaning::Value { text, .. }) = (self.lookup)(name) {
+            // `p[0]` of a one-element connector (see `infer`).
+            return text;
+        }
         let Some(Meaning::Array {
             container,
             offsets,
@@ -751,6 +758,11 @@ fn cast_text(text: String, from: ScalarType, to: ScalarType) -> String {
         return paren(format!("{text} as i32 as {}", rust(to)));
     }
     paren(format!("{text} as {}", rust(to)))
+}
+
+/// `0` (any integer spelling).
+pub(crate) fn is_literal_zero(e: &CodeExpr) -> bool {
+    matches!(e, CodeExpr::Int { value: 0, .. })
 }
 
 #[cfg(test)]

@@ -14,12 +14,14 @@ pub mod block;
 pub mod bounds;
 pub mod expr;
 pub mod linear;
+pub mod nested;
 pub mod semantics;
 pub mod transients;
 pub mod types;
 
 pub use block::*;
 pub use expr::*;
+pub use nested::{Binding, NestedSdfg};
 pub use types::*;
 
 use proc_macro2::Span;
@@ -71,6 +73,12 @@ pub struct Sdfg {
     pub start: StateId,
     /// Interstate edges in declaration order (edges out of one state are tried in this order).
     pub edges: Vec<InterstateEdge>,
+    /// When the SDFG calls nested SDFGs: the SDFG as written, each call a
+    /// [`StatementKind::Nested`] statement. `self` is then its inlined form
+    /// (the calls replaced by the callees' states, see `crate::lower`), which
+    /// every later stage reads; the DaCe export writes this form. None when
+    /// nothing is called.
+    pub nested_form: Option<Box<Sdfg>>,
 }
 
 /// DaCe's `compiler.cuda.max_concurrent_streams`: default (-1), single (1), max(N) (N), auto (0).
@@ -186,6 +194,10 @@ pub enum StatementKind {
     Copy(Copy),
     /// `wait NAME;` (only in `#[sync(manual)]` SDFGs).
     Wait(Wait),
+    /// A call of a nested SDFG, `Inner(N = M, A = X[0..M]);`: one memlet per
+    /// bound container and direction (connector: the callee's name of it).
+    /// Only in [`Sdfg::nested_form`]; inlining replaces it.
+    Nested(NestedSdfg),
 }
 
 impl Statement {
@@ -196,6 +208,7 @@ impl Statement {
             StatementKind::Tasklet(t) => t.name.text.clone(),
             StatementKind::Copy(_) => "copy".to_string(),
             StatementKind::Wait(_) => "wait".to_string(),
+            StatementKind::Nested(n) => n.callee.name.text.clone(),
         }
     }
 }

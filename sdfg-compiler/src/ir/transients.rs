@@ -66,7 +66,8 @@ fn first_write_covers(sdfg: &Sdfg, c: ContainerId, k: StmtId) -> bool {
                 && covers_with_params(map, &m.subset, &container.shape)
         }),
         StatementKind::Tasklet(_) => container.is_scalar() && writes.any(|m| !m.dynamic),
-        StatementKind::Wait(_) => false,
+        // A call (only in `nested_form`) is not looked into.
+        StatementKind::Wait(_) | StatementKind::Nested(_) => false,
     }
 }
 

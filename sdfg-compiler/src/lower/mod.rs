@@ -20,6 +20,7 @@ mod block;
 mod body;
 pub(crate) mod dataflow;
 pub(crate) mod memlets;
+mod nested;
 mod reduction_forms;
 mod typing;
 
@@ -31,13 +32,31 @@ use proc_macro2::Span;
 use std::collections::{HashMap, HashSet};
 use typing::{Scope, ScopeKind};
 
-/// Lowers a parsed SDFG to the IR; every name and type error at once.
+/// Lowers a parsed SDFG to the IR; every name and type error at once. The
+/// calls of nested SDFGs are inlined (`Sdfg::nested_form` keeps them).
 pub fn lower(ast: &SdfgAst) -> Result<Sdfg, Diagnostics> {
-    let mut cx = Lowerer::new(ast);
+    lower_scoped(ast, None, &[ast.name.to_string()])
+}
+
+/// [`lower`] of an sdfg declared inside the sdfgs of `parent`; `active`
+/// names the sdfgs being lowered, outermost first, this one last.
+fn lower_scoped(
+    ast: &SdfgAst,
+    parent: Option<&nested::Callees>,
+    active: &[String],
+) -> Result<Sdfg, Diagnostics> {
+    let callees = nested::Callees::new(ast, parent);
+    let declared = callees.check_declarations();
+    if !declared.is_empty() {
+        return Err(declared);
+    }
+    let mut cx = Lowerer::new(ast, &callees, active);
     cx.declare();
     cx.infer_symbol_types();
     let sdfg = cx.lower_all();
-    cx.diags.finish(sdfg)
+    let mut diags = callees.finish(active);
+    diags.extend(cx.diags);
+    diags.finish(sdfg).map(nested::inline)
 }
 
 /// The types a symbol may have.
@@ -51,6 +70,10 @@ const SYMBOL_TYPES: [ScalarType; 5] = [
 
 pub(crate) struct Lowerer<'a> {
     ast: &'a SdfgAst,
+    /// The nested sdfgs a call may name.
+    callees: &'a nested::Callees<'a>,
+    /// The sdfgs being lowered, outermost first (for recursion messages).
+    active: Vec<String>,
     pub(crate) diags: Diagnostics,
     /// Inference mode: diagnostics are thrown away and unknown symbol types
     /// are bound when the context expects a type.
@@ -72,9 +95,11 @@ pub(crate) struct Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
-    fn new(ast: &'a SdfgAst) -> Lowerer<'a> {
+    fn new(ast: &'a SdfgAst, callees: &'a nested::Callees<'a>, active: &[String]) -> Lowerer<'a> {
         Lowerer {
             ast,
+            callees,
+            active: active.to_vec(),
             diags: Diagnostics::new(),
             inferring: false,
             changed: false,
@@ -321,12 +346,13 @@ impl<'a> Lowerer<'a> {
             vis: ast.vis.clone(),
             docs: ast.docs.clone(),
             streams: ast.streams.map_or(StreamPolicy::Default, |(p, _)| p),
-            sync: ast.sync.map_or(SyncMode::Auto, |(m, _)| m),
+            sync: self.callees.sync,
             symbols,
             containers: self.containers.clone(),
             states,
             start: start.map_or(0, |(id, _)| id),
             edges,
+            nested_form: None,
         }
     }
 
@@ -388,6 +414,7 @@ impl<'a> Lowerer<'a> {
                 })
             }
             StmtAst::Copy(c) => self.lower_copy(c),
+            StmtAst::Call(c) => self.lower_call(c),
             StmtAst::Wait(w) => {
                 let container = self.container_name(&w.name)?;
                 let c = &self.containers[container];

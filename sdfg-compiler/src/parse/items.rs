@@ -17,12 +17,15 @@ pub(super) struct Header {
     pub sync: Option<(SyncMode, Span)>,
     pub body: TokenStream,
     pub include: Option<IncludeAst>,
+    /// The sources of `extern sdfg` items, from `#[sdfg_rs_source { ... }]`
+    /// attributes (the replay macros put them there), in attribute order.
+    pub sources: Vec<(SdfgAst, TokenStream)>,
 }
 
 const ITEM_KINDS: &str =
-    "an item is `symbol N: i64;`, a container (`host`, `pinned`, `gpu`, `transient`), `state NAME { ... }` or an edge `a -> b;`";
+    "an item is `symbol N: i64;`, a container (`host`, `pinned`, `gpu`, `transient`), `state NAME { ... }`, an edge `a -> b;` or a nested `sdfg NAME { ... }`";
 const STMT_KINDS: &str =
-    "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;` or `wait NAME;`";
+    "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;`, `wait NAME;` or a call of a nested sdfg `NAME(N = M, A = X);`";
 
 /// `[attrs] [vis] sdfg Name { ... }`, `[attrs] [vis] sdfg Name = include "f.sdfg";`
 /// or `[attrs] [vis] include "f.sdfg" as Name [, attrs]`.
@@ -70,6 +73,7 @@ fn header_with(
         sync: None,
         body,
         include,
+        sources: Vec::new(),
     };
     for attr in &attrs {
         if let Err(d) = sdfg_attribute(attr, &mut header) {
@@ -197,6 +201,23 @@ fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<(), Diagnosti
             parse_sync,
             "write `#[sync(auto)]` or `#[sync(manual)]`",
         ),
+        super::external::SOURCE_ATTRIBUTE => {
+            let tokens = match &attr.meta {
+                syn::Meta::List(list) => super::external::resolved_here(list.tokens.clone()),
+                _ => TokenStream::new(),
+            };
+            let mut inner = Diagnostics::new();
+            let parsed =
+                (|input: ParseStream| parse_nested(input, &mut inner)).parse2(tokens.clone());
+            match parsed {
+                Ok(ast) if inner.is_empty() => {
+                    header.sources.push((ast, tokens));
+                    Ok(())
+                }
+                Ok(_) => Err(inner.list.remove(0)),
+                Err(e) => Err(Diagnostic::error(e.span(), e.to_string())),
+            }
+        }
         "start" => Err(Diagnostic::error(span, "`#[start]` belongs on a state")
             .help("write it before `state NAME { ... }` inside the sdfg")),
         _ => {
@@ -343,6 +364,10 @@ fn item_attributes(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<I
                 },
                 Err(d) => diags.push(d),
             },
+            "streams" | "sync" => diags.push(
+                Diagnostic::error(span, format!("`#[{name}(...)]` belongs on the outermost sdfg"))
+                    .help("a nested sdfg runs under the attributes of the `sdfg!` it is declared in; move the attribute there"),
+            ),
             _ => diags.push(
                 Diagnostic::error(span, format!("unknown attribute `#[{name}]` here"))
                     .help("a state takes `#[start]`, a map `#[independent(CONTAINER, ...)]`"),
@@ -382,6 +407,9 @@ fn independent_names(attr: &Attribute) -> Result<Vec<Ident>, Diagnostic> {
 }
 
 fn keyword(input: ParseStream) -> Option<String> {
+    if input.peek(Token![extern]) {
+        return Some("extern".to_string());
+    }
     input.fork().parse::<Ident>().ok().map(|i| i.to_string())
 }
 
@@ -421,6 +449,8 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
         "symbol" => Item::Symbol(parse_symbol(input)?),
         "transient" | "host" | "pinned" | "gpu" => Item::Container(parse_container(input)?),
         "state" => Item::State(parse_state(input, start, diags)?),
+        "sdfg" => Item::Nested(Box::new(parse_nested(input, diags)?)),
+        "extern" => Item::Extern(parse_extern(input)?),
         _ => {
             let ident: Ident = input.parse()?;
             return Err(syn::Error::new(
@@ -498,6 +528,101 @@ fn parse_container(input: ParseStream) -> syn::Result<ContainerDecl> {
         name,
         elem,
         shape,
+    })
+}
+
+/// `sdfg NAME { ITEMS }` inside an sdfg: a nested SDFG (its items are
+/// parsed like the outer ones, errors collected into `diags`).
+fn parse_nested(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<SdfgAst> {
+    input.parse::<Ident>()?;
+    let name: Ident = input.parse()?;
+    if input.peek(Token![=]) {
+        return Err(input.error(
+            "a nested sdfg is written out: `sdfg NAME { ... }` (a DaCe file is included only as the outermost sdfg)",
+        ));
+    }
+    let group: proc_macro2::Group = input.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected `{ ... }` with the items of the nested sdfg",
+        )
+    })?;
+    if group.delimiter() != proc_macro2::Delimiter::Brace {
+        return Err(syn::Error::new(
+            group.span(),
+            "expected `{ ... }` with the items of the nested sdfg",
+        ));
+    }
+    if input.peek(Token![;]) {
+        input.parse::<Token![;]>()?;
+    }
+    if !input.is_empty() {
+        return Err(input.error("unexpected tokens after the nested sdfg"));
+    }
+    let items = match parse_items(group.stream()) {
+        Ok(items) => items,
+        Err(errors) => {
+            diags.extend(errors);
+            Vec::new()
+        }
+    };
+    // Sources are fetched for the outermost sdfg's `extern`s only; a nested
+    // sdfg sees those by lexical scope.
+    for item in &items {
+        if let Item::Extern(e) = item {
+            diags.push(
+                Diagnostic::error(e.span, "`extern sdfg` belongs in the outermost sdfg").help(
+                    format!(
+                        "move `extern sdfg {}` there: the nested sdfgs inside it can call `{}` too",
+                        e.path.to_token_stream().to_string().replace(' ', ""),
+                        e.name
+                    ),
+                ),
+            );
+        }
+    }
+    Ok(SdfgAst {
+        name,
+        vis: TokenStream::new(),
+        docs: Vec::new(),
+        streams: None,
+        sync: None,
+        items,
+        include: None,
+        body: group.stream(),
+    })
+}
+
+/// `extern sdfg PATH [as NAME];`
+fn parse_extern(input: ParseStream) -> syn::Result<ExternDecl> {
+    const FORM: &str = "write `extern sdfg NAME;` (or `extern sdfg path::to::NAME as LOCAL;`) for a program defined by another `sdfg!`";
+    let kw: Token![extern] = input.parse()?;
+    let sdfg: Ident = input
+        .parse()
+        .map_err(|e| syn::Error::new(e.span(), format!("expected `sdfg`: {FORM}")))?;
+    if sdfg != "sdfg" {
+        return Err(syn::Error::new(
+            sdfg.span(),
+            format!("expected `sdfg`, found `{sdfg}`: {FORM}"),
+        ));
+    }
+    let path = syn::Path::parse_mod_style(input)
+        .map_err(|e| syn::Error::new(e.span(), format!("expected the program's path: {FORM}")))?;
+    let name = if input.peek(Token![as]) {
+        input.parse::<Token![as]>()?;
+        input.parse::<Ident>()?
+    } else {
+        match path.segments.last() {
+            Some(last) => last.ident.clone(),
+            None => return Err(syn::Error::new(kw.span, FORM)),
+        }
+    };
+    expect_semi(input, "the extern sdfg")?;
+    Ok(ExternDecl {
+        path,
+        name,
+        span: kw.span,
+        source: None,
     })
 }
 
@@ -586,6 +711,9 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
                 format!("`{ident}` is not allowed inside a state; declare it at the top level of the sdfg"),
             ))
         }
+        _ if input.peek(syn::Ident) && input.peek2(syn::token::Paren) => {
+            parse_call(input).map(StmtAst::Call)
+        }
         _ => {
             let ident: Ident = input.parse()?;
             Err(syn::Error::new(
@@ -593,6 +721,34 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
                 format!("expected a statement, found `{ident}`; {STMT_KINDS}"),
             ))
         }
+    }
+}
+
+/// `NAME(arg = value, ...);`: a call of a nested sdfg.
+fn parse_call(input: ParseStream) -> syn::Result<CallAst> {
+    let name: Ident = input.parse()?;
+    let group: proc_macro2::Group = input.parse()?;
+    expect_semi(input, "the call")?;
+    let args = (|content: ParseStream| Punctuated::<CallArg, Token![,]>::parse_terminated(content))
+        .parse2(rewrite_multi_index(group.stream()))?;
+    Ok(CallAst {
+        name,
+        args: args.into_iter().collect(),
+        span: group.span(),
+    })
+}
+
+impl Parse for CallArg {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        const FORM: &str = "an argument is `SYMBOL = expression` or `CONTAINER = X[subset]`";
+        let name: Ident = input
+            .parse()
+            .map_err(|e| syn::Error::new(e.span(), format!("expected an argument name: {FORM}")))?;
+        input
+            .parse::<Token![=]>()
+            .map_err(|e| syn::Error::new(e.span(), format!("expected `=`: {FORM}")))?;
+        let value: syn::Expr = input.parse()?;
+        Ok(CallArg { name, value })
     }
 }
 

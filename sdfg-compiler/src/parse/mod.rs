@@ -11,6 +11,7 @@
 
 mod block;
 mod body;
+pub mod external;
 mod items;
 pub mod limits;
 mod raw;
@@ -42,6 +43,8 @@ pub struct SdfgAst {
     /// `sdfg NAME = include "file.sdfg";`: the items come from a DaCe file
     /// (read by `crate::import`); `items` is empty until then.
     pub include: Option<IncludeAst>,
+    /// The tokens inside the sdfg's braces, as written.
+    pub body: TokenStream,
 }
 
 /// `include "path/to/file.sdfg"`: the path as written and the literal's span.
@@ -57,6 +60,27 @@ pub enum Item {
     Container(ContainerDecl),
     State(StateDecl),
     Edge(EdgeDecl),
+    /// `sdfg NAME { ... }` inside an sdfg: a nested SDFG that the states of
+    /// this sdfg (and of the sdfgs nested in it) may call.
+    Nested(Box<SdfgAst>),
+    /// `extern sdfg PATH [as NAME];`: a nested SDFG defined by another
+    /// `sdfg!` (its source arrives through that program's replay macro,
+    /// DESIGN section 9).
+    Extern(ExternDecl),
+}
+
+/// `extern sdfg PATH [as NAME];`
+#[derive(Clone, Debug)]
+pub struct ExternDecl {
+    /// The program's path (its replay macro has the same path).
+    pub path: syn::Path,
+    /// The name calls use: `NAME`, else the path's last segment.
+    pub name: Ident,
+    /// The `extern` keyword.
+    pub span: Span,
+    /// The program's items as a nested SDFG named `name`, and the tokens
+    /// they came from, once its replay macro delivered them.
+    pub source: Option<(Box<SdfgAst>, TokenStream)>,
 }
 
 /// A type name as written (`i32`, `f64`, ...).
@@ -99,6 +123,7 @@ pub enum StmtAst {
     Tasklet(TaskletAst),
     Copy(CopyAst),
     Wait(WaitAst),
+    Call(CallAst),
 }
 
 /// `map NAME[p in a..b, ...] on gpu|cpu|seq [block(...)] { BODY }`, or a
@@ -169,6 +194,26 @@ pub struct WaitAst {
     pub name: Ident,
 }
 
+/// `NAME(arg = value, ...);`: a call of the nested SDFG `NAME`. Each
+/// argument names a symbol of the callee (the value is an expression over
+/// the caller's symbols) or one of its argument containers (the value is a
+/// container of the caller, `X`, or a subset of one, `X[0..N, 2]`).
+#[derive(Clone, Debug)]
+pub struct CallAst {
+    pub name: Ident,
+    pub args: Vec<CallArg>,
+    /// The parentheses.
+    pub span: Span,
+}
+
+/// `name = value` in a call (the value's tokens were rewritten by
+/// `rewrite_multi_index`, so `X[0..N, 2]` is an index by a tuple).
+#[derive(Clone, Debug)]
+pub struct CallArg {
+    pub name: Ident,
+    pub value: syn::Expr,
+}
+
 /// `from -> to [if COND] [{ x = e; ... }]`
 #[derive(Clone, Debug)]
 pub struct EdgeDecl {
@@ -199,7 +244,7 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
             return Err(diags);
         }
     };
-    let items = match parse_items(header.body) {
+    let items = match parse_items(header.body.clone()) {
         Ok(items) => items,
         Err(errors) => {
             diags.extend(errors);
@@ -214,8 +259,10 @@ pub fn parse(tokens: TokenStream) -> Result<SdfgAst, Diagnostics> {
         sync: header.sync,
         items,
         include: header.include,
+        body: header.body,
     };
     raw::unraw_ast(&mut ast);
+    external::attach_sources(&mut ast, header.sources);
     diags.finish(ast)
 }
 
@@ -259,6 +306,7 @@ fn expression_depth(items: &[Item]) -> Result<(), Diagnostic> {
                             }
                         }
                         StmtAst::Wait(_) => {}
+                        StmtAst::Call(c) => exprs.extend(c.args.iter().map(|a| &a.value)),
                     }
                 }
             }
@@ -266,14 +314,24 @@ fn expression_depth(items: &[Item]) -> Result<(), Diagnostic> {
                 exprs.extend(&e.condition);
                 exprs.extend(e.assignments.iter().map(|a| &a.value));
             }
+            // Checked when its own items were parsed.
+            Item::Nested(_) | Item::Extern(_) => {}
         }
     }
     limits::check_expr_depth(exprs, stmts)
 }
 
 /// Keywords that start a top-level item.
-pub(crate) const ITEM_KEYWORDS: &[&str] =
-    &["symbol", "transient", "host", "pinned", "gpu", "state"];
+pub(crate) const ITEM_KEYWORDS: &[&str] = &[
+    "symbol",
+    "transient",
+    "host",
+    "pinned",
+    "gpu",
+    "state",
+    "sdfg",
+    "extern",
+];
 /// Keywords that start a statement in a state.
 pub(crate) const STATEMENT_KEYWORDS: &[&str] = &["map", "tasklet", "copy", "wait"];
 

@@ -46,6 +46,13 @@ pub(super) fn unraw_ast(ast: &mut SdfgAst) {
                             }
                         }
                         StmtAst::Wait(w) => unraw(&mut w.name),
+                        StmtAst::Call(c) => {
+                            unraw(&mut c.name);
+                            for a in &mut c.args {
+                                unraw(&mut a.name);
+                                v.visit_expr_mut(&mut a.value);
+                            }
+                        }
                     }
                 }
             }
@@ -60,6 +67,8 @@ pub(super) fn unraw_ast(ast: &mut SdfgAst) {
                     v.visit_expr_mut(&mut a.value);
                 }
             }
+            Item::Nested(nested) => unraw_ast(nested),
+            Item::Extern(e) => unraw(&mut e.name),
         }
     }
 }

@@ -16,7 +16,8 @@ pub(super) fn check(sdfg: &Sdfg, diags: &mut Diagnostics) {
                 }
                 StatementKind::Tasklet(t) => body(sdfg, &t.body, diags),
                 StatementKind::Copy(c) => copy(sdfg, stmt, c, diags),
-                StatementKind::Wait(_) => {}
+                // Reported by `nested::check`.
+                StatementKind::Wait(_) | StatementKind::Nested(_) => {}
             }
         }
     }

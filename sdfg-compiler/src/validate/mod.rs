@@ -13,13 +13,15 @@
 //! - `reach`: states unreachable from the start state;
 //! - `cycles`: cycles of states the run can never leave;
 //! - `symbols`: symbols read before any edge assigns them;
-//! - `shapes`: shapes use only symbols no edge assigns (fixed for a run).
+//! - `shapes`: shapes use only symbols no edge assigns (fixed for a run);
+//! - `nested`: the callees of nested SDFG calls, each on its own first.
 
 mod block;
 mod bounds;
 mod conflicts;
 mod cycles;
 pub mod dependence;
+mod nested;
 mod races;
 mod reach;
 mod shapes;
@@ -31,7 +33,9 @@ use crate::ir::*;
 
 /// Checks a lowered SDFG.
 pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
+    nested::callees(sdfg)?;
     let mut diags = Diagnostics::new();
+    nested::check(sdfg, &mut diags);
     storage::check(sdfg, &mut diags);
     bounds::check(sdfg, &mut diags);
     conflicts::check(sdfg, &mut diags);

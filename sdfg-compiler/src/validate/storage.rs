@@ -27,6 +27,8 @@ pub(super) fn check(sdfg: &Sdfg, diags: &mut Diagnostics) {
                 ),
                 StatementKind::Copy(_) => {}
                 StatementKind::Wait(w) => wait(sdfg, stmt, w, diags),
+                // Reported by `nested::check`.
+                StatementKind::Nested(_) => {}
             }
         }
     }

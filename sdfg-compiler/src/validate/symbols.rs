@@ -114,6 +114,22 @@ fn first_read<'a>(
                     }
                 }
                 StatementKind::Wait(_) => {}
+                // Only in `nested_form` (the checked form is inlined); a
+                // call reads the symbols of its values and bindings.
+                StatementKind::Nested(call) => {
+                    exprs.extend(call.symbols.iter().map(|(_, v)| v));
+                    for b in &call.bindings {
+                        for d in &b.subset {
+                            match d {
+                                SubsetDim::Index(i) => exprs.push(i),
+                                SubsetDim::Range { start, end } => {
+                                    exprs.push(start);
+                                    exprs.push(end);
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
         for (_, e) in sdfg.out_edges(sid) {

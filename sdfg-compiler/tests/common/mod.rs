@@ -32,6 +32,8 @@ pub const STREAMS: &str = fixtures::streams!(stringify);
 pub const SEMANTICS: &str = fixtures::semantics!(stringify);
 pub const REDUCTIONS2: &str = fixtures::reductions2!(stringify);
 pub const MANUAL: &str = fixtures::manual!(stringify);
+pub const NESTED_HOST: &str = fixtures::nested_host!(stringify);
+pub const NESTED_GPU: &str = fixtures::nested_gpu!(stringify);
 pub const BLOCK_SOFTMAX: &str = fixtures::block_softmax!(stringify);
 pub const BLOCK_SOFTMAX_REGISTERS: &str = fixtures::block_softmax_registers!(stringify);
 pub const BLOCK_DOT: &str = fixtures::block_dot!(stringify);
@@ -48,7 +50,7 @@ pub const BLOCK_SOURCES: [&str; 5] = [
 ];
 
 /// Every test SDFG's source.
-pub const SOURCES: [&str; 10] = [
+pub const SOURCES: [&str; 12] = [
     REPRO,
     JACOBI2D,
     WCR_SUM,
@@ -59,6 +61,8 @@ pub const SOURCES: [&str; 10] = [
     SEMANTICS,
     REDUCTIONS2,
     MANUAL,
+    NESTED_HOST,
+    NESTED_GPU,
 ];
 
 /// Every test SDFG, lowered.
@@ -104,6 +108,14 @@ pub fn reductions2() -> Sdfg {
 
 pub fn manual() -> Sdfg {
     lower(MANUAL)
+}
+
+pub fn nested_host() -> Sdfg {
+    lower(NESTED_HOST)
+}
+
+pub fn nested_gpu() -> Sdfg {
+    lower(NESTED_GPU)
 }
 
 /// Every block-map test SDFG, lowered.

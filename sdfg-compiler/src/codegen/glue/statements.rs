@@ -26,7 +26,9 @@ impl Glue<'_> {
             StatementKind::Map(m) => self.host_map(sid, k, st, m),
             StatementKind::Tasklet(t) => self.host_tasklet(sid, st, &t.name.text, &t.body),
             StatementKind::Copy(c) => self.copy(sid, k, st, c.src, c.dst),
-            StatementKind::Wait(_) => TokenStream::new(),
+            // Calls are inlined before code generation (validate rejects an
+            // SDFG that still holds one).
+            StatementKind::Wait(_) | StatementKind::Nested(_) => TokenStream::new(),
         }
     }
 

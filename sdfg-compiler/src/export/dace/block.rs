@@ -42,6 +42,7 @@ pub(super) fn block_sdfg(
         states: Vec::new(),
         start: 0,
         edges: b.edges,
+        nested_form: None,
     };
     for (name, stmts) in b.states {
         let graph = dataflow::build(&stmts);

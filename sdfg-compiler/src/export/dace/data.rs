@@ -17,6 +17,16 @@ impl Cx<'_> {
         }
     }
 
+    /// Row-major strides: the product of the later extents.
+    pub(super) fn strides(&self, id: ContainerId) -> Vec<String> {
+        let shape = self.shape(id);
+        let mut strides = vec!["1".to_string(); shape.len()];
+        for d in (0..shape.len().saturating_sub(1)).rev() {
+            strides[d] = product(&[strides[d + 1].clone(), shape[d + 1].clone()]);
+        }
+        strides
+    }
+
     pub(super) fn array_json(&self, id: ContainerId) -> Value {
         let c = &self.sdfg.containers[id];
         let shape = self.shape(id);
@@ -32,11 +42,7 @@ impl Cx<'_> {
         if c.is_scalar() && !self.boxed_scalars.contains(&id) {
             return json!({"type": "Scalar", "attributes": common});
         }
-        // Row-major strides: the product of the later extents.
-        let mut strides = vec!["1".to_string(); shape.len()];
-        for d in (0..shape.len().saturating_sub(1)).rev() {
-            strides[d] = product(&[strides[d + 1].clone(), shape[d + 1].clone()]);
-        }
+        let strides = self.strides(id);
         let mut attrs = common;
         let extra = json!({
             "strides": strides,

@@ -18,6 +18,10 @@
 //! - a copy is one edge between two access nodes, `other_subset` being the
 //!   destination's subset;
 //! - a `wait` has no DaCe equivalent (DaCe synchronizes by itself) and is left out;
+//! - a call of a nested SDFG is a `NestedSDFG` node holding the callee's
+//!   own SDFG, with its `symbol_mapping` and one connector per bound
+//!   container and direction, named as in the callee; the SDFG written is
+//!   the one with the calls (`Sdfg::nested_form`), not the inlined one;
 //! - ordering-only edges are empty memlets;
 //! - interstate edges are made mutually exclusive (DaCe does not promise to
 //!   try them in order as we do): the k-th edge's condition is
@@ -38,9 +42,11 @@ use crate::dace_format::ARGUMENTS_MARK;
 use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, Storage};
 use serde_json::{json, Map as JsonMap, Value};
 
-/// The DaCe `.sdfg` JSON of `sdfg`.
+/// The DaCe `.sdfg` JSON of `sdfg`; an SDFG that calls nested SDFGs is
+/// written as it was written (`Sdfg::nested_form`), each call a
+/// `NestedSDFG` node.
 pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {
-    sdfg_json(sdfg, false)
+    sdfg_json(sdfg.nested_form.as_deref().unwrap_or(sdfg), false)
 }
 
 /// The JSON of an SDFG; `thread_blocks`: its `gpu` maps are the thread maps

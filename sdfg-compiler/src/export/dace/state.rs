@@ -237,6 +237,21 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                                 _ => {}
                             }
                         }
+                        StatementKind::Nested(_) => {
+                            let Some(memlet) = stmt.memlets.get(m) else {
+                                continue;
+                            };
+                            let json = self.binding_memlet_json(memlet);
+                            match (reads, src.output, dst.input) {
+                                (true, Some(a), Some(n)) => {
+                                    self.add_edge(a, None, n, Some(&memlet.connector), json)
+                                }
+                                (false, Some(n), Some(a)) => {
+                                    self.add_edge(n, Some(&memlet.connector), a, None, json)
+                                }
+                                _ => {}
+                            }
+                        }
                         StatementKind::Copy(_) | StatementKind::Wait(_) => {}
                     }
                 }
@@ -328,8 +343,77 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     tasklet: Some(tasklet),
                 }
             }
+            StatementKind::Nested(call) => {
+                let id = self.add_node(self.nested_json(call, &stmt.memlets), None);
+                Placed {
+                    input: Some(id),
+                    output: Some(id),
+                    tasklet: Some(id),
+                }
+            }
             StatementKind::Copy(_) | StatementKind::Wait(_) => Placed::default(),
         }
+    }
+
+    /// A call as DaCe's `NestedSDFG` node: the callee's own SDFG, the values
+    /// of its symbols (DaCe's `symbol_mapping`) and one connector per bound
+    /// container and direction, named as the callee names it.
+    fn nested_json(&self, call: &crate::ir::NestedSdfg, memlets: &[Memlet]) -> Value {
+        let callee = &*call.callee;
+        let label = dace_identifier(&callee.name.text);
+        let mut mapping = JsonMap::new();
+        for (s, value) in &call.symbols {
+            if let Some(sym) = callee.symbols.get(*s) {
+                mapping.insert(sym.name.text.clone(), json!(self.cx.py(value)));
+            }
+        }
+        let mut ins = JsonMap::new();
+        let mut outs = JsonMap::new();
+        for m in memlets {
+            if m.access.is_write() {
+                outs.insert(m.connector.clone(), Value::Null);
+            } else {
+                ins.insert(m.connector.clone(), Value::Null);
+            }
+        }
+        let mut inner = super::to_sdfg_json(callee);
+        // A bound container is the caller's memory seen through the
+        // binding: its strides are the caller's, dimension by dimension.
+        for b in &call.bindings {
+            let (Some(name), Some(outer)) = (
+                callee.containers.get(b.inner).map(|c| &c.name.text),
+                self.cx.sdfg.containers.get(b.outer),
+            ) else {
+                continue;
+            };
+            if outer.is_scalar() {
+                continue;
+            }
+            let strides: Vec<String> = self
+                .cx
+                .strides(b.outer)
+                .into_iter()
+                .zip(&b.subset)
+                .filter(|(_, d)| matches!(d, crate::ir::SubsetDim::Range { .. }))
+                .map(|(s, _)| s)
+                .collect();
+            let attrs = &mut inner["attributes"]["_arrays"][name.as_str()]["attributes"];
+            if attrs.get("strides").is_some() && !strides.is_empty() {
+                attrs["strides"] = json!(strides);
+            }
+        }
+        json!({
+            "type": "NestedSDFG",
+            "label": label,
+            "attributes": {
+                "label": label,
+                "sdfg": inner,
+                "symbol_mapping": mapping,
+                "in_connectors": ins,
+                "out_connectors": outs,
+                "debuginfo": null,
+            }
+        })
     }
 
     /// The NestedSDFG node of a block map: its program as an SDFG, one
@@ -362,6 +446,19 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                 "debuginfo": null,
             }
         })
+    }
+
+    /// The memlet of a bound container: the binding's subset.
+    fn binding_memlet_json(&self, m: &Memlet) -> Value {
+        memlet_json(
+            &container_name(self.cx.sdfg, m.container),
+            self.cx
+                .subset_json(m.container, &m.subset, &BodyNames::none()),
+            Value::Null,
+            &self.cx.subset_volume(m.container, &m.subset),
+            false,
+            None,
+        )
     }
 
     fn tasklet_json(

@@ -4,7 +4,10 @@
 //!   (MapEntry ... MapExit) is one `map`, whose body is every tasklet of the
 //!   scope in dataflow order, temporaries of the scope (transient scalars
 //!   that live only inside map scopes) becoming locals, and nested maps
-//!   becoming `for` loops; an edge between two access nodes is a `copy`.
+//!   becoming `for` loops; an edge between two access nodes is a `copy`;
+//!   a top-level `NestedSDFG` is a call of a nested `sdfg` (declared once
+//!   per SDFG, `SdfgCx::declare_nested`), its connectors bound to the
+//!   subsets of their memlets.
 //! - Statements come in a topological order of the state's graph (ties in
 //!   the file's node order), so the front end's textual-order rule orders
 //!   conflicting accesses as DaCe's edges do.
@@ -43,6 +46,7 @@ enum Unit {
     Tasklet(usize),
     Map(usize),
     Copy(usize),
+    Nested(usize),
 }
 
 impl<'a> StateConv<'a> {
@@ -168,6 +172,7 @@ impl<'a> StateConv<'a> {
                 Unit::Tasklet(n) => self.host_tasklet(n, indent, &mut lines),
                 Unit::Map(n) => self.map(n, indent, &mut lines),
                 Unit::Copy(e) => self.copy(e, indent, &mut lines),
+                Unit::Nested(n) => self.nested_call(n, indent, &mut lines),
             }
         }
         lines
@@ -197,6 +202,7 @@ impl<'a> StateConv<'a> {
             let unit = match node.kind {
                 NodeKind::Tasklet { .. } => Some(Unit::Tasklet(n)),
                 NodeKind::MapEntry { .. } => Some(Unit::Map(n)),
+                NodeKind::Nested { .. } => Some(Unit::Nested(n)),
                 NodeKind::MapExit => {
                     let label = node.label.clone();
                     self.error(
@@ -275,6 +281,71 @@ impl<'a> StateConv<'a> {
         let d = self.copy_side(dst, dst_subset.as_deref());
         let (Some(s), Some(d)) = (s, d) else { return };
         out.push(format!("{}copy {s} -> {d};", " ".repeat(indent)));
+    }
+
+    /// `Inner(N = M - 1, A = X[1..M], ...);` for a `NestedSDFG` node; the
+    /// callee's items are translated like a whole file.
+    fn nested_call(&mut self, n: usize, indent: usize, out: &mut Vec<String>) {
+        let NodeKind::Nested {
+            model,
+            symbol_mapping,
+        } = self.kind(n)
+        else {
+            return;
+        };
+        let label = self.label(n).to_string();
+        let mut errors = Vec::new();
+        let items = super::sdfg::translate_model(model, super::sdfg::Role::Callee, &mut errors);
+        if !errors.is_empty() {
+            let note = format!("in the nested SDFG `{label}`");
+            for e in errors {
+                self.errors.push(e.note(note.clone()));
+            }
+            return;
+        }
+        let name = self.cx.declare_nested(&label, items);
+        let mut args = Vec::new();
+        for (inner, value) in symbol_mapping {
+            let Ok(parsed) = python::parse_expr(value) else {
+                self.error(
+                    format!("the value `{value}` of symbol `{inner}` of nested SDFG `{label}` does not parse"),
+                    "symbol values are integer expressions over the caller's symbols",
+                );
+                continue;
+            };
+            let want = model
+                .symbols
+                .iter()
+                .find(|(s, _)| s == inner)
+                .and_then(|(_, t)| super::code::dtype(t));
+            let text = self.symbolic(&parsed, &[], want);
+            args.push(format!("{} = {text}", super::names::identifier(inner)));
+        }
+        let mut bound: Vec<&str> = Vec::new();
+        let edges = self.in_edges[n].iter().chain(&self.out_edges[n]).copied();
+        for e in edges.collect::<Vec<_>>() {
+            let edge = &self.state.edges[e];
+            let connector = if edge.dst == n {
+                edge.dst_conn.as_deref()
+            } else {
+                edge.src_conn.as_deref()
+            };
+            let (Some(connector), Some(m)) = (connector, &edge.memlet) else {
+                continue;
+            };
+            if bound.contains(&connector) {
+                continue;
+            }
+            bound.push(connector);
+            if let Some(side) = self.copy_side(&m.data, m.subset.as_deref()) {
+                args.push(format!("{} = {side}", super::names::identifier(connector)));
+            }
+        }
+        out.push(format!(
+            "{}{name}({});",
+            " ".repeat(indent),
+            args.join(", ")
+        ));
     }
 
     /// `NAME` or `NAME[subset]` of one side of a copy.

@@ -97,7 +97,8 @@ impl StateConv<'_> {
                 NodeKind::Access { data } => {
                     self.inner_access(n, data, params, indent, &mut temps_declared, &mut lines)
                 }
-                NodeKind::MapExit | NodeKind::Reported => {}
+                // A nested SDFG inside a map was reported when read.
+                NodeKind::MapExit | NodeKind::Reported | NodeKind::Nested { .. } => {}
             }
         }
         let pad = " ".repeat(indent);

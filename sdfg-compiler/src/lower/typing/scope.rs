@@ -18,6 +18,8 @@ pub(crate) enum ScopeKind {
     Shape,
     /// A copy subset: symbols and literals.
     Subset,
+    /// The value of a nested sdfg's symbol in a call: symbols and literals.
+    CallArgument,
     /// A block map's `block(...)` size: symbols and literals.
     BlockSize,
 }
@@ -34,6 +36,7 @@ impl ScopeKind {
             ScopeKind::MapRange => "a map range",
             ScopeKind::Shape => "a container's shape",
             ScopeKind::Subset => "a copy subset",
+            ScopeKind::CallArgument => "a nested sdfg's symbol value",
             ScopeKind::BlockSize => "a block size",
         }
     }
