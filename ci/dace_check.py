@@ -16,10 +16,14 @@ NAME.run.json format (written by sdfg-compiler/tests/export_dace.rs):
     "symbols": {"N": 8},                        # free symbols, by value
     "arrays": {                                 # every non-transient container
       "X": {"dtype": "int64", "shape": [8], "data": [...]},   # row-major, flat
-      "s": {"dtype": "float64", "shape": [], "data": [1.5]}   # a scalar
-    },
-    "expected": {"Y": [...]}                    # flat, row-major: our results
-  }
+      "s": {"dtype": "float64", "shape": [], "data": [1.5]},  # a scalar
+      "z": {"dtype": "complex128", "shape": [2], "data": [re0, im0, re1, im1]}
+    },                                          # complex: parts interleaved
+    "expected": {"Y": [...]},                   # flat, row-major: our results
+    "ulp": {"Y": 2}                             # optional: float outputs within
+  }                                             # N ulps (transcendental functions:
+                                                # C++ and Rust may call different
+                                                # libm entry points)
 
 --validate-only: step 1 only (many files, e.g. fuzzed exports).
 
@@ -56,6 +60,29 @@ def generate_gpu_code(sdfg, name):
         raise RuntimeError("no CUDA source generated")
 
 
+def ulp_distance(a, b):
+    """Per element: how many floats of a's type lie between a and b (NaN and
+    NaN: 0; NaN and a number: huge)."""
+    import numpy as np
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    def ordered(x):
+        i = x.view(bits).astype(np.int64)
+        return np.where(i < 0, np.iinfo(bits).min - i, i)
+    d = np.abs(ordered(a) - ordered(b)).astype(np.float64)
+    both_nan = np.isnan(a) & np.isnan(b)
+    one_nan = np.isnan(a) ^ np.isnan(b)
+    return np.where(both_nan, 0.0, np.where(one_nan, np.inf, d))
+
+
+def to_array(data, dtype):
+    """A flat JSON list as an array of dtype (complex: re, im interleaved)."""
+    import numpy as np
+    if dtype.kind == "c":
+        part = np.float32 if dtype.itemsize == 8 else np.float64
+        return np.array(data, dtype=part).view(dtype)
+    return np.array(data, dtype=dtype)
+
+
 def run_on_cpu(sdfg, spec, name, failures):
     import dace
     import numpy as np
@@ -68,10 +95,10 @@ def run_on_cpu(sdfg, spec, name, failures):
             fail(failures, name, f"container {arr_name} is missing from the SDFG")
             return
         if isinstance(desc, dace.data.Scalar):
-            args[arr_name] = dtype.type(arr["data"][0])
+            args[arr_name] = to_array(arr["data"], dtype)[0]
         else:
             shape = arr["shape"] or [1]
-            args[arr_name] = np.array(arr["data"], dtype=dtype).reshape(shape).copy()
+            args[arr_name] = to_array(arr["data"], dtype).reshape(shape).copy()
     for sym, value in spec.get("symbols", {}).items():
         args[sym] = value
 
@@ -86,17 +113,27 @@ def run_on_cpu(sdfg, spec, name, failures):
 
     for out_name, want in spec["expected"].items():
         got = np.asarray(args[out_name]).reshape(-1)
-        want = np.array(want, dtype=got.dtype).reshape(-1)
+        want = to_array(want, got.dtype).reshape(-1)
+        if got.dtype.kind == "c":
+            # Compare the parts (bits, NaN == NaN, ulps).
+            part = np.float32 if got.dtype.itemsize == 8 else np.float64
+            got, want = got.view(part), want.view(part)
         if got.shape != want.shape:
             fail(failures, name, f"{out_name}: shape {got.shape}, expected {want.shape}")
             continue
+        tolerance = spec.get("ulp", {}).get(out_name, 0)
         if got.dtype.kind == "f":
             same = (got.view(np.uint8) == want.view(np.uint8)).all() or \
                 np.array_equal(got, want, equal_nan=True)
+            if not same and tolerance:
+                same = bool((ulp_distance(got, want) <= tolerance).all())
         else:
             same = np.array_equal(got, want)
         if not same:
-            bad = [i for i in range(len(got)) if not (got[i] == want[i] or (got[i] != got[i] and want[i] != want[i]))]
+            close = ulp_distance(got, want) if tolerance else None
+            bad = [i for i in range(len(got))
+                   if not (got[i] == want[i] or (got[i] != got[i] and want[i] != want[i])
+                           or (close is not None and close[i] <= tolerance))]
             shown = ", ".join(f"[{i}] dace {got[i]!r} vs ours {want[i]!r}" for i in bad[:5])
             fail(failures, name, f"{out_name} differs at {len(bad)} element(s): {shown}")
 

@@ -16,7 +16,7 @@ directory to compare with DaCe live.
 
 `--errors` writes SDFGs outside what sdfg-rs reads, for the compile-fail
 cases of tests/ui/ (`python ci/dace_fixtures.py --errors tests/ui/dace`):
-a library node, a nested SDFG, a tasklet with a `while` loop, a
+an `Inv` library node, a nested SDFG, a tasklet with a `lambda`, a
 thread-block map with shared memory, a CPU map reading GPU memory.
 
 GPU programs (storage GPU_Global, GPU_Device maps) cannot run here (no
@@ -128,9 +128,31 @@ def repro():
     return sdfg
 
 
+def reduce_nodes():
+    """Reduce library nodes as NumPy's np.sum(A, axis=0) and np.max(A,
+    axis=1) make them, without the views the Python frontend adds."""
+    sdfg = dace.SDFG("reduce_nodes")
+    sdfg.add_array("A", [N, M], dace.float64)
+    sdfg.add_array("colsum", [M], dace.float64)
+    sdfg.add_array("rowmax", [N], dace.float64)
+    state = sdfg.add_state()
+    a = state.add_read("A")
+    for out, axis, wcr, identity in [("colsum", 0, "lambda a, b: a + b", 0),
+                                     ("rowmax", 1, "lambda a, b: max(a, b)", dace.dtypes.min_value(dace.float64))]:
+        red = state.add_reduce(wcr, [axis], identity)
+        state.add_nedge(a, red, dace.Memlet.from_array("A", sdfg.arrays["A"]))
+        state.add_nedge(red, state.add_write(out), dace.Memlet.from_array(out, sdfg.arrays[out]))
+    return sdfg
+
+
 @dace.program
-def library_node(A: dace.float64[N], s: dace.float64[1]):
-    s[0] = np.sum(A)
+def matmul(A: dace.float64[N, M], B: dace.float64[M, N], C: dace.float64[N, N]):
+    C[:] = A @ B
+
+
+@dace.program
+def linalg_inv(A: dace.float64[N, N], B: dace.float64[N, N]):
+    B[:] = np.linalg.inv(A)
 
 
 @dace.program
@@ -152,7 +174,19 @@ def tasklet_while(A: dace.float64[N], B: dace.float64[N]):
             x = a
             while x > 1.0:
                 x = x / 2.0
+                if x < 1.5:
+                    break
             b = x
+
+
+@dace.program
+def tasklet_lambda(A: dace.float64[N], B: dace.float64[N]):
+    for i in dace.map[0:N]:
+        with dace.tasklet:
+            a << A[i]
+            b >> B[i]
+            half = lambda y: y / 2.0
+            b = half(a)
 
 
 def thread_block():
@@ -182,9 +216,9 @@ def cpu_reads_gpu():
 def error_fixtures():
     return [
         ("cpu_reads_gpu", cpu_reads_gpu()),
-        ("library_node", library_node.to_sdfg()),
+        ("linalg_inv", linalg_inv.to_sdfg()),
         ("nested_sdfg", nested_sdfg.to_sdfg()),
-        ("tasklet_while", tasklet_while.to_sdfg()),
+        ("tasklet_lambda", tasklet_lambda.to_sdfg()),
         ("thread_block", thread_block()),
     ]
 
@@ -211,6 +245,15 @@ def fixtures():
         ("loop", loop.to_sdfg(), {"N": 10},
          {"A": ("float64", [10], dyadic(10, 2)), "B": ("float64", [10], [0.0] * 10), "T": ("int64", [], [5])},
          ["A", "B"]),
+        ("tasklet_while", tasklet_while.to_sdfg(), {"N": 8},
+         {"A": ("float64", [8], [0.5, 1.0, 1.75, 3.0, 5.5, 12.0, 100.0, -4.0]), "B": ("float64", [8], [0.0] * 8)},
+         ["B"]),
+        ("reduce_nodes", reduce_nodes(), {"N": n, "M": m},
+         {"A": ("float64", [n, m], dyadic(n * m, 16)), "colsum": ("float64", [m], [0.0] * m), "rowmax": ("float64", [n], [0.0] * n)},
+         ["colsum", "rowmax"]),
+        ("matmul", matmul.to_sdfg(), {"N": n, "M": m},
+         {"A": ("float64", [n, m], dyadic(n * m, 4)), "B": ("float64", [m, n], dyadic(n * m, 2)[::-1]), "C": ("float64", [n, n], [0.0] * (n * n))},
+         ["C"]),
         ("repro", repro(), {"X_size": 32},
          {"T_GPU": ("int32", [], [0]), "X": ("int32", [32], [0] * 32), "U": ("int32", [1], [0])},
          ["X", "U"]),

@@ -28,7 +28,8 @@
 //! # Ok::<(), sdfg::runtime::Error>(())
 //! ```
 //!
-//! The language is described in `docs/GUIDE.md`; the design in `DESIGN.md`.
+//! The language is described in the [`guide`] (`docs/GUIDE.md`), the
+//! design in `DESIGN.md`.
 //!
 //! # Features
 //!
@@ -82,9 +83,16 @@ macro_rules! __introspection_methods {
 
 /// What a program using `sdfg!` needs in scope.
 pub mod prelude {
+    pub use crate::runtime::half::{bf16, f16};
+    pub use crate::runtime::num_complex::Complex;
     pub use crate::runtime::{
-        host_read, host_write, Device, DeviceBuffer, Error, HostBuffer, HostRead, HostWrite,
-        Pending, Running, Stream,
+        c32, c64, host_read, host_write, Device, DeviceBuffer, Error, HostBuffer, HostRead,
+        HostWrite, Pending, Running, Stream,
     };
     pub use crate::sdfg;
 }
+
+// The user's guide (`docs/GUIDE.md`) as a page of these docs; its examples
+// are this crate's doctests.
+#[doc = include_str!("../docs/GUIDE.md")]
+pub mod guide {}

@@ -24,6 +24,9 @@ sdfg! {
 }
 sdfg! { pub sdfg DaceReduction = include "tests/fixtures/dace/reduction.sdfg"; }
 sdfg! { pub sdfg DaceLoop = include "tests/fixtures/dace/loop.sdfg"; }
+sdfg! { pub sdfg DaceTaskletWhile = include "tests/fixtures/dace/tasklet_while.sdfg"; }
+sdfg! { pub sdfg DaceReduceNodes = include "tests/fixtures/dace/reduce_nodes.sdfg"; }
+sdfg! { pub sdfg DaceMatMul = include "tests/fixtures/dace/matmul.sdfg"; }
 sdfg! {
     #[streams(default)]
     pub sdfg DaceRepro = include "tests/fixtures/dace/repro.sdfg";
@@ -32,12 +35,15 @@ sdfg! {
 // The spelling of the same thing.
 sdfg! { include "tests/fixtures/dace/axpy.sdfg" as DaceAxpyAgain, #[streams(single)] }
 
-const FIXTURES: [&str; 6] = [
+const FIXTURES: [&str; 9] = [
     "axpy",
     "jacobi_2d",
     "jacobi_2d_gpu",
     "reduction",
     "loop",
+    "tasklet_while",
+    "reduce_nodes",
+    "matmul",
     "repro",
 ];
 
@@ -105,7 +111,7 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
             let (a, x, mut y) = (input_f64(io, "a"), input_f64(io, "x"), input_f64(io, "y"));
             p.run(DaceAxpyArgs {
                 N: symbol(io, "N") as i32,
-                a: &a,
+                a: a[0],
                 x: &x,
                 y: &mut y,
             })
@@ -120,7 +126,7 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
                 let p = DaceJacobi2d::load(device).expect("load");
                 p.run(DaceJacobi2dArgs {
                     N: n,
-                    TSTEPS: &steps,
+                    TSTEPS: steps[0],
                     A: &mut a,
                     B: &mut b,
                 })
@@ -129,7 +135,7 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
                 let p = DaceJacobi2dGpu::load(device).expect("load");
                 p.run(DaceJacobi2dGpuArgs {
                     N: n,
-                    TSTEPS: &steps,
+                    TSTEPS: steps[0],
                     A: &mut a,
                     B: &mut b,
                 })
@@ -159,10 +165,48 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
                 N: symbol(io, "N") as i32,
                 A: &mut a,
                 B: &mut b,
-                T: &t,
+                T: t[0],
             })
             .expect("run");
             vec![("A", json_f64(a)), ("B", json_f64(b))]
+        }
+        "tasklet_while" => {
+            let p = DaceTaskletWhile::load(device).expect("load");
+            let (a, mut b) = (input_f64(io, "A"), input_f64(io, "B"));
+            p.run(DaceTaskletWhileArgs {
+                N: symbol(io, "N") as i32,
+                A: &a,
+                B: &mut b,
+            })
+            .expect("run");
+            vec![("B", json_f64(b))]
+        }
+        "reduce_nodes" => {
+            let p = DaceReduceNodes::load(device).expect("load");
+            let a = input_f64(io, "A");
+            let (mut colsum, mut rowmax) = (input_f64(io, "colsum"), input_f64(io, "rowmax"));
+            p.run(DaceReduceNodesArgs {
+                N: symbol(io, "N") as i32,
+                M: symbol(io, "M") as i32,
+                A: &a,
+                colsum: &mut colsum,
+                rowmax: &mut rowmax,
+            })
+            .expect("run");
+            vec![("colsum", json_f64(colsum)), ("rowmax", json_f64(rowmax))]
+        }
+        "matmul" => {
+            let p = DaceMatMul::load(device).expect("load");
+            let (a, b, mut c) = (input_f64(io, "A"), input_f64(io, "B"), input_f64(io, "C"));
+            p.run(DaceMatMulArgs {
+                N: symbol(io, "N") as i32,
+                M: symbol(io, "M") as i32,
+                A: &a,
+                B: &b,
+                C: &mut c,
+            })
+            .expect("run");
+            vec![("C", json_f64(c))]
         }
         "repro" => {
             let p = DaceRepro::load(device).expect("load");
@@ -228,6 +272,9 @@ fixture_test!(dace_jacobi_2d_matches_dace, "jacobi_2d");
 fixture_test!(dace_jacobi_2d_gpu_matches_dace, "jacobi_2d_gpu");
 fixture_test!(dace_reduction_matches_dace, "reduction");
 fixture_test!(dace_loop_matches_dace, "loop");
+fixture_test!(dace_tasklet_while_matches_dace, "tasklet_while");
+fixture_test!(dace_reduce_nodes_match_dace, "reduce_nodes");
+fixture_test!(dace_matmul_matches_dace, "matmul");
 fixture_test!(dace_repro_matches_dace, "repro");
 
 #[test]
@@ -242,7 +289,7 @@ fn the_include_as_spelling_reads_the_same_file() {
     );
     p.run(DaceAxpyAgainArgs {
         N: symbol(&io, "N") as i32,
-        a: &a,
+        a: a[0],
         x: &x,
         y: &mut y,
     })

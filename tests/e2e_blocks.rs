@@ -149,7 +149,7 @@ fn dot_with_block_partials() {
 #[test]
 fn gemm_with_shared_tiles_and_register_blocks() {
     for device in common::devices("block gemm") {
-        let (m, n, k) = (256usize, 128usize, 40usize);
+        let (m, n, k) = (256usize, 128usize, 48usize);
         let mut rng = Rng::new(13);
         // Small integers: every sum is exact, in any order.
         let a: Vec<f32> = (0..m * k)

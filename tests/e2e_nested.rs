@@ -23,7 +23,7 @@ fn nested_host_matches_plain_rust() {
                 X: &x,
                 Y: &mut y,
                 total: &mut total,
-                scale: &[1.5],
+                scale: 1.5,
             })
             .unwrap();
         let mut ry = y0.clone();

@@ -50,7 +50,7 @@ fn a_program_calls_programs_of_other_invocations() {
             .unwrap()
             .run(CallerArgs {
                 N: n as i64,
-                s: &[0.5],
+                s: 0.5,
                 X: &x,
                 Y: &mut y,
             })
@@ -65,7 +65,7 @@ fn a_program_calls_programs_of_other_invocations() {
             .unwrap()
             .run(blas::AxpyArgs {
                 M: n as i64,
-                a: &[2.0],
+                a: 2.0,
                 U: &x,
                 V: &mut v,
             })

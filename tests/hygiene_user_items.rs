@@ -50,7 +50,7 @@ fn user_items_named_like_symbols_and_containers() {
             S: 2,
             X: &x,
             M: &mut m,
-            B: &[1.0],
+            B: 1.0,
             C: &mut c,
         })
         .expect("run");

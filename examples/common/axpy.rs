@@ -66,10 +66,9 @@ impl Launch for AxpyWorkload {
         stream: Option<&Stream>,
         then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
     ) -> sdfg::runtime::Result<R> {
-        let a = [self.a];
         let args = AxpyArgs {
             N: self.n as i64,
-            A: &a,
+            A: self.a,
             X: &self.x,
             Y: &mut self.y,
         };

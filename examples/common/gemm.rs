@@ -1,8 +1,8 @@
 //! C = A B in f32 with block maps (GUIDE section 14.5): 128 x 128 tiles of
-//! C per block iteration, `shared` tiles of A and B per step of 8 in k, an
+//! C per block iteration, `shared` tiles of A and B per step of 16 in k, an
 //! 8 x 8 `register` block of C per thread, `mul_add`. The program is the
 //! `block_gemm` fixture of tests/common/fixtures.rs (the e2e tests run the
-//! same one). M and N must be multiples of 128, K of 8.
+//! same one). M and N must be multiples of 128, K of 16.
 //!
 //! The check compares sampled elements of C with an f64 reference, in units
 //! of the rounding-error bound of an f32 dot product of length K.
@@ -33,11 +33,11 @@ pub struct GemmWorkload {
     host_b: Vec<f32>,
 }
 
-/// The sizes the block program takes: M and N multiples of 128, K of 8.
+/// The sizes the block program takes: M and N multiples of 128, K of 16.
 pub fn gemm_dims_ok([m, n, k]: [usize; 3]) -> Result<(), String> {
-    if m == 0 || n == 0 || k == 0 || m % 128 != 0 || n % 128 != 0 || k % 8 != 0 {
+    if m == 0 || n == 0 || k == 0 || m % 128 != 0 || n % 128 != 0 || k % 16 != 0 {
         return Err(format!(
-            "gemm: M and N must be positive multiples of 128 and K of 8 (got {m}, {n}, {k})"
+            "gemm: M and N must be positive multiples of 128 and K of 16 (got {m}, {n}, {k})"
         ));
     }
     Ok(())

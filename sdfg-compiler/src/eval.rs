@@ -84,7 +84,7 @@ pub fn exec_body(body: &TaskletBody, env: &mut dyn Env) -> Result<(), EvalFault>
         block: HashMap::new(),
         thread_iteration: 0,
     };
-    ev.stmts(&body.stmts);
+    let _ = ev.stmts(&body.stmts);
     match ev.fault {
         Some(f) => Err(f),
         None => Ok(()),
@@ -210,6 +210,14 @@ pub fn zero(ty: ScalarType) -> Value {
     Value::from_bits(ty, 0)
 }
 
+/// How a statement ends: on to the next one, or out of the innermost loop's body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Next,
+    Break,
+    Continue,
+}
+
 struct Evaluator<'e> {
     env: &'e mut dyn Env,
     locals: Vec<Value>,
@@ -243,13 +251,18 @@ impl Evaluator<'_> {
         index.iter().map(|i| index_value(self.expr(i))).collect()
     }
 
-    fn stmts(&mut self, stmts: &[Stmt]) {
+    /// Runs `stmts` until one of them leaves the block (`break`, `continue`).
+    fn stmts(&mut self, stmts: &[Stmt]) -> Flow {
         for s in stmts {
-            self.stmt(s);
+            let flow = self.stmt(s);
+            if flow != Flow::Next {
+                return flow;
+            }
         }
+        Flow::Next
     }
 
-    fn stmt(&mut self, s: &Stmt) {
+    fn stmt(&mut self, s: &Stmt) -> Flow {
         match s {
             Stmt::Let { local, init, .. }
             | Stmt::AssignLocal {
@@ -307,11 +320,11 @@ impl Evaluator<'_> {
             Stmt::If {
                 cond, then, else_, ..
             } => {
-                if truthy(self.expr(cond)) {
+                return if truthy(self.expr(cond)) {
                     self.stmts(then)
                 } else {
                     self.stmts(else_)
-                }
+                };
             }
             Stmt::For {
                 var,
@@ -337,15 +350,17 @@ impl Evaluator<'_> {
                 let mut v = cast(start, ty);
                 let below = if inclusive { BinOp::Le } else { BinOp::Lt };
                 if !step_positive(step) || !compare(below, v, bound) {
-                    return;
+                    return Flow::Next;
                 }
                 loop {
                     self.set_local(*var, v);
-                    self.stmts(body);
+                    if self.stmts(body) == Flow::Break {
+                        break;
+                    }
                     // Rust's step_by: stop when the next value would pass the
                     // bound or overflow (the unsigned distance to the bound
                     // is below the step, or at most the step when exclusive).
-                    let mask = width_mask(ty);
+                    let mask = width_mask(ty) as u128;
                     let distance = bound.to_bits().wrapping_sub(v.to_bits()) & mask;
                     let s = step.to_bits() & mask;
                     if distance < s || (!inclusive && distance == s) {
@@ -354,7 +369,17 @@ impl Evaluator<'_> {
                     v = Value::from_bits(ty, v.to_bits().wrapping_add(step.to_bits()));
                 }
             }
+            Stmt::While { cond, body, .. } => {
+                while truthy(self.expr(cond)) {
+                    if self.stmts(body) == Flow::Break {
+                        break;
+                    }
+                }
+            }
+            Stmt::Break { .. } => return Flow::Break,
+            Stmt::Continue { .. } => return Flow::Continue,
         }
+        Flow::Next
     }
 
     fn expr(&mut self, e: &Expr) -> Value {
@@ -419,6 +444,10 @@ fn truthy(v: Value) -> bool {
 /// bounds either way).
 pub fn index_value(v: Value) -> i64 {
     match v {
+        Value::I8(x) => x as i64,
+        Value::I16(x) => x as i64,
+        Value::U8(x) => x as i64,
+        Value::U16(x) => x as i64,
         Value::I32(x) => x as i64,
         Value::I64(x) => x,
         Value::U32(x) => x as i64,
@@ -426,6 +455,10 @@ pub fn index_value(v: Value) -> i64 {
         Value::Bool(b) => b as i64,
         Value::F32(x) => x as i64,
         Value::F64(x) => x as i64,
+        Value::F16(x) => x.to_f32() as i64,
+        Value::BF16(x) => x.to_f32() as i64,
+        Value::C32(z) => z.re as i64,
+        Value::C64(z) => z.re as i64,
     }
 }
 
@@ -438,6 +471,10 @@ fn width_mask(ty: ScalarType) -> u64 {
 
 fn step_positive(step: Value) -> bool {
     match step {
+        Value::I8(s) => s > 0,
+        Value::I16(s) => s > 0,
+        Value::U8(s) => s > 0,
+        Value::U16(s) => s > 0,
         Value::I32(s) => s > 0,
         Value::I64(s) => s > 0,
         Value::U32(s) => s > 0,
@@ -446,9 +483,40 @@ fn step_positive(step: Value) -> bool {
     }
 }
 
+/// An f16/bf16 value as the f32 it equals exactly (others unchanged):
+/// the 16-bit floats compute in f32 ...
+fn widen_half(v: Value) -> Value {
+    if v.ty().is_half_float() {
+        cast(v, ScalarType::F32)
+    } else {
+        v
+    }
+}
+
+/// ... and a float result rounds back to the operand's type `ty` (to
+/// nearest, ties to even), as `half`'s operators and the PTX backend do.
+fn round_half(ty: ScalarType, r: Value) -> Value {
+    if r.ty() == ScalarType::F32 {
+        cast(r, ty)
+    } else {
+        r
+    }
+}
+
 /// `op arg`.
 pub fn unary(op: UnOp, v: Value) -> Value {
+    if v.ty().is_half_float() {
+        return round_half(v.ty(), unary(op, widen_half(v)));
+    }
     match (op, v) {
+        (UnOp::Neg, Value::I8(x)) => Value::I8(x.wrapping_neg()),
+        (UnOp::Neg, Value::I16(x)) => Value::I16(x.wrapping_neg()),
+        (UnOp::Neg, Value::U8(x)) => Value::U8(x.wrapping_neg()),
+        (UnOp::Neg, Value::U16(x)) => Value::U16(x.wrapping_neg()),
+        (UnOp::Not, Value::I8(x)) => Value::I8(!x),
+        (UnOp::Not, Value::I16(x)) => Value::I16(!x),
+        (UnOp::Not, Value::U8(x)) => Value::U8(!x),
+        (UnOp::Not, Value::U16(x)) => Value::U16(!x),
         (UnOp::Neg, Value::I32(x)) => Value::I32(x.wrapping_neg()),
         (UnOp::Neg, Value::I64(x)) => Value::I64(x.wrapping_neg()),
         (UnOp::Neg, Value::U32(x)) => Value::U32(x.wrapping_neg()),
@@ -461,6 +529,10 @@ pub fn unary(op: UnOp, v: Value) -> Value {
         (UnOp::Not, Value::I64(x)) => Value::I64(!x),
         (UnOp::Not, Value::U32(x)) => Value::U32(!x),
         (UnOp::Not, Value::U64(x)) => Value::U64(!x),
+        (UnOp::Neg, Value::C32(z)) => Value::C32(-z),
+        (UnOp::Neg, Value::C64(z)) => Value::C64(-z),
+        // Computed in f32 (above).
+        (UnOp::Neg, v @ (Value::F16(_) | Value::BF16(_))) => v,
         // Not on floats is rejected by validation; keep the evaluator total.
         (UnOp::Not, f) => f,
     }
@@ -520,6 +592,23 @@ macro_rules! float_binop {
     }};
 }
 
+/// Complex `+ - * /` with num-complex's formulas (naive division), `==` and
+/// `!=` part by part; the operators the front end rejects leave `a`.
+macro_rules! complex_binop {
+    ($op:expr, $a:expr, $b:expr, $ctor:path) => {{
+        let (a, b) = ($a, $b);
+        match $op {
+            BinOp::Add => $ctor(a + b),
+            BinOp::Sub => $ctor(a - b),
+            BinOp::Mul => $ctor(a * b),
+            BinOp::Div => $ctor(a / b),
+            BinOp::Eq => Value::Bool(a == b),
+            BinOp::Ne => Value::Bool(a != b),
+            _ => $ctor(a),
+        }
+    }};
+}
+
 /// `a op b` for every operator but the lazy `&&`/`||` (evaluated eagerly
 /// here). Operands have the same type, except the shift amount.
 pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
@@ -533,13 +622,22 @@ pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
     // Mismatched operand types are rejected by validation; convert the right
     // side so the evaluator stays total.
     let b = if a.ty() != b.ty() { cast(b, a.ty()) } else { b };
+    if a.ty().is_half_float() {
+        return round_half(a.ty(), binary(op, widen_half(a), widen_half(b)));
+    }
     match (a, b) {
+        (Value::I8(x), Value::I8(y)) => int_binop!(op, x, y, i8, Value::I8),
+        (Value::I16(x), Value::I16(y)) => int_binop!(op, x, y, i16, Value::I16),
+        (Value::U8(x), Value::U8(y)) => int_binop!(op, x, y, u8, Value::U8),
+        (Value::U16(x), Value::U16(y)) => int_binop!(op, x, y, u16, Value::U16),
         (Value::I32(x), Value::I32(y)) => int_binop!(op, x, y, i32, Value::I32),
         (Value::I64(x), Value::I64(y)) => int_binop!(op, x, y, i64, Value::I64),
         (Value::U32(x), Value::U32(y)) => int_binop!(op, x, y, u32, Value::U32),
         (Value::U64(x), Value::U64(y)) => int_binop!(op, x, y, u64, Value::U64),
         (Value::F32(x), Value::F32(y)) => float_binop!(op, x, y, Value::F32),
         (Value::F64(x), Value::F64(y)) => float_binop!(op, x, y, Value::F64),
+        (Value::C32(x), Value::C32(y)) => complex_binop!(op, x, y, Value::C32),
+        (Value::C64(x), Value::C64(y)) => complex_binop!(op, x, y, Value::C64),
         (Value::Bool(x), Value::Bool(y)) => match op {
             BinOp::BitAnd => Value::Bool(x & y),
             BinOp::BitOr => Value::Bool(x | y),
@@ -563,6 +661,14 @@ fn shift(op: BinOp, a: Value, b: Value) -> Value {
     // The amount: any integer type, masked to the width of the left operand.
     let amount = (b.to_bits() & 0xffff_ffff) as u32;
     match (op, a) {
+        (BinOp::Shl, Value::I8(x)) => Value::I8(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::I16(x)) => Value::I16(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::U8(x)) => Value::U8(x.wrapping_shl(amount)),
+        (BinOp::Shl, Value::U16(x)) => Value::U16(x.wrapping_shl(amount)),
+        (_, Value::I8(x)) => Value::I8(x.wrapping_shr(amount)),
+        (_, Value::I16(x)) => Value::I16(x.wrapping_shr(amount)),
+        (_, Value::U8(x)) => Value::U8(x.wrapping_shr(amount)),
+        (_, Value::U16(x)) => Value::U16(x.wrapping_shr(amount)),
         (BinOp::Shl, Value::I32(x)) => Value::I32(x.wrapping_shl(amount)),
         (BinOp::Shl, Value::I64(x)) => Value::I64(x.wrapping_shl(amount)),
         (BinOp::Shl, Value::U32(x)) => Value::U32(x.wrapping_shl(amount)),
@@ -609,6 +715,22 @@ macro_rules! float_call {
             MathFn::Max => max_number(x.into(), y.into()) as _,
             MathFn::Floor => x.floor(),
             MathFn::Ceil => x.ceil(),
+            MathFn::Atan2 => x.atan2(y),
+            MathFn::Asin => x.asin(),
+            MathFn::Acos => x.acos(),
+            MathFn::Atan => x.atan(),
+            MathFn::Sinh => x.sinh(),
+            MathFn::Cosh => x.cosh(),
+            MathFn::Hypot => x.hypot(y),
+            MathFn::Cbrt => x.cbrt(),
+            // Functions of complex values (handled by `complex_call`); on
+            // reals the front end rejects them: identity.
+            MathFn::Conj
+            | MathFn::NormSqr
+            | MathFn::Arg
+            | MathFn::Re
+            | MathFn::Im
+            | MathFn::Complex => x,
             // One rounding (IEEE fusedMultiplyAdd).
             MathFn::MulAdd => x.mul_add(y, z),
         })
@@ -620,10 +742,20 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
     let a = args.first().copied().unwrap_or(Value::I32(0));
     let b = args.get(1).copied().unwrap_or_else(|| zero(a.ty()));
     let c = args.get(2).copied().unwrap_or_else(|| zero(a.ty()));
+    if let Some(v) = complex_call(f, a, b) {
+        return v;
+    }
+    if a.ty().is_half_float() {
+        // The f32 function, rounded once to the 16-bit type.
+        let wide: Vec<Value> = args.iter().map(|v| widen_half(*v)).collect();
+        return round_half(a.ty(), call(f, &wide));
+    }
     match (f, a) {
+        (MathFn::Abs, Value::I8(x)) => Value::I8(x.wrapping_abs()),
+        (MathFn::Abs, Value::I16(x)) => Value::I16(x.wrapping_abs()),
         (MathFn::Abs, Value::I32(x)) => Value::I32(x.wrapping_abs()),
         (MathFn::Abs, Value::I64(x)) => Value::I64(x.wrapping_abs()),
-        (MathFn::Abs, v @ (Value::U32(_) | Value::U64(_) | Value::Bool(_))) => v,
+        (MathFn::Abs, v) if v.ty().is_unsigned_integer() || v.ty() == ScalarType::Bool => v,
         (MathFn::Min | MathFn::Max, _)
             if a.ty() != ScalarType::F32 && a.ty() != ScalarType::F64 =>
         {
@@ -651,6 +783,49 @@ pub fn call(f: MathFn, args: &[Value]) -> Value {
         // Float functions on integers are rejected by validation: identity.
         (_, v) => v,
     }
+}
+
+/// The complex functions and `c64::new(re, im)` as num-complex computes
+/// them: `abs` is `norm` (a hypot), `exp` is `from_polar(e^re, im)` after
+/// its special cases. None for calls that are not about complex values.
+fn complex_call(f: MathFn, a: Value, b: Value) -> Option<Value> {
+    Some(match (f, a) {
+        (MathFn::Complex, Value::F32(re)) => Value::C32(num_complex::Complex::new(
+            re,
+            match cast(b, ScalarType::F32) {
+                Value::F32(im) => im,
+                _ => 0.0,
+            },
+        )),
+        (MathFn::Complex, Value::F64(re)) => Value::C64(num_complex::Complex::new(
+            re,
+            match cast(b, ScalarType::F64) {
+                Value::F64(im) => im,
+                _ => 0.0,
+            },
+        )),
+        (_, Value::C32(z)) => match f {
+            MathFn::Abs => Value::F32(z.norm()),
+            MathFn::NormSqr => Value::F32(z.norm_sqr()),
+            MathFn::Arg => Value::F32(z.arg()),
+            MathFn::Re => Value::F32(z.re),
+            MathFn::Im => Value::F32(z.im),
+            MathFn::Conj => Value::C32(z.conj()),
+            MathFn::Exp => Value::C32(z.exp()),
+            _ => a,
+        },
+        (_, Value::C64(z)) => match f {
+            MathFn::Abs => Value::F64(z.norm()),
+            MathFn::NormSqr => Value::F64(z.norm_sqr()),
+            MathFn::Arg => Value::F64(z.arg()),
+            MathFn::Re => Value::F64(z.re),
+            MathFn::Im => Value::F64(z.im),
+            MathFn::Conj => Value::C64(z.conj()),
+            MathFn::Exp => Value::C64(z.exp()),
+            _ => a,
+        },
+        _ => return None,
+    })
 }
 
 /// The new value of an element after `old (op) new` (a WCR store).

@@ -137,7 +137,10 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
         // An included SDFG's source is its translation (what `ir()` parses).
         source: included.as_ref().map_or(written, |inc| inc.source.clone()),
         dot: export::dot::to_dot(&sdfg, Some(&schedule)),
-        sdfg_json: export::dace::to_sdfg_json_string(&sdfg),
+        sdfg_json: match export::dace::unexportable(&sdfg) {
+            Some(why) => Err(why),
+            None => Ok(export::dace::to_sdfg_json_string(&sdfg)),
+        },
     };
     let mut tokens = codegen::generate(&sdfg, &schedule, &texts);
     tokens.extend(codegen::replay::replay_macro(&sdfg, replay));

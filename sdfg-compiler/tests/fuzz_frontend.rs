@@ -697,6 +697,14 @@ fn check_stmt(sdfg: &Sdfg, body: &TaskletBody, st: &Stmt, params: usize) {
             );
             inner.iter().for_each(|s| check_stmt(sdfg, body, s, params));
         }
+        Stmt::While {
+            cond, body: inner, ..
+        } => {
+            assert_eq!(cond.ty, ScalarType::Bool);
+            check_expr(sdfg, cond, locals, params);
+            inner.iter().for_each(|s| check_stmt(sdfg, body, s, params));
+        }
+        Stmt::Break { .. } | Stmt::Continue { .. } => {}
         Stmt::ThreadMap(t) => {
             for p in &t.params {
                 assert!(p.local < locals);
@@ -705,7 +713,9 @@ fn check_stmt(sdfg: &Sdfg, body: &TaskletBody, st: &Stmt, params: usize) {
                 check_expr(sdfg, &p.start, locals, params);
                 check_expr(sdfg, &p.end, locals, params);
             }
-            t.body.iter().for_each(|s| check_stmt(sdfg, body, s, params));
+            t.body
+                .iter()
+                .for_each(|s| check_stmt(sdfg, body, s, params));
         }
         Stmt::Barrier(_) => {}
     }

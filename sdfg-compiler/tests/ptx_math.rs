@@ -337,3 +337,118 @@ fn fmod_is_exact() {
         );
     }
 }
+
+/// A two-argument function of f64 and its reference.
+type Pair64 = (fn(f64, f64) -> f64, fn(f64, f64) -> f64);
+/// A two-argument function of f32 and its reference.
+type Pair32 = (fn(f32, f32) -> f32, fn(f32, f32) -> f32);
+
+/// The worst ulp distance of a two-argument function over `pairs` (f64 and
+/// the same pairs rounded to f32), against std, checked against the bounds.
+fn check_pairs(name: &str, f64s: Pair64, f32s: Pair32, pairs: &[(f64, f64)]) {
+    let mut worst64 = (0.0f64, 0.0, 0.0);
+    let mut worst32 = (0.0f64, 0.0f32, 0.0f32);
+    for &(x, y) in pairs {
+        let u = ulp64(f64s.0(x, y), f64s.1(x, y));
+        if u > worst64.0 {
+            worst64 = (u, x, y);
+        }
+        let (x32, y32) = (x as f32, y as f32);
+        let u = ulp32(f32s.0(x32, y32), f32s.1(x32, y32));
+        if u > worst32.0 {
+            worst32 = (u, x32, y32);
+        }
+    }
+    println!(
+        "{name} f64: max {} ulp at ({:e}, {:e}); f32: max {} ulp at ({:e}, {:e})",
+        worst64.0, worst64.1, worst64.2, worst32.0, worst32.1, worst32.2
+    );
+    let (x, y) = (worst64.1, worst64.2);
+    assert!(
+        worst64.0 <= bound(&format!("{name} f64")),
+        "{name} f64 {worst64:?}: got {:e} want {:e}",
+        f64s.0(x, y),
+        f64s.1(x, y)
+    );
+    assert!(
+        worst32.0 <= bound(&format!("{name} f32")),
+        "{name} f32 {worst32:?}"
+    );
+}
+
+/// Every pair of the edge values, plus random pairs of every magnitude.
+fn pairs_of_every_magnitude(r: &mut Rng) -> Vec<(f64, f64)> {
+    let mut pairs = Vec::new();
+    for &x in &EDGE {
+        for &y in &EDGE {
+            pairs.push((x, y));
+            pairs.push((-x, y));
+        }
+    }
+    for _ in 0..N {
+        pairs.push((log_uniform(r, -1074, 1023), log_uniform(r, -1074, 1023)));
+        pairs.push((log_uniform(r, -30, 30), log_uniform(r, -30, 30)));
+        pairs.push((r.range(-2.0, 2.0), r.range(-2.0, 2.0)));
+        let x = log_uniform(r, -60, 60);
+        pairs.push((x, x * r.range(0.999, 1.001)));
+    }
+    pairs
+}
+
+#[test]
+fn atan2_and_hypot_within_bounds() {
+    let mut r = Rng::new(8);
+    let pairs = pairs_of_every_magnitude(&mut r);
+    check_pairs(
+        "atan2",
+        (m::atan2_f64, f64::atan2),
+        (m::atan2_f32, f32::atan2),
+        &pairs,
+    );
+    check_pairs(
+        "hypot",
+        (m::hypot_f64, f64::hypot),
+        (m::hypot_f32, f32::hypot),
+        &pairs,
+    );
+}
+
+#[test]
+fn atan_asin_acos_within_bounds() {
+    let mut r = Rng::new(9);
+    let mut xs: Vec<f64> = (0..N).map(|_| r.range(-1.0, 1.0)).collect();
+    xs.extend((0..N / 4).map(|_| log_uniform(&mut r, -1074, 1023)));
+    xs.extend((0..N / 4).map(|_| 1.0 - log_uniform(&mut r, -53, -1).abs()));
+    xs.extend((0..N / 4).map(|_| -1.0 + log_uniform(&mut r, -53, -1).abs()));
+    xs.extend((0..N / 4).map(|_| r.range(-20.0, 20.0)));
+    check64("atan f64", m::atan_f64, f64::atan, &xs, bound("atan f64"));
+    check32("atan f32", m::atan_f32, f32::atan, &xs, bound("atan f32"));
+    check64("asin f64", m::asin_f64, f64::asin, &xs, bound("asin f64"));
+    check32("asin f32", m::asin_f32, f32::asin, &xs, bound("asin f32"));
+    check64("acos f64", m::acos_f64, f64::acos, &xs, bound("acos f64"));
+    check32("acos f32", m::acos_f32, f32::acos, &xs, bound("acos f32"));
+}
+
+#[test]
+fn sinh_cosh_within_bounds() {
+    let mut r = Rng::new(10);
+    let mut xs: Vec<f64> = (0..N).map(|_| r.range(-25.0, 25.0)).collect();
+    xs.extend((0..N).map(|_| r.range(-1.0, 1.0)));
+    xs.extend((0..N / 4).map(|_| log_uniform(&mut r, -80, 5)));
+    xs.extend((0..N / 4).map(|_| r.range(-712.0, 712.0)));
+    xs.extend([22.0, -22.0, 710.4, 710.5, 0.5 * std::f64::consts::LN_2]);
+    check64("sinh f64", m::sinh_f64, f64::sinh, &xs, bound("sinh f64"));
+    check32("sinh f32", m::sinh_f32, f32::sinh, &xs, bound("sinh f32"));
+    check64("cosh f64", m::cosh_f64, f64::cosh, &xs, bound("cosh f64"));
+    check32("cosh f32", m::cosh_f32, f32::cosh, &xs, bound("cosh f32"));
+}
+
+#[test]
+fn cbrt_within_bounds() {
+    let mut r = Rng::new(11);
+    let mut xs: Vec<f64> = (0..N).map(|_| log_uniform(&mut r, -1074, 1023)).collect();
+    xs.extend((0..N).map(|_| r.range(-10.0, 10.0)));
+    xs.extend((1..2000i64).map(|k| (k * k * k) as f64));
+    check64("cbrt f64", m::cbrt_f64, f64::cbrt, &xs, bound("cbrt f64"));
+    check32("cbrt f32", m::cbrt_f32, f32::cbrt, &xs, bound("cbrt f32"));
+}

@@ -5,9 +5,11 @@
 //! maps write host slices through [`cells`], so a racy user map (`X[0] = i`
 //! in parallel) is a benign race on atomics, never undefined behaviour.
 
+use num_complex::Complex;
 use std::fmt::Debug;
 use std::sync::atomic::{
-    AtomicBool, AtomicI32, AtomicI64, AtomicU32, AtomicU64, Ordering::Relaxed,
+    AtomicBool, AtomicI16, AtomicI32, AtomicI64, AtomicI8, AtomicU16, AtomicU32, AtomicU64,
+    AtomicU8, Ordering::Relaxed,
 };
 
 mod sealed {
@@ -23,6 +25,14 @@ mod sealed {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ElemType {
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
+    /// `u8`
+    U8,
+    /// `u16`
+    U16,
     /// `i32`
     I32,
     /// `i64`
@@ -35,8 +45,16 @@ pub enum ElemType {
     F32,
     /// `f64`
     F64,
+    /// `f16`: `half::f16`
+    F16,
+    /// `bf16`: `half::bf16`
+    BF16,
     /// `bool` (one byte, 0 or 1; also as a kernel parameter)
     Bool,
+    /// `c32`: `num_complex::Complex<f32>` (re, im)
+    C32,
+    /// `c64`: `num_complex::Complex<f64>` (re, im)
+    C64,
 }
 
 impl ElemType {
@@ -47,9 +65,11 @@ impl ElemType {
     /// ```
     pub const fn size_bytes(self) -> usize {
         match self {
+            ElemType::I8 | ElemType::U8 | ElemType::Bool => 1,
+            ElemType::I16 | ElemType::U16 | ElemType::F16 | ElemType::BF16 => 2,
             ElemType::I32 | ElemType::U32 | ElemType::F32 => 4,
-            ElemType::I64 | ElemType::U64 | ElemType::F64 => 8,
-            ElemType::Bool => 1,
+            ElemType::I64 | ElemType::U64 | ElemType::F64 | ElemType::C32 => 8,
+            ElemType::C64 => 16,
         }
     }
 
@@ -60,13 +80,21 @@ impl ElemType {
     /// ```
     pub const fn rust_name(self) -> &'static str {
         match self {
+            ElemType::I8 => "i8",
+            ElemType::I16 => "i16",
+            ElemType::U8 => "u8",
+            ElemType::U16 => "u16",
             ElemType::I32 => "i32",
             ElemType::I64 => "i64",
             ElemType::U32 => "u32",
             ElemType::U64 => "u64",
             ElemType::F32 => "f32",
             ElemType::F64 => "f64",
+            ElemType::F16 => "f16",
+            ElemType::BF16 => "bf16",
             ElemType::Bool => "bool",
+            ElemType::C32 => "c32",
+            ElemType::C64 => "c64",
         }
     }
 }
@@ -77,7 +105,9 @@ impl std::fmt::Display for ElemType {
     }
 }
 
-/// An element type of a container: `i32 i64 u32 u64 f32 f64 bool` (sealed).
+/// An element type of a container: `i8 i16 i32 i64 u8 u16 u32 u64 f32 f64
+/// bool`, the 16-bit floats `half::f16` and `half::bf16`, and the complex `c32` and `c64` (`num_complex::Complex<f32>`,
+/// `Complex<f64>`) (sealed).
 ///
 /// ```
 /// use sdfg_runtime::Elem;
@@ -104,27 +134,43 @@ pub trait Elem:
     fn load(cell: &Self::Cell) -> Self;
     /// Stores a value (Relaxed).
     fn store(cell: &Self::Cell, v: Self);
-    /// The value's bits, zero-extended to 64 bits (bool: 0 or 1).
-    fn to_bits(self) -> u64;
+    /// The value's bits as in memory (little-endian), zero-extended to 128
+    /// bits (bool: 0 or 1; complex: re in the low half).
+    fn to_bits(self) -> u128;
     /// The inverse of [`Elem::to_bits`] (extra high bits are ignored; bool: nonzero is true).
-    fn from_bits(bits: u64) -> Self;
+    fn from_bits(bits: u128) -> Self;
 }
 
-/// Numeric element types (all but `bool`): atomic write-conflict resolution.
+/// Element types that `+=` reductions take (every numeric type and the
+/// complex ones, which add part by part).
+///
+/// ```
+/// use num_complex::Complex;
+/// use sdfg_runtime::{Elem, SumElem};
+/// let cell = <Complex<f64> as Elem>::Cell::default();
+/// Complex::<f64>::reduce_sum(&cell, Complex::new(1.5, -1.0));
+/// Complex::<f64>::reduce_sum(&cell, Complex::new(2.0, 0.5));
+/// assert_eq!(Complex::<f64>::load(&cell), Complex::new(3.5, -0.5));
+/// ```
+pub trait SumElem: Elem {
+    /// `*cell += v`, atomically (complex values: each part atomically).
+    fn reduce_sum(cell: &Self::Cell, v: Self);
+}
+
+/// Numeric element types (all but `bool` and the complex ones): atomic
+/// write-conflict resolution.
 ///
 /// Integers wrap on overflow; float `min`/`max` are [`MinMaxNumber`]'s.
 ///
 /// ```
-/// use sdfg_runtime::{Elem, NumElem};
+/// use sdfg_runtime::{Elem, NumElem, SumElem};
 /// let cell = <f64 as Elem>::Cell::default();
 /// f64::reduce_sum(&cell, 1.5);
 /// f64::reduce_sum(&cell, 2.0);
 /// f64::reduce_max(&cell, f64::NAN);
 /// assert_eq!(f64::load(&cell), 3.5);
 /// ```
-pub trait NumElem: Elem {
-    /// `*cell += v`, atomically.
-    fn reduce_sum(cell: &Self::Cell, v: Self);
+pub trait NumElem: SumElem {
     /// `*cell *= v`, atomically.
     fn reduce_product(cell: &Self::Cell, v: Self);
     /// `*cell = min(*cell, v)`, atomically.
@@ -148,19 +194,21 @@ macro_rules! int_elem {
                 cell.store(v, Relaxed)
             }
             #[inline]
-            fn to_bits(self) -> u64 {
-                self as $unsigned as u64
+            fn to_bits(self) -> u128 {
+                self as $unsigned as u128
             }
             #[inline]
-            fn from_bits(bits: u64) -> $t {
+            fn from_bits(bits: u128) -> $t {
                 bits as $unsigned as $t
             }
         }
-        impl NumElem for $t {
+        impl SumElem for $t {
             #[inline]
             fn reduce_sum(cell: &$cell, v: $t) {
                 cell.fetch_add(v, Relaxed); // wraps on overflow
             }
+        }
+        impl NumElem for $t {
             #[inline]
             fn reduce_product(cell: &$cell, v: $t) {
                 let _ = cell.fetch_update(Relaxed, Relaxed, |old| Some(old.wrapping_mul(v)));
@@ -177,6 +225,10 @@ macro_rules! int_elem {
     };
 }
 
+int_elem!(i8, AtomicI8, I8, u8);
+int_elem!(i16, AtomicI16, I16, u16);
+int_elem!(u8, AtomicU8, U8, u8);
+int_elem!(u16, AtomicU16, U16, u16);
 int_elem!(i32, AtomicI32, I32, u32);
 int_elem!(i64, AtomicI64, I64, u64);
 int_elem!(u32, AtomicU32, U32, u32);
@@ -197,19 +249,21 @@ macro_rules! float_elem {
                 cell.store(v.to_bits(), Relaxed)
             }
             #[inline]
-            fn to_bits(self) -> u64 {
-                <$t>::to_bits(self) as u64
+            fn to_bits(self) -> u128 {
+                <$t>::to_bits(self) as u128
             }
             #[inline]
-            fn from_bits(bits: u64) -> $t {
+            fn from_bits(bits: u128) -> $t {
                 <$t>::from_bits(bits as $bits)
             }
         }
-        impl NumElem for $t {
+        impl SumElem for $t {
             #[inline]
             fn reduce_sum(cell: &$cell, v: $t) {
                 update_float(cell, |old: $t| old + v);
             }
+        }
+        impl NumElem for $t {
             #[inline]
             fn reduce_product(cell: &$cell, v: $t) {
                 update_float(cell, |old: $t| old * v);
@@ -228,6 +282,55 @@ macro_rules! float_elem {
 
 float_elem!(f32, AtomicU32, F32, u32);
 float_elem!(f64, AtomicU64, F64, u64);
+// `half`'s operators compute in f32 and round once, as kernels do.
+float_elem!(half::f16, AtomicU16, F16, u16);
+float_elem!(half::bf16, AtomicU16, BF16, u16);
+
+/// A complex element: a pair of float cells (re, im), each atomic; a store
+/// or `+=` updates the parts one after the other (a racing reader may see
+/// one part updated: a torn value, never undefined behaviour).
+macro_rules! complex_elem {
+    ($part:ty, $cell:ty, $variant:ident, $half:expr) => {
+        impl sealed::Sealed for Complex<$part> {}
+        impl Elem for Complex<$part> {
+            const TYPE: ElemType = ElemType::$variant;
+            type Cell = [$cell; 2];
+            #[inline]
+            fn load(cell: &[$cell; 2]) -> Self {
+                Complex::new(
+                    <$part as Elem>::load(&cell[0]),
+                    <$part as Elem>::load(&cell[1]),
+                )
+            }
+            #[inline]
+            fn store(cell: &[$cell; 2], v: Self) {
+                <$part as Elem>::store(&cell[0], v.re);
+                <$part as Elem>::store(&cell[1], v.im);
+            }
+            #[inline]
+            fn to_bits(self) -> u128 {
+                <$part as Elem>::to_bits(self.re) | <$part as Elem>::to_bits(self.im) << $half
+            }
+            #[inline]
+            fn from_bits(bits: u128) -> Self {
+                Complex::new(
+                    <$part as Elem>::from_bits(bits),
+                    <$part as Elem>::from_bits(bits >> $half),
+                )
+            }
+        }
+        impl SumElem for Complex<$part> {
+            #[inline]
+            fn reduce_sum(cell: &[$cell; 2], v: Self) {
+                <$part as SumElem>::reduce_sum(&cell[0], v.re);
+                <$part as SumElem>::reduce_sum(&cell[1], v.im);
+            }
+        }
+    };
+}
+
+complex_elem!(f32, AtomicU32, C32, 32);
+complex_elem!(f64, AtomicU64, C64, 64);
 
 /// A compare-and-swap loop applying `f` to the float stored in `cell`.
 #[inline]
@@ -237,18 +340,29 @@ where
 {
     let mut old_bits = cell.load_bits();
     loop {
-        let new = f(T::from_bits(old_bits));
-        match cell.compare_exchange_bits(old_bits, new.to_bits()) {
+        let new = f(T::from_bits(old_bits as u128));
+        match cell.compare_exchange_bits(old_bits, new.to_bits() as u64) {
             Ok(()) => return,
             Err(actual) => old_bits = actual,
         }
     }
 }
 
-/// The bit-level CAS of the two float cells (`AtomicU32`, `AtomicU64`).
+/// The bit-level CAS of the float cells (`AtomicU16`, `AtomicU32`, `AtomicU64`).
 trait FloatBitsCell {
     fn load_bits(&self) -> u64;
     fn compare_exchange_bits(&self, old: u64, new: u64) -> Result<(), u64>;
+}
+
+impl FloatBitsCell for AtomicU16 {
+    fn load_bits(&self) -> u64 {
+        self.load(Relaxed) as u64
+    }
+    fn compare_exchange_bits(&self, old: u64, new: u64) -> Result<(), u64> {
+        self.compare_exchange_weak(old as u16, new as u16, Relaxed, Relaxed)
+            .map(|_| ())
+            .map_err(|actual| actual as u64)
+    }
 }
 
 impl FloatBitsCell for AtomicU32 {
@@ -285,11 +399,11 @@ impl Elem for bool {
         cell.store(v, Relaxed)
     }
     #[inline]
-    fn to_bits(self) -> u64 {
-        self as u64
+    fn to_bits(self) -> u128 {
+        self as u128
     }
     #[inline]
-    fn from_bits(bits: u64) -> bool {
+    fn from_bits(bits: u128) -> bool {
         bits != 0
     }
 }
@@ -471,7 +585,7 @@ macro_rules! min_max_float {
         }
     )*};
 }
-min_max_float!(f32, f64);
+min_max_float!(f32, f64, half::f16, half::bf16);
 
 macro_rules! min_max_int {
     ($($t:ty),*) => {$(
@@ -487,7 +601,7 @@ macro_rules! min_max_int {
         }
     )*};
 }
-min_max_int!(i32, i64, u32, u64);
+min_max_int!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 #[cfg(test)]
 mod min_max_tests {

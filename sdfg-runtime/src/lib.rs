@@ -105,7 +105,19 @@ mod streams;
 pub mod __glue;
 
 pub use device::Device;
-pub use elem::{Elem, ElemType, MinMaxNumber, NumElem};
+pub use elem::{Elem, ElemType, MinMaxNumber, NumElem, SumElem};
+/// The 16-bit floats of `f16`/`bf16` containers (`half::f16`,
+/// `half::bf16`), re-exported so that programs use the same version.
+pub use half;
+/// The complex numbers of `c32`/`c64` containers (`num_complex::Complex`),
+/// re-exported so that programs use the same version.
+pub use num_complex;
+/// `num_complex::Complex<f32>`, the language's `c32`.
+#[allow(non_camel_case_types)]
+pub type c32 = num_complex::Complex<f32>;
+/// `num_complex::Complex<f64>`, the language's `c64`.
+#[allow(non_camel_case_types)]
+pub type c64 = num_complex::Complex<f64>;
 pub use error::{Error, FaultSite, Result};
 pub use kernel::args::KernelArg;
 pub use kernel::launch_config::LaunchConfig;

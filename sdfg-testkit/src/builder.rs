@@ -185,6 +185,19 @@ pub mod s {
             span: sp(),
         }
     }
+    pub fn while_(cond: Expr, body: Vec<Stmt>) -> Stmt {
+        Stmt::While {
+            cond,
+            body,
+            span: sp(),
+        }
+    }
+    pub fn break_() -> Stmt {
+        Stmt::Break { span: sp() }
+    }
+    pub fn continue_() -> Stmt {
+        Stmt::Continue { span: sp() }
+    }
 }
 
 /// A local declaration.
@@ -317,6 +330,7 @@ impl SdfgBuilder {
             block: None,
             gpu_tasklet: false,
             independent: Vec::new(),
+            library: None,
         };
         let stmts = &mut self.sdfg.states[state].stmts;
         stmts.push(Statement {

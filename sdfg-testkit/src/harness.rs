@@ -23,35 +23,82 @@ pub fn map_ranges(map: &Map, symbols: &[Value]) -> Vec<(i64, u64, i64)> {
 /// Iteration ranges (start, count, step) of a map as the glue computes
 /// them: in i128, an inclusive end plus one there (it may be the type's
 /// maximum); a step that is not positive runs nothing here (the glue
-/// rejects it).
+/// rejects it). A dependent range (`sdfg_compiler::ir::ranges`) gives its
+/// box: the smallest start and the largest end over the earlier
+/// parameters' values.
 pub fn map_ranges_exact(map: &Map, symbols: &[Value]) -> Vec<(i128, u64, i128)> {
+    let mut out = Vec::new();
+    for (d, p) in map.params.iter().enumerate() {
+        let step = p.step.as_ref().map_or(1, |e| value128(e, symbols, &[]));
+        let outer = if p.is_dependent() {
+            points(map, symbols, d)
+        } else {
+            vec![Vec::new()]
+        };
+        let mut bounds: Option<(i128, i128)> = None;
+        for values in &outer {
+            let (s, e) = range_of(p, symbols, values);
+            bounds = Some(bounds.map_or((s, e), |(a, b)| (a.min(s), b.max(e))));
+        }
+        let (start, end) = bounds.unwrap_or((0, 0));
+        let count = if end > start && step > 0 {
+            u64::try_from((end - start + step - 1) / step).unwrap_or(u64::MAX)
+        } else {
+            0
+        };
+        out.push((start, count, step));
+    }
+    out
+}
+
+/// The value of a range bound for the values `params` of the earlier
+/// parameters, in i128.
+fn value128(e: &Expr, symbols: &[Value], params: &[Value]) -> i128 {
     let mut env = MemEnv {
         symbols: symbols.to_vec(),
+        params: params.to_vec(),
         ..Default::default()
     };
-    let mut v128 = |e: &Expr| {
-        eval::eval_expr(e, &mut env, &mut Vec::new())
-            .ok()
-            .and_then(|x| x.as_i128())
-            .unwrap_or(0)
+    eval::eval_expr(e, &mut env, &mut Vec::new())
+        .ok()
+        .and_then(|x| x.as_i128())
+        .unwrap_or(0)
+}
+
+/// `p`'s start and exclusive end (in i128) for the earlier parameters'
+/// values `params`.
+fn range_of(p: &MapParam, symbols: &[Value], params: &[Value]) -> (i128, i128) {
+    let start = value128(&p.start, symbols, params);
+    let end = match p.run_end() {
+        RangeEnd::Exclusive(e) => value128(e, symbols, params),
+        RangeEnd::Inclusive(last) => value128(last, symbols, params) + 1,
     };
-    map.params
-        .iter()
-        .map(|p| {
-            let start = v128(&p.start);
-            let end = match p.run_end() {
-                RangeEnd::Exclusive(e) => v128(e),
-                RangeEnd::Inclusive(last) => v128(last) + 1,
-            };
-            let step = p.step.as_ref().map_or(1, &mut v128);
-            let count = if end > start && step > 0 {
-                u64::try_from((end - start + step - 1) / step).unwrap_or(u64::MAX)
-            } else {
-                0
-            };
-            (start, count, step)
-        })
-        .collect()
+    (start, end)
+}
+
+/// The points of the first `dims` dimensions of a map, in row-major order,
+/// each range computed for the values of the parameters before it.
+pub fn points(map: &Map, symbols: &[Value], dims: usize) -> Vec<Vec<Value>> {
+    let mut out: Vec<Vec<Value>> = vec![Vec::new()];
+    for p in &map.params[..dims.min(map.params.len())] {
+        let step = p.step.as_ref().map_or(1, |e| value128(e, symbols, &[]));
+        let mut next = Vec::new();
+        for outer in &out {
+            let (s, e) = range_of(p, symbols, outer);
+            let mut v = s;
+            while step > 0 && v < e {
+                let mut point = outer.clone();
+                point.push(sdfg_compiler::ir::semantics::cast(
+                    Value::I64(v as i64),
+                    p.ty,
+                ));
+                next.push(point);
+                v += step;
+            }
+        }
+        out = next;
+    }
+    out
 }
 
 /// The evaluator's result: every iteration in row-major order.
@@ -72,19 +119,8 @@ pub fn eval_map(
     for (&c, (shape, vals)) in data {
         env.set_container(c, shape.clone(), vals.clone());
     }
-    let ranges = map_ranges(map, symbols);
-    let total: u64 = ranges.iter().map(|r| r.1).product();
     let mut first_fault = None;
-    for flat in 0..total {
-        let mut rest = flat;
-        let mut params = vec![Value::I64(0); ranges.len()];
-        for d in (0..ranges.len()).rev() {
-            let (start, count, step) = ranges[d];
-            let t = rest % count;
-            rest /= count;
-            let v = start.wrapping_add((t as i64).wrapping_mul(step));
-            params[d] = sdfg_compiler::ir::semantics::cast(Value::I64(v), map.params[d].ty);
-        }
+    for params in points(map, symbols, map.params.len()) {
         env.params = params;
         let run = match &map.block {
             Some(block) => eval::exec_block_iteration(&map.body, block, &sdfg.containers, &mut env),
@@ -120,9 +156,9 @@ fn from_bytes(bytes: &[u8], ty: ScalarType) -> Vec<Value> {
     bytes
         .chunks(size)
         .map(|c| {
-            let mut b = [0u8; 8];
+            let mut b = [0u8; 16];
             b[..size].copy_from_slice(c);
-            Value::from_bits(ty, u64::from_le_bytes(b))
+            Value::from_bits(ty, u128::from_le_bytes(b))
         })
         .collect()
 }
@@ -228,17 +264,17 @@ pub fn simulate_map_atomics(
     for p in &k.abi.params {
         params.push(match &p.value {
             ParamValue::Buffer { container, .. } => {
-                *addrs.get(container).ok_or("missing buffer")?
+                *addrs.get(container).ok_or("missing buffer")? as u128
             }
             ParamValue::Extent { container, dim } => {
-                data.get(container).map(|d| d.0[*dim] as u64).unwrap_or(0)
+                data.get(container).map(|d| d.0[*dim] as u128).unwrap_or(0)
             }
             ParamValue::Symbol(s) => symbols[*s].to_bits(),
             ParamValue::HostScalar(c) => data.get(c).map(|d| d.1[0].to_bits()).unwrap_or(0),
-            ParamValue::RangeStart(d) => ranges[*d].0 as u64,
-            ParamValue::RangeCount(d) => ranges[*d].1,
-            ParamValue::RangeStep(d) => ranges[*d].2 as u64,
-            ParamValue::Fault => fault,
+            ParamValue::RangeStart(d) => ranges[*d].0 as u64 as u128,
+            ParamValue::RangeCount(d) => ranges[*d].1 as u128,
+            ParamValue::RangeStep(d) => ranges[*d].2 as u64 as u128,
+            ParamValue::Fault => fault as u128,
         });
     }
     let (block, shared_bytes) = match block_launch(sdfg, map, symbols) {
@@ -285,6 +321,14 @@ pub fn same_value(a: Value, b: Value) -> bool {
     match (a, b) {
         (Value::F32(x), Value::F32(y)) if x.is_nan() && y.is_nan() => true,
         (Value::F64(x), Value::F64(y)) if x.is_nan() && y.is_nan() => true,
+        (Value::C32(x), Value::C32(y)) => {
+            same_value(Value::F32(x.re), Value::F32(y.re))
+                && same_value(Value::F32(x.im), Value::F32(y.im))
+        }
+        (Value::C64(x), Value::C64(y)) => {
+            same_value(Value::F64(x.re), Value::F64(y.re))
+                && same_value(Value::F64(x.im), Value::F64(y.im))
+        }
         _ => a == b,
     }
 }

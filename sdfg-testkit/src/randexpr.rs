@@ -14,6 +14,7 @@
 
 use crate::builder::{e, map_param, s, SdfgBuilder};
 use crate::rng::Rng;
+use proc_macro2::Span;
 #[allow(unused_imports)]
 use sdfg_compiler::ir::Local;
 use sdfg_compiler::ir::*;
@@ -22,7 +23,7 @@ use ScalarType::*;
 #[derive(Clone, Debug)]
 pub struct GenConfig {
     pub max_depth: u32,
-    /// Allow exp/ln/sin/cos/tanh/powf (results within ULP bounds, not exact).
+    /// Allow the transcendental functions (results within ULP bounds, not exact).
     pub approx_math: bool,
 }
 
@@ -38,6 +39,18 @@ impl Default for GenConfig {
 /// Interesting constants of each type.
 pub fn special_values(ty: ScalarType) -> Vec<Value> {
     match ty {
+        I8 => [0, 1, -1, 2, 7, 8, 9, -7, 100, i8::MIN, i8::MAX]
+            .map(Value::I8)
+            .to_vec(),
+        I16 => [0, 1, -1, 3, 15, 16, 17, -300, 1000, i16::MIN, i16::MAX]
+            .map(Value::I16)
+            .to_vec(),
+        U8 => [0, 1, 2, 7, 8, 9, 128, 200, u8::MAX]
+            .map(Value::U8)
+            .to_vec(),
+        U16 => [0, 1, 2, 15, 16, 17, 1 << 15, 40000, u16::MAX]
+            .map(Value::U16)
+            .to_vec(),
         I32 => [0, 1, -1, 2, 7, -7, 31, 32, 33, i32::MIN, i32::MAX]
             .map(Value::I32)
             .to_vec(),
@@ -88,7 +101,46 @@ pub fn special_values(ty: ScalarType) -> Vec<Value> {
         ]
         .map(Value::F64)
         .to_vec(),
+        // f32's specials rounded (overflowing to infinity, underflowing to
+        // zero), and values at the edges of the 16-bit formats.
+        F16 | BF16 => {
+            let mut out: Vec<Value> = special_values(F32)
+                .into_iter()
+                .map(|v| sdfg_compiler::ir::semantics::cast(v, ty))
+                .collect();
+            out.extend(
+                [65504.0, 6.1e-5, 6e-8, 3.3e38, 1.0e-38, 0.333]
+                    .map(|x| sdfg_compiler::ir::semantics::cast(Value::F64(x), ty)),
+            );
+            out
+        }
         Bool => vec![Value::Bool(false), Value::Bool(true)],
+        C32 | C64 => {
+            // Pairs of the part type's specials (and plain values).
+            let parts = special_values(ty.real_part());
+            let mut out = Vec::new();
+            for (k, re) in parts.iter().enumerate() {
+                let im = parts[(k * 7 + 3) % parts.len()];
+                out.push(complex(*re, im));
+                out.push(complex(*re, parts[(k + 2) % parts.len()]));
+            }
+            out
+        }
+    }
+}
+
+/// The complex value with parts `re` and `im` (both f32 or both f64).
+pub fn complex(re: Value, im: Value) -> Value {
+    use sdfg_compiler::ir::semantics::cast;
+    match re.ty() {
+        F32 => match (re, cast(im, F32)) {
+            (Value::F32(a), Value::F32(b)) => Value::C32(num_complex::Complex::new(a, b)),
+            _ => Value::from_bits(C32, 0),
+        },
+        _ => match (cast(re, F64), cast(im, F64)) {
+            (Value::F64(a), Value::F64(b)) => Value::C64(num_complex::Complex::new(a, b)),
+            _ => Value::from_bits(C64, 0),
+        },
     }
 }
 
@@ -99,19 +151,26 @@ pub fn random_value(rng: &mut Rng, ty: ScalarType) -> Value {
     }
     let bits = rng.next_u64();
     match ty {
+        C32 | C64 => {
+            let part = ty.real_part();
+            let re = random_value(rng, part);
+            let im = random_value(rng, part);
+            complex(re, im)
+        }
         F32 => {
             Value::F32(((bits >> 40) as f32 / 16777216.0 - 0.5) * [1.0, 10.0, 1000.0][rng.below(3)])
         }
         F64 => Value::F64(
             ((bits >> 11) as f64 / 9007199254740992.0 - 0.5) * [1.0, 10.0, 1e6][rng.below(3)],
         ),
-        I32 | I64 if rng.chance(50) => {
+        F16 | BF16 => sdfg_compiler::ir::semantics::cast(random_value(rng, F32), ty),
+        t if t.is_signed_integer() && rng.chance(50) => {
             sdfg_compiler::ir::semantics::cast(Value::I64((bits % 2001) as i64 - 1000), ty)
         }
-        U32 | U64 if rng.chance(50) => {
+        t if t.is_unsigned_integer() && rng.chance(50) => {
             sdfg_compiler::ir::semantics::cast(Value::U64(bits % 1000), ty)
         }
-        _ => Value::from_bits(ty, bits),
+        _ => Value::from_bits(ty, bits as u128),
     }
 }
 
@@ -136,7 +195,8 @@ pub struct ExprGen {
     pub wcr_seed: u64,
 }
 
-const ALL: [ScalarType; 7] = ScalarType::ALL;
+const ALL: [ScalarType; ScalarType::ALL.len()] = ScalarType::ALL;
+const INTEGERS: [ScalarType; 8] = [I8, I16, I32, I64, U8, U16, U32, U64];
 
 impl ExprGen {
     pub fn new(seed: u64, config: GenConfig, inputs: Vec<(ScalarType, ContainerId)>) -> ExprGen {
@@ -209,14 +269,18 @@ impl ExprGen {
                 2 => self.select(ty, d),
                 _ => {
                     let t = self.rng.pick(&ALL);
-                    let op = self.rng.pick(&[
-                        BinOp::Eq,
-                        BinOp::Ne,
-                        BinOp::Lt,
-                        BinOp::Le,
-                        BinOp::Gt,
-                        BinOp::Ge,
-                    ]);
+                    let op = if t.is_complex() {
+                        self.rng.pick(&[BinOp::Eq, BinOp::Ne])
+                    } else {
+                        self.rng.pick(&[
+                            BinOp::Eq,
+                            BinOp::Ne,
+                            BinOp::Lt,
+                            BinOp::Le,
+                            BinOp::Gt,
+                            BinOp::Ge,
+                        ])
+                    };
                     e::bin(op, self.expr(t, d), self.expr(t, d))
                 }
             },
@@ -244,7 +308,7 @@ impl ExprGen {
                 }
                 4 => {
                     let op = self.rng.pick(&[BinOp::Shl, BinOp::Shr]);
-                    let amount_ty = self.rng.pick(&[I32, I64, U32, U64]);
+                    let amount_ty = self.rng.pick(&INTEGERS);
                     e::bin(op, self.expr(t, d), self.expr(amount_ty, d))
                 }
                 5 | 6 => self.cast(t, d),
@@ -259,7 +323,8 @@ impl ExprGen {
                     e::call(f, args)
                 }
             },
-            t => match self.rng.below(10) {
+            t if t.is_complex() => self.complex_expr(t, d),
+            t => match self.rng.below(11) {
                 0 => e::un(UnOp::Neg, self.expr(t, d)),
                 1..=3 => {
                     let op = self.rng.pick(&[
@@ -273,19 +338,72 @@ impl ExprGen {
                 }
                 4 | 5 => self.cast(t, d),
                 6 => self.select(t, d),
+                7 if t.complex_of().is_some() => self.part_of_complex(t, d),
                 _ => self.float_call(t, d),
             },
         }
     }
 
     fn cast(&mut self, to: ScalarType, d: u32) -> Expr {
-        // Nothing casts to bool; bool casts only to integers.
+        // Nothing casts to bool; bool casts only to integers; complex
+        // values take no part in casts.
         let from = if to.is_integer() {
-            self.rng.pick(&ALL)
+            let castable: Vec<ScalarType> = ALL.into_iter().filter(|t| !t.is_complex()).collect();
+            self.rng.pick(&castable)
         } else {
-            self.rng.pick(&[I32, I64, U32, U64, F32, F64])
+            let numbers: Vec<ScalarType> = ALL.into_iter().filter(|t| t.is_numeric()).collect();
+            self.rng.pick(&numbers)
         };
         e::cast(self.expr(from, d), to)
+    }
+
+    /// A complex expression: arithmetic, negation, `conj`, `exp` (when
+    /// approximate math is on), a select, or `new` from real parts.
+    fn complex_expr(&mut self, t: ScalarType, d: u32) -> Expr {
+        let part = t.real_part();
+        match self.rng.below(10) {
+            0 => e::un(UnOp::Neg, self.expr(t, d)),
+            1..=4 => {
+                let op = self
+                    .rng
+                    .pick(&[BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div]);
+                e::bin(op, self.expr(t, d), self.expr(t, d))
+            }
+            5 => self.select(t, d),
+            6 => e::call(MathFn::Conj, vec![self.expr(t, d)]),
+            7 if self.config.approx_math => e::call(MathFn::Exp, vec![self.expr(t, d)]),
+            _ => {
+                let (re, im) = (self.expr(part, d), self.expr(part, d));
+                Expr::new(
+                    ExprKind::Call {
+                        func: MathFn::Complex,
+                        args: vec![re, im],
+                    },
+                    t,
+                    Span::call_site(),
+                )
+            }
+        }
+    }
+
+    /// A real expression of a complex value: a part, `norm_sqr`, or (when
+    /// approximate math is on) `abs` or `arg`.
+    fn part_of_complex(&mut self, part: ScalarType, d: u32) -> Expr {
+        let z_ty = part.complex_of().unwrap_or(C64);
+        let mut funcs = vec![MathFn::Re, MathFn::Im, MathFn::NormSqr];
+        if self.config.approx_math {
+            funcs.extend([MathFn::Abs, MathFn::Arg]);
+        }
+        let func = self.rng.pick(&funcs);
+        let z = self.expr(z_ty, d);
+        Expr::new(
+            ExprKind::Call {
+                func,
+                args: vec![z],
+            },
+            part,
+            Span::call_site(),
+        )
     }
 
     fn select(&mut self, ty: ScalarType, d: u32) -> Expr {
@@ -305,14 +423,11 @@ impl ExprGen {
             MathFn::MulAdd,
         ];
         let f = if self.config.approx_math && self.rng.chance(50) {
-            self.rng.pick(&[
-                MathFn::Exp,
-                MathFn::Ln,
-                MathFn::Sin,
-                MathFn::Cos,
-                MathFn::Tanh,
-                MathFn::Powf,
-            ])
+            let approx: Vec<MathFn> = MathFn::ALL
+                .into_iter()
+                .filter(|f| f.is_transcendental() && f.takes_reals())
+                .collect();
+            self.rng.pick(&approx)
         } else {
             self.rng.pick(&exact)
         };
@@ -332,11 +447,9 @@ impl ExprGen {
 pub fn is_exact(e: &Expr) -> bool {
     let mut exact = true;
     e.walk(&mut |x| {
-        if let ExprKind::Call { func, .. } = &x.kind {
-            if matches!(
-                func,
-                MathFn::Exp | MathFn::Ln | MathFn::Sin | MathFn::Cos | MathFn::Tanh | MathFn::Powf
-            ) {
+        if let ExprKind::Call { func, args } = &x.kind {
+            let receiver = args.first().map_or(x.ty, |a| a.ty);
+            if func.is_transcendental_for(receiver) {
                 exact = false;
             }
         }
@@ -349,7 +462,7 @@ pub struct RandomKernel {
     pub sdfg: Sdfg,
     /// The symbol `N` (i64).
     pub n: SymbolId,
-    /// `IN_<ty>` per type (all seven, each of length N).
+    /// `IN_<ty>` per type (every type of `ScalarType::ALL`, each of length N).
     pub inputs: Vec<(ScalarType, ContainerId)>,
     /// `OUT` of the result type, length N.
     pub out: ContainerId,
@@ -450,7 +563,7 @@ pub fn random_body(seed: u64, result: ScalarType, data_dependent_loads: bool) ->
         .map(|&t| (t, b.gpu(&format!("IN_{t}"), t, vec![e::sym(n, I64)])))
         .collect();
     let out = b.gpu("OUT", result, vec![e::sym(n, I64)]);
-    let acc_ty = [I32, I64, U32, U64][(seed % 4) as usize];
+    let acc_ty = INTEGERS[(seed % 8) as usize];
     let acc = b.gpu("ACC", acc_ty, vec![e::i64(3)]);
     let config = GenConfig {
         max_depth: 3,
@@ -539,7 +652,7 @@ fn gen_stmts(
                 stmts.push(s::if_(c, then, else_));
             }
             7 if nesting > 0 => {
-                let ty = g.rng.pick(&[I32, I64, U32, U64]);
+                let ty = g.rng.pick(&INTEGERS);
                 locals.push(crate::builder::local(
                     &format!("k{}", locals.len()),
                     ty,
@@ -549,12 +662,10 @@ fn gen_stmts(
                 let lit = |v: i64| e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(v), ty));
                 // A few loops end at the type's maximum: `MAX - 3..=MAX - x`.
                 let at_max = g.rng.chance(20);
-                let max = e::lit(match ty {
-                    I32 => Value::I32(i32::MAX),
-                    I64 => Value::I64(i64::MAX),
-                    U32 => Value::U32(u32::MAX),
-                    _ => Value::U64(u64::MAX),
-                });
+                let max = e::lit(Value::from_bits(
+                    ty,
+                    ty.int_range().map_or(0, |(_, max)| max as u128),
+                ));
                 let start = if at_max {
                     e::bin(BinOp::Sub, max.clone(), lit(3))
                 } else {

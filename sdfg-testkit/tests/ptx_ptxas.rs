@@ -59,7 +59,7 @@ fn axpy_and_stencil_assemble_without_spills() {
     }
 }
 
-const NUMERIC: [ScalarType; 6] = [I32, I64, U32, U64, F32, F64];
+const NUMERIC: [ScalarType; 10] = [I8, I16, I32, I64, U8, U16, U32, U64, F32, F64];
 
 /// A 1-D gpu map over `i in 0..N` (i64) with the given body; returns the builder's SDFG.
 struct Kit {
@@ -94,7 +94,7 @@ fn i() -> Expr {
 #[test]
 fn every_operator_of_every_type() {
     let mut count = 0;
-    for ty in NUMERIC.into_iter().chain([Bool]) {
+    for ty in NUMERIC.into_iter().chain([Bool, C32, C64]) {
         let mut k = Kit::new(&format!("ops_{ty}"));
         let a = k.vec("A", ty);
         let b = k.vec("B", ty);
@@ -140,7 +140,7 @@ fn every_operator_of_every_type() {
             stmts.push(s::store(out, vec![i()], e::un(UnOp::Neg, x())));
         }
         if ty.is_float() {
-            for f in MathFn::ALL {
+            for f in MathFn::ALL.into_iter().filter(|f| f.takes_reals()) {
                 let args = match f.arity() {
                     1 => vec![x()],
                     _ if f == MathFn::Powi => vec![x(), e::load(sh32, I32, vec![i()])],
@@ -154,18 +154,59 @@ fn every_operator_of_every_type() {
             stmts.push(s::store(out, vec![i()], e::bin(BinOp::And, x(), y())));
             stmts.push(s::store(out, vec![i()], e::bin(BinOp::Or, x(), y())));
         }
-        for op in [
-            BinOp::Eq,
-            BinOp::Ne,
-            BinOp::Lt,
-            BinOp::Le,
-            BinOp::Gt,
-            BinOp::Ge,
-        ] {
+        if ty.is_complex() {
+            let part = ty.real_part();
+            let p = k.vec("P", part);
+            stmts.push(s::store(out, vec![i()], e::un(UnOp::Neg, x())));
+            for f in [MathFn::Conj, MathFn::Exp] {
+                stmts.push(s::store(out, vec![i()], e::call(f, vec![x()])));
+            }
+            for f in [
+                MathFn::Abs,
+                MathFn::NormSqr,
+                MathFn::Arg,
+                MathFn::Re,
+                MathFn::Im,
+            ] {
+                let call = Expr::new(
+                    ExprKind::Call {
+                        func: f,
+                        args: vec![x()],
+                    },
+                    part,
+                    proc_macro2::Span::call_site(),
+                );
+                stmts.push(s::store(p, vec![i()], call));
+            }
+            let parts = vec![e::load(p, part, vec![i()]), e::load(p, part, vec![i()])];
+            let new = Expr::new(
+                ExprKind::Call {
+                    func: MathFn::Complex,
+                    args: parts,
+                },
+                ty,
+                proc_macro2::Span::call_site(),
+            );
+            stmts.push(s::store(out, vec![i()], new));
+            stmts.push(s::reduce(out, vec![e::i64(0)], x(), WcrOp::Sum));
+        }
+        let comparisons = if ty.is_complex() {
+            vec![BinOp::Eq, BinOp::Ne]
+        } else {
+            vec![
+                BinOp::Eq,
+                BinOp::Ne,
+                BinOp::Lt,
+                BinOp::Le,
+                BinOp::Gt,
+                BinOp::Ge,
+            ]
+        };
+        for op in comparisons {
             stmts.push(s::store(flags, vec![i()], e::bin(op, x(), y())));
         }
-        // Casts to every type but bool, and select.
-        for to in NUMERIC {
+        // Casts to every type but bool (complex values have none), and select.
+        for to in NUMERIC.into_iter().filter(|_| !ty.is_complex()) {
             let c = k.vec(&format!("C_{to}"), to);
             stmts.push(s::store(c, vec![i()], e::cast(x(), to)));
         }
@@ -409,6 +450,42 @@ fn big_index_math() {
         body,
     );
     assemble("big", &generate(&b.build()));
+}
+
+/// `while`, `loop`, `break` and `continue` (also in a stepped `for`, where
+/// `continue` goes through the overflow guard), written in the language.
+#[test]
+fn while_break_and_continue() {
+    let sdfg = sdfg_compiler::frontend_str(
+        "sdfg Loops { symbol N: i64; gpu X: i64[N]; gpu Y: i64[N]; state s {
+            map m[i in 0..N] on gpu {
+                let mut v = X[i];
+                let mut n = 0i64;
+                while v > 1 { if v % 2 == 0 { v = v / 2; continue; } v = 3 * v + 1; n += 1; }
+                for k in (0..N).step_by(3) { if k > i { break; } if k % 2 == 0 { continue; } n += k; }
+                loop { n -= 1; if n < 5 { break; } }
+                Y[i] = n;
+            } } }",
+    )
+    .expect("valid");
+    assemble("loops", &generate(&sdfg));
+}
+
+/// Ranges that read earlier parameters (`ir::ranges`), in 2 and 3
+/// dimensions, with 32- and 64-bit and unsigned parameters.
+#[test]
+fn dependent_ranges() {
+    let sdfg = sdfg_compiler::frontend_str(
+        "sdfg Tri { symbol N: i64; symbol M: u32; gpu A: f64[N, N]; gpu B: f64[8, 8];
+            gpu U: f64[N, N]; gpu C: f64[N, N, N]; state s {
+            map lower[i in 0..N, j in 0..i] on gpu { A[i, j] = 1.0; }
+            map small[i in 0..8, j in i..8] on gpu { B[i, j] = 2.0; }
+            map unsigned[i in 0..M, j in (i..M).step_by(2)] on gpu { U[i as i64, j as i64] = 3.0; }
+            map tetra[i in 0..N, j in 0..i + 1, k in j..i + 1] on gpu { C[i, j, k] = 4.0; }
+        } }",
+    )
+    .expect("valid");
+    assemble("dependent", &generate(&sdfg));
 }
 
 #[test]

@@ -17,7 +17,7 @@ fn evaluator_runs_ten_thousand_random_expressions() {
     let mut evaluated = 0;
     let mut faults = 0;
     for seed in 0..10_500u64 {
-        let ty = ScalarType::ALL[(seed % 7) as usize];
+        let ty = ScalarType::ALL[(seed % ScalarType::ALL.len() as u64) as usize];
         let k = random_kernel(seed, ty, &config);
         let mut env = MemEnv::default();
         for &(t, c) in &k.inputs {
@@ -48,7 +48,7 @@ fn random_kernels_assemble() {
     // ptxas runs once per ten kernels.
     let modules = if cfg!(debug_assertions) { 8 } else { 20 };
     for seed in 0..modules {
-        let ty = ScalarType::ALL[(seed % 7) as usize];
+        let ty = ScalarType::ALL[(seed % ScalarType::ALL.len() as u64) as usize];
         let k = random_module(seed * 7919 + 1, ty, 10, &config);
         let m = generate(&k.sdfg);
         assert_eq!(m.kernels.len(), 10);
@@ -83,7 +83,11 @@ fn random_bodies_assemble() {
     use sdfg_testkit::randexpr::random_body;
     let count = if cfg!(debug_assertions) { 10 } else { 40 };
     for seed in 0..count {
-        let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);
+        let k = random_body(
+            seed,
+            ScalarType::ALL[(seed % ScalarType::ALL.len() as u64) as usize],
+            seed % 2 == 1,
+        );
         let m = generate(&k.sdfg);
         match assemble_check(&m.text) {
             Ok(None) => {

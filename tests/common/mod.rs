@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod dace;
+pub mod dace_run;
 pub mod fixtures;
 
 use sdfg::runtime::Device;

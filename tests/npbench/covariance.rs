@@ -65,7 +65,7 @@ fn covariance() {
             .run(CovarianceArgs {
                 M: m as i64,
                 N: n as i64,
-                float_n: &[n as f64],
+                float_n: n as f64,
                 data: &mut data,
                 cov: &mut cov,
             })

@@ -80,7 +80,7 @@ fn crc16() {
             .unwrap()
             .run(Crc16Args {
                 N: data.len() as i64,
-                poly: &[0x8408],
+                poly: 0x8408,
                 data: &data,
                 out: &mut out,
             })

@@ -209,9 +209,9 @@ fn nbody() {
             .run(NbodyArgs {
                 N: n as i64,
                 NT: nt as i64,
-                dt: &[dt],
-                G: &[g],
-                softening: &[soft],
+                dt: dt,
+                G: g,
+                softening: soft,
                 mass: &m,
                 pos: &mut pos,
                 vel: &mut vel,

@@ -1,8 +1,8 @@
-// A tasklet with a `while` loop, which the tasklet language does not have.
+// A tasklet with a `lambda`, which the tasklet language does not have.
 use sdfg::prelude::*;
 
 sdfg! {
-    pub sdfg Halve = include "../../../../tests/ui/dace/tasklet_while.sdfg";
+    pub sdfg Halve = include "../../../../tests/ui/dace/tasklet_lambda.sdfg";
 }
 
 fn main() {}

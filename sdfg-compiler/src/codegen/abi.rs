@@ -241,9 +241,10 @@ fn params(sdfg: &Sdfg, memlets: &[Memlet], map: &Map) -> Vec<KernelParam> {
         .collect()
 }
 
-/// Symbols read by the map's body (ranges are passed as RangeStart/Count/Step,
-/// so symbols used only in ranges are not needed) or by a block map's block
-/// size and shared shapes, and host scalar containers read by the body.
+/// Symbols read by the map's body or by a dependent range (other ranges
+/// are passed as RangeStart/Count/Step, so symbols used only in them are not
+/// needed) or by a block map's block size and shared shapes, and host
+/// scalar containers read by the body.
 fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<ContainerId>) {
     let mut symbols = BTreeSet::new();
     let mut host_scalars = BTreeSet::new();
@@ -259,6 +260,11 @@ fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<Containe
     for s in &map.body.stmts {
         s.walk_exprs(&mut visit);
     }
+    // A dependent range (`ir::ranges`) is computed per iteration.
+    for p in map.params.iter().filter(|p| p.is_dependent()) {
+        p.start.walk(&mut visit);
+        p.end.walk(&mut visit);
+    }
     // A block map computes its block size and the shapes of its shared
     // data from symbols.
     if let Some(block) = &map.block {
@@ -266,7 +272,10 @@ fn free_values(sdfg: &Sdfg, map: &Map) -> (BTreeSet<SymbolId>, BTreeSet<Containe
             dims.iter().for_each(|d| d.walk(&mut visit));
         }
         for &c in &block.data {
-            sdfg.containers[c].shape.iter().for_each(|d| d.walk(&mut visit));
+            sdfg.containers[c]
+                .shape
+                .iter()
+                .for_each(|d| d.walk(&mut visit));
         }
     }
     // Store targets are never host containers in a gpu map (validation); their

@@ -96,6 +96,12 @@ pub fn data(container: &str) -> Ident {
     prefixed("__d_", container)
 }
 
+/// A host scalar argument as `Args` passed it (a value or a `&mut`),
+/// before the glue views it as a one-element slice.
+pub fn scalar_value(container: &str) -> Ident {
+    prefixed("__val_", container)
+}
+
 /// A host scalar a kernel twin receives by value.
 pub fn host_scalar(container: &str) -> Ident {
     prefixed("__hs_", container)

@@ -1,5 +1,5 @@
 //! How one `sdfg!` calls a program defined by another: `extern sdfg NAME;`
-//! (docs/GUIDE.md section 5.5, `parse::external` for the protocol).
+//! (docs/GUIDE.md section 5.7, `parse::external` for the protocol).
 //!
 //! Every program defines a `macro_rules!` that replays its items into an
 //! invocation, under the program's own name: macros and types live in

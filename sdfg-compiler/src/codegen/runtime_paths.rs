@@ -76,6 +76,14 @@ paths! {
     num_elem => [::sdfg::runtime::NumElem];
     /// `MinMaxNumber::{min_number, max_number}` (IEEE minimumNumber).
     min_max_number => [::sdfg::runtime::MinMaxNumber];
+    /// `SumElem::reduce_sum` (every type a `+=` reduction takes, complex too).
+    sum_elem => [::sdfg::runtime::SumElem];
+    /// `num_complex::Complex`, the complex types `c32`/`c64`.
+    complex => [::sdfg::runtime::num_complex::Complex];
+    /// The `half` crate, the 16-bit floats `f16`/`bf16`.
+    half => [::sdfg::runtime::half];
+    /// `f32_round_to_odd`: f64 -> f16/bf16 with one rounding.
+    f32_round_to_odd => [::sdfg::runtime::__glue::f32_round_to_odd];
     cells => [::sdfg::runtime::__glue::cells];
     /// `Chunks::new(units, unit_len, grain, workers)`: a map's chunks.
     par_chunks => [::sdfg::runtime::__glue::par::Chunks];

@@ -46,6 +46,7 @@ pub fn tasklet_to_cpp(
         memlets,
         local_names: unique_local_names(names.locals),
         needs_helpers: false,
+        loop_guards: Vec::new(),
     };
     let mut code = String::new();
     for s in stmts {
@@ -77,27 +78,41 @@ fn unique_local_names(locals: &[Local]) -> Vec<String> {
 
 pub fn cpp_type(t: ScalarType) -> &'static str {
     match t {
+        ScalarType::I8 => "int8_t",
+        ScalarType::I16 => "int16_t",
+        ScalarType::U8 => "uint8_t",
+        ScalarType::U16 => "uint16_t",
         ScalarType::I32 => "int32_t",
         ScalarType::I64 => "int64_t",
         ScalarType::U32 => "uint32_t",
         ScalarType::U64 => "uint64_t",
         ScalarType::F32 => "float",
         ScalarType::F64 => "double",
+        ScalarType::F16 => "dace::float16",
+        // DaCe has no bfloat16 (the export reports such a container).
+        ScalarType::BF16 => "float",
         ScalarType::Bool => "bool",
+        ScalarType::C32 => "dace::complex64",
+        ScalarType::C64 => "dace::complex128",
     }
 }
 
 /// The unsigned type of the same width (itself for unsigned and non-integers).
 fn unsigned_of(t: ScalarType) -> ScalarType {
-    match t {
-        ScalarType::I32 => ScalarType::U32,
-        ScalarType::I64 => ScalarType::U64,
-        other => other,
+    if t.is_signed_integer() {
+        t.flip_sign()
+    } else {
+        t
     }
 }
 
 pub fn value_to_cpp(v: Value) -> String {
     match v {
+        // C++ promotes narrow integers to int: a cast keeps the type.
+        Value::I8(x) => format!("int8_t({x})"),
+        Value::I16(x) => format!("int16_t({x})"),
+        Value::U8(x) => format!("uint8_t({x})"),
+        Value::U16(x) => format!("uint16_t({x})"),
         Value::I32(i32::MIN) => "(-2147483647 - 1)".to_string(),
         Value::I32(x) => x.to_string(),
         Value::I64(i64::MIN) => "(-9223372036854775807LL - 1)".to_string(),
@@ -107,6 +122,18 @@ pub fn value_to_cpp(v: Value) -> String {
         Value::Bool(b) => b.to_string(),
         Value::F32(x) => float_to_cpp(x as f64, "float", "f"),
         Value::F64(x) => float_to_cpp(x, "double", ""),
+        Value::F16(x) => format!("dace::float16({})", float_to_cpp(x.to_f64(), "float", "f")),
+        Value::BF16(x) => float_to_cpp(x.to_f64(), "float", "f"),
+        Value::C32(z) => format!(
+            "dace::complex64({}, {})",
+            float_to_cpp(z.re as f64, "float", "f"),
+            float_to_cpp(z.im as f64, "float", "f")
+        ),
+        Value::C64(z) => format!(
+            "dace::complex128({}, {})",
+            float_to_cpp(z.re, "double", ""),
+            float_to_cpp(z.im, "double", "")
+        ),
     }
 }
 
@@ -243,6 +270,9 @@ struct CppPrinter<'a> {
     memlets: &'a [Memlet],
     local_names: Vec<String>,
     needs_helpers: bool,
+    /// Per enclosing loop, innermost last: the overflow guard a `continue`
+    /// must run first (a stepped `for`, whose guard ends its body), or None.
+    loop_guards: Vec<Option<String>>,
 }
 
 impl CppPrinter<'_> {
@@ -302,6 +332,22 @@ impl CppPrinter<'_> {
     /// operators below comparisons) differs from Rust's, so the printer does
     /// not try to be clever.
     fn expr(&mut self, e: &Expr) -> String {
+        let text = self.expr_promoted(e);
+        // C++ computes narrow integers in `int`: wrap the result back to the
+        // type after each operation, as Rust does.
+        let computes = match &e.kind {
+            ExprKind::Unary { .. } | ExprKind::Call { .. } => true,
+            ExprKind::Binary { op, .. } => !op.is_comparison(),
+            _ => false,
+        };
+        if computes && e.ty.is_narrow_integer() {
+            format!("static_cast<{}>({text})", cpp_type(e.ty))
+        } else {
+            text
+        }
+    }
+
+    fn expr_promoted(&mut self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Lit(v) => value_to_cpp(*v),
             ExprKind::Var(v) => self.var(*v),
@@ -318,6 +364,11 @@ impl CppPrinter<'_> {
                 let (l, r) = (self.expr(lhs), self.expr(rhs));
                 let ty = lhs.ty;
                 match op {
+                    BinOp::Mul | BinOp::Div if ty.is_complex() => {
+                        self.needs_helpers = true;
+                        let f = if *op == BinOp::Mul { "cmul" } else { "cdiv" };
+                        format!("sdfg_rs_{f}({l}, {r})")
+                    }
                     BinOp::Div if ty.is_integer() => {
                         self.needs_helpers = true;
                         format!("sdfg_rs_div<{}>({l}, {r})", cpp_type(ty))
@@ -332,8 +383,8 @@ impl CppPrinter<'_> {
                         let mask = ty.bits() - 1;
                         format!("({l} {} (({r}) & {mask}))", op.symbol())
                     }
-                    // Keep the result in the operand type (C++ promotes
-                    // narrower integers to int; ours are at least 32 bits).
+                    // Narrower integers are promoted to int: `expr` casts
+                    // the result back.
                     _ => format!("({l} {} {r})", op.symbol()),
                 }
             }
@@ -356,6 +407,26 @@ impl CppPrinter<'_> {
                 let first = a.first().cloned().unwrap_or_default();
                 let second = a.get(1).cloned().unwrap_or_default();
                 let float = e.ty.is_float();
+                if args.first().is_some_and(|a| a.ty.is_complex()) || *func == MathFn::Complex {
+                    return match func {
+                        MathFn::Abs => format!("std::abs({first})"),
+                        MathFn::Conj => format!("std::conj({first})"),
+                        MathFn::Arg => format!("std::arg({first})"),
+                        MathFn::Re => format!("({first}).real()"),
+                        MathFn::Im => format!("({first}).imag()"),
+                        MathFn::Complex => format!("{}({first}, {second})", cpp_type(e.ty)),
+                        MathFn::NormSqr | MathFn::Exp => {
+                            self.needs_helpers = true;
+                            let f = if *func == MathFn::Exp {
+                                "cexp"
+                            } else {
+                                "cnorm_sqr"
+                            };
+                            format!("sdfg_rs_{f}({first})")
+                        }
+                        _ => first,
+                    };
+                }
                 match func {
                     MathFn::Sqrt => format!("sqrt({first})"),
                     MathFn::Abs if float => format!("fabs({first})"),
@@ -374,6 +445,21 @@ impl CppPrinter<'_> {
                     MathFn::Max => format!("({first} > {second} ? {first} : {second})"),
                     MathFn::Floor => format!("floor({first})"),
                     MathFn::Ceil => format!("ceil({first})"),
+                    MathFn::Atan2 => format!("atan2({first}, {second})"),
+                    MathFn::Hypot => format!("hypot({first}, {second})"),
+                    MathFn::Asin => format!("asin({first})"),
+                    MathFn::Acos => format!("acos({first})"),
+                    MathFn::Atan => format!("atan({first})"),
+                    MathFn::Sinh => format!("sinh({first})"),
+                    MathFn::Cosh => format!("cosh({first})"),
+                    MathFn::Cbrt => format!("cbrt({first})"),
+                    // Only of complex values (above).
+                    MathFn::Conj
+                    | MathFn::NormSqr
+                    | MathFn::Arg
+                    | MathFn::Re
+                    | MathFn::Im
+                    | MathFn::Complex => first,
                     MathFn::MulAdd => {
                         let third = a.get(2).cloned().unwrap_or_default();
                         format!("fma({first}, {second}, {third})")
@@ -481,9 +567,11 @@ impl CppPrinter<'_> {
                         out.push_str(&format!(
                             "{pad}    for ({ty} {name} = {s}; {name} < {name}_end; ++{name}) {{\n"
                         ));
+                        self.loop_guards.push(None);
                         for s in body {
                             self.stmt(s, indent + 8, out);
                         }
+                        self.loop_guards.pop();
                         format!("{pad}    }}\n")
                     }
                     Some(x) => {
@@ -492,18 +580,38 @@ impl CppPrinter<'_> {
                         out.push_str(&format!(
                             "{pad}    if ({name}_step > 0) for ({ty} {name} = {s}; {name} < {name}_end; {name} += {name}_step) {{\n"
                         ));
+                        let guard = format!(
+                            "if (({unsigned}){name}_end - ({unsigned}){name} <= ({unsigned}){name}_step) break;"
+                        );
+                        self.loop_guards.push(Some(guard.clone()));
                         for s in body {
                             self.stmt(s, indent + 8, out);
                         }
-                        out.push_str(&format!(
-                            "{pad}        if (({unsigned}){name}_end - ({unsigned}){name} <= ({unsigned}){name}_step) break;\n"
-                        ));
+                        self.loop_guards.pop();
+                        out.push_str(&format!("{pad}        {guard}\n"));
                         format!("{pad}    }}\n")
                     }
                 };
                 out.push_str(&inner);
                 out.push_str(&format!("{pad}}}\n"));
             }
+            Stmt::While { cond, body, .. } => {
+                let c = self.expr(cond);
+                out.push_str(&format!("{pad}while ({c}) {{\n"));
+                self.loop_guards.push(None);
+                for s in body {
+                    self.stmt(s, indent + 4, out);
+                }
+                self.loop_guards.pop();
+                out.push_str(&format!("{pad}}}\n"));
+            }
+            Stmt::Break { .. } => out.push_str(&format!("{pad}break;\n")),
+            Stmt::Continue { .. } => match self.loop_guards.last() {
+                // The guard that ends a stepped loop's body runs before its
+                // step, so a `continue` runs it first: `{ GUARD continue; }`.
+                Some(Some(guard)) => out.push_str(&format!("{pad}{{ {guard} continue; }}\n")),
+                _ => out.push_str(&format!("{pad}continue;\n")),
+            },
             // The DaCe export draws thread maps as `GPU_ThreadBlock` maps with
             // tasklets of their own; in one C++ body they run in order.
             Stmt::ThreadMap(t) => {
@@ -513,7 +621,10 @@ impl CppPrinter<'_> {
                     let name = self.var(VarRef::Local(p.local));
                     let ty = cpp_type(p.start.ty);
                     let (s, e) = (self.expr(&p.start), self.expr(&p.end));
-                    let st = p.step.as_ref().map_or_else(|| "1".to_string(), |x| self.expr(x));
+                    let st = p
+                        .step
+                        .as_ref()
+                        .map_or_else(|| "1".to_string(), |x| self.expr(x));
                     let pad = " ".repeat(depth);
                     out.push_str(&format!(
                         "{pad}for ({ty} {name} = {s}; {name} < {e}; {name} += {st}) {{\n"

@@ -433,14 +433,15 @@ impl StateDrawing<'_> {
                     .params
                     .iter()
                     .map(|p| {
+                        // A dependent range reads the parameters before it.
                         let (dots, end) = match p.run_end() {
                             RangeEnd::Exclusive(e) => ("..", e),
                             RangeEnd::Inclusive(last) => ("..=", last),
                         };
                         let range = format!(
                             "{}{dots}{}",
-                            expr_to_rust(&p.start, sdfg, &BodyNames::none()),
-                            expr_to_rust(end, sdfg, &BodyNames::none())
+                            expr_to_rust(&p.start, sdfg, &names),
+                            expr_to_rust(end, sdfg, &names)
                         );
                         match &p.step {
                             Some(st) => format!(

@@ -8,8 +8,8 @@
 //! prints as `?name` placeholders instead.
 
 use crate::ir::{
-    range_end, BinOp, ContainerId, Expr, ExprKind, Local, Map, MapParam, RangeEnd, Sdfg, Stmt,
-    Tasklet, UnOp, Value, VarRef, WcrOp,
+    range_end, BinOp, ContainerId, Expr, ExprKind, Local, Map, MapParam, MathFn, RangeEnd, Sdfg,
+    Stmt, Tasklet, UnOp, Value, VarRef, WcrOp,
 };
 
 /// The names of the variables an expression may refer to besides symbols:
@@ -111,6 +111,8 @@ fn binop_prec(op: BinOp, syntax: Syntax) -> u8 {
 
 fn is_negative(v: Value) -> bool {
     match v {
+        Value::I8(x) => x < 0,
+        Value::I16(x) => x < 0,
         Value::I32(x) => x < 0,
         Value::I64(x) => x < 0,
         Value::F32(x) => x.is_sign_negative(),
@@ -169,6 +171,24 @@ pub fn expr_to_rust(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
             expr_to_rust(then, sdfg, names),
             expr_to_rust(else_, sdfg, names)
         ),
+        ExprKind::Call {
+            func: MathFn::Complex,
+            args,
+        } => {
+            let parts: Vec<String> = args.iter().map(|a| expr_to_rust(a, sdfg, names)).collect();
+            format!("{}::new({})", e.ty, parts.join(", "))
+        }
+        ExprKind::Call {
+            func: func @ (MathFn::Re | MathFn::Im),
+            args,
+        } => match args.first() {
+            Some(a) => format!(
+                "{}.{}",
+                rust_operand(a, 15, sdfg, names),
+                func.method_name()
+            ),
+            None => "?".to_string(),
+        },
         ExprKind::Call { func, args } => {
             let receiver = match args.first() {
                 // A float literal receiver needs parentheses: `(2.0f64).sqrt()`.
@@ -311,6 +331,16 @@ fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &m
             out.push_str(&stmts_to_rust(body, sdfg, names, indent + 4));
             out.push_str(&format!("{pad}}}\n"));
         }
+        Stmt::While { cond, body, .. } => {
+            out.push_str(&format!(
+                "{pad}while {} {{\n",
+                expr_to_rust(cond, sdfg, names)
+            ));
+            out.push_str(&stmts_to_rust(body, sdfg, names, indent + 4));
+            out.push_str(&format!("{pad}}}\n"));
+        }
+        Stmt::Break { .. } => out.push_str(&format!("{pad}break;\n")),
+        Stmt::Continue { .. } => out.push_str(&format!("{pad}continue;\n")),
         Stmt::ThreadMap(t) => {
             let params: Vec<String> = t
                 .params
@@ -469,9 +499,17 @@ pub fn expr_to_python_boxed(
                 .iter()
                 .map(|x| expr_to_python_boxed(x, sdfg, names, boxed))
                 .collect();
+            let first = a.first().cloned().unwrap_or_default();
+            match func {
+                MathFn::Complex => return format!("complex({})", a.join(", ")),
+                MathFn::Re => return format!("({first}).real"),
+                MathFn::Im => return format!("({first}).imag"),
+                MathFn::Conj => return format!("({first}).conjugate()"),
+                _ => {}
+            }
             let name = match func {
-                crate::ir::MathFn::Ln => "log",
-                crate::ir::MathFn::Powi | crate::ir::MathFn::Powf => "pow",
+                MathFn::Ln => "log",
+                MathFn::Powi | MathFn::Powf => "pow",
                 other => other.method_name(),
             };
             format!("{name}({})", a.join(", "))

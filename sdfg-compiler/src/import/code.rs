@@ -105,6 +105,12 @@ pub(crate) enum CodeStmt {
         step: Option<CodeExpr>,
         body: Vec<CodeStmt>,
     },
+    /// `while cond { body }` (Python `while cond:`, C++ `while (cond)`).
+    While { cond: CodeExpr, body: Vec<CodeStmt> },
+    /// `break`: leaves the innermost loop.
+    Break,
+    /// `continue`: the next iteration of the innermost loop.
+    Continue,
     /// A C++ `{ ... }` block (its declarations end with it).
     Block(Vec<CodeStmt>),
     /// `dace::wcr_fixed<dace::ReductionType::OP, T>::reduce_atomic(conn + (offset), value);`:
@@ -231,11 +237,16 @@ pub(crate) fn code_names(stmts: &[CodeStmt], out: &mut Vec<String>) {
                 out.extend(step.iter().flat_map(|s| s.names()));
                 code_names(body, out);
             }
+            CodeStmt::While { cond, body } => {
+                out.extend(cond.names());
+                code_names(body, out);
+            }
             CodeStmt::Block(b) => code_names(b, out),
             CodeStmt::AtomicReduce { offset, value, .. } => {
                 out.extend(offset.names());
                 out.extend(value.names());
             }
+            CodeStmt::Break | CodeStmt::Continue => {}
         }
     }
 }
@@ -281,16 +292,7 @@ pub(crate) fn wcr_of_lambda(params: (&str, &str), body: &CodeExpr) -> Option<Wcr
 
 /// DaCe's names of element types.
 pub(crate) fn dtype(name: &str) -> Option<ScalarType> {
-    Some(match name {
-        "int32" => ScalarType::I32,
-        "int64" => ScalarType::I64,
-        "uint32" => ScalarType::U32,
-        "uint64" => ScalarType::U64,
-        "float32" => ScalarType::F32,
-        "float64" => ScalarType::F64,
-        "bool" | "bool_" => ScalarType::Bool,
-        _ => return None,
-    })
+    crate::dace_format::dtype_of(name)
 }
 
 /// A math function by its Python/C++ name (after any `math.`/`std::` prefix).
@@ -307,6 +309,16 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
         "max" | "fmax" | "Max" => MathFn::Max,
         "floor" => MathFn::Floor,
         "ceil" | "ceiling" => MathFn::Ceil,
+        "atan2" | "arctan2" => MathFn::Atan2,
+        "asin" | "arcsin" => MathFn::Asin,
+        "acos" | "arccos" => MathFn::Acos,
+        "atan" | "arctan" => MathFn::Atan,
+        "sinh" => MathFn::Sinh,
+        "cosh" => MathFn::Cosh,
+        "hypot" => MathFn::Hypot,
+        "cbrt" => MathFn::Cbrt,
+        "conj" => MathFn::Conj,
+        "arg" => MathFn::Arg,
         "fma" => MathFn::MulAdd,
         _ => return None,
     })

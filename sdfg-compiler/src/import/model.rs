@@ -83,6 +83,14 @@ pub(crate) enum NodeKind {
         model: Box<Model>,
         symbol_mapping: Vec<(String, String)>,
     },
+    /// A library node sdfg-rs has a statement for: `MatMul`, `Transpose`,
+    /// `Reduce` (its WCR lambda, axes and identity as written).
+    Library {
+        class: String,
+        wcr: Option<String>,
+        axes: Option<Vec<usize>>,
+        identity: Value,
+    },
     /// A node whose error was already reported (kept so that edges still
     /// find their nodes by position); conversion skips it silently.
     Reported,
@@ -542,6 +550,16 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
                     }
                 }
             }
+            "LibraryNode" if library_class(n).is_some() => NodeKind::Library {
+                class: library_class(n).unwrap_or_default(),
+                wcr: text(&a["wcr"]),
+                axes: a["axes"].as_array().map(|xs| {
+                    xs.iter()
+                        .filter_map(|x| x.as_u64().map(|v| v as usize))
+                        .collect()
+                }),
+                identity: a["identity"].clone(),
+            },
             other => {
                 errors.push(unsupported_node(other, &node_label, n, label));
                 continue_placeholder(&mut nodes, node_label);
@@ -596,6 +614,13 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
     }
 }
 
+/// The class of a library node sdfg-rs reads (`MatMul`, `Transpose`,
+/// `Reduce`), from its `classpath`.
+fn library_class(n: &Value) -> Option<String> {
+    let class = n["classpath"].as_str()?.rsplit('.').next()?;
+    matches!(class, "MatMul" | "Transpose" | "Reduce").then(|| class.to_string())
+}
+
 /// Keeps node positions (edges refer to them) for a node that was reported.
 fn continue_placeholder(nodes: &mut Vec<NodeModel>, label: String) {
     nodes.push(NodeModel {
@@ -615,7 +640,7 @@ fn unsupported_node(kind: &str, node_label: &str, n: &Value, state: &str) -> Imp
                 .to_string();
             return error(
                 format!("unsupported DaCe element `{class}` (library node `{node_label}` in state `{state}`)"),
-                "library nodes are not supported yet; expand them in DaCe first: `sdfg.expand_library_nodes()`",
+                "sdfg-rs reads the library nodes `MatMul`, `Transpose` and `Reduce`; expand the others in DaCe first: `sdfg.expand_library_nodes()`",
             );
         }
         "NestedSDFG" => (

@@ -225,8 +225,11 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
         let d = &model.arrays[i];
         let Some(elem) = dtype(&d.dtype) else {
             errors.push(
-                ImportError::new(format!("container `{}` has element type `{}`, which sdfg-rs does not have yet", d.name, d.dtype))
-                    .help("the element types are `int32`, `int64`, `uint32`, `uint64`, `float32`, `float64` and `bool`"),
+                ImportError::new(format!(
+                    "container `{}` has element type `{}`, which sdfg-rs does not have yet",
+                    d.name, d.dtype
+                ))
+                .help(format!("the element types are {}", dtype_list())),
             );
             continue;
         };
@@ -695,4 +698,10 @@ fn check_layout(d: &super::model::DataDesc, shape: &[CodeExpr], errors: &mut Vec
             );
         }
     }
+}
+
+/// DaCe's names of the element types sdfg-rs has, backticked.
+fn dtype_list() -> String {
+    let names: Vec<&str> = crate::dace_format::DTYPES.iter().map(|(_, n)| *n).collect();
+    crate::diag::suggest::backticked(&names)
 }

@@ -133,8 +133,13 @@ impl Translator<'_, '_> {
                     self.prescan(x, depth + 1);
                 }
             }
+            CodeStmt::While { body, .. } => {
+                for x in body {
+                    self.prescan(x, depth + 1);
+                }
+            }
             CodeStmt::Block(b) => b.iter().for_each(|x| self.prescan(x, depth)),
-            CodeStmt::AtomicReduce { .. } => {}
+            CodeStmt::AtomicReduce { .. } | CodeStmt::Break | CodeStmt::Continue => {}
         }
     }
 
@@ -381,6 +386,15 @@ impl Translator<'_, '_> {
                 self.scopes.pop();
                 out.push(format!("{pad}}}"));
             }
+            CodeStmt::While { cond, body } => {
+                let (c, _) = self.emit(cond, Some(ScalarType::Bool));
+                let c = super::typing::strip_outer_parens(c);
+                out.push(format!("{pad}while {c} {{"));
+                self.block(body, indent + 4, out);
+                out.push(format!("{pad}}}"));
+            }
+            CodeStmt::Break => out.push(format!("{pad}break;")),
+            CodeStmt::Continue => out.push(format!("{pad}continue;")),
             CodeStmt::Block(b) => {
                 out.push(format!("{pad}{{"));
                 self.block(b, indent + 4, out);
@@ -567,11 +581,16 @@ fn collect_reads(code: &[CodeStmt], out: &mut Vec<String>) {
                 }
                 collect_reads(body, out);
             }
+            CodeStmt::While { cond, body } => {
+                out.extend(cond.names());
+                collect_reads(body, out);
+            }
             CodeStmt::Block(b) => collect_reads(b, out),
             CodeStmt::AtomicReduce { offset, value, .. } => {
                 out.extend(offset.names());
                 out.extend(value.names());
             }
+            CodeStmt::Break | CodeStmt::Continue => {}
         }
     }
 }

@@ -130,13 +130,16 @@ fn paren(s: String) -> String {
 
 /// A literal of type `t` with the value `value` (`negative` applies the sign).
 pub(crate) fn int_literal(value: u128, negative: bool, t: ScalarType) -> Option<String> {
-    let fits = match t {
-        ScalarType::I32 => value <= i32::MAX as u128 + u128::from(negative),
-        ScalarType::I64 => value <= i64::MAX as u128 + u128::from(negative),
-        ScalarType::U32 => !negative && value <= u32::MAX as u128,
-        ScalarType::U64 => !negative && value <= u64::MAX as u128,
-        ScalarType::F32 | ScalarType::F64 => true,
-        ScalarType::Bool => false,
+    let fits = match t.int_range() {
+        Some((min, max)) => {
+            let v = i128::try_from(value).unwrap_or(i128::MAX);
+            if negative {
+                -v >= min
+            } else {
+                v <= max
+            }
+        }
+        None => t.is_float(),
     };
     if !fits {
         return None;
@@ -270,6 +273,21 @@ impl Emitter<'_> {
             CodeExpr::Call(f, args) => {
                 let tys: Vec<Ty> = args.iter().map(|a| self.infer(a)).collect();
                 let first = tys.first().copied().unwrap_or(Ty::FlexInt);
+                match (f, first) {
+                    (
+                        MathFn::Abs | MathFn::NormSqr | MathFn::Arg | MathFn::Re | MathFn::Im,
+                        Ty::Known(z),
+                    ) if z.is_complex() => return Ty::Known(z.real_part()),
+                    (MathFn::Conj | MathFn::Exp, Ty::Known(z)) if z.is_complex() => return first,
+                    (MathFn::Complex, _) => {
+                        let part = match first {
+                            Ty::Known(F32) => F32,
+                            _ => F64,
+                        };
+                        return Ty::Known(part.complex_of().unwrap_or(C64));
+                    }
+                    _ => {}
+                }
                 match f {
                     MathFn::Min | MathFn::Max => tys
                         .into_iter()
@@ -385,17 +403,16 @@ impl Emitter<'_> {
             }
             CodeExpr::Bool(b) => b.to_string(),
             CodeExpr::Special { value, .. } => {
-                // No literal for these yet: computed (IEEE 754 division).
+                // Rust's constants: `f64::NAN`, `f32::INFINITY`, ...
                 let t = if t.is_float() { t } else { F64 };
-                let s = if t == F32 { "f32" } else { "" };
-                let num = if value.is_nan() {
-                    "0.0"
+                let name = if value.is_nan() {
+                    "NAN"
                 } else if *value > 0.0 {
-                    "1.0"
+                    "INFINITY"
                 } else {
-                    "-1.0"
+                    "NEG_INFINITY"
                 };
-                paren(format!("{num}{s} / 0.0{s}"))
+                format!("{t}::{name}")
             }
             CodeExpr::Name(n) => match (self.lookup)(n) {
                 Some(Meaning::Value { text, .. }) => text,
@@ -407,6 +424,13 @@ impl Emitter<'_> {
                 _ => n.clone(),
             },
             CodeExpr::Index(n, idx) => self.index(n, idx),
+            // `-inf` (C++'s `-std::numeric_limits<T>::infinity()`): one constant.
+            CodeExpr::Unary(Unary::Neg, a)
+                if t.is_float()
+                    && matches!(**a, CodeExpr::Special { value, .. } if value == f64::INFINITY) =>
+            {
+                format!("{t}::NEG_INFINITY")
+            }
             CodeExpr::Unary(Unary::Neg, a) => {
                 if t.is_integer() && !t.is_signed_integer() {
                     // C++ negation of an unsigned value wraps.
@@ -443,6 +467,36 @@ impl Emitter<'_> {
             {
                 self.emit(a, Some(*to))
             }
+            // `int8_t(3)`: a literal of the type.
+            CodeExpr::Cast(to, a)
+                if matches!(**a, CodeExpr::Int { value, negative, .. }
+                    if to.is_narrow_integer() && int_literal(value, negative, *to).is_some()) =>
+            {
+                self.emit(a, Some(*to))
+            }
+            // A cast to the value's own type (the exporter wraps each
+            // operation on narrow integers, which C++ promotes, back to
+            // its type): the value itself.
+            CodeExpr::Cast(to, a)
+                if to.is_narrow_integer()
+                    && matches!(
+                        **a,
+                        CodeExpr::Binary(..) | CodeExpr::Unary(..) | CodeExpr::Call(..)
+                    )
+                    && self.infer(a) == Ty::Known(*to) =>
+            {
+                self.emit(a, Some(*to))
+            }
+            // `dace::complex128(re, im)`: `c64::new(re, im)`.
+            CodeExpr::Cast(to, a) if to.is_complex() => match a.as_ref() {
+                CodeExpr::Call(MathFn::Complex, parts) if parts.len() == 2 => {
+                    let part = to.real_part();
+                    let re = self.emit(&parts[0], Some(part));
+                    let im = self.emit(&parts[1], Some(part));
+                    format!("{to}::new({re}, {im})")
+                }
+                other => self.emit(other, Some(*to)),
+            },
             CodeExpr::Cast(to, a) => {
                 let inner = self.infer(a);
                 let text = self.emit(a, None);
@@ -556,8 +610,18 @@ impl Emitter<'_> {
         let Some(first) = args.first() else {
             return "0".to_string();
         };
+        if let Ty::Known(z) = self.infer(first) {
+            if z.is_complex() {
+                // A method or a field of a complex value: the receiver keeps its type.
+                let x = receiver(self.emit(first, Some(z)));
+                return match f {
+                    MathFn::Re | MathFn::Im => format!("{x}.{}", f.method_name()),
+                    _ => format!("{x}.{}()", f.method_name()),
+                };
+            }
+        }
         match f {
-            MathFn::Min | MathFn::Max => {
+            MathFn::Min | MathFn::Max | MathFn::Atan2 | MathFn::Hypot => {
                 let x = receiver(self.emit(first, Some(t)));
                 let y = args
                     .get(1)

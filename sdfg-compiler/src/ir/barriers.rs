@@ -219,6 +219,11 @@ impl Placer<'_> {
                         span: *span,
                     });
                 }
+                // Lowering rejects `while`, `loop`, `break` and `continue`
+                // at block level (lower/block.rs): they live in thread maps.
+                Stmt::While { .. } | Stmt::Break { .. } | Stmt::Continue { .. } => {
+                    out.push(s.clone())
+                }
                 Stmt::ThreadMap(t) => {
                     let phase = format!("`{}`", t.name.text);
                     let reductions = uniform_reductions(t, self.containers);

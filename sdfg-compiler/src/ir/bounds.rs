@@ -7,8 +7,12 @@
 //! takes over all iterations. The host then checks that range against the
 //! container (an `Err` naming it when it leaves the container) and the
 //! kernel omits the check. Every other access (under an `if`, `&&`, `||`,
-//! in a loop whose bounds read data, or with an index without a plan, such
-//! as a data-dependent one) is *guarded*: checked where it runs; an
+//! after a `break` or `continue` in its loop's body, in a `while` body, in a
+//! `for` loop whose bounds read data or whose body can `break` out of it,
+//! in a map with a range that reads an earlier parameter (`ir::ranges`:
+//! whether an iteration runs depends on the others), or with an index
+//! without a plan, such as a data-dependent one) is *guarded*: checked
+//! where it runs; an
 //! out-of-bounds access is skipped (a load yields zero), reported through
 //! the fault word, and the call returns an `Err`.
 //!
@@ -61,20 +65,36 @@ pub struct LoopScope {
 }
 
 impl LoopScope {
-    /// Enter `for var in start..end (step)`: the variable is boxed when its
-    /// bounds and step read only symbols and literals.
+    /// The scope of a map's body. A map whose range reads an earlier
+    /// parameter (`j in 0..i`) runs each iteration of its box only when it
+    /// lies inside the per-iteration range, so the box is more than what
+    /// runs (for `i = 0` no `j` runs at all): a precheck over it could reject
+    /// a valid program, and every access is guarded instead.
+    pub fn for_map(map: &super::Map) -> LoopScope {
+        LoopScope {
+            boxed: Vec::new(),
+            in_unboxed: map.has_dependent_ranges(),
+        }
+    }
+
+    /// Enter `for var in start..end (step)` with `body`: the variable is
+    /// boxed when its bounds and step read only symbols and literals and
+    /// the body cannot `break` out of the loop (the later values of the
+    /// variable might never be reached).
     pub fn enter_loop(
         &self,
         var: LocalId,
         start: &Expr,
         end: &Expr,
         step: Option<&Expr>,
+        body: &[Stmt],
     ) -> LoopScope {
         let mut inner = self.clone();
         if [Some(start), Some(end), step]
             .into_iter()
             .flatten()
             .all(reads_only_symbols)
+            && !body.iter().any(Stmt::may_break)
         {
             inner.boxed.push(var);
         } else {
@@ -82,6 +102,14 @@ impl LoopScope {
         }
         inner
     }
+    /// Enter a `while` body: it may run no iteration.
+    pub fn enter_while(&self) -> LoopScope {
+        LoopScope {
+            boxed: self.boxed.clone(),
+            in_unboxed: true,
+        }
+    }
+
     pub fn is_boxed(&self, local: LocalId) -> bool {
         self.boxed.contains(&local)
     }
@@ -177,7 +205,20 @@ pub fn interval_plan<'a>(e: &'a Expr, loops: &LoopScope) -> Option<IntervalPlan<
         points: Vec::new(),
         vars: Vec::new(),
     };
-    plan.build(e, loops).then_some(plan)
+    plan.build(e, loops, true).then_some(plan)
+}
+
+/// A plan for a range that contains every value `e` takes, though not
+/// necessarily exactly: a variable may appear more than once (`i * i`), so
+/// the ends need not be taken. The glue computes the box of a dependent map
+/// range with it (`ir::ranges`), where a superset is what is needed.
+pub fn hull_plan(e: &Expr) -> Option<IntervalPlan<'_>> {
+    let mut plan = IntervalPlan {
+        ops: Vec::new(),
+        points: Vec::new(),
+        vars: Vec::new(),
+    };
+    plan.build(e, &LoopScope::default(), false).then_some(plan)
 }
 
 impl<'a> IntervalPlan<'a> {
@@ -186,8 +227,9 @@ impl<'a> IntervalPlan<'a> {
         self.points.len() - 1
     }
 
-    /// Appends the ops of `e`; false when `e` has no plan.
-    fn build(&mut self, e: &'a Expr, loops: &LoopScope) -> bool {
+    /// Appends the ops of `e`; false when `e` has no plan. `exact`: each
+    /// variable at most once (otherwise a repeated one is pushed again).
+    fn build(&mut self, e: &'a Expr, loops: &LoopScope, exact: bool) -> bool {
         let ty = e.ty;
         if !ty.is_integer() {
             return false;
@@ -205,15 +247,19 @@ impl<'a> IntervalPlan<'a> {
                     _ => return false,
                 };
                 // Once per index: operands must vary independently.
-                if self.vars.contains(&var) {
-                    return false;
+                if let Some(k) = self.vars.iter().position(|v| *v == var) {
+                    if exact {
+                        return false;
+                    }
+                    self.ops.push(PlanOp::Var(k));
+                    return true;
                 }
                 self.vars.push(var);
                 self.ops.push(PlanOp::Var(self.vars.len() - 1));
                 return true;
             }
             ExprKind::Unary { op, arg } => {
-                if !self.build(arg, loops) {
+                if !self.build(arg, loops, exact) {
                     return false;
                 }
                 match op {
@@ -223,7 +269,7 @@ impl<'a> IntervalPlan<'a> {
             }
             ExprKind::Binary { op, lhs, rhs } => match op {
                 BinOp::Add | BinOp::Sub | BinOp::Mul => {
-                    if !(self.build(lhs, loops) && self.build(rhs, loops)) {
+                    if !(self.build(lhs, loops, exact) && self.build(rhs, loops, exact)) {
                         return false;
                     }
                     match op {
@@ -233,7 +279,7 @@ impl<'a> IntervalPlan<'a> {
                     }
                 }
                 BinOp::Div | BinOp::Shl | BinOp::Shr if is_point(rhs) => {
-                    if !self.build(lhs, loops) {
+                    if !self.build(lhs, loops, exact) {
                         return false;
                     }
                     let k = self.point(rhs);
@@ -249,7 +295,7 @@ impl<'a> IntervalPlan<'a> {
                 func: func @ (MathFn::Min | MathFn::Max),
                 args,
             } if args.len() == 2 => {
-                if !(self.build(&args[0], loops) && self.build(&args[1], loops)) {
+                if !(self.build(&args[0], loops, exact) && self.build(&args[1], loops, exact)) {
                     return false;
                 }
                 match func {
@@ -258,7 +304,7 @@ impl<'a> IntervalPlan<'a> {
                 }
             }
             ExprKind::Cast { arg } if arg.ty.is_integer() => {
-                if !self.build(arg, loops) {
+                if !self.build(arg, loops, exact) {
                     return false;
                 }
                 PlanOp::Cast(ty)
@@ -360,9 +406,18 @@ impl<'a> AccessSite<'a> {
 
 /// Visits every load and store of a body with its context, in program order.
 pub fn for_each_access<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(AccessSite<'a>)) {
+    for_each_access_in(stmts, LoopScope::default(), f)
+}
+
+/// [`for_each_access`] for the body of `map` ([`LoopScope::for_map`]).
+pub fn for_each_map_access<'a>(map: &'a super::Map, f: &mut dyn FnMut(AccessSite<'a>)) {
+    for_each_access_in(&map.body.stmts, LoopScope::for_map(map), f)
+}
+
+fn for_each_access_in<'a>(stmts: &'a [Stmt], loops: LoopScope, f: &mut dyn FnMut(AccessSite<'a>)) {
     let mut cx = Walk {
         conditional: false,
-        loops: LoopScope::default(),
+        loops,
         enclosing: Vec::new(),
     };
     cx.stmts(stmts, f);
@@ -414,7 +469,8 @@ impl<'a> Walk<'a> {
                         self.expr(st, f);
                     }
                     let outer = std::mem::take(&mut self.loops);
-                    self.loops = outer.enter_loop(*var, start, end, step.as_ref());
+                    let outer_conditional = self.conditional;
+                    self.loops = outer.enter_loop(*var, start, end, step.as_ref(), body);
                     self.enclosing.push(EnclosingLoop {
                         var: *var,
                         start,
@@ -424,7 +480,19 @@ impl<'a> Walk<'a> {
                     self.stmts(body, f);
                     self.enclosing.pop();
                     self.loops = outer;
+                    self.conditional = outer_conditional;
                 }
+                // The condition runs at least once; the body may not run.
+                Stmt::While { cond, body, .. } => {
+                    self.expr(cond, f);
+                    let outer = self.loops.clone();
+                    let outer_conditional = self.conditional;
+                    self.loops = outer.enter_while();
+                    self.stmts(body, f);
+                    self.loops = outer;
+                    self.conditional = outer_conditional;
+                }
+                Stmt::Break { .. } | Stmt::Continue { .. } => {}
                 // A thread map's parameters range like nested `for` loops
                 // over its dimensions (in a sequential reading of the block).
                 Stmt::ThreadMap(t) => {
@@ -436,9 +504,13 @@ impl<'a> Walk<'a> {
                         if let Some(st) = &p.step {
                             self.expr(st, f);
                         }
-                        self.loops =
-                            self.loops
-                                .enter_loop(p.local, &p.start, &p.end, p.step.as_ref());
+                        self.loops = self.loops.enter_loop(
+                            p.local,
+                            &p.start,
+                            &p.end,
+                            p.step.as_ref(),
+                            &t.body,
+                        );
                         self.enclosing.push(EnclosingLoop {
                             var: p.local,
                             start: &p.start,
@@ -451,6 +523,11 @@ impl<'a> Walk<'a> {
                     self.loops = outer;
                 }
                 Stmt::Barrier(_) => {}
+            }
+            // After a `break`/`continue`, the rest of the loop body runs on
+            // some iterations only (the loop restores the flag).
+            if s.may_leave_loop() {
+                self.conditional = true;
             }
         }
     }

@@ -167,13 +167,35 @@ pub enum MathFn {
     Max,
     Floor,
     Ceil,
+    /// `y.atan2(x)`: the angle of (x, y), C99's special cases.
+    Atan2,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    /// `x.hypot(y)`: sqrt(x^2 + y^2) without intermediate overflow.
+    Hypot,
+    Cbrt,
+    /// `z.conj()`: the complex conjugate.
+    Conj,
+    /// `z.norm_sqr()`: re^2 + im^2 (a real).
+    NormSqr,
+    /// `z.arg()`: `im.atan2(re)` (a real).
+    Arg,
+    /// `z.re` (a field): the real part.
+    Re,
+    /// `z.im` (a field): the imaginary part.
+    Im,
+    /// `c64::new(re, im)`, `c32::new(re, im)`, `Complex::new(re, im)`.
+    Complex,
     /// `a.mul_add(b, c)` on floats: `a * b + c` with one rounding (Rust's
     /// `f64::mul_add`, PTX `fma.rn`).
     MulAdd,
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 14] = [
+    pub const ALL: [MathFn; 28] = [
         MathFn::Sqrt,
         MathFn::Abs,
         MathFn::Exp,
@@ -187,6 +209,20 @@ impl MathFn {
         MathFn::Max,
         MathFn::Floor,
         MathFn::Ceil,
+        MathFn::Atan2,
+        MathFn::Asin,
+        MathFn::Acos,
+        MathFn::Atan,
+        MathFn::Sinh,
+        MathFn::Cosh,
+        MathFn::Hypot,
+        MathFn::Cbrt,
+        MathFn::Conj,
+        MathFn::NormSqr,
+        MathFn::Arg,
+        MathFn::Re,
+        MathFn::Im,
+        MathFn::Complex,
         MathFn::MulAdd,
     ];
 
@@ -205,18 +241,89 @@ impl MathFn {
             MathFn::Max => "max",
             MathFn::Floor => "floor",
             MathFn::Ceil => "ceil",
+            MathFn::Atan2 => "atan2",
+            MathFn::Asin => "asin",
+            MathFn::Acos => "acos",
+            MathFn::Atan => "atan",
+            MathFn::Sinh => "sinh",
+            MathFn::Cosh => "cosh",
+            MathFn::Hypot => "hypot",
+            MathFn::Cbrt => "cbrt",
+            MathFn::Conj => "conj",
+            MathFn::NormSqr => "norm_sqr",
+            MathFn::Arg => "arg",
+            MathFn::Re => "re",
+            MathFn::Im => "im",
+            MathFn::Complex => "new",
             MathFn::MulAdd => "mul_add",
         }
     }
 
+    /// The method called `name` (`re`, `im` and `new` are not methods).
     pub fn from_method_name(name: &str) -> Option<MathFn> {
-        MathFn::ALL.into_iter().find(|f| f.method_name() == name)
+        MathFn::ALL
+            .into_iter()
+            .find(|f| f.is_method() && f.method_name() == name)
+    }
+
+    /// Called as a method (`x.sqrt()`); the parts of a complex value are
+    /// fields (`z.re`) and its constructor an associated function.
+    pub fn is_method(self) -> bool {
+        !matches!(self, MathFn::Re | MathFn::Im | MathFn::Complex)
+    }
+
+    /// A function of real numbers (every method but the complex-only
+    /// `conj`, `norm_sqr` and `arg`, and not the complex parts and
+    /// constructor).
+    pub fn takes_reals(self) -> bool {
+        !matches!(
+            self,
+            MathFn::Conj
+                | MathFn::NormSqr
+                | MathFn::Arg
+                | MathFn::Re
+                | MathFn::Im
+                | MathFn::Complex
+        )
+    }
+
+    /// Whether a call with a receiver of type `arg` is transcendental
+    /// (`abs` of a complex value is a `hypot`).
+    pub fn is_transcendental_for(self, arg: ScalarType) -> bool {
+        self.is_transcendental() || (self == MathFn::Abs && arg.is_complex())
+    }
+
+    /// A transcendental function: backends agree with the evaluator within
+    /// the function's ULP bound (`codegen::ptx::ULP_BOUNDS`), not bit for bit.
+    pub fn is_transcendental(self) -> bool {
+        !matches!(
+            self,
+            MathFn::Sqrt
+                | MathFn::Abs
+                | MathFn::Powi
+                | MathFn::Min
+                | MathFn::Max
+                | MathFn::Floor
+                | MathFn::Ceil
+                | MathFn::Conj
+                | MathFn::NormSqr
+                | MathFn::Re
+                | MathFn::Im
+                | MathFn::Complex
+                | MathFn::MulAdd
+        )
     }
 
     /// Number of arguments including the receiver.
     pub fn arity(self) -> usize {
         match self {
-            MathFn::Powi | MathFn::Powf | MathFn::Min | MathFn::Max => 2,
+            MathFn::Powi
+            | MathFn::Powf
+            | MathFn::Min
+            | MathFn::Max
+            | MathFn::Atan2
+            | MathFn::Hypot
+            | MathFn::Complex => 2,
             MathFn::MulAdd => 3,
             _ => 1,
         }
@@ -289,6 +396,17 @@ pub enum Stmt {
         body: Vec<Stmt>,
         span: Span,
     },
+    /// `while cond { body }`: `cond` is evaluated before every iteration.
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+    /// `break;`: leaves the innermost `for` or `while` loop.
+    Break { span: Span },
+    /// `continue;`: goes on with the next iteration of the innermost loop
+    /// (a `for` loop steps its variable first, a `while` loop tests again).
+    Continue { span: Span },
     /// `map NAME[p in a..b, ...] on threads { BODY }`: only in the body of a
     /// block map, at block level (see [`super::block`]).
     ThreadMap(ThreadMap),
@@ -375,7 +493,10 @@ impl Stmt {
             | Stmt::AssignLocal { span, .. }
             | Stmt::Store { span, .. }
             | Stmt::If { span, .. }
-            | Stmt::For { span, .. } => *span,
+            | Stmt::For { span, .. }
+            | Stmt::While { span, .. }
+            | Stmt::Break { span }
+            | Stmt::Continue { span } => *span,
             Stmt::ThreadMap(t) => t.span,
             Stmt::Barrier(b) => b.span,
         }
@@ -410,6 +531,11 @@ impl Stmt {
                 }
                 body.iter().for_each(|s| s.walk_exprs(f));
             }
+            Stmt::While { cond, body, .. } => {
+                cond.walk(f);
+                body.iter().for_each(|s| s.walk_exprs(f));
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
             Stmt::ThreadMap(t) => {
                 for p in &t.params {
                     p.start.walk(f);
@@ -424,12 +550,36 @@ impl Stmt {
         }
     }
 
+    /// Whether running this statement may leave the innermost enclosing
+    /// loop's body early: it is, or contains outside a nested loop, a
+    /// `break` or `continue`. The statements after it in that body then run
+    /// only on some iterations.
+    pub fn may_leave_loop(&self) -> bool {
+        match self {
+            Stmt::Break { .. } | Stmt::Continue { .. } => true,
+            Stmt::If { then, else_, .. } => then.iter().chain(else_).any(Stmt::may_leave_loop),
+            _ => false,
+        }
+    }
+
+    /// Whether this statement can `break` out of the loop it is in (a
+    /// `break` of a nested loop leaves only that one).
+    pub fn may_break(&self) -> bool {
+        match self {
+            Stmt::Break { .. } => true,
+            Stmt::If { then, else_, .. } => then.iter().chain(else_).any(Stmt::may_break),
+            _ => false,
+        }
+    }
+
     /// Visits this statement and nested statements, parents first.
     pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
         f(self);
         match self {
             Stmt::If { then, else_, .. } => then.iter().chain(else_).for_each(|s| s.walk(f)),
-            Stmt::For { body, .. } => body.iter().for_each(|s| s.walk(f)),
+            Stmt::For { body, .. } | Stmt::While { body, .. } => {
+                body.iter().for_each(|s| s.walk(f))
+            }
             Stmt::ThreadMap(t) => t.body.iter().for_each(|s| s.walk(f)),
             _ => {}
         }

@@ -13,8 +13,10 @@ pub mod barriers;
 pub mod block;
 pub mod bounds;
 pub mod expr;
+pub mod library;
 pub mod linear;
 pub mod nested;
+pub mod ranges;
 pub mod semantics;
 pub mod transients;
 pub mod types;
@@ -244,6 +246,8 @@ pub struct Map {
     /// iterations share an element of, with the span of each name; the race
     /// test (`crate::validate`) trusts them.
     pub independent: Vec<(ContainerId, Span)>,
+    /// The library statement this map expands (`library`), if any.
+    pub library: Option<library::LibraryCall>,
     /// `on gpu block(...)`: each iteration runs on one thread block, and the
     /// body is a block program with thread maps ([`block`]). None: a flat map.
     pub block: Option<Block>,
@@ -264,8 +268,9 @@ impl Map {
 }
 
 /// `p in start..end` (or `start..=last`; or `(start..end).step_by(step)`).
-/// Bounds are integer expressions over symbols and literals; the parameter
-/// has the bounds' type.
+/// Bounds are integer expressions over symbols and literals, and may read
+/// the parameters before this one (`j in 0..i`, see [`ranges`]); the
+/// parameter has the bounds' type.
 #[derive(Clone, Debug)]
 pub struct MapParam {
     pub name: Name,

@@ -183,6 +183,7 @@ impl<'a> Lowerer<'a> {
                     span: spec.span,
                 }),
                 gpu_tasklet: false,
+                library: None,
                 independent,
             }),
             memlets,
@@ -337,6 +338,26 @@ impl<'a> Lowerer<'a> {
     /// A Rust statement at block level: every thread runs it (a `let`), or
     /// thread 0 does (a store).
     fn block_level_rust(&mut self, sc: &mut Scope, s: &syn::Stmt, out: &mut Vec<Stmt>) {
+        // A block-level loop holds barriers when it holds thread maps, and
+        // every thread must reach them: only counted `for` loops, whose
+        // bounds the block agrees on, are block-level loops.
+        if let syn::Stmt::Expr(e, _) = s {
+            let word = match e {
+                syn::Expr::While(_) => Some("while"),
+                syn::Expr::Loop(_) => Some("loop"),
+                syn::Expr::Break(_) => Some("break"),
+                syn::Expr::Continue(_) => Some("continue"),
+                _ => None,
+            };
+            if let Some(word) = word {
+                self.error(
+                    Diagnostic::error(syn::spanned::Spanned::span(e), format!("`{word}` at block level of a block map"))
+                        .help("use a counted `for` loop at block level, or put the loop inside a thread map (`map t[...] on threads { ... }`)")
+                        .note("every thread of the block must reach the same barriers; a block-level loop is a `for` whose bounds the block agrees on"),
+                );
+                return;
+            }
+        }
         if let syn::Stmt::Local(l) = s {
             let mutable = match &l.pat {
                 syn::Pat::Ident(pi) => pi

@@ -100,7 +100,7 @@ impl<'a> Lowerer<'a> {
             Some(other) => {
                 self.error(
                     Diagnostic::error(other.span(), "expected a scalar type")
-                        .help("the types are `i32`, `i64`, `u32`, `u64`, `f32`, `f64` and `bool`"),
+                        .help(format!("the types are {}", type_list(|_| true))),
                 );
                 None
             }
@@ -191,12 +191,12 @@ impl<'a> Lowerer<'a> {
                 let stmts = self.block(sc, &b.block.stmts);
                 out.extend(stmts);
             }
-            syn::Expr::While(_) | syn::Expr::Loop(_) => self.error(
-                Diagnostic::error(e.span(), "`while` and `loop` are not supported")
-                    .help("use a counted loop: `for k in 0..n { ... }`"),
-            ),
-            syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_) => self.error(
-                Diagnostic::error(e.span(), "control flow out of a tasklet is not supported")
+            syn::Expr::While(w) => self.while_stmt(sc, w, out),
+            syn::Expr::Loop(l) => self.loop_stmt(sc, l, out),
+            syn::Expr::Break(b) => self.break_stmt(sc, b, out),
+            syn::Expr::Continue(c) => self.continue_stmt(sc, c, out),
+            syn::Expr::Return(_) => self.error(
+                Diagnostic::error(e.span(), "`return` is not supported in a tasklet")
                     .help("guard the remaining statements with `if` instead"),
             ),
             _ => {
@@ -279,7 +279,9 @@ impl<'a> Lowerer<'a> {
             };
             sc.declare_local(local, true, range.is_none(), open)
         });
+        sc.loop_depth += 1;
         let body = self.block(sc, &f.body.stmts);
+        sc.loop_depth -= 1;
         sc.visible.truncate(mark);
         let (Some(var), Some(range)) = (var, range) else {
             return;

@@ -119,6 +119,11 @@ impl Collector<'_> {
                 }
                 body.iter().for_each(|s| self.stmt(s, true));
             }
+            Stmt::While { cond, body, .. } => {
+                self.expr(cond, conditional);
+                body.iter().for_each(|s| self.stmt(s, true));
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
             Stmt::ThreadMap(t) => {
                 for p in &t.params {
                     self.expr(&p.start, conditional);

@@ -16,11 +16,15 @@
 //! take the default type of their first assignment's right-hand side. Then
 //! lowering runs for real with every type fixed.
 
+mod array_stmt;
 mod block;
 mod body;
 pub(crate) mod dataflow;
+mod library;
+mod loops;
 pub(crate) mod memlets;
 mod nested;
+mod ranges;
 mod reduction_forms;
 mod typing;
 
@@ -359,6 +363,16 @@ impl<'a> Lowerer<'a> {
     fn lower_state(&mut self, s: &parse::StateDecl) -> State {
         let mut stmts = Vec::new();
         let mut labels: HashSet<String> = HashSet::new();
+        // Array and library statements get a name no statement has.
+        let mut taken: HashSet<String> = s
+            .stmts
+            .iter()
+            .filter_map(|st| match st {
+                StmtAst::Map(m) => Some(m.name.to_string()),
+                StmtAst::Tasklet(t) => Some(t.name.to_string()),
+                _ => None,
+            })
+            .collect();
         for st in &s.stmts {
             let label = match st {
                 StmtAst::Map(m) => Some(&m.name),
@@ -377,7 +391,17 @@ impl<'a> Lowerer<'a> {
                     );
                 }
             }
-            if let Some(stmt) = self.lower_statement(st) {
+            let lowered = match st {
+                StmtAst::Assign(a) => {
+                    let name = assign_name(a, &mut taken);
+                    match &a.value {
+                        parse::AssignValue::Expr(v) => self.lower_array(a, v, &name),
+                        parse::AssignValue::Library(l) => self.lower_library(a, l, &name),
+                    }
+                }
+                _ => self.lower_statement(st),
+            };
+            if let Some(stmt) = lowered {
                 stmts.push(stmt);
             }
         }
@@ -415,6 +439,8 @@ impl<'a> Lowerer<'a> {
             }
             StmtAst::Copy(c) => self.lower_copy(c),
             StmtAst::Call(c) => self.lower_call(c),
+            // Named by `lower_state`.
+            StmtAst::Assign(_) => None,
             StmtAst::Wait(w) => {
                 let container = self.container_name(&w.name)?;
                 let c = &self.containers[container];
@@ -463,16 +489,54 @@ impl<'a> Lowerer<'a> {
                 );
                 ok = false;
             }
+            // A range may read the parameters before it (a triangle).
             let mut range_scope = Scope::new(ScopeKind::MapRange);
-            match self.range(&mut range_scope, &p.range) {
-                Some(r) => params.push(MapParam {
+            range_scope.params = params
+                .iter()
+                .map(|q: &MapParam| (q.name.text.clone(), q.ty))
+                .collect();
+            let later: Vec<&proc_macro2::Ident> = m
+                .params
+                .iter()
+                .skip_while(|q| q.name != p.name)
+                .skip(1)
+                .map(|q| &q.name)
+                .collect();
+            // A range with an error still names its parameter in the body
+            // (no "cannot find" there); the map is not made.
+            let placeholder = |ty: ScalarType| {
+                let zero = Expr::lit(Value::from_bits(ty, 0), p.name.span());
+                MapParam {
                     name: name_of(&p.name),
-                    ty: r.ty,
-                    start: r.start,
-                    end: r.end,
-                    inclusive: r.inclusive,
-                    step: r.step,
-                }),
+                    ty,
+                    start: zero.clone(),
+                    end: zero,
+                    inclusive: false,
+                    step: None,
+                }
+            };
+            if let Some(d) = ranges::later_parameter(&p.name, &p.range, &later) {
+                self.error(d);
+                ok = false;
+                params.push(placeholder(ScalarType::I64));
+                continue;
+            }
+            match self.range(&mut range_scope, &p.range) {
+                Some(r) => {
+                    let param = MapParam {
+                        name: name_of(&p.name),
+                        ty: r.ty,
+                        start: r.start,
+                        end: r.end,
+                        inclusive: r.inclusive,
+                        step: r.step,
+                    };
+                    if let Err(d) = ranges::check_dependent(&param, &params) {
+                        self.error(d);
+                        ok = false;
+                    }
+                    params.push(param);
+                }
                 None => ok = false,
             }
         }
@@ -517,6 +581,7 @@ impl<'a> Lowerer<'a> {
                 block: None,
                 gpu_tasklet: m.gpu_tasklet,
                 independent,
+                library: None,
             }),
             memlets,
             span: m.name.span(),
@@ -766,6 +831,27 @@ impl<'a> Lowerer<'a> {
     }
 }
 
+/// `assign_B`, `matmul_C`, ... (with `_2`, `_3` when taken): the map
+/// name of an array or library statement.
+fn assign_name(a: &parse::AssignAst, taken: &mut HashSet<String>) -> String {
+    let target = typing::source_text(&a.target);
+    let target: String = target
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    let stem = match &a.value {
+        parse::AssignValue::Expr(_) => format!("assign_{target}"),
+        parse::AssignValue::Library(l) => format!("{}_{target}", l.name),
+    };
+    let mut name = stem.clone();
+    let mut k = 2;
+    while !taken.insert(name.clone()) {
+        name = format!("{stem}_{k}");
+        k += 1;
+    }
+    name
+}
+
 pub(crate) fn name_of(ident: &proc_macro2::Ident) -> Name {
     Name::new(ident.to_string(), ident.span())
 }
@@ -782,4 +868,14 @@ pub(crate) fn count(n: usize, noun: &str) -> String {
     } else {
         format!("{n} {plural}")
     }
+}
+
+/// The language's type names that `keep` accepts, backticked, for helps.
+pub(crate) fn type_list(keep: impl Fn(ScalarType) -> bool) -> String {
+    let names: Vec<&str> = ScalarType::ALL
+        .into_iter()
+        .filter(|t| keep(*t))
+        .map(ScalarType::rust_name)
+        .collect();
+    crate::diag::suggest::backticked(&names)
 }

@@ -25,7 +25,7 @@ pub(super) struct Header {
 const ITEM_KINDS: &str =
     "an item is `symbol N: i64;`, a container (`host`, `pinned`, `gpu`, `transient`), `state NAME { ... }`, an edge `a -> b;` or a nested `sdfg NAME { ... }`";
 const STMT_KINDS: &str =
-    "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;`, `wait NAME;` or a call of a nested sdfg `NAME(N = M, A = X);`";
+    "a statement is `map NAME[i in a..b] on gpu { ... }`, `tasklet NAME { ... }`, `copy A -> B;`, `wait NAME;`, an array statement `B[0..N] = ...;` or a call of a nested sdfg `NAME(N = M, A = X);`";
 
 /// `[attrs] [vis] sdfg Name { ... }`, `[attrs] [vis] sdfg Name = include "f.sdfg";`
 /// or `[attrs] [vis] include "f.sdfg" as Name [, attrs]`.
@@ -668,6 +668,17 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
     let Some(kw) = keyword(input) else {
         return Err(input.error(format!("expected a statement; {STMT_KINDS}")));
     };
+    let statement_keyword = matches!(kw.as_str(), "map" | "tasklet" | "copy" | "wait");
+    if !statement_keyword && super::assign::starts_assignment(input) {
+        if let Some((span, _)) = attributes.independent.as_ref() {
+            diags.push(
+                Diagnostic::error(*span, "`#[independent(...)]` belongs on a map").help(
+                    "an array statement never needs it: each iteration writes its own element",
+                ),
+            );
+        }
+        return super::assign::parse_assignment(input).map(|a| StmtAst::Assign(Box::new(a)));
+    }
     if let Some((span, _)) = attributes.independent.as_ref().filter(|_| kw != "map") {
         diags.push(
             Diagnostic::error(*span, "`#[independent(...)]` belongs on a map")

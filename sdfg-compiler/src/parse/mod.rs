@@ -9,6 +9,7 @@
 //! `{ ... }` group), and each item is parsed on its own, so one syntax error
 //! does not hide the others.
 
+mod assign;
 mod block;
 mod body;
 pub mod external;
@@ -17,13 +18,12 @@ pub mod limits;
 mod raw;
 
 pub use block::{
-    BlockDataKind, BlockDeclAst, BlockForAst, BlockIfAst, BlockItemAst, BlockSpecAst,
-    ThreadMapAst,
+    BlockDataKind, BlockDeclAst, BlockForAst, BlockIfAst, BlockItemAst, BlockSpecAst, ThreadMapAst,
 };
 
 use crate::diag::suggest::{backticked, closest_name};
 use crate::diag::{Diagnostic, Diagnostics};
-use crate::ir::{MapSchedule, ScalarType, Storage, StreamPolicy, SyncMode};
+use crate::ir::{BinOp, MapSchedule, ScalarType, Storage, StreamPolicy, SyncMode, WcrOp};
 use proc_macro2::{Ident, Span, TokenStream};
 use syn::parse::{ParseStream, Parser};
 
@@ -124,6 +124,51 @@ pub enum StmtAst {
     Copy(CopyAst),
     Wait(WaitAst),
     Call(CallAst),
+    /// An array or library statement: `B[1..N] = A[0..N-1] * 2.0;`,
+    /// `C = matmul(A, B);` (`assign.rs`).
+    Assign(Box<AssignAst>),
+}
+
+/// `TARGET = VALUE;` or `TARGET op= VALUE;` on whole arrays or slices.
+#[derive(Clone, Debug)]
+pub struct AssignAst {
+    /// `B` or `B[d0, d1, ...]` (a multi-index as a tuple, see `body`).
+    pub target: syn::Expr,
+    /// `+=`, `-=`, `*=`, `/=`: `TARGET = TARGET op (VALUE)`.
+    pub op: Option<BinOp>,
+    pub value: AssignValue,
+    /// The `=` (or `op=`) token.
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum AssignValue {
+    /// An element-wise expression over arrays, slices and scalars.
+    Expr(syn::Expr),
+    /// `matmul(A, B)`, `transpose(A)`, `reduce sum(A, axis 1)`.
+    Library(LibraryAst),
+}
+
+/// A library call: the operation, its name token, its operands (whole
+/// containers) and a reduction's axes as written.
+#[derive(Clone, Debug)]
+pub struct LibraryAst {
+    pub op: LibraryOp,
+    pub name: Ident,
+    pub operands: Vec<Ident>,
+    /// `axis K` / `axes [K, ...]` and the span of the keyword.
+    pub axes: Option<(Vec<syn::LitInt>, Span)>,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum LibraryOp {
+    MatMul,
+    Transpose,
+    /// `reduce sum|max|min`, with the span of the operator's name.
+    Reduce {
+        wcr: WcrOp,
+        span: Span,
+    },
 }
 
 /// `map NAME[p in a..b, ...] on gpu|cpu|seq [block(...)] { BODY }`, or a
@@ -307,6 +352,12 @@ fn expression_depth(items: &[Item]) -> Result<(), Diagnostic> {
                         }
                         StmtAst::Wait(_) => {}
                         StmtAst::Call(c) => exprs.extend(c.args.iter().map(|a| &a.value)),
+                        StmtAst::Assign(a) => {
+                            exprs.push(&a.target);
+                            if let AssignValue::Expr(e) = &a.value {
+                                exprs.push(e);
+                            }
+                        }
                     }
                 }
             }

@@ -53,6 +53,15 @@ pub(super) fn unraw_ast(ast: &mut SdfgAst) {
                                 v.visit_expr_mut(&mut a.value);
                             }
                         }
+                        StmtAst::Assign(a) => {
+                            v.visit_expr_mut(&mut a.target);
+                            match &mut a.value {
+                                super::AssignValue::Expr(e) => v.visit_expr_mut(e),
+                                super::AssignValue::Library(l) => {
+                                    l.operands.iter_mut().for_each(unraw)
+                                }
+                            }
+                        }
                     }
                 }
             }

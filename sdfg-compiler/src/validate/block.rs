@@ -193,6 +193,11 @@ impl Undefined<'_> {
                 }
                 self.stmts(body);
             }
+            Stmt::While { cond, body, .. } => {
+                self.expr(cond);
+                self.stmts(body);
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
             Stmt::ThreadMap(t) => {
                 for p in &t.params {
                     self.expr(&p.start);

@@ -47,8 +47,14 @@ fn body(sdfg: &Sdfg, body: &TaskletBody, diags: &mut Diagnostics) {
 /// of an `N`-element `A`, in the last iteration. Reported when the distance
 /// is a constant (so for every value of the symbols where the map runs at
 /// all). Conditional accesses are skipped: `if i + 1 < N { A[i + 1] }` is
-/// how to guard one.
+/// how to guard one; so are maps with dependent ranges.
 fn map_ranges(sdfg: &Sdfg, stmt: &Statement, map: &Map, diags: &mut Diagnostics) {
+    // With a range that reads an earlier parameter, a value of a parameter
+    // may run no iteration (`j in 0..i` runs none for `i = 0`): its accesses
+    // are checked where they run (`ir::bounds::LoopScope::for_map`).
+    if map.has_dependent_ranges() {
+        return;
+    }
     let mut reported = Vec::new();
     for m in stmt.memlets.iter().filter(|m| !m.dynamic) {
         let c = &sdfg.containers[m.container];

@@ -29,7 +29,23 @@ fn reductions(sdfg: &Sdfg, stmt: &Statement, diags: &mut Diagnostics) {
         if reported.contains(&m.container) {
             continue;
         }
-        if !c.elem.is_numeric() {
+        if c.elem.is_complex() && op != WcrOp::Sum {
+            reported.push(m.container);
+            diags.push(
+                Diagnostic::error(
+                    m.span,
+                    format!(
+                        "the {} reduction needs ordered or real numbers, `{}` holds `{}`",
+                        op.name(),
+                        c.name.text,
+                        c.elem
+                    ),
+                )
+                .help("complex containers reduce with `+=` only; compute the product or the extremum in a local"),
+            );
+            continue;
+        }
+        if !c.elem.is_arithmetic() {
             reported.push(m.container);
             let form = match op {
                 WcrOp::Sum => "+=",

@@ -514,15 +514,16 @@ impl Drop for CudaModule {
 /// function opting in (48 KiB).
 const SHARED_WITHOUT_OPT_IN: u32 = 48 * 1024;
 
-/// Launches `f` with the given parameter storage (one u64 slot per parameter,
-/// little-endian, so 1- and 4-byte parameters read their low bytes).
+/// Launches `f` with the given parameter storage (one 16-byte slot per
+/// parameter, little-endian, so 1-, 2-, 4- and 8-byte parameters read their
+/// low bytes).
 pub(crate) fn launch(
     stream: &CudaStream,
     f: sys::CUfunction,
     grid: [u32; 3],
     block: [u32; 3],
     shared_bytes: u32,
-    params: &mut [u64],
+    params: &mut [u128],
 ) -> Result<()> {
     stream.ctx.bind()?;
     if shared_bytes > 0 {
@@ -548,12 +549,15 @@ pub(crate) fn launch(
             .map_err(driver("cuFuncSetAttribute"))?;
         }
     }
+    // One 16-byte slot per parameter (a complex value fills it; the driver
+    // reads as many low bytes as the kernel's parameter has).
     let mut pointers: Vec<*mut c_void> = params
         .iter_mut()
-        .map(|slot| slot as *mut u64 as *mut c_void)
+        .map(|slot| slot as *mut u128 as *mut c_void)
         .collect();
     // SAFETY: `f` comes from a loaded module of this context; every pointer
-    // points to a live u64 that the driver copies during the call; buffer
+    // points to a live, 16-byte aligned u128 that the driver copies during
+    // the call (it reads the parameter's size from the kernel); buffer
     // parameters are device pointers whose memory outlives the kernel (the
     // buffer tracker orders the free after this launch).
     unsafe {

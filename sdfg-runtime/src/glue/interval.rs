@@ -21,6 +21,14 @@ use crate::error::Error;
 /// An integer type of the tasklet language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IntType {
+    /// `i8`
+    I8,
+    /// `i16`
+    I16,
+    /// `u8`
+    U8,
+    /// `u16`
+    U16,
     /// `i32`
     I32,
     /// `i64`
@@ -35,6 +43,10 @@ impl IntType {
     /// The smallest and the largest value.
     pub fn range(self) -> (i128, i128) {
         match self {
+            IntType::I8 => (i8::MIN as i128, i8::MAX as i128),
+            IntType::I16 => (i16::MIN as i128, i16::MAX as i128),
+            IntType::U8 => (0, u8::MAX as i128),
+            IntType::U16 => (0, u16::MAX as i128),
             IntType::I32 => (i32::MIN as i128, i32::MAX as i128),
             IntType::I64 => (i64::MIN as i128, i64::MAX as i128),
             IntType::U32 => (0, u32::MAX as i128),
@@ -45,6 +57,8 @@ impl IntType {
     /// The width in bits.
     pub fn bits(self) -> u32 {
         match self {
+            IntType::I8 | IntType::U8 => 8,
+            IntType::I16 | IntType::U16 => 16,
             IntType::I32 | IntType::U32 => 32,
             IntType::I64 | IntType::U64 => 64,
         }
@@ -53,6 +67,10 @@ impl IntType {
     /// The Rust spelling, for messages.
     pub fn name(self) -> &'static str {
         match self {
+            IntType::I8 => "i8",
+            IntType::I16 => "i16",
+            IntType::U8 => "u8",
+            IntType::U16 => "u16",
             IntType::I32 => "i32",
             IntType::I64 => "i64",
             IntType::U32 => "u32",

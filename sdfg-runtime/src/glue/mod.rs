@@ -22,3 +22,28 @@ pub use context::{Context, ContextGuard};
 pub use program::Program;
 pub use rayon;
 pub use spec::{AccessSite, KernelSites, ProgramSpec, StreamSpec};
+
+/// `x` rounded to an f32 with round-to-odd (toward zero, the last bit set
+/// when inexact): rounding the result to `f16`/`bf16` rounds `x` correctly,
+/// as `x as f16` does in kernels (`sdfg_compiler::ir::semantics`'s
+/// function of the same name, which the evaluator uses).
+///
+/// ```
+/// use sdfg_runtime::{__glue::f32_round_to_odd, half::f16};
+/// // Just above the midpoint of 1 and the next f16: rounds up (two
+/// // roundings to nearest would give 1).
+/// let x = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+/// assert_eq!(f16::from_f32(f32_round_to_odd(x)), f16::from_f32(1.0 + 2f32.powi(-10)));
+/// ```
+pub fn f32_round_to_odd(x: f64) -> f32 {
+    let nearest = x as f32;
+    if nearest.is_nan() || nearest as f64 == x {
+        return nearest;
+    }
+    let toward_zero = if (nearest as f64).abs() > x.abs() {
+        f32::from_bits(nearest.to_bits() - 1)
+    } else {
+        nearest
+    };
+    f32::from_bits(toward_zero.to_bits() | 1)
+}

@@ -56,7 +56,7 @@ enum ArgRepr<'a> {
     },
     Value {
         ty: ElemType,
-        bits: u64,
+        bits: u128,
     },
     /// The launching stream's fault slot.
     Fault,
@@ -205,13 +205,14 @@ impl<'a> KernelArg<'a> {
         }
     }
 
-    /// The parameter's bits for `cuLaunchKernel` (little-endian low bytes).
-    pub(crate) fn param_bits(&self, fault_ptr: u64) -> u64 {
+    /// The parameter's bits for `cuLaunchKernel` (little-endian low bytes;
+    /// complex values use 8 or 16 of them).
+    pub(crate) fn param_bits(&self, fault_ptr: u64) -> u128 {
         match &self.repr {
-            ArgRepr::Buffer { buffer, .. } => buffer.device_ptr(),
+            ArgRepr::Buffer { buffer, .. } => buffer.device_ptr() as u128,
             ArgRepr::Value { bits, .. } => *bits,
-            ArgRepr::Fault => fault_ptr,
-            ArgRepr::CallSlot(slot) => slot.device_ptr(),
+            ArgRepr::Fault => fault_ptr as u128,
+            ArgRepr::CallSlot(slot) => slot.device_ptr() as u128,
         }
     }
 }

@@ -41,7 +41,7 @@ pub(crate) enum CpuArg {
     },
     Value {
         ty: ElemType,
-        bits: u64,
+        bits: u128,
     },
     Fault,
 }

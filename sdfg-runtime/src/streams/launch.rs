@@ -133,7 +133,7 @@ impl Stream {
             StreamBackend::Cuda(_) => {
                 let function = module.cuda_function(kernel)?;
                 let fault_ptr = self.inner.fault.device_ptr();
-                let mut params: Vec<u64> = args.iter().map(|a| a.param_bits(fault_ptr)).collect();
+                let mut params: Vec<u128> = args.iter().map(|a| a.param_bits(fault_ptr)).collect();
                 let names_kernel = std::ptr::eq(slot, &self.inner.fault);
                 self.issue(&accesses, |op| {
                     cuda::launch(

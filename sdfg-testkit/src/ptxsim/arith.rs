@@ -8,7 +8,7 @@ pub(super) fn ty_of(op: &str) -> &str {
 pub(super) fn width(t: &str) -> u32 {
     match t {
         "u8" | "s8" | "b8" => 8,
-        "u16" | "s16" | "b16" => 16,
+        "u16" | "s16" | "b16" | "f16" | "bf16" => 16,
         "u32" | "s32" | "b32" | "f32" => 32,
         "pred" => 1,
         _ => 64,
@@ -177,6 +177,12 @@ pub(super) fn cvt(parts: &[&str], v: u64) -> u64 {
     let n = parts.len();
     let (dst, src) = (parts[n - 2], parts[n - 1]);
     let rnd = if n == 4 { parts[1] } else { "" };
+    if let Some(r) = cvt_half(dst, src, v) {
+        return r;
+    }
+    if (dst, src, rnd) == ("f32", "f64", "rz") {
+        return f32b(f64_to_f32_toward_zero(f64v(v)));
+    }
     let ws = width(src);
     let wd = width(dst);
     let src_float = src.starts_with('f');
@@ -232,4 +238,32 @@ pub(super) fn cvt(parts: &[&str], v: u64) -> u64 {
         mask(v, ws)
     };
     mask(ext, wd)
+}
+
+/// Conversions to and from the 16-bit floats (`half` implements IEEE
+/// round to nearest even, as `cvt.rn` does); None for other types.
+fn cvt_half(dst: &str, src: &str, v: u64) -> Option<u64> {
+    use half::{bf16, f16};
+    use sdfg_compiler::ir::semantics::f32_round_to_odd;
+    Some(match (dst, src) {
+        ("f16", "f32") => f16::from_f32(f32v(v)).to_bits() as u64,
+        ("bf16", "f32") => bf16::from_f32(f32v(v)).to_bits() as u64,
+        // Correctly rounded (`half`'s `from_f64` rounds twice).
+        ("f16", "f64") => f16::from_f32(f32_round_to_odd(f64v(v))).to_bits() as u64,
+        ("bf16", "f64") => bf16::from_f32(f32_round_to_odd(f64v(v))).to_bits() as u64,
+        ("f32", "f16") => f32b(f16::from_bits(v as u16).to_f32()),
+        ("f32", "bf16") => f32b(bf16::from_bits(v as u16).to_f32()),
+        _ => return None,
+    })
+}
+
+/// `cvt.rz.f32.f64`: the f32 nearest `x` toward zero (overflow gives
+/// the largest finite f32).
+fn f64_to_f32_toward_zero(x: f64) -> f32 {
+    let nearest = x as f32;
+    if nearest.is_nan() || (nearest as f64).abs() <= x.abs() {
+        return nearest;
+    }
+    // Rounded away from zero: one step back (the magnitude's bits - 1).
+    f32::from_bits(nearest.to_bits() - 1)
 }

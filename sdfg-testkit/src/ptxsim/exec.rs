@@ -145,6 +145,22 @@ pub(super) fn exec(
                     pc = *f.labels.get(l).ok_or_else(|| format!("no label {l}"))?;
                 }
             }
+            "ld" if matches!(
+                (inst.args.first(), inst.args.get(1)),
+                (Some(Operand::Vector(_)), Some(Operand::AddrParam(_)))
+            ) =>
+            {
+                // A 16-byte parameter (a complex value): its parts.
+                let (Some(Operand::Vector(rs)), Some(Operand::AddrParam(p))) =
+                    (inst.args.first(), inst.args.get(1))
+                else {
+                    return Err("bad vector ld.param".into());
+                };
+                let v = *slots.get(p).ok_or_else(|| format!("no param {p}"))?;
+                for (k, r) in rs.iter().enumerate() {
+                    regs[*r] = mask((v >> (w * k as u32)) as u64, w);
+                }
+            }
             "ld" if matches!(inst.args.first(), Some(Operand::Vector(_))) => {
                 let (Some(Operand::Vector(rs)), Some(Operand::AddrReg(ar))) =
                     (inst.args.first(), inst.args.get(1))
@@ -179,18 +195,24 @@ pub(super) fn exec(
                 let addr_op = &inst.args[1];
                 let v = match addr_op {
                     Operand::AddrParam(p) => {
-                        *slots.get(p).ok_or_else(|| format!("no param {p}"))?
+                        *slots.get(p).ok_or_else(|| format!("no param {p}"))? as u64
                     }
                     Operand::AddrReg(r) => spaces.read(space, regs[*r], (w / 8) as usize)?,
                     _ => return Err("bad ld".into()),
                 };
-                set(regs, mask(v, w));
+                // Narrow signed loads sign-extend into the (32-bit) register.
+                let v = if signed && w < 32 {
+                    mask(sext(mask(v, w), w) as u64, 32)
+                } else {
+                    mask(v, w)
+                };
+                set(regs, v);
             }
             "st" => {
                 let v = a(1);
                 match &inst.args[0] {
                     Operand::AddrParam(p) => {
-                        slots.insert(p.clone(), v);
+                        slots.insert(p.clone(), v as u128);
                     }
                     Operand::AddrReg(r) => spaces.write(space, regs[*r], (w / 8) as usize, v)?,
                     _ => return Err("bad st".into()),
@@ -318,6 +340,7 @@ pub(super) fn exec(
                         // Ordered: false when either is NaN (not `x != y`).
                         "ne" => !x.is_nan() && !y.is_nan() && x != y,
                         "neu" => x != y,
+                        "equ" => x == y || x.is_nan() || y.is_nan(),
                         "lt" => x < y,
                         "le" => x <= y,
                         "gt" => x > y,

@@ -24,21 +24,28 @@ use std::collections::HashMap;
 /// Global memory: buffers at fixed, far-apart base addresses.
 #[derive(Default)]
 pub struct Memory {
-    buffers: Vec<(u64, Vec<u8>)>,
+    /// (base address, length without padding, bytes).
+    buffers: Vec<(u64, usize, Vec<u8>)>,
     /// Executed `atom`/`red` instructions into global memory, per buffer
     /// (by base address): tests count how often a kernel updates a result.
     atomics: HashMap<u64, u64>,
 }
 
 impl Memory {
-    /// Adds a buffer; returns its device address.
-    pub fn alloc(&mut self, bytes: Vec<u8>) -> u64 {
+    /// Adds a buffer; returns its device address. Like a CUDA allocation,
+    /// the buffer is padded to whole 8-byte words (so an update of a byte
+    /// through its aligned 32-bit word stays inside it).
+    pub fn alloc(&mut self, mut bytes: Vec<u8>) -> u64 {
         let base = 0x1_0000_0000u64 * (self.buffers.len() as u64 + 1);
-        self.buffers.push((base, bytes));
+        let len = bytes.len();
+        bytes.resize(len.div_ceil(8) * 8, 0);
+        self.buffers.push((base, len, bytes));
         base
     }
+    /// The bytes of the buffer at `addr` (without the padding).
     pub fn bytes(&self, addr: u64) -> &[u8] {
-        &self.buffers.iter().find(|b| b.0 == addr).expect("buffer").1
+        let (_, len, data) = self.buffers.iter().find(|b| b.0 == addr).expect("buffer");
+        &data[..*len]
     }
     /// How many global atomics (`atom`, `red`) the kernels run so far
     /// executed on the buffer at `addr`.
@@ -46,16 +53,16 @@ impl Memory {
         self.atomics.get(&addr).copied().unwrap_or(0)
     }
     fn count_atomic(&mut self, addr: u64) {
-        if let Some(&(base, _)) = self
+        if let Some(&(base, _, _)) = self
             .buffers
             .iter()
-            .find(|(b, d)| addr >= *b && addr < *b + d.len() as u64)
+            .find(|(b, _, d)| addr >= *b && addr < *b + d.len() as u64)
         {
             *self.atomics.entry(base).or_insert(0) += 1;
         }
     }
     fn slot(&mut self, addr: u64, len: usize) -> Result<&mut [u8], String> {
-        for (base, data) in &mut self.buffers {
+        for (base, _, data) in &mut self.buffers {
             if addr >= *base && addr + len as u64 <= *base + data.len() as u64 {
                 let off = (addr - *base) as usize;
                 return Ok(&mut data[off..off + len]);
@@ -94,7 +101,8 @@ pub(super) struct Thread {
     pub(super) nctaid: [u32; 3],
 }
 
-/// Runs `kernel` for every thread of `launch`. `params`: raw bits per parameter.
+/// Runs `kernel` for every thread of `launch`. `params`: raw bits per
+/// parameter (little-endian; 16-byte parameters use all 128).
 ///
 /// The threads of a block run warp by warp; a warp's threads run one after
 /// another up to the next `shfl.sync` (where the whole warp meets and
@@ -105,7 +113,7 @@ pub(super) struct Thread {
 pub fn run_kernel(
     m: &Module,
     kernel: &str,
-    params: &[u64],
+    params: &[u128],
     launch: Launch,
     mem: &mut Memory,
 ) -> Result<(), String> {
@@ -113,7 +121,7 @@ pub fn run_kernel(
         .functions
         .get(kernel)
         .ok_or_else(|| format!("no kernel {kernel}"))?;
-    let slots: HashMap<String, u64> = f
+    let slots: HashMap<String, u128> = f
         .params
         .iter()
         .cloned()
@@ -152,7 +160,7 @@ pub fn run_kernel(
 fn run_block(
     m: &Module,
     f: &Function,
-    slots: &HashMap<String, u64>,
+    slots: &HashMap<String, u128>,
     threads: &[Thread],
     mem: &mut Memory,
     shared: &mut [u8],
@@ -272,7 +280,7 @@ fn at_barrier(f: &Function, st: &State) -> bool {
 pub(super) struct State {
     pub(super) regs: Vec<u64>,
     pub(super) pc: usize,
-    pub(super) slots: HashMap<String, u64>,
+    pub(super) slots: HashMap<String, u128>,
     pub(super) done: bool,
     /// The thread's `.local` memory.
     pub(super) local: Vec<u8>,

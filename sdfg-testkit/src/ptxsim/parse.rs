@@ -164,6 +164,8 @@ impl Module {
             let inner = inner.rsplit_once(')').map(|x| x.0).unwrap_or(inner);
             for p in inner.split(',') {
                 if let Some(n) = p.split_whitespace().last() {
+                    // `.param .align 16 .b8 name[16]`: the name.
+                    let n = n.split('[').next().unwrap_or(n);
                     f.params.push(n.to_string());
                 }
             }

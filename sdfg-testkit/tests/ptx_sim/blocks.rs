@@ -163,8 +163,8 @@ fn gemm_tiles_and_register_blocks_are_exact_on_small_integers() {
         .into();
     for (m, n, k, grid) in [
         (128usize, 128usize, 16usize, 1u32),
-        (256, 128, 8, 1),
-        (128, 256, 24, 2),
+        (256, 128, 32, 1),
+        (128, 256, 48, 2),
     ] {
         let mut d = Data::new();
         d.insert(a, (vec![m, k], small_ints(m * k, 3)));

@@ -245,6 +245,123 @@ fn loops_ifs_locals_and_lazy_logic() {
     }
 }
 
+/// `while`, `break` and `continue`: in a stepped `for` whose step would
+/// overflow (`continue` must still stop there), in a `while` with a
+/// data-dependent trip count, and a store after a `break` that is out of
+/// bounds on the iteration that breaks (it must not run, nor fault).
+#[test]
+fn while_break_and_continue() {
+    let mut b = SdfgBuilder::new("loops");
+    let n = b.symbol("N", I64);
+    let a = b.gpu("A", I32, vec![e::sym(n, I64)]);
+    let out = b.gpu("O", I32, vec![e::sym(n, I64)]);
+    let st = b.state("s");
+    let i = || e::param(0, I64);
+    let locals = vec![
+        local("acc", I32, true),
+        local("k", I32, false),
+        local("m", I64, true),
+        local("j", I64, false),
+    ];
+    let acc = || e::local(0, I32);
+    let stmts = vec![
+        s::let_(0, e::i32(0)),
+        // for k in (-5..i32::MAX).step_by(1 << 29): skip odd multiples, stop past 1 << 30.
+        s::for_(
+            1,
+            e::i32(-5),
+            e::i32(i32::MAX),
+            Some(e::i32(1 << 29)),
+            vec![
+                s::if_(
+                    e::bin(BinOp::Gt, e::local(1, I32), e::i32(1 << 30)),
+                    vec![s::break_()],
+                    vec![],
+                ),
+                s::if_(
+                    e::bin(
+                        BinOp::Eq,
+                        e::bin(BinOp::Rem, e::local(1, I32), e::i32(3)),
+                        e::i32(0),
+                    ),
+                    vec![s::continue_()],
+                    vec![],
+                ),
+                s::assign(0, e::add(acc(), e::i32(1))),
+            ],
+        ),
+        // Collatz-like steps of A[i] (bounded): a data-dependent `while`.
+        s::let_(2, e::cast(e::load(a, I32, vec![i()]), I64)),
+        s::while_(
+            e::bin(BinOp::Gt, e::local(2, I64), e::i64(1)),
+            vec![
+                s::if_(
+                    e::bin(BinOp::Gt, acc(), e::i32(60)),
+                    vec![s::break_()],
+                    vec![],
+                ),
+                s::assign(0, e::add(acc(), e::i32(1))),
+                s::if_(
+                    e::bin(
+                        BinOp::Eq,
+                        e::bin(BinOp::Rem, e::local(2, I64), e::i64(2)),
+                        e::i64(0),
+                    ),
+                    vec![
+                        s::assign(2, e::bin(BinOp::Div, e::local(2, I64), e::i64(2))),
+                        s::continue_(),
+                    ],
+                    vec![],
+                ),
+                s::assign(2, e::add(e::mul(e::local(2, I64), e::i64(3)), e::i64(1))),
+            ],
+        ),
+        // for j in i..i + 3 { if j >= N { break; } O[j] += acc } (stores after the
+        // break stay in bounds).
+        s::for_(
+            3,
+            i(),
+            e::add(i(), e::i64(3)),
+            None,
+            vec![
+                s::if_(
+                    e::bin(BinOp::Ge, e::local(3, I64), e::sym(n, I64)),
+                    vec![s::break_()],
+                    vec![],
+                ),
+                s::reduce(out, vec![e::local(3, I64)], acc(), WcrOp::Sum),
+            ],
+        ),
+    ];
+    b.gpu_map(
+        st,
+        "loops",
+        vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+        TaskletBody { locals, stmts },
+    );
+    let sdfg = b.build();
+    let nn = 19usize;
+    let mut d = fill(&sdfg, &[(out, vec![nn])], 5);
+    d.insert(
+        a,
+        (
+            vec![nn],
+            (0..nn).map(|k| Value::I32(k as i32 * 7 - 20)).collect(),
+        ),
+    );
+    assert_eq!(
+        check(
+            "while-break-continue",
+            &sdfg,
+            &[Value::I64(nn as i64)],
+            &d,
+            &[[1, 1, 1], [4, 1, 1]],
+        ),
+        0,
+        "no access faults: the store after the break never runs out of bounds"
+    );
+}
+
 #[test]
 fn random_bodies_match_evaluator() {
     use sdfg_testkit::randexpr::random_body;
@@ -252,7 +369,7 @@ fn random_bodies_match_evaluator() {
     let seeds = if cfg!(debug_assertions) { 30 } else { 300 };
     let mut faulted = 0;
     for seed in 0..seeds {
-        let ty = ScalarType::ALL[(seed % 7) as usize];
+        let ty = ScalarType::ALL[(seed % ScalarType::ALL.len() as u64) as usize];
         let k = random_body(seed, ty, seed % 2 == 1);
         let mut d = Data::new();
         for &(t, c) in &k.inputs {
@@ -280,7 +397,11 @@ fn random_bodies_match_evaluator() {
 fn debug_body() {
     use sdfg_testkit::randexpr::random_body;
     let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
-    let k = random_body(seed, ScalarType::ALL[(seed % 7) as usize], seed % 2 == 1);
+    let k = random_body(
+        seed,
+        ScalarType::ALL[(seed % ScalarType::ALL.len() as u64) as usize],
+        seed % 2 == 1,
+    );
     if let StatementKind::Map(m) = &k.sdfg.states[0].stmts[0].kind {
         println!("{:#?}", m.body.stmts);
     }

@@ -192,3 +192,34 @@ fn zero_dimensional_empty_and_negative_start_maps() {
         );
     }
 }
+
+/// Ranges that depend on earlier parameters (`ir::ranges`): a triangle, a
+/// band that starts at the outer parameter, a stepped dependent range and
+/// a 3-d tetrahedron (z decomposes the outer dimensions). Every element is
+/// written by one iteration at most, so the results are exact.
+#[test]
+fn dependent_ranges() {
+    let cases = [
+        ("triangle", "map m[i in 0..N, j in 0..i] on gpu { O[i, j] = A[i, j] + (j as i32); }", [2, 3, 1]),
+        ("band", "map m[i in 1..N, j in i - 1..N] on gpu { O[i, j] = A[i - 1, j] * 2; }", [2, 3, 1]),
+        ("stepped", "map m[i in 0..N, j in (i..2 * i + 1).step_by(3)] on gpu { O[i, j % N] += 1; }", [2, 3, 1]),
+        ("tetra", "map m[i in 0..N, j in 0..i + 1, k in j..i + 1] on gpu { T[i, j, k] = i as i32 - k as i32; }", [2, 3, 2]),
+    ];
+    for (name, map, grid) in cases {
+        let src = format!(
+            "sdfg Dep {{ symbol N: i64; gpu A: i32[N, N]; gpu O: i32[N, N]; gpu T: i32[N, N, N]; state s {{ {map} }} }}"
+        );
+        let sdfg = sdfg_compiler::frontend_str(&src).unwrap_or_else(|d| panic!("{name}: {d}"));
+        let n = 7usize;
+        let d = fill(
+            &sdfg,
+            &[(0, vec![n, n]), (1, vec![n, n]), (2, vec![n, n, n])],
+            11,
+        );
+        assert_eq!(
+            check(name, &sdfg, &[Value::I64(n as i64)], &d, &[[1, 1, 1], grid]),
+            0,
+            "{name}: no faults"
+        );
+    }
+}

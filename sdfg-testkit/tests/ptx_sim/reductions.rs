@@ -5,7 +5,7 @@ use super::*;
 
 #[test]
 fn wcr_of_every_op_and_type() {
-    for ty in [I32, I64, U32, U64, F32, F64] {
+    for ty in [I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, F16, BF16] {
         for op in [WcrOp::Sum, WcrOp::Product, WcrOp::Min, WcrOp::Max] {
             let mut b = SdfgBuilder::new("wcr");
             let n = b.symbol("N", I64);
@@ -29,7 +29,11 @@ fn wcr_of_every_op_and_type() {
                 body,
             );
             let sdfg = b.build();
-            let nn = 4usize; // one update per element: order-independent, so exact
+            // Floats: one update per element (order-independent, so exact);
+            // integers: four per element, and 1- and 2-byte neighbours
+            // (narrow integers, f16, bf16) share the word their
+            // compare-and-swap loops update.
+            let nn = if ty.is_integer() { 16usize } else { 4 };
             let d = fill(
                 &sdfg,
                 &[(a, vec![nn]), (r, vec![4])],
@@ -70,6 +74,8 @@ fn scalar_reductions_use_per_thread_partials() {
         (F32, WcrOp::Max),
         (I32, WcrOp::Max),
         (F64, WcrOp::Sum),
+        (F16, WcrOp::Max),
+        (BF16, WcrOp::Min),
     ] {
         let mut b = SdfgBuilder::new("scalar_red");
         let n = b.symbol("N", I64);

@@ -30,7 +30,7 @@ fn main() -> Result<(), Error> {
     let mut x = vec![1.0, 2.0, 3.0];
     program.run(ScaleThenShiftArgs {
         N: 3,
-        a: &[2.0],
+        a: 2.0,
         X: &mut x,
         G: &mut g,
     })?;

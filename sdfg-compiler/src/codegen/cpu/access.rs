@@ -97,6 +97,14 @@ impl AccessPlan {
         plan
     }
 
+    /// Every reduction checked where it runs: the plan of a map whose
+    /// accesses the glue does not precheck (a dependent range).
+    pub fn guard_all(&mut self) {
+        for r in &mut self.reductions {
+            r.guarded = true;
+        }
+    }
+
     /// The mode of `c` (`Read` for a container the body does not touch).
     pub fn mode(&self, c: ContainerId) -> Mode {
         self.modes

@@ -93,6 +93,7 @@ pub(crate) fn block_iterations(
     let ranges = MapRanges {
         map: m,
         scope: RangeScope::Kernel,
+        data: &place,
     };
     let body = quote! {
         #per_task

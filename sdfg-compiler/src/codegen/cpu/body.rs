@@ -45,13 +45,33 @@ pub(crate) trait DataAccess {
 /// The Rust type tokens of a scalar type.
 pub(crate) fn rust_type(t: ScalarType) -> TokenStream {
     match t {
+        ScalarType::I8 => quote!(i8),
+        ScalarType::I16 => quote!(i16),
+        ScalarType::U8 => quote!(u8),
+        ScalarType::U16 => quote!(u16),
         ScalarType::I32 => quote!(i32),
         ScalarType::I64 => quote!(i64),
         ScalarType::U32 => quote!(u32),
         ScalarType::U64 => quote!(u64),
         ScalarType::F32 => quote!(f32),
         ScalarType::F64 => quote!(f64),
+        ScalarType::F16 => {
+            let half = rt::half();
+            quote!(#half::f16)
+        }
+        ScalarType::BF16 => {
+            let half = rt::half();
+            quote!(#half::bf16)
+        }
         ScalarType::Bool => quote!(bool),
+        ScalarType::C32 => {
+            let complex = rt::complex();
+            quote!(#complex<f32>)
+        }
+        ScalarType::C64 => {
+            let complex = rt::complex();
+            quote!(#complex<f64>)
+        }
     }
 }
 
@@ -59,6 +79,22 @@ pub(crate) fn rust_type(t: ScalarType) -> TokenStream {
 pub(crate) fn literal(v: Value) -> TokenStream {
     use proc_macro2::Literal;
     match v {
+        Value::I8(x) => {
+            let l = Literal::i8_suffixed(x);
+            quote!(#l)
+        }
+        Value::I16(x) => {
+            let l = Literal::i16_suffixed(x);
+            quote!(#l)
+        }
+        Value::U8(x) => {
+            let l = Literal::u8_suffixed(x);
+            quote!(#l)
+        }
+        Value::U16(x) => {
+            let l = Literal::u16_suffixed(x);
+            quote!(#l)
+        }
         Value::I32(x) => {
             let l = Literal::i32_suffixed(x);
             quote!(#l)
@@ -83,7 +119,25 @@ pub(crate) fn literal(v: Value) -> TokenStream {
             let bits = Literal::u64_suffixed(x.to_bits());
             quote!(f64::from_bits(#bits))
         }
+        Value::F16(x) => {
+            let (half, bits) = (rt::half(), Literal::u16_suffixed(x.to_bits()));
+            quote!(#half::f16::from_bits(#bits))
+        }
+        Value::BF16(x) => {
+            let (half, bits) = (rt::half(), Literal::u16_suffixed(x.to_bits()));
+            quote!(#half::bf16::from_bits(#bits))
+        }
         Value::Bool(b) => quote!(#b),
+        Value::C32(z) => {
+            let (re, im) = (literal(Value::F32(z.re)), literal(Value::F32(z.im)));
+            let complex = rt::complex();
+            quote!(#complex::<f32>::new(#re, #im))
+        }
+        Value::C64(z) => {
+            let (re, im) = (literal(Value::F64(z.re)), literal(Value::F64(z.im)));
+            let complex = rt::complex();
+            quote!(#complex::<f64>::new(#re, #im))
+        }
     }
 }
 
@@ -361,7 +415,7 @@ impl<'a> BodyEmitter<'a> {
                 body,
                 ..
             } => {
-                let inner = loops.enter_loop(*var, start, end, step.as_ref());
+                let inner = loops.enter_loop(*var, start, end, step.as_ref(), body);
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
                 self.for_loop(
                     *var,
@@ -371,6 +425,14 @@ impl<'a> BodyEmitter<'a> {
                     b_tokens,
                 )
             }
+            Stmt::While { cond, body, .. } => {
+                let c = self.expr(cond);
+                let inner = loops.enter_while();
+                let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
+                quote!(while #c { #b_tokens })
+            }
+            Stmt::Break { .. } => quote!(break;),
+            Stmt::Continue { .. } => quote!(continue;),
             Stmt::ThreadMap(t) => self.thread_map(t, loops),
             // One task runs the phases in order: a barrier is their boundary.
             Stmt::Barrier(_) => TokenStream::new(),
@@ -408,20 +470,22 @@ impl<'a> BodyEmitter<'a> {
         } else {
             (quote!(<), quote!(<=))
         };
+        // The next value is computed before the body, so a `continue` in
+        // it (Rust's, on this `while`) steps too.
         quote! {{
             let mut __next: #ty = #a;
             let __bound: #ty = #b;
             let __step: #ty = #st;
             #[allow(unused_comparisons)]
-            if __step > (0 as #ty) && __next #enter __bound {
-                loop {
-                    let #name: #ty = __next;
-                    { #body }
-                    if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
-                        break;
-                    }
+            let mut __more: bool = __step > (0 as #ty) && __next #enter __bound;
+            while __more {
+                let #name: #ty = __next;
+                if (__bound as #unsigned).wrapping_sub(__next as #unsigned) #stop (__step as #unsigned) {
+                    __more = false;
+                } else {
                     __next = __next.wrapping_add(__step);
                 }
+                { #body }
             }
         }}
     }
@@ -496,7 +560,6 @@ impl<'a> BodyEmitter<'a> {
     /// recurses into every parenthesis, and 2,000 nested ones exhaust its
     /// stack.
     fn expr_form(&self, e: &Expr) -> (TokenStream, Form) {
-        let ty = rust_type(e.ty);
         let form = match &e.kind {
             ExprKind::Lit(v) => literal(*v),
             ExprKind::Var(VarRef::Local(l)) => self.local_place(*l),
@@ -535,10 +598,7 @@ impl<'a> BodyEmitter<'a> {
                 }
             },
             ExprKind::Binary { op, lhs, rhs } => return self.binary(*op, lhs, rhs),
-            ExprKind::Cast { arg } => {
-                let a = self.expr(arg);
-                quote!(((#a) as #ty))
-            }
+            ExprKind::Cast { arg } => self.cast(arg, e.ty),
             ExprKind::Select { cond, then, else_ } => {
                 let c = self.expr(cond);
                 let t = self.expr(then);
@@ -618,15 +678,82 @@ impl<'a> BodyEmitter<'a> {
         (code, Form::Atom)
     }
 
+    /// `arg as ty`. Rust has no `as` for `half`'s types: a 16-bit float
+    /// is read as the f32 it equals and made from an f32 (or an f64) with
+    /// one rounding, as `ir::semantics::cast` defines.
+    fn cast(&self, arg: &Expr, ty: ScalarType) -> TokenStream {
+        let mut a = self.expr(arg);
+        let from = arg.ty;
+        if from.is_half_float() {
+            if ty == from {
+                return a;
+            }
+            a = quote!((#a).to_f32());
+        }
+        if ty.is_half_float() {
+            let half = rust_type(ty);
+            return match from {
+                ScalarType::F64 => {
+                    let odd = rt::f32_round_to_odd();
+                    quote!(#half::from_f32(#odd(#a)))
+                }
+                ScalarType::Bool => quote!(#half::from_f32((#a) as u8 as f32)),
+                _ => quote!(#half::from_f32((#a) as f32)),
+            };
+        }
+        let rust = rust_type(ty);
+        quote!(((#a) as #rust))
+    }
+
     fn call(&self, func: MathFn, args: &[Expr], ty: ScalarType) -> TokenStream {
         // The receiver of a method, or the first argument of min/max.
-        let a = if matches!(func, MathFn::Min | MathFn::Max) {
+        let mut a = if matches!(func, MathFn::Min | MathFn::Max) {
             self.expr(&args[0])
         } else {
             self.receiver(&args[0])
         };
-        let b = args.get(1).map(|e| self.expr(e));
-        let int = ty.is_integer();
+        let mut b = args.get(1).map(|e| self.expr(e));
+        let mut c = args.get(2).map(|e| self.expr(e));
+        if args[0].ty.is_complex() || func == MathFn::Complex {
+            // num-complex's methods and fields.
+            return match func {
+                MathFn::Abs => quote!(#a.norm()),
+                MathFn::Re => quote!(#a.re),
+                MathFn::Im => quote!(#a.im),
+                MathFn::Complex => {
+                    let (complex, part) = (rt::complex(), rust_type(ty.real_part()));
+                    let re = self.expr(&args[0]);
+                    quote!(#complex::<#part>::new(#re, #b))
+                }
+                f => {
+                    let name = quote::format_ident!("{}", f.method_name());
+                    quote!(#a.#name())
+                }
+            };
+        }
+        if args[0].ty.is_half_float() {
+            // f16/bf16: the f32 function, rounded once (like the evaluator).
+            a = quote!((#a).to_f32());
+            if args.get(1).is_some_and(|e| e.ty.is_half_float()) {
+                b = b.map(|b| quote!((#b).to_f32()));
+            }
+            c = c.map(|c| quote!((#c).to_f32()));
+            let wide = self.real_call(func, a, b, c, false);
+            let half = rust_type(ty);
+            return quote!(#half::from_f32(#wide));
+        }
+        self.real_call(func, a, b, c, ty.is_integer())
+    }
+
+    /// A function of a real receiver `a` (an f32 one for f16/bf16).
+    fn real_call(
+        &self,
+        func: MathFn,
+        a: TokenStream,
+        b: Option<TokenStream>,
+        c: Option<TokenStream>,
+        int: bool,
+    ) -> TokenStream {
         match func {
             MathFn::Sqrt => quote!(#a.sqrt()),
             MathFn::Abs if int => quote!(#a.wrapping_abs()),
@@ -649,10 +776,22 @@ impl<'a> BodyEmitter<'a> {
             }
             MathFn::Floor => quote!(#a.floor()),
             MathFn::Ceil => quote!(#a.ceil()),
-            MathFn::MulAdd => {
-                let c = args.get(2).map(|e| self.expr(e));
-                quote!(#a.mul_add(#b, #c))
-            }
+            MathFn::Atan2 => quote!(#a.atan2(#b)),
+            MathFn::Asin => quote!(#a.asin()),
+            MathFn::Acos => quote!(#a.acos()),
+            MathFn::Atan => quote!(#a.atan()),
+            MathFn::Sinh => quote!(#a.sinh()),
+            MathFn::Cosh => quote!(#a.cosh()),
+            MathFn::Hypot => quote!(#a.hypot(#b)),
+            MathFn::Cbrt => quote!(#a.cbrt()),
+            // Only of complex values (above).
+            MathFn::Conj
+            | MathFn::NormSqr
+            | MathFn::Arg
+            | MathFn::Re
+            | MathFn::Im
+            | MathFn::Complex => a,
+            MathFn::MulAdd => quote!(#a.mul_add(#b, #c)),
         }
     }
 
@@ -704,7 +843,7 @@ impl<'a> BodyEmitter<'a> {
         let outer = std::mem::replace(&mut *self.block_partials.borrow_mut(), partials);
         let mut inner = loops.clone();
         for p in &t.params {
-            inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref());
+            inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref(), &t.body);
         }
         let body: TokenStream = t.body.iter().map(|s| self.stmt(s, &inner)).collect();
         *self.block_partials.borrow_mut() = outer;
@@ -849,6 +988,8 @@ pub(crate) fn one_of(t: ScalarType) -> Value {
     match t {
         ScalarType::F32 => Value::F32(1.0),
         ScalarType::F64 => Value::F64(1.0),
+        ScalarType::F16 => Value::F16(half::f16::ONE),
+        ScalarType::BF16 => Value::BF16(half::bf16::ONE),
         t => Value::from_bits(t, 1),
     }
 }

@@ -56,10 +56,14 @@ pub(crate) fn plan_arguments(
 ) -> (TokenStream, TokenStream, TokenStream) {
     let (op, int_type) = (rt::interval_op(), rt::interval_int_type());
     let ty = |t: ScalarType| match t {
+        ScalarType::I8 => quote!(#int_type::I8),
+        ScalarType::I16 => quote!(#int_type::I16),
+        ScalarType::U8 => quote!(#int_type::U8),
+        ScalarType::U16 => quote!(#int_type::U16),
         ScalarType::I32 => quote!(#int_type::I32),
         ScalarType::I64 => quote!(#int_type::I64),
         ScalarType::U32 => quote!(#int_type::U32),
-        // Plans are over integers only.
+        // Plans are over integers only (`IntervalPlan::build`).
         _ => quote!(#int_type::U64),
     };
     let ops = plan.ops.iter().map(|o| match *o {

@@ -53,7 +53,9 @@ pub(crate) fn lanes_for(body: &TaskletBody, let_locals: &[bool]) -> usize {
 /// worth it (a top-level `for` loop with symbol bounds in which an access
 /// moves by one element per innermost point and strides with the loop).
 pub(crate) fn worth_lanes(m: &Map, plan: &AccessPlan) -> bool {
-    if plan.has(Mode::Cells) {
+    // A dependent range skips positions past its end one by one
+    // (`MapRanges::param_value`).
+    if plan.has(Mode::Cells) || m.has_dependent_ranges() {
         return false;
     }
     let Some(inner) = m.params.len().checked_sub(1) else {

@@ -89,20 +89,24 @@ impl BodyEmitter<'_> {
 /// `x`, bit for bit (`-0.0` for float sums, since `-0.0 + 0.0 == +0.0`;
 /// NaN for float min/max, which ignore a NaN operand).
 pub(crate) fn identity_of(op: WcrOp, t: ScalarType) -> Value {
+    use crate::ir::semantics::cast;
     match (op, t) {
-        (WcrOp::Sum, ScalarType::F32) => Value::F32(-0.0),
-        (WcrOp::Sum, ScalarType::F64) => Value::F64(-0.0),
+        // Every float type (f16 and bf16 too) and both parts of a complex.
+        (WcrOp::Sum, t) if t.is_float() => cast(Value::F64(-0.0), t),
+        (WcrOp::Sum, ScalarType::C32) => Value::C32(num_complex::Complex::new(-0.0, -0.0)),
+        (WcrOp::Sum, ScalarType::C64) => Value::C64(num_complex::Complex::new(-0.0, -0.0)),
         (WcrOp::Sum, t) => zero_of(t),
         (WcrOp::Product, t) => one_of(t),
-        (WcrOp::Min | WcrOp::Max, ScalarType::F32) => Value::F32(f32::NAN),
-        (WcrOp::Min | WcrOp::Max, ScalarType::F64) => Value::F64(f64::NAN),
-        (WcrOp::Min, ScalarType::I32) => Value::I32(i32::MAX),
-        (WcrOp::Min, ScalarType::I64) => Value::I64(i64::MAX),
-        (WcrOp::Min, ScalarType::U32) => Value::U32(u32::MAX),
-        (WcrOp::Min, ScalarType::U64) => Value::U64(u64::MAX),
-        (WcrOp::Max, ScalarType::I32) => Value::I32(i32::MIN),
-        (WcrOp::Max, ScalarType::I64) => Value::I64(i64::MIN),
-        (WcrOp::Max, t) => zero_of(t),
+        (WcrOp::Min | WcrOp::Max, t) if t.is_float() => cast(Value::F64(f64::NAN), t),
         (WcrOp::Min, ScalarType::Bool) => Value::Bool(true),
+        (WcrOp::Max, ScalarType::Bool) => Value::Bool(false),
+        (WcrOp::Min | WcrOp::Max, t) => match t.int_range() {
+            Some((lo, hi)) => {
+                let end = if op == WcrOp::Min { hi } else { lo };
+                Value::from_bits(t, end as u128)
+            }
+            // Complex values have no min/max (validation).
+            None => zero_of(t),
+        },
     }
 }

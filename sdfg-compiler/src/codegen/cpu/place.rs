@@ -183,10 +183,10 @@ fn cell_store(
     value: TokenStream,
     wcr: Option<WcrOp>,
 ) -> TokenStream {
-    let (elem, num) = (rt::elem(), rt::num_elem());
+    let (elem, num, sum) = (rt::elem(), rt::num_elem(), rt::sum_elem());
     match wcr {
         None => quote!(<#t as #elem>::store(#cell, #value);),
-        Some(WcrOp::Sum) => quote!(<#t as #num>::reduce_sum(#cell, #value);),
+        Some(WcrOp::Sum) => quote!(<#t as #sum>::reduce_sum(#cell, #value);),
         Some(WcrOp::Product) => quote!(<#t as #num>::reduce_product(#cell, #value);),
         Some(WcrOp::Min) => quote!(<#t as #num>::reduce_min(#cell, #value);),
         Some(WcrOp::Max) => quote!(<#t as #num>::reduce_max(#cell, #value);),

@@ -1,9 +1,11 @@
 //! Iterating a map's N-d range on the host: in contiguous chunks on several
 //! threads (`cpu` maps, kernel twins) or as nested loops (`seq` maps). The
 //! range values (start, count, step per dimension) are locals the caller
-//! bound, named by [`names::range`].
+//! bound, named by [`names::range`]; for a dependent range (`ir::ranges`)
+//! they describe its box, and each iteration starts it where the earlier
+//! parameters put it and skips once it reaches their end.
 
-use super::body::rust_type;
+use super::body::{rust_type, BodyEmitter, DataAccess};
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
 use crate::ir::{ExprKind, Map, MathFn, Stmt, TaskletBody};
@@ -13,6 +15,8 @@ use quote::quote;
 pub(crate) struct MapRanges<'a> {
     pub map: &'a Map,
     pub scope: RangeScope,
+    /// How the body reads symbols and parameters (for dependent bounds).
+    pub data: &'a dyn DataAccess,
 }
 
 /// What a chunked map runs per point of its range.
@@ -44,12 +48,32 @@ impl MapRanges<'_> {
     /// `let __pd: T = start + t * step;` with wrapping i64 arithmetic: exact
     /// modulo 2^64, so the cast to any parameter type is the true value. A
     /// map written without a step steps by 1, known here: `start + t`, an
-    /// induction variable the compiler can vectorize over.
+    /// induction variable the compiler can vectorize over. A dependent
+    /// range (`ir::ranges`) starts at its start for the earlier parameters
+    /// (exact in i128) and `continue`s the loop of its position once past
+    /// its end (every use sits in the loop over its dimension's positions;
+    /// such maps are never lane-blocked).
     fn param_value(&self, d: usize, t: &Ident) -> TokenStream {
         let r = names::range(self.scope, d);
         let (s, st) = (r.start, r.step);
         let p = names::map_param(d);
-        let ty = rust_type(self.map.params[d].ty);
+        let param = &self.map.params[d];
+        let ty = rust_type(param.ty);
+        if param.is_dependent() {
+            // Dependent bounds read no locals.
+            let no_locals = TaskletBody::default();
+            let emit = BodyEmitter::new(self.data, &no_locals);
+            let (start, end) = (emit.expr(&param.start), emit.expr(&param.end));
+            return quote! {
+                let #p: #ty = {
+                    let __v: i128 = ((#start) as i128) + (#t as i128) * (#st as i128);
+                    if __v >= (#end) as i128 {
+                        continue;
+                    }
+                    __v as #ty
+                };
+            };
+        }
         if self.map.params[d].step.is_none() {
             quote!(let #p: #ty = ((#s as i64).wrapping_add(#t as i64)) as #ty;)
         } else {

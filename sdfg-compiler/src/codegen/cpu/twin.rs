@@ -65,6 +65,9 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
 fn twin_plan(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> AccessPlan {
     let elem_of = |c: usize| sdfg.containers[c].elem;
     let mut plan = AccessPlan::of(&m.body, m.params.len(), &elem_of);
+    if m.has_dependent_ranges() {
+        plan.guard_all();
+    }
     for p in &abi.params {
         if let ParamValue::Buffer { container, .. } = p.value {
             let Passing::Buffer { access, .. } = p.passing else {
@@ -196,10 +199,20 @@ pub(crate) fn parallel_map(
             .after_prechecks()
             .stmts(&m.body.stmts);
     }
-    let ranges = MapRanges { map: m, scope };
-    let emit = BodyEmitter::new(access, &m.body)
-        .after_prechecks()
-        .with_partials(&plan.reductions);
+    let ranges = MapRanges {
+        map: m,
+        scope,
+        data: access,
+    };
+    // The glue prechecks no access of a map with a dependent range
+    // (`ir::bounds::LoopScope::for_map`): each is checked here.
+    let emit = BodyEmitter::new(access, &m.body);
+    let emit = if m.has_dependent_ranges() {
+        emit
+    } else {
+        emit.after_prechecks()
+    };
+    let emit = emit.with_partials(&plan.reductions);
     let (emit, code) = if worth_lanes(m, plan) {
         let emit = emit.lane_blocked();
         let block = emit.lane_block(&m.body.stmts, &ranges.lane_prelude());

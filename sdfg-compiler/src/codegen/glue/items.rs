@@ -3,11 +3,9 @@
 //! with `load`, `run`, `launch`, the text constants and introspection.
 
 use super::{Glue, Texts};
-use crate::codegen::cpu::body::rust_type;
 use crate::codegen::cpu::twin::kernel_twin;
 use crate::codegen::names;
 use crate::codegen::runtime_paths as rt;
-use crate::ir::Storage;
 use crate::schedule::Streams;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -16,7 +14,27 @@ impl Glue<'_> {
     pub(super) fn items(&self, texts: &Texts) -> TokenStream {
         let source = &texts.source;
         let dot = &texts.dot;
-        let sdfg_json = &texts.sdfg_json;
+        let to_sdfg_json = match &texts.sdfg_json {
+            Ok(json) => quote! {
+                /// The SDFG in DaCe's `.sdfg` JSON format (`dace.SDFG.from_file` loads it).
+                pub fn to_sdfg_json() -> &'static str {
+                    #json
+                }
+            },
+            Err(why) => {
+                let doc = format!(
+                    " The SDFG has no DaCe `.sdfg` export: {}.\n\n # Panics\n\n Always, with that message.",
+                    why.replace('\n', "; ")
+                );
+                let message = format!("cannot export to DaCe: {why}");
+                quote! {
+                    #[doc = #doc]
+                    pub fn to_sdfg_json() -> &'static str {
+                        ::core::panic!(#message)
+                    }
+                }
+            }
+        };
         let sdfg = self.sdfg;
         let name = names::program_type(sdfg);
         let args_name = names::args_type(sdfg);
@@ -57,6 +75,7 @@ impl Glue<'_> {
         };
         let introspection = rt::introspection_methods();
         let execute = self.execute_fn(&args_name);
+        let doc_args = format!("Arguments of one call of [`{name_str}`]: its free symbols by value and its non-transient containers (a host scalar the program only reads by value, every other container by reference; `mut` where the program writes it). Each field says which container it fills.");
         let doc_run = format!("Runs `{name_str}` to completion: returns when every result is complete and visible where it lives.");
         quote! {
             #(#[doc = #docs])*
@@ -64,7 +83,7 @@ impl Glue<'_> {
                 __program: #program,
             }
 
-            #[doc = concat!("Arguments of [`", #name_str, "`]: its free symbols by value and its non-transient containers.")]
+            #[doc = #doc_args]
             #[allow(non_snake_case)]
             #vis struct #args_name #lt {
                 #fields
@@ -137,10 +156,7 @@ impl Glue<'_> {
                     #dot
                 }
 
-                /// The SDFG in DaCe's `.sdfg` JSON format (`dace.SDFG.from_file` loads it).
-                pub fn to_sdfg_json() -> &'static str {
-                    #sdfg_json
-                }
+                #to_sdfg_json
 
                 #execute
             }
@@ -154,38 +170,5 @@ impl Glue<'_> {
         } else {
             quote!()
         }
-    }
-
-    /// One field per free symbol (by value) and per non-transient container.
-    fn arg_fields(&self) -> TokenStream {
-        let mut out = TokenStream::new();
-        for s in self.sdfg.symbols.iter().filter(|s| s.declared) {
-            let n = names::user(&s.name);
-            let t = rust_type(s.ty);
-            out.extend(quote!(pub #n: #t,));
-        }
-        let (device_buffer, host_buffer) = (rt::device_buffer(), rt::host_buffer());
-        for (c, cont) in self
-            .sdfg
-            .containers
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| !c.transient)
-        {
-            let n = names::user(&cont.name);
-            let t = self.elem(c);
-            let ty = match (cont.storage, self.writes(c)) {
-                (Storage::Gpu, true) => quote!(&'a mut #device_buffer<#t>),
-                (Storage::Gpu, false) => quote!(&'a #device_buffer<#t>),
-                (Storage::Pinned, true) => quote!(&'a mut #host_buffer<#t>),
-                (Storage::Pinned, false) => quote!(&'a #host_buffer<#t>),
-                (Storage::Host, true) => quote!(&'a mut [#t]),
-                (Storage::Host, false) => quote!(&'a [#t]),
-                // Block data is transient: never an argument.
-                (Storage::Shared | Storage::Register, _) => continue,
-            };
-            out.extend(quote!(pub #n: #ty,));
-        }
-        out
     }
 }

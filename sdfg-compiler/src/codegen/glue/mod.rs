@@ -14,7 +14,8 @@
 //! issues its statements in textual order (waiting at sync points), settles
 //! what is still in flight, moves the containers back and tries its edges.
 //!
-//! Rooms: `items` (the program type, `Args`, the impl), `states` (the call
+//! Rooms: `items` (the program type, the impl), `args` (the `Args` struct,
+//! its field docs, how a call takes it apart), `states` (the call
 //! and its state machine, waits, edges), `statements` (kernel launches, host
 //! tasklets and maps, copies), `prechecks` (map ranges, indices and copy
 //! regions checked before a state's work), `block` (a block map's checks
@@ -22,6 +23,7 @@
 //! messages). Names come from [`super::names`], paths into the runtime
 //! from `runtime_paths`.
 
+mod args;
 mod block;
 mod faults;
 mod items;
@@ -43,8 +45,9 @@ pub struct Texts {
     pub source: String,
     /// Graphviz drawing with the schedule (`Name::to_dot()`).
     pub dot: String,
-    /// DaCe `.sdfg` JSON (`Name::to_sdfg_json()`).
-    pub sdfg_json: String,
+    /// DaCe `.sdfg` JSON (`Name::to_sdfg_json()`), or why the program has
+    /// none (`export::dace::unexportable`).
+    pub sdfg_json: Result<String, String>,
 }
 
 /// Everything `sdfg!` expands to for one validated SDFG: `abis` are its
@@ -95,9 +98,6 @@ impl Glue<'_> {
     }
     fn host_containers(&self) -> impl Iterator<Item = ContainerId> + '_ {
         (0..self.sdfg.containers.len()).filter(|&c| self.sdfg.containers[c].storage.is_host())
-    }
-    fn args_have_refs(&self) -> bool {
-        self.sdfg.containers.iter().any(|c| !c.transient)
     }
     fn stream_of(&self, sid: StateId, k: StmtId) -> Ident {
         names::stream(self.schedule.states[sid].stream_of[k].unwrap_or(0))

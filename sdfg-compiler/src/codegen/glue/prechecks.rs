@@ -11,8 +11,12 @@ use crate::codegen::cpu::intervals::{exclusive_end, plan_range};
 use crate::codegen::cpu::place::Place;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::bounds::{for_each_access, AccessSite, IntervalPlan, PlanVar};
-use crate::ir::{ContainerId, State, Statement, StatementKind, StmtId, SubsetDim, TaskletBody};
+use crate::ir::bounds::{
+    for_each_access, for_each_map_access, hull_plan, AccessSite, IntervalPlan, PlanVar,
+};
+use crate::ir::{
+    ContainerId, MapParam, RangeEnd, State, Statement, StatementKind, StmtId, SubsetDim,
+};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -31,27 +35,35 @@ impl Glue<'_> {
                     for (d, p) in m.params.iter().enumerate() {
                         let r = names::range(RangeScope::Statement(k), d);
                         let (s, e, t, c) = (r.start, r.end, r.step, r.count);
-                        let start = emit.expr(&p.start);
-                        let end = exclusive_end(&emit, p.run_end());
-                        let step = p.step.as_ref().map_or(quote!(1), |x| emit.expr(x));
                         let what = format!(
                             "parameter `{}` of map `{}` in state `{state_name}`",
                             p.name.text, m.name.text
                         );
+                        let (start, end) = if p.is_dependent() {
+                            self.dependent_box(k, p, &emit, &what)
+                        } else {
+                            let start = emit.expr(&p.start);
+                            (quote!((#start) as i128), exclusive_end(&emit, p.run_end()))
+                        };
+                        let step = p.step.as_ref().map_or(quote!(1), |x| emit.expr(x));
                         out.extend(quote! {
-                            let #s: i128 = (#start) as i128;
+                            let #s: i128 = #start;
                             let #e: i128 = #end;
                             let #t: i128 = (#step) as i128;
                             let #c: u64 = #range_count(#what, #s, #e, #t)?;
                         });
                         nonempty.push(quote!(#c > 0));
                     }
+                    let mut sites = Vec::new();
+                    for_each_map_access(m, &mut |site| sites.push(site));
                     let block = self.block_prechecks(m, state_name);
-                    let checks = self.index_prechecks(k, &m.name.text, state_name, &m.body);
+                    let checks = self.index_prechecks(k, &m.name.text, state_name, &sites);
                     out.extend(quote!(if true #(&& #nonempty)* { #block #checks }));
                 }
                 StatementKind::Tasklet(t) => {
-                    out.extend(self.index_prechecks(k, &t.name.text, state_name, &t.body))
+                    let mut sites = Vec::new();
+                    for_each_access(&t.body.stmts, &mut |site| sites.push(site));
+                    out.extend(self.index_prechecks(k, &t.name.text, state_name, &sites))
                 }
                 StatementKind::Copy(c) => out.extend(self.copy_regions(k, st, c.src, c.dst)),
                 // Calls are inlined before code generation (validate
@@ -97,18 +109,58 @@ impl Glue<'_> {
         quote!(let (#rs, #rd) = #copy_regions(#a, #b)?;)
     }
 
-    /// Interval checks of every prechecked access of a body.
+    /// The box of a dependent range (`ir::ranges`) as `i128` start and
+    /// exclusive end: the smallest start and the largest end over the boxes
+    /// of the parameters before it (hull plans: a superset of every
+    /// iteration's range, which is what the launch needs; the accesses of
+    /// such a map are guarded, `ir::bounds::LoopScope::for_map`).
+    fn dependent_box(
+        &self,
+        k: StmtId,
+        p: &MapParam,
+        emit: &BodyEmitter<'_>,
+        what: &str,
+    ) -> (TokenStream, TokenStream) {
+        let interval = rt::interval();
+        // Every value from the start to the end of an earlier parameter's
+        // range (its box, when it is dependent itself): with a step, an
+        // earlier dependent parameter's values need not lie on its box's
+        // stride (`(i..2 * i + 1).step_by(2)` takes odd values for odd `i`).
+        let var = |v: PlanVar| match v {
+            PlanVar::Param(d) => {
+                let r = names::range(RangeScope::Statement(k), d);
+                let (s, e) = (r.start, r.end);
+                quote!(#interval::of_loop(#s, #e, 1).unwrap_or(#interval::point(#s)))
+            }
+            // Range bounds read no loop variables (ir::ranges).
+            PlanVar::Loop(_) => quote!(#interval::point(0)),
+        };
+        let (last, plus) = match p.run_end() {
+            RangeEnd::Exclusive(e) => (e, quote!()),
+            RangeEnd::Inclusive(last) => (last, quote!(+ 1)),
+        };
+        match (hull_plan(&p.start), hull_plan(last)) {
+            (Some(lo), Some(hi)) => {
+                let lo = plan_range(&lo, emit, &var, what);
+                let hi = plan_range(&hi, emit, &var, what);
+                (quote!(#lo.lo), quote!((#hi.hi #plus)))
+            }
+            // Lowering admits only `+ - *` of parameters, symbols and
+            // literals, which always have a hull plan; an empty box else.
+            _ => (quote!(0i128), quote!(0i128)),
+        }
+    }
+
+    /// Interval checks of every prechecked access among `sites`.
     fn index_prechecks(
         &self,
         k: StmtId,
         stmt_name: &str,
         state_name: &str,
-        body: &TaskletBody,
+        sites: &[AccessSite<'_>],
     ) -> TokenStream {
         let mut out = TokenStream::new();
-        let mut sites = Vec::new();
-        for_each_access(&body.stmts, &mut |site| sites.push(site));
-        for site in &sites {
+        for site in sites {
             if let Some(plans) = site.precheck_plans() {
                 out.extend(self.site_precheck(k, stmt_name, state_name, site, &plans));
             }

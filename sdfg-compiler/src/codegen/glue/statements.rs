@@ -219,7 +219,10 @@ impl Glue<'_> {
         let scope = RangeScope::Statement(k);
         let (bindings, iteration) = if m.schedule == MapSchedule::Cpu {
             let elem_of = |c: ContainerId| self.sdfg.containers[c].elem;
-            let plan = AccessPlan::of(&m.body, m.params.len(), &elem_of);
+            let mut plan = AccessPlan::of(&m.body, m.params.len(), &elem_of);
+            if m.has_dependent_ranges() {
+                plan.guard_all();
+            }
             let access = Place::parallel_map(self.sdfg, m.params.len(), &plan);
             let workers = rt::par_workers();
             let iteration =
@@ -227,10 +230,20 @@ impl Glue<'_> {
             (self.host_bindings(st, Some(&plan)), iteration)
         } else {
             let access = Place::sequential_map(self.sdfg, m.params.len());
-            let code = BodyEmitter::new(&access, &m.body)
-                .after_prechecks()
-                .stmts(&m.body.stmts);
-            let ranges = MapRanges { map: m, scope };
+            // The glue prechecks no access of a map with a dependent range
+            // (`ir::bounds::LoopScope::for_map`): each is checked here.
+            let emit = BodyEmitter::new(&access, &m.body);
+            let emit = if m.has_dependent_ranges() {
+                emit
+            } else {
+                emit.after_prechecks()
+            };
+            let code = emit.stmts(&m.body.stmts);
+            let ranges = MapRanges {
+                map: m,
+                scope,
+                data: &access,
+            };
             (self.host_bindings(st, None), ranges.sequential(&code))
         };
         let (fault, fault_type) = (names::fault(), rt::check_fault());

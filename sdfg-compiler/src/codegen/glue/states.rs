@@ -29,29 +29,8 @@ impl Glue<'_> {
             rt::error(),
         );
 
-        // `Args { N: mut __sym_N, X: mut __h_X, G: __g_G }`: each field
-        // straight into a generated binding, so no user name is ever a
-        // pattern (a `const N` in scope would make `N` a constant pattern).
-        let mut fields = Vec::new();
-        for s in sdfg.symbols.iter().filter(|s| s.declared) {
-            let (field, v) = (names::user(&s.name), names::symbol(&s.name.text));
-            fields.push(quote!(#field: mut #v));
-        }
-        for c in sdfg.containers.iter().filter(|c| !c.transient) {
-            let field = names::user(&c.name);
-            fields.push(match c.storage {
-                Storage::Gpu => {
-                    let g = names::gpu_ref(&c.name.text);
-                    quote!(#field: #g)
-                }
-                _ => {
-                    let h = names::host_slot(&c.name.text);
-                    quote!(#field: mut #h)
-                }
-            });
-        }
-
-        let mut setup = TokenStream::new();
+        let (fields, scalar_slots) = self.take_args_apart();
+        let mut setup = scalar_slots;
         for (s, sym) in sdfg.symbols.iter().enumerate() {
             if !sym.declared {
                 let v = self.sym(s);

@@ -532,6 +532,7 @@ impl<'a> Builder<'a> {
                 body: TaskletBody { stmts, locals },
                 block: None,
                 gpu_tasklet: false,
+                library: None,
                 independent: Vec::new(),
             }),
             memlets: Vec::new(),
@@ -604,6 +605,12 @@ impl<'a> Builder<'a> {
                 body: body.iter().map(|s| self.stmt(s, inner)).collect(),
                 span: *span,
             },
+            Stmt::While { cond, body, span } => Stmt::While {
+                cond: self.expr(cond, inner),
+                body: body.iter().map(|s| self.stmt(s, inner)).collect(),
+                span: *span,
+            },
+            Stmt::Break { .. } | Stmt::Continue { .. } => s.clone(),
             // Not inside thread maps or block-level stores.
             Stmt::ThreadMap(_) | Stmt::Barrier(_) => s.clone(),
         }

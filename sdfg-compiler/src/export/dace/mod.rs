@@ -13,6 +13,8 @@
 //!   is MapEntry (`GPU_Device`) -> NestedSDFG -> MapExit, the nested SDFG
 //!   holding its program with `GPU_ThreadBlock` maps ([`block`]); a GPU
 //!   tasklet is a `GPU_Device` map of one iteration;
+//! - the map of a library statement (`matmul`, `transpose`, `reduce`) is
+//!   DaCe's library node (`library.rs`), with whole-container memlets;
 //! - a tasklet body is C++ (`language: CPP`) reading and writing connectors,
 //!   see [`super::cpp`];
 //! - a copy is one edge between two access nodes, `other_subset` being the
@@ -34,17 +36,53 @@
 
 mod block;
 mod data;
+mod library;
 mod state;
 mod symbolic;
 
 use super::print::{expr_to_python_boxed, BodyNames};
 use crate::dace_format::ARGUMENTS_MARK;
-use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, Storage};
+use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, StatementKind, Storage};
 use serde_json::{json, Map as JsonMap, Value};
+
+/// Why DaCe 1.0.2 cannot represent `sdfg`, naming the container or
+/// statement: it has no bfloat16 dtype, so a `bf16` container, local or
+/// expression has no export (`f16` exports as `float16`). None when the
+/// program exports.
+pub fn unexportable(sdfg: &Sdfg) -> Option<String> {
+    let help = "help: DaCe 1.0.2 has no bfloat16; use `f16` or `f32` in programs exported to DaCe";
+    if let Some(c) = sdfg.containers.iter().find(|c| c.elem == ScalarType::BF16) {
+        return Some(format!(
+            "container `{}` has type `bf16`, which DaCe has no dtype for\n{help}",
+            c.name.text
+        ));
+    }
+    for state in &sdfg.states {
+        for st in &state.stmts {
+            let body = match &st.kind {
+                StatementKind::Map(m) => &m.body,
+                StatementKind::Tasklet(t) => &t.body,
+                _ => continue,
+            };
+            let mut bf16 = body.locals.iter().any(|l| l.ty == ScalarType::BF16);
+            for s in &body.stmts {
+                s.walk_exprs(&mut |e| bf16 |= e.ty == ScalarType::BF16);
+            }
+            if bf16 {
+                return Some(format!(
+                    "`{}` computes in `bf16`, which DaCe has no dtype for\n{help}",
+                    st.label()
+                ));
+            }
+        }
+    }
+    None
+}
 
 /// The DaCe `.sdfg` JSON of `sdfg`; an SDFG that calls nested SDFGs is
 /// written as it was written (`Sdfg::nested_form`), each call a
-/// `NestedSDFG` node.
+/// `NestedSDFG` node. See [`unexportable`] first: a `bf16` type is written
+/// as `bfloat16`, which DaCe 1.0.2 does not load.
 pub fn to_sdfg_json(sdfg: &Sdfg) -> Value {
     sdfg_json(sdfg.nested_form.as_deref().unwrap_or(sdfg), false)
 }
@@ -109,18 +147,7 @@ pub fn to_sdfg_json_string(sdfg: &Sdfg) -> String {
     serde_json::to_string_pretty(&to_sdfg_json(sdfg)).unwrap_or_default()
 }
 
-/// DaCe's name of an element type.
-pub fn dtype_name(t: ScalarType) -> &'static str {
-    match t {
-        ScalarType::I32 => "int32",
-        ScalarType::I64 => "int64",
-        ScalarType::U32 => "uint32",
-        ScalarType::U64 => "uint64",
-        ScalarType::F32 => "float32",
-        ScalarType::F64 => "float64",
-        ScalarType::Bool => "bool",
-    }
-}
+pub use crate::dace_format::dtype_name;
 
 /// DaCe's storage type of a container.
 pub fn storage_name(s: Storage) -> &'static str {

@@ -5,6 +5,7 @@
 
 use super::block::block_sdfg;
 use super::data::{empty_memlet_json, memlet_json, product, range_json};
+use super::library::{input_connector, output_connector};
 use super::symbolic::hull;
 use super::{code_block, dace_identifier, dtype_name, Cx};
 use crate::dace_format::{HELPERS, INDEPENDENT_MARK, PARAM_TYPES_MARK};
@@ -215,6 +216,8 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     };
                     let reads = graph.nodes.get(e.dst) == Some(&DataNode::Stmt(s));
                     match &stmt.kind {
+                        // One edge per operand, below.
+                        StatementKind::Map(map) if map.library.is_some() => {}
                         StatementKind::Map(_) => {
                             if reads {
                                 map_reads.entry((e.dst, e.src)).or_default().push((s, m));
@@ -258,6 +261,48 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
             }
         }
         self.connect_maps(&graph, &placed, map_reads, map_writes);
+        self.connect_library_nodes(&graph, &placed);
+    }
+
+    /// A library node's edges: one per operand (in order, from the access
+    /// node its statement reads) and one to its result, whole containers.
+    fn connect_library_nodes(&mut self, graph: &Dataflow, placed: &[Placed]) {
+        for (n, node) in graph.nodes.iter().enumerate() {
+            let DataNode::Stmt(s) = node else { continue };
+            let Some(StatementKind::Map(map)) = self.state.stmts.get(*s).map(|x| &x.kind) else {
+                continue;
+            };
+            let (Some(call), Some(lib)) = (&map.library, placed.get(n).and_then(|p| p.input))
+            else {
+                continue;
+            };
+            let stmts = &self.state.stmts;
+            let container_of = |e: &crate::ir::DataEdge| {
+                e.memlet
+                    .and_then(|(s, m)| stmts.get(s)?.memlets.get(m))
+                    .map(|m| m.container)
+            };
+            for (position, &input) in call.inputs.iter().enumerate() {
+                let from = graph
+                    .edges
+                    .iter()
+                    .find(|e| e.dst == n && container_of(e) == Some(input))
+                    .and_then(|e| placed.get(e.src).and_then(|p| p.output));
+                if let Some(from) = from {
+                    let memlet = self.cx.whole_memlet_json(input);
+                    self.add_edge(from, None, lib, input_connector(call, position), memlet);
+                }
+            }
+            let to = graph
+                .edges
+                .iter()
+                .find(|e| e.src == n && container_of(e) == Some(call.output))
+                .and_then(|e| placed.get(e.dst).and_then(|p| p.input));
+            if let Some(to) = to {
+                let memlet = self.cx.whole_memlet_json(call.output);
+                self.add_edge(lib, output_connector(call), to, None, memlet);
+            }
+        }
     }
 
     /// Adds the DaCe nodes of statement `s`.
@@ -278,6 +323,16 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     tasklet: Some(id),
                 }
             }
+            StatementKind::Map(map) if map.library.is_some() => {
+                let label = dace_identifier(&map.name.text);
+                let call = map.library.as_ref().expect("checked");
+                let id = self.add_node(self.cx.library_node_json(&label, call), None);
+                Placed {
+                    input: Some(id),
+                    output: Some(id),
+                    tasklet: None,
+                }
+            }
             StatementKind::Map(map) => {
                 let names = BodyNames::for_map(map);
                 let label = dace_identifier(&map.name.text);
@@ -287,8 +342,12 @@ impl<'c, 'a> StateBuilder<'c, 'a> {
                     .params
                     .iter()
                     .map(|p| {
-                        let mut r =
-                            range_json(&self.cx.py(&p.start), &self.cx.inclusive_end(&p.end));
+                        // A dependent range reads the parameters before it
+                        // (DaCe accepts that in one map).
+                        let mut r = range_json(
+                            &self.cx.py_in(&p.start, &names),
+                            &self.cx.inclusive_end_in(&p.end, &names),
+                        );
                         if let Some(step) = &p.step {
                             r["step"] = json!(self.cx.py(step));
                         }
@@ -720,9 +779,8 @@ impl StateBuilder<'_, '_> {
         let container = first.container;
         let name = container_name(self.cx.sdfg, container);
         let iterations = product(
-            &map.params
-                .iter()
-                .map(|p| self.cx.extent(&p.start, &p.end))
+            &(0..map.params.len())
+                .map(|d| self.cx.param_extent(&map.params, d))
                 .collect::<Vec<_>>(),
         );
         let volume = product(&[inner.len().to_string(), iterations]);

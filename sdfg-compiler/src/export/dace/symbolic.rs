@@ -6,6 +6,7 @@
 
 use super::data::range_json;
 use super::Cx;
+use crate::export::print::BodyNames;
 use crate::ir::linear::{Leaf, Linear};
 use crate::ir::{BinOp, Expr, ExprKind, MapParam, Memlet, SubsetDim, UnOp, VarRef};
 use serde_json::Value;
@@ -18,9 +19,41 @@ type Form = Linear<String>;
 impl Cx<'_> {
     /// `end - 1` for an exclusive end: DaCe's inclusive one, simplified.
     pub(super) fn inclusive_end(&self, end: &Expr) -> String {
-        match self.form(end).offset(-1) {
+        self.inclusive_end_in(end, &BodyNames::none())
+    }
+
+    /// [`Self::inclusive_end`] of an end that may read the map's earlier
+    /// parameters (a dependent range, `ir::ranges`), named by `names`.
+    pub(super) fn inclusive_end_in(&self, end: &Expr, names: &BodyNames) -> String {
+        let form = Linear::from_expr(end, &mut |x: &Expr| match &x.kind {
+            ExprKind::Var(VarRef::Param(_)) => Leaf::Form(Linear::var(self.py_in(x, names))),
+            _ => self.leaf(x),
+        });
+        match form.and_then(|f| f.offset(-1)) {
             Some(last) => text(&last),
-            None => format!("({}) - 1", self.py(end)),
+            None => format!("({}) - 1", self.py_in(end, names)),
+        }
+    }
+
+    /// The number of values map parameter `d` takes at most: its extent,
+    /// or for a dependent range the extent of its box over the earlier
+    /// parameters (what DaCe's memlet volumes count).
+    pub(super) fn param_extent(&self, params: &[MapParam], d: usize) -> String {
+        let Some(p) = params.get(d) else {
+            return "1".to_string();
+        };
+        if !p.is_dependent() {
+            return self.extent(&p.start, &p.end);
+        }
+        let lo = interval(&p.start, params, self).map(|(lo, _)| lo);
+        let hi = interval(&p.end, params, self).map(|(_, hi)| hi);
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => match hi.clone().add(&lo, -1) {
+                Some(extent) => text(&extent),
+                None => format!("({}) - ({})", text(&hi), text(&lo)),
+            },
+            // Not bounded by the forms: the volume of the container's box.
+            _ => format!("({}) - ({})", self.py(&p.end), self.py(&p.start)),
         }
     }
 
@@ -117,6 +150,13 @@ fn interval(e: &Expr, params: &[MapParam], cx: &Cx) -> Option<(Form, Form)> {
         ExprKind::Var(VarRef::Symbol(_)) => {
             let l = cx.form(e);
             Some((l.clone(), l))
+        }
+        // A dependent range (`ir::ranges`): the box over the earlier ones.
+        ExprKind::Var(VarRef::Param(p)) if params.get(*p)?.is_dependent() => {
+            let p = params.get(*p)?;
+            let (lo, _) = interval(&p.start, params, cx)?;
+            let (_, hi) = interval(&p.end, params, cx)?;
+            Some((lo, hi.offset(-1)?))
         }
         ExprKind::Var(VarRef::Param(p)) => {
             let p = params.get(*p)?;

@@ -191,7 +191,20 @@ impl Parser {
         if self.is_op("++") || self.is_op("--") {
             return Err(construct("increment inside an expression"));
         }
-        if self.is_op(".") || self.is_op("->") {
+        // The parts of a complex value: `z.real()`, `z.imag()`.
+        while self.is_op(".") {
+            let part = match self.peek_at(1) {
+                Some(Tok::Name(n)) if n == "real" => MathFn::Re,
+                Some(Tok::Name(n)) if n == "imag" => MathFn::Im,
+                _ => return Err(construct("member access")),
+            };
+            self.pos += 2;
+            if !self.args()?.is_empty() {
+                return Err(syntax("`real()` and `imag()` take no arguments"));
+            }
+            e = CodeExpr::Call(part, vec![e]);
+        }
+        if self.is_op("->") {
             return Err(construct("member access"));
         }
         Ok(e)
@@ -265,6 +278,11 @@ impl Parser {
                 if let Some(Some(ty)) = self.try_type()? {
                     if self.is_op("(") {
                         let mut args = self.args()?;
+                        if ty.is_complex() && args.len() == 2 {
+                            // `dace::complex128(re, im)`.
+                            let z = CodeExpr::Call(MathFn::Complex, args);
+                            return Ok(CodeExpr::Cast(ty, Box::new(z)));
+                        }
                         if args.len() != 1 {
                             return Err(syntax("a conversion takes one value"));
                         }
@@ -356,6 +374,27 @@ impl Parser {
                     "ifloor" => {
                         arity(1, &args)?;
                         Ok(CodeExpr::Call(MathFn::Floor, args))
+                    }
+                    // The exporter's complex helpers (num-complex's formulas).
+                    "sdfg_rs_cmul" | "sdfg_rs_cdiv" => {
+                        arity(2, &args)?;
+                        let op = if last == "sdfg_rs_cmul" {
+                            BinOp::Mul
+                        } else {
+                            BinOp::Div
+                        };
+                        let b = args.pop().unwrap_or(CodeExpr::int(1));
+                        let a = args.pop().unwrap_or(CodeExpr::int(0));
+                        Ok(CodeExpr::Binary(op, Box::new(a), Box::new(b)))
+                    }
+                    "sdfg_rs_cexp" | "sdfg_rs_cnorm_sqr" => {
+                        arity(1, &args)?;
+                        let f = if last == "sdfg_rs_cexp" {
+                            MathFn::Exp
+                        } else {
+                            MathFn::NormSqr
+                        };
+                        Ok(CodeExpr::Call(f, args))
                     }
                     name => match math_fn(name) {
                         Some(f) => {

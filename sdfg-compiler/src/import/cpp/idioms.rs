@@ -1,11 +1,13 @@
 //! The exporter's C++ idioms read back as the tasklet language: the most
 //! negative literals, integer `abs`/`min`/`max` written as conditionals,
-//! and the loop blocks of `for` (with `step_by`'s overflow guard).
+//! and the loop blocks of `for` (with `step_by`'s overflow guard, which a
+//! `continue` runs first).
 
 use super::super::code::{CodeExpr, CodeStmt, Target, Unary};
 use crate::ir::{BinOp, MathFn, ScalarType};
 
-/// `break` survives only as the overflow guard of the exporter's stepped loop.
+/// A parsed `break`, until [`real_breaks`]: the overflow guard of the
+/// exporter's stepped loop is one, and goes with its loop.
 pub(super) const BREAK: &str = "__sdfg_rs_break";
 
 pub(super) fn recognize_min_literal(e: CodeExpr) -> CodeExpr {
@@ -102,6 +104,10 @@ fn recognize_loop(s: CodeStmt) -> CodeStmt {
             step,
             body: recognize_loops(body),
         },
+        CodeStmt::While { cond, body } => CodeStmt::While {
+            cond,
+            body: recognize_loops(body),
+        },
         other => other,
     }
 }
@@ -167,13 +173,16 @@ fn exporter_loop(block: &[CodeStmt]) -> Option<CodeStmt> {
     }
     let mut body = body.clone();
     if step.is_some() {
-        // The last statement is the overflow guard, part of `step_by`'s meaning.
-        match body.last() {
-            Some(CodeStmt::If { then, else_, .. }) if else_.is_empty() && is_break(then) => {
-                body.pop();
+        // The last statement is the overflow guard, part of `step_by`'s
+        // meaning; each `continue` of the loop runs it first.
+        let guard = match body.last() {
+            Some(g @ CodeStmt::If { then, else_, .. }) if else_.is_empty() && is_break(then) => {
+                g.clone()
             }
             _ => return None,
-        }
+        };
+        body.pop();
+        body = without_continue_guards(body, &guard);
     }
     Some(CodeStmt::For {
         var: v.clone(),
@@ -186,28 +195,66 @@ fn exporter_loop(block: &[CodeStmt]) -> Option<CodeStmt> {
 }
 
 fn is_break(stmts: &[CodeStmt]) -> bool {
-    matches!(stmts, [CodeStmt::Block(b)] if matches!(b.as_slice(),
-        [CodeStmt::Assign { target: Target::Name(n), .. }] if n == BREAK))
+    matches!(stmts, [CodeStmt::Block(b)] if is_break_mark(b))
 }
 
-/// A `break` outside the recognized loop shape.
-pub(super) fn leftover_break(stmts: &[CodeStmt]) -> Option<&'static str> {
-    for s in stmts {
-        let found = match s {
-            CodeStmt::Assign {
-                target: Target::Name(n),
-                ..
-            } if n == BREAK => true,
-            CodeStmt::Block(b) => leftover_break(b).is_some(),
-            CodeStmt::If { then, else_, .. } => {
-                leftover_break(then).is_some() || leftover_break(else_).is_some()
+/// The block a parsed `break;` is until [`real_breaks`].
+fn is_break_mark(block: &[CodeStmt]) -> bool {
+    matches!(block, [CodeStmt::Assign { target: Target::Name(n), .. }] if n == BREAK)
+}
+
+/// `{ GUARD continue; }` -> `continue` in a stepped loop's body (not in
+/// nested loops, whose `continue`s are their own).
+fn without_continue_guards(body: Vec<CodeStmt>, guard: &CodeStmt) -> Vec<CodeStmt> {
+    body.into_iter()
+        .map(|s| match s {
+            CodeStmt::Block(b) if b.len() == 2 && b[0] == *guard && b[1] == CodeStmt::Continue => {
+                CodeStmt::Continue
             }
-            CodeStmt::For { body, .. } => leftover_break(body).is_some(),
-            _ => false,
-        };
-        if found {
-            return Some("break");
-        }
-    }
-    None
+            CodeStmt::Block(b) => CodeStmt::Block(without_continue_guards(b, guard)),
+            CodeStmt::If { cond, then, else_ } => CodeStmt::If {
+                cond,
+                then: without_continue_guards(then, guard),
+                else_: without_continue_guards(else_, guard),
+            },
+            other => other,
+        })
+        .collect()
+}
+
+/// Every `break` left after [`recognize_loops`] is the user's: the marks
+/// become [`CodeStmt::Break`].
+pub(super) fn real_breaks(stmts: Vec<CodeStmt>) -> Vec<CodeStmt> {
+    stmts
+        .into_iter()
+        .map(|s| match s {
+            CodeStmt::Block(b) if is_break_mark(&b) => CodeStmt::Break,
+            CodeStmt::Block(b) => CodeStmt::Block(real_breaks(b)),
+            CodeStmt::If { cond, then, else_ } => CodeStmt::If {
+                cond,
+                then: real_breaks(then),
+                else_: real_breaks(else_),
+            },
+            CodeStmt::For {
+                var,
+                ty,
+                start,
+                end,
+                step,
+                body,
+            } => CodeStmt::For {
+                var,
+                ty,
+                start,
+                end,
+                step,
+                body: real_breaks(body),
+            },
+            CodeStmt::While { cond, body } => CodeStmt::While {
+                cond,
+                body: real_breaks(body),
+            },
+            other => other,
+        })
+        .collect()
 }

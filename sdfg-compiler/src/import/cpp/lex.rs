@@ -139,6 +139,10 @@ fn int_suffix(chars: &[char], i: &mut usize) -> Result<Option<ScalarType>, CodeE
 pub(super) fn type_name(words: &[String]) -> Option<ScalarType> {
     let joined = words.join(" ");
     Some(match joined.as_str() {
+        "signed char" | "int8_t" | "int8" => ScalarType::I8,
+        "unsigned char" | "uint8_t" | "uint8" => ScalarType::U8,
+        "short" | "short int" | "int16_t" | "int16" => ScalarType::I16,
+        "unsigned short" | "unsigned short int" | "uint16_t" | "uint16" => ScalarType::U16,
         "int" | "int32_t" | "int32" | "signed" | "signed int" => ScalarType::I32,
         "long" | "long int" | "long long" | "long long int" | "int64_t" | "int64" | "ptrdiff_t" => {
             ScalarType::I64
@@ -149,12 +153,18 @@ pub(super) fn type_name(words: &[String]) -> Option<ScalarType> {
         }
         "float" | "float32" => ScalarType::F32,
         "double" | "float64" => ScalarType::F64,
+        "complex64" => ScalarType::C32,
+        "complex128" => ScalarType::C64,
         "bool" => ScalarType::Bool,
         _ => return None,
     })
 }
 
-pub(super) const TYPE_WORDS: [&str; 17] = [
+pub(super) const TYPE_WORDS: [&str; 21] = [
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
     "int",
     "long",
     "unsigned",

@@ -20,10 +20,9 @@ const OPS: [&str; 43] = [
 ];
 
 /// Keywords that start a construct outside the subset.
-pub(super) const UNSUPPORTED_KEYWORDS: [&str; 22] = [
-    "lambda", "while", "def", "return", "import", "from", "with", "yield", "class", "try", "raise",
-    "global", "nonlocal", "del", "assert", "is", "async", "await", "break", "continue", "None",
-    "print",
+pub(super) const UNSUPPORTED_KEYWORDS: [&str; 19] = [
+    "lambda", "def", "return", "import", "from", "with", "yield", "class", "try", "raise",
+    "global", "nonlocal", "del", "assert", "is", "async", "await", "None", "print",
 ];
 
 pub(super) fn tokenize(code: &str) -> Result<Vec<Tok>, CodeError> {
@@ -206,6 +205,18 @@ pub(super) fn dedent(code: &str) -> String {
 pub(super) fn is_keyword(n: &str) -> bool {
     matches!(
         n,
-        "if" | "else" | "elif" | "for" | "in" | "and" | "or" | "not" | "pass" | "True" | "False"
+        "if" | "else"
+            | "elif"
+            | "for"
+            | "while"
+            | "break"
+            | "continue"
+            | "in"
+            | "and"
+            | "or"
+            | "not"
+            | "pass"
+            | "True"
+            | "False"
     ) || UNSUPPORTED_KEYWORDS.contains(&n)
 }

@@ -205,6 +205,23 @@ impl Parser {
                     self.pos += 1;
                     return self.end_of_simple();
                 }
+                "while" => {
+                    self.pos += 1;
+                    let cond = self.expr()?;
+                    let body = self.suite()?;
+                    out.push(CodeStmt::While { cond, body });
+                    return Ok(());
+                }
+                "break" | "continue" => {
+                    let stmt = if kw == "break" {
+                        CodeStmt::Break
+                    } else {
+                        CodeStmt::Continue
+                    };
+                    self.pos += 1;
+                    out.push(stmt);
+                    return self.end_of_simple();
+                }
                 k if UNSUPPORTED_KEYWORDS.contains(&k) => return Err(construct(k)),
                 "else" | "elif" => return Err(syntax(format!("`{kw}` without `if`"))),
                 _ => {}
@@ -664,12 +681,15 @@ mod tests {
             .unwrap_err()
             .0
             .contains("`lambda`"));
-        assert!(parse_code("while x:\n  pass")
-            .unwrap_err()
-            .0
-            .contains("`while`"));
+        let s = parse_code(
+            "while x > 1:\n    x = x / 2\n    if x == 3:\n        break\n    continue\nb = x",
+        )
+        .unwrap();
+        assert!(matches!(&s[0], CodeStmt::While { body, .. } if body.len() == 3));
+        assert!(parse_code("while x:\n  pass\nelse:\n  pass").is_err());
         assert!(parse_code("x = 'a'").unwrap_err().0.contains("string"));
-        assert!(parse_code("x = atan(y)").unwrap_err().0.contains("`atan`"));
+        assert!(parse_code("x = erfc(y)").unwrap_err().0.contains("`erfc`"));
+        assert!(parse_code("x = atan(y)").is_ok());
         let deep = format!("x = {}1{}", "(".repeat(5000), ")".repeat(5000));
         assert!(parse_code(&deep).unwrap_err().0.contains("nested"));
         let negated = format!("x = {}1", "-".repeat(5000));

@@ -12,6 +12,7 @@
 //!   the file's node order), so the front end's textual-order rule orders
 //!   conflicting accesses as DaCe's edges do.
 
+mod library;
 mod scope;
 
 use super::code::{same_integer_value, CodeExpr};
@@ -47,6 +48,7 @@ enum Unit {
     Map(usize),
     Copy(usize),
     Nested(usize),
+    Library(usize),
 }
 
 impl<'a> StateConv<'a> {
@@ -173,6 +175,7 @@ impl<'a> StateConv<'a> {
                 Unit::Map(n) => self.map(n, indent, &mut lines),
                 Unit::Copy(e) => self.copy(e, indent, &mut lines),
                 Unit::Nested(n) => self.nested_call(n, indent, &mut lines),
+                Unit::Library(n) => self.library(n, indent, &mut lines),
             }
         }
         lines
@@ -203,6 +206,7 @@ impl<'a> StateConv<'a> {
                 NodeKind::Tasklet { .. } => Some(Unit::Tasklet(n)),
                 NodeKind::MapEntry { .. } => Some(Unit::Map(n)),
                 NodeKind::Nested { .. } => Some(Unit::Nested(n)),
+                NodeKind::Library { .. } => Some(Unit::Library(n)),
                 NodeKind::MapExit => {
                     let label = node.label.clone();
                     self.error(

@@ -97,6 +97,13 @@ impl StateConv<'_> {
                 NodeKind::Access { data } => {
                     self.inner_access(n, data, params, indent, &mut temps_declared, &mut lines)
                 }
+                NodeKind::Library { class, .. } => {
+                    let label = self.label(n).to_string();
+                    self.error(
+                        format!("unsupported DaCe element: library node `{label}` (`{class}`) inside a map"),
+                        "sdfg-rs reads library nodes at the top level of a state; expand this one in DaCe: `sdfg.expand_library_nodes()`",
+                    );
+                }
                 // A nested SDFG inside a map was reported when read.
                 NodeKind::MapExit | NodeKind::Reported | NodeKind::Nested { .. } => {}
             }
@@ -443,14 +450,12 @@ impl StateConv<'_> {
 
 /// How to fix a tasklet the translation rejects.
 fn tasklet_help(problem: &str) -> &'static str {
-    if problem.contains("`while`") {
-        "rewrite the loop as a counted one (`for k in range(n):`); the tasklet language has no `while` yet"
-    } else if problem.contains("does not have") {
+    if problem.contains("does not have") {
         "the math functions are `sqrt exp log sin cos tanh abs min max floor ceil pow fma`"
     } else if problem.contains("syntax error") {
         "check the tasklet's code in DaCe"
     } else {
-        "write the tasklet in the subset the tasklet language expresses: assignments, arithmetic, comparisons, `and`/`or`/`not`, conditional expressions, `if`, counted loops, casts and math functions"
+        "write the tasklet in the subset the tasklet language expresses: assignments, arithmetic, comparisons, `and`/`or`/`not`, conditional expressions, `if`, `for` and `while` loops with `break` and `continue`, casts and math functions"
     }
 }
 

@@ -377,6 +377,7 @@ impl Inliner<'_> {
                     })
                     .collect(),
                 schedule: m.schedule,
+                library: m.library.clone(),
                 body: TaskletBody {
                     stmts: rename.stmts(&m.body.stmts),
                     locals: m.body.locals.clone(),
@@ -474,6 +475,7 @@ fn zero_map(container: &Container, id: ContainerId, span: proc_macro2::Span) -> 
     Map {
         name: Name::new(format!("zero_{}", container.name.text), span),
         params,
+        library: None,
         schedule: match container.storage {
             Storage::Gpu => MapSchedule::Gpu,
             // (Block data is not cleared by a map: `zero_state` skips it.)

@@ -147,6 +147,13 @@ impl Rename<'_> {
                 body: self.stmts(body),
                 span: *span,
             },
+            Stmt::While { cond, body, span } => Stmt::While {
+                cond: self.expr(cond),
+                body: self.stmts(body),
+                span: *span,
+            },
+            Stmt::Break { span } => Stmt::Break { span: *span },
+            Stmt::Continue { span } => Stmt::Continue { span: *span },
         }
     }
 
@@ -262,7 +269,7 @@ pub(super) fn cast(e: Expr, ty: ScalarType) -> Expr {
     }
     if let ExprKind::Lit(v) = &e.kind {
         if let Some(x) = v.as_i128() {
-            let retyped = Value::from_bits(ty, x as u64);
+            let retyped = Value::from_bits(ty, u128::from(x as u64));
             if retyped.as_i128() == Some(x) {
                 return Expr::lit(retyped, e.span);
             }

@@ -21,6 +21,16 @@ impl Lowerer<'_> {
                 let ty = if suffix.is_empty() {
                     match expected {
                         Some(t) if t.is_integer() => t,
+                        Some(t) if t.is_complex() => {
+                            self.error(
+                                Diagnostic::error(
+                                    span,
+                                    format!("mismatched types: expected `{t}`, found integer literal `{sign}{digits}`"),
+                                )
+                                .help(format!("build a complex number: `{t}::new({sign}{digits}.0, 0.0)`")),
+                            );
+                            return None;
+                        }
                         Some(t) if t.is_float() => {
                             self.error(
                                 Diagnostic::error(
@@ -54,7 +64,7 @@ impl Lowerer<'_> {
                                     format!("invalid suffix `{suffix}` for a number literal"),
                                 )
                                 .help(
-                                    "the suffixes are `i32`, `i64`, `u32`, `u64`, `f32` and `f64`",
+                                    "the suffixes are `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`, `u64`, `f32` and `f64`",
                                 ),
                             );
                             return None;
@@ -65,11 +75,7 @@ impl Lowerer<'_> {
                 if ty.is_float() {
                     let value: f64 = digits.parse().ok()?;
                     let value = if negative { -value } else { value };
-                    let v = if ty == ScalarType::F32 {
-                        Value::F32(value as f32)
-                    } else {
-                        Value::F64(value)
-                    };
+                    let v = crate::ir::semantics::cast(Value::F64(value), ty);
                     return Some(Expr::lit(v, span));
                 }
                 let Ok(magnitude) = i.base10_parse::<u128>() else {
@@ -84,13 +90,11 @@ impl Lowerer<'_> {
                 } else {
                     i128::try_from(magnitude).unwrap_or(i128::MAX)
                 };
-                let v = match ty {
-                    ScalarType::I32 => i32::try_from(value).ok().map(Value::I32),
-                    ScalarType::I64 => i64::try_from(value).ok().map(Value::I64),
-                    ScalarType::U32 if !negative => u32::try_from(value).ok().map(Value::U32),
-                    ScalarType::U64 if !negative => u64::try_from(value).ok().map(Value::U64),
-                    _ => None,
-                };
+                let (min, max) = ty.int_range()?;
+                // Two's complement bits: `from_bits` keeps the type's width.
+                let in_range =
+                    (min..=max).contains(&value) && (!negative || ty.is_signed_integer());
+                let v = in_range.then(|| Value::from_bits(ty, value as u128));
                 match v {
                     Some(v) => Some(Expr::lit(v, span)),
                     None if negative && !ty.is_signed_integer() => {
@@ -103,12 +107,6 @@ impl Lowerer<'_> {
                         None
                     }
                     None => {
-                        let (min, max) = match ty {
-                            ScalarType::I32 => (i32::MIN as i128, i32::MAX as i128),
-                            ScalarType::I64 => (i64::MIN as i128, i64::MAX as i128),
-                            ScalarType::U32 => (0, u32::MAX as i128),
-                            _ => (0, u64::MAX as i128),
-                        };
                         self.error(
                             Diagnostic::error(span, format!("literal out of range for `{ty}`"))
                                 .note(format!("`{ty}` holds {min}..={max}"))
@@ -124,6 +122,16 @@ impl Lowerer<'_> {
                 let suffix = f.suffix();
                 let ty = match (suffix, expected) {
                     ("", Some(t)) if t.is_float() => t,
+                    ("", Some(t)) if t.is_complex() => {
+                        self.error(
+                            Diagnostic::error(
+                                span,
+                                format!("mismatched types: expected `{t}`, found float literal `{sign}{}`", f.base10_digits()),
+                            )
+                            .help(format!("build a complex number: `{t}::new({sign}{}, 0.0)`", f.base10_digits())),
+                        );
+                        return None;
+                    }
                     ("", Some(t)) => {
                         self.error(
                             Diagnostic::error(
@@ -156,7 +164,9 @@ impl Lowerer<'_> {
                 let v = if ty == ScalarType::F32 {
                     Value::F32(text.parse().ok()?)
                 } else {
-                    Value::F64(text.parse().ok()?)
+                    // f16/bf16 (Rust has no literal suffix for them) take the
+                    // type from the context and round the f64 value once.
+                    crate::ir::semantics::cast(Value::F64(text.parse().ok()?), ty)
                 };
                 Some(Expr::lit(v, span))
             }

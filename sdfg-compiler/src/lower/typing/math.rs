@@ -23,8 +23,18 @@ impl Lowerer<'_> {
             );
             return None;
         }
-        let Some(func) = MathFn::from_method_name(&name) else {
-            let names: Vec<&str> = MathFn::ALL.iter().map(|f| f.method_name()).collect();
+        // num-complex's `norm` is the language's `abs` of a complex value.
+        let func = if name == "norm" {
+            Some(MathFn::Abs)
+        } else {
+            MathFn::from_method_name(&name)
+        };
+        let Some(func) = func else {
+            let names: Vec<&str> = MathFn::ALL
+                .iter()
+                .filter(|f| f.is_method())
+                .map(|f| f.method_name())
+                .collect();
             let mut d = Diagnostic::error(m.method.span(), format!("unknown method `{name}`"));
             d = match closest_name(&name, names.iter().copied()) {
                 Some(c) => d.help(format!("did you mean `{c}`?")),
@@ -76,7 +86,7 @@ impl Lowerer<'_> {
                 args.push(recv?);
                 args.push(n?);
             }
-            MathFn::Min | MathFn::Max | MathFn::Powf => {
+            MathFn::Min | MathFn::Max | MathFn::Powf | MathFn::Atan2 | MathFn::Hypot => {
                 let (recv, arg) =
                     match self.only_if_flexible(sc, &[&m.receiver, &m.args[0]], expected) {
                         Some(t) => (
@@ -118,6 +128,19 @@ impl Lowerer<'_> {
             }
         }
         let ty = args[0].ty;
+        if ty.is_complex() || matches!(func, MathFn::Conj | MathFn::NormSqr | MathFn::Arg) {
+            return self.complex_method(m, func, args);
+        }
+        if name == "norm" {
+            self.error(
+                Diagnostic::error(
+                    m.method.span(),
+                    format!("`norm` needs a complex number, found `{ty}`"),
+                )
+                .help("the magnitude of a real number is `x.abs()`"),
+            );
+            return None;
+        }
         let ok = match func {
             MathFn::Abs => ty.is_float() || ty.is_signed_integer(),
             MathFn::Min | MathFn::Max => ty.is_numeric(),
@@ -146,5 +169,41 @@ impl Lowerer<'_> {
             return None;
         }
         Some(Expr::new(ExprKind::Call { func, args }, ty, span))
+    }
+
+    /// A method of a complex value (`abs`/`norm`, `norm_sqr`, `arg`: its
+    /// part type; `conj`, `exp`: complex), or a complex-only method called
+    /// on something else.
+    fn complex_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        func: MathFn,
+        args: Vec<Expr>,
+    ) -> Option<Expr> {
+        let span = m.span();
+        let name = m.method.to_string();
+        let ty = args[0].ty;
+        let result = match func {
+            _ if !ty.is_complex() => {
+                self.error(
+                    Diagnostic::error(
+                        m.method.span(),
+                        format!("`{name}` needs a complex number, found `{ty}`"),
+                    )
+                    .help("`conj`, `norm_sqr` and `arg` are methods of `c32` and `c64`"),
+                );
+                return None;
+            }
+            MathFn::Abs | MathFn::NormSqr | MathFn::Arg => ty.real_part(),
+            MathFn::Conj | MathFn::Exp => ty,
+            _ => {
+                self.error(
+                    Diagnostic::error(m.method.span(), format!("`{name}` is not defined for `{ty}`"))
+                        .help("the methods of complex numbers are `norm` (also `abs`), `norm_sqr`, `arg`, `conj` and `exp`; the parts are `z.re` and `z.im`"),
+                );
+                return None;
+            }
+        };
+        Some(Expr::new(ExprKind::Call { func, args }, result, span))
     }
 }

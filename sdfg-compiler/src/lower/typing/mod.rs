@@ -12,10 +12,14 @@
 //! One file per kind of syntax: [`scope`] (what names mean), [`flexible`]
 //! (literal-typed expressions and operand unification), [`literals`],
 //! [`operators`], [`math`] (the math methods), [`conditional`] (`if/else`
-//! values, blocks), [`ranges`], and [`text`] (source text for helps). This
+//! values, blocks), [`complex`] (`c64::new(re, im)`, `z.re`, `z.im`),
+//! [`ranges`], [`constants`] (`f64::consts::PI`,
+//! `i32::MAX`, ...), and [`text`] (source text for helps). This
 //! file dispatches on the syntax and checks the expected type.
 
+mod complex;
 mod conditional;
+mod constants;
 mod flexible;
 mod literals;
 mod math;
@@ -93,6 +97,25 @@ impl Lowerer<'_> {
                 "convert it: {} (a bool converts to 0 or 1)",
                 cast_hint(&text, expected)
             ))
+        } else if expected.is_complex() && found.is_complex() {
+            let part = expected.real_part();
+            d.help(format!(
+                "convert the parts: `{expected}::new({text}.re as {part}, {text}.im as {part})`"
+            ))
+        } else if expected.is_complex() && found.is_numeric() {
+            let part = expected.real_part();
+            let value = if found == part {
+                text.clone()
+            } else {
+                cast_hint(&text, part).trim_matches('`').to_string()
+            };
+            d.help(format!(
+                "build a complex number: `{expected}::new({value}, 0.0)`"
+            ))
+        } else if found.is_complex() && expected.is_numeric() {
+            d.help(format!(
+                "take a part, `{text}.re` or `{text}.im`, or the magnitude `{text}.norm()`"
+            ))
         } else {
             d.note("the tasklet language has no implicit conversions")
         };
@@ -142,6 +165,14 @@ impl Lowerer<'_> {
                 self.value_block(sc, &b.block, expected)
             }
             syn::Expr::MethodCall(m) => self.math_call(sc, m, expected),
+            syn::Expr::Field(f) => self.complex_part(sc, f),
+            syn::Expr::Call(c) if complex::is_constructor(&c.func) => {
+                self.complex_new(sc, c, expected)
+            }
+            syn::Expr::Loop(_) | syn::Expr::While(_) | syn::Expr::ForLoop(_) => self.unsupported(
+                e,
+                "a loop has no value: declare `let mut x = ...;` before it, assign `x` in it and use `x` after it",
+            ),
             syn::Expr::Range(_) => self.unsupported(
                 e,
                 "a range is only allowed in a `for` loop or a map's header: `for k in 0..N { ... }`",
@@ -171,10 +202,24 @@ impl Lowerer<'_> {
                             &format!("call it as a method: `{receiver}.{}({rest})`", f.method_name()),
                         )
                     }
-                    None => self.unsupported(
-                        e,
-                        "functions cannot be called; the math methods are `x.sqrt()`, `x.abs()`, `x.exp()`, `x.ln()`, `x.sin()`, `x.cos()`, `x.tanh()`, `x.powi(n)`, `x.powf(y)`, `x.min(y)`, `x.max(y)`, `x.floor()`, `x.ceil()`",
-                    ),
+                    None => {
+                        let methods: Vec<String> = MathFn::ALL
+                            .iter()
+                            .map(|f| match (f.arity(), f) {
+                                (_, MathFn::Powi) => "x.powi(n)".to_string(),
+                                (1, f) => format!("x.{}()", f.method_name()),
+                                (_, f) => format!("x.{}(y)", f.method_name()),
+                            })
+                            .collect();
+                        let methods: Vec<&str> = methods.iter().map(String::as_str).collect();
+                        self.unsupported(
+                            e,
+                            &format!(
+                                "functions cannot be called; the math methods are {}",
+                                crate::diag::suggest::backticked(&methods)
+                            ),
+                        )
+                    }
                 }
             }
             _ => self.unsupported(
@@ -192,11 +237,7 @@ impl Lowerer<'_> {
     ) -> Option<Expr> {
         let span = p.span();
         let Some(ident) = p.path.get_ident().filter(|_| p.qself.is_none()) else {
-            self.error(
-                Diagnostic::error(span, format!("paths like `{}` are not supported", source_text(p)))
-                    .help("use a local, a map parameter, a symbol or a container by its plain name; write constants as literals"),
-            );
-            return None;
+            return self.constant_path(p);
         };
         let name = ident.to_string();
         match self.resolve(sc, &name) {

@@ -23,7 +23,7 @@ impl Lowerer<'_> {
                 }
                 let arg_expected = self.only_if_flexible(sc, &[&u.expr], expected);
                 let arg = self.expr(sc, &u.expr, arg_expected)?;
-                if !arg.ty.is_numeric() || (arg.ty.is_integer() && !arg.ty.is_signed_integer()) {
+                if !arg.ty.is_arithmetic() || arg.ty.is_unsigned_integer() {
                     self.error(
                         Diagnostic::error(span, format!("cannot negate a `{}`", arg.ty))
                             .help(if arg.ty == ScalarType::Bool {
@@ -47,7 +47,7 @@ impl Lowerer<'_> {
             syn::UnOp::Not(_) => {
                 let arg_expected = self.only_if_flexible(sc, &[&u.expr], expected);
                 let arg = self.expr(sc, &u.expr, arg_expected)?;
-                if arg.ty.is_float() {
+                if arg.ty.is_float() || arg.ty.is_complex() {
                     self.error(
                         Diagnostic::error(span, format!("cannot apply `!` to `{}`", arg.ty))
                             .help("`!` is logical not for bool and bitwise not for integers"),
@@ -74,7 +74,8 @@ impl Lowerer<'_> {
     /// Whether `op` applies to operands of type `ty`; reports when not.
     pub(crate) fn check_operands(&mut self, op: BinOp, ty: ScalarType, span: Span) -> bool {
         let ok = match op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem => ty.is_numeric(),
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => ty.is_arithmetic(),
+            BinOp::Rem => ty.is_numeric(),
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
                 ty.is_integer() || ty == ScalarType::Bool
             }
@@ -86,6 +87,10 @@ impl Lowerer<'_> {
         if !ok {
             let help = match op {
                 _ if ty == ScalarType::Bool => "for bools use `&&`, `||`, `!`, `==` and `!=`",
+                BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge if ty.is_complex() => {
+                    "complex numbers are not ordered: compare their `.norm()`, `.re` or `.im`"
+                }
+                _ if ty.is_complex() => "complex numbers have `+`, `-`, `*`, `/`, `==` and `!=`",
                 BinOp::And | BinOp::Or => {
                     "`&&` and `||` take bools; compare numbers first, e.g. `x != 0`"
                 }
@@ -215,13 +220,29 @@ impl Lowerer<'_> {
             }
             other => {
                 self.error(
-                    Diagnostic::error(other.span(), "cannot cast to this type")
-                        .help("cast to one of `i32`, `i64`, `u32`, `u64`, `f32`, `f64`"),
+                    Diagnostic::error(other.span(), "cannot cast to this type").help(format!(
+                        "cast to one of {}",
+                        type_list(|t| t != ScalarType::Bool)
+                    )),
                 );
                 return None;
             }
         };
         let arg = self.expr(sc, &c.expr, None)?;
+        if arg.ty.is_complex() || target.is_complex() {
+            let text = source_text(&c.expr);
+            let help = if arg.ty.is_complex() {
+                format!("take a part: `{text}.re` or `{text}.im`, or the magnitude `{text}.norm()`")
+            } else {
+                let part = target.real_part();
+                format!("build one: `{target}::new({text} as {part}, 0.0)`")
+            };
+            self.error(
+                Diagnostic::error(span, format!("cannot cast `{}` to `{target}`", arg.ty))
+                    .help(help),
+            );
+            return None;
+        }
         if target == ScalarType::Bool && arg.ty != ScalarType::Bool {
             self.error(
                 Diagnostic::error(span, format!("cannot cast `{}` to `bool`", arg.ty))

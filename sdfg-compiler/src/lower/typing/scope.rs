@@ -69,6 +69,9 @@ pub(crate) struct Scope {
     pub hints: HashMap<LetKey, ScalarType>,
     /// This is the probe pass: open locals take the type their uses expect.
     pub probing: bool,
+    /// How many `for`/`while`/`loop` bodies enclose the statement being
+    /// lowered (`break` and `continue` need one).
+    pub loop_depth: usize,
     /// Inside the body of a block map.
     pub block: Option<BlockScope>,
 }
@@ -103,6 +106,7 @@ impl Scope {
             open: Vec::new(),
             hints: HashMap::new(),
             probing: false,
+            loop_depth: 0,
             block: None,
         }
     }
@@ -248,8 +252,13 @@ impl Lowerer<'_> {
             Diagnostic::error(
                 ident.span(),
                 format!(
-                    "`{ident}` is a container; {} may only use symbols and literals",
-                    sc.kind.describe()
+                    "`{ident}` is a container; {} may only use symbols{} and literals",
+                    sc.kind.describe(),
+                    if sc.kind == ScopeKind::MapRange {
+                        ", the map's earlier parameters"
+                    } else {
+                        ""
+                    }
                 ),
             )
             .help("copy the value into a symbol on an interstate edge: `a -> b { n = A[0]; }`"),

@@ -153,6 +153,13 @@ impl Walker<'_> {
                 self.block(body);
                 self.loops.pop();
             }
+            // Its mutable locals are not forms; `break` and `continue` only
+            // leave out accesses (what may run stays a superset).
+            Stmt::While { cond, body, .. } => {
+                self.expr(cond);
+                self.block(body);
+            }
+            Stmt::Break { .. } | Stmt::Continue { .. } => {}
             // Seen from the block map: the thread map's parameters are
             // free variables within their ranges, like `for` variables.
             Stmt::ThreadMap(t) => {

@@ -31,6 +31,9 @@ use std::fmt::Write;
 /// Thread-map iterations per thread issued together (their leading loads
 /// first) in a small straight-line thread map.
 const THREAD_MAP_UNROLL: u32 = 4;
+/// The most iterations of a loop unrolled because it encloses unrolled
+/// loops (`unroll_enclosing_loops`).
+const ENCLOSING_UNROLL_TRIPS: i128 = 16;
 
 /// The state of a block kernel's emission.
 pub(super) struct BlockCx {
@@ -254,7 +257,7 @@ impl<'a> KernelEmitter<'a> {
         for p in &t.params {
             self.loops = self
                 .loops
-                .enter_loop(p.local, &p.start, &p.end, p.step.as_ref());
+                .enter_loop(p.local, &p.start, &p.end, p.step.as_ref(), &t.body);
         }
         let was = self.enter_thread_map(true);
         let Some((tid, threads, active)) = self
@@ -750,7 +753,54 @@ impl<'a> KernelEmitter<'a> {
                 }
             });
         }
+        self.unroll_enclosing_loops(&mut out);
         out
+    }
+
+    /// Also unrolls a short constant loop around unrolled ones (gemm's
+    /// `for kk` around the register fragments' loops): its variable then is
+    /// a constant in the shared-memory indices too (folded into the loads'
+    /// immediate offsets), the loop's compare and branch go, and ptxas can
+    /// issue the next step's shared loads during this step's `fma`s. Only
+    /// straight-line bodies (no thread map, no barrier) of at most
+    /// `ENCLOSING_UNROLL_TRIPS` iterations, to bound the code size.
+    fn unroll_enclosing_loops(&self, out: &mut HashSet<LocalId>) {
+        let c = crate::ir::linear::constant_value;
+        let mut extra = Vec::new();
+        for s in &self.map.body.stmts {
+            s.walk(&mut |x| {
+                let Stmt::For {
+                    var,
+                    start,
+                    end,
+                    step: None,
+                    body,
+                    ..
+                } = x
+                else {
+                    return;
+                };
+                let (Some(a), Some(b)) = (c(start), c(end)) else {
+                    return;
+                };
+                if b <= a || b - a > ENCLOSING_UNROLL_TRIPS || out.contains(var) {
+                    return;
+                }
+                let mut encloses_unrolled = false;
+                let mut straight = true;
+                for t in body {
+                    t.walk(&mut |y| match y {
+                        Stmt::For { var: inner, .. } => encloses_unrolled |= out.contains(inner),
+                        Stmt::ThreadMap(_) | Stmt::Barrier(_) => straight = false,
+                        _ => {}
+                    });
+                }
+                if encloses_unrolled && straight {
+                    extra.push(*var);
+                }
+            });
+        }
+        out.extend(extra);
     }
 
     /// Emits `for var in start..end` unrolled at compile time, when planned.
@@ -771,7 +821,7 @@ impl<'a> KernelEmitter<'a> {
         };
         let st = step.map_or(Some(1), c).unwrap_or(1).max(1);
         let outer = self.loops.clone();
-        self.loops = outer.enter_loop(var, start, end, step);
+        self.loops = outer.enter_loop(var, start, end, step, body);
         if st == 1 && self.vector_register_copy(var, a as i64, b as i64, body) {
             self.loops = outer;
             return true;

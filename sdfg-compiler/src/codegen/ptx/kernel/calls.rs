@@ -3,7 +3,7 @@
 
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
-use crate::codegen::ptx::MathFunc;
+use crate::codegen::ptx::{math, MathFunc};
 use crate::ir::{Expr, MathFn, ScalarType, Value};
 use std::fmt::Write;
 
@@ -12,6 +12,9 @@ impl<'a> KernelEmitter<'a> {
         let Some(first) = args.first() else {
             return self.constant(Value::from_bits(ty, 0));
         };
+        if first.ty.is_complex() || func == MathFn::Complex {
+            return self.complex_call(func, args, ty);
+        }
         let a = self.expr(first);
         let a = self.convert(a, first.ty, ty);
         let second = match args.get(1) {
@@ -37,6 +40,7 @@ impl<'a> KernelEmitter<'a> {
                 let p = self.reg(Class::Pred);
                 self.ins(format!("setp.lt.{t} {p}, {a}, 0"));
                 self.ins(format!("selp.{t} {r}, {neg}, {a}, {p}"));
+                return self.normalize(r, ty);
             }
             MathFn::Min | MathFn::Max if ty != ScalarType::Bool => {
                 let b = second.unwrap_or(a);
@@ -60,38 +64,65 @@ impl<'a> KernelEmitter<'a> {
                 // One rounding: `a * b + c` as IEEE fusedMultiplyAdd.
                 self.ins(format!("fma.rn.{t} {r}, {a}, {b}, {c}"));
             }
-            MathFn::Exp
-            | MathFn::Ln
-            | MathFn::Sin
-            | MathFn::Cos
-            | MathFn::Tanh
-            | MathFn::Powf
-            | MathFn::Powi => {
-                let mf = MathFunc::Call {
-                    func,
-                    f32: ty == ScalarType::F32,
-                };
-                self.funcs.insert(mf);
-                let mut operands = vec![(a, t)];
-                if let Some(b) = second {
-                    operands.push((b, if func == MathFn::Powi { "s32" } else { t }));
+            f if f.is_transcendental() || f == MathFn::Powi => {
+                let mut operands = vec![a];
+                operands.extend(second);
+                if ty.is_half_float() {
+                    // The f32 function, rounded once to the 16-bit type.
+                    let wide = self.call_subroutine(func, ScalarType::F32, &operands);
+                    return self.normalize(wide, ty);
                 }
-                let mut s = String::from("{\n");
-                let _ = writeln!(s, "\t.param .{t} retval;");
-                for (k, (_, pt)) in operands.iter().enumerate() {
-                    let _ = writeln!(s, "\t.param .{pt} arg{k};");
-                }
-                for (k, (reg, pt)) in operands.iter().enumerate() {
-                    let _ = writeln!(s, "\tst.param.{pt} [arg{k}], {reg};");
-                }
-                let names: Vec<String> = (0..operands.len()).map(|k| format!("arg{k}")).collect();
-                let _ = writeln!(s, "\tcall (retval), {}, ({});", mf.name(), names.join(", "));
-                let _ = writeln!(s, "\tld.param.{t} {r}, [retval];");
-                s.push_str("\t}\n");
-                self.code.push_str(&s);
+                return self.call_subroutine(func, ty, &operands);
             }
-            MathFn::Abs | MathFn::Min | MathFn::Max => self.mov(r, a),
+            // abs, min and max of bool (rejected by validation).
+            _ => self.mov(r, a),
         }
+        // f16/bf16: `sqrt` rounds (the others are exact, rounding keeps them).
+        self.normalize(r, ty)
+    }
+
+    /// A call of the subroutine of `func` for floats of type `ty` (f32 or
+    /// f64) with `operands` (of type `ty`; `powi`'s exponent an i32).
+    pub(super) fn call_subroutine(
+        &mut self,
+        func: MathFn,
+        ty: ScalarType,
+        operands: &[Reg],
+    ) -> Reg {
+        if let (MathFn::Exp, ScalarType::F32, [a]) = (func, ty, operands) {
+            // Inline (no call): see `exp_f32_inline`.
+            let r = self.reg_of(ty);
+            self.code
+                .push_str(&math::exp_f32_inline(&a.to_string(), &r.to_string()));
+            return r;
+        }
+        let mf = MathFunc::Call {
+            func,
+            f32: ty == ScalarType::F32,
+        };
+        self.funcs.insert(mf);
+        let t = arith(ty);
+        let r = self.reg_of(ty);
+        let mut s = String::from("{\n");
+        let _ = writeln!(s, "\t.param .{t} retval;");
+        let param_type = |k: usize| {
+            if func == MathFn::Powi && k == 1 {
+                "s32"
+            } else {
+                t
+            }
+        };
+        for k in 0..operands.len() {
+            let _ = writeln!(s, "\t.param .{} arg{k};", param_type(k));
+        }
+        for (k, reg) in operands.iter().enumerate() {
+            let _ = writeln!(s, "\tst.param.{} [arg{k}], {reg};", param_type(k));
+        }
+        let names: Vec<String> = (0..operands.len()).map(|k| format!("arg{k}")).collect();
+        let _ = writeln!(s, "\tcall (retval), {}, ({});", mf.name(), names.join(", "));
+        let _ = writeln!(s, "\tld.param.{t} {r}, [retval];");
+        s.push_str("\t}\n");
+        self.code.push_str(&s);
         r
     }
 
@@ -101,7 +132,7 @@ impl<'a> KernelEmitter<'a> {
     /// |q| < 2^53; otherwise (huge quotients, and every special case the
     /// fast path may get wrong) a call to the exact bitwise `__sdfg_fmod_f64`.
     pub(super) fn float_rem(&mut self, a: Reg, b: Reg, ty: ScalarType) -> Reg {
-        let (a, b) = if ty == ScalarType::F32 {
+        let (a, b) = if ty != ScalarType::F64 {
             let a64 = self.convert(a, ty, ScalarType::F64);
             let b64 = self.convert(b, ty, ScalarType::F64);
             (a64, b64)
@@ -150,8 +181,9 @@ impl<'a> KernelEmitter<'a> {
         s.push_str("\t}\n");
         self.code.push_str(&s);
         self.place(&done);
-        if ty == ScalarType::F32 {
-            self.convert(result, ScalarType::F64, ScalarType::F32)
+        if ty != ScalarType::F64 {
+            // Exact: the remainder is a value of the operands' type.
+            self.convert(result, ScalarType::F64, ty)
         } else {
             result
         }

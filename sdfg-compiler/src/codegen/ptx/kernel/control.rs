@@ -1,4 +1,5 @@
-//! Statements: the body of one iteration, locals, `if` and `for`.
+//! Statements: the body of one iteration, locals, `if`, `for` and
+//! `while` loops, `break` and `continue`.
 
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
@@ -9,14 +10,41 @@ impl<'a> KernelEmitter<'a> {
     pub(super) fn body(&mut self) {
         self.locals = vec![None; self.map.body.locals.len()];
         self.conditional = false;
-        self.loops = LoopScope::default();
-        let stmts = &self.map.body.stmts;
-        self.stmts(stmts);
+        self.loops = LoopScope::for_map(self.map);
+        // An iteration past a dependent range's end (`ir::ranges`) skips.
+        let map = self.map;
+        let skips = self.dependent_values.iter().any(Option::is_some);
+        let skip = if skips { self.label() } else { String::new() };
+        for (d, param) in map.params.iter().enumerate() {
+            let Some(Some(v)) = self.dependent_values.get(d).copied() else {
+                continue;
+            };
+            let wide = super::launch::wide_type(param.ty);
+            let end = self.expr(&param.end);
+            let end = self.convert(end, param.ty, wide);
+            let p = self.reg(Class::Pred);
+            let cmp = if wide.is_signed_integer() {
+                "s64"
+            } else {
+                "u64"
+            };
+            self.ins(format!("setp.ge.{cmp} {p}, {v}, {end}"));
+            self.ins(format!("@{p} bra {skip}"));
+        }
+        self.stmts(&map.body.stmts);
+        if skips {
+            self.place(&skip);
+        }
     }
 
     pub(super) fn stmts(&mut self, stmts: &'a [Stmt]) {
         for s in stmts {
             self.stmt(s);
+            // As `ir::bounds` decides: after a `break`/`continue` the rest
+            // of a loop body is conditional (the loop restores the flag).
+            if s.may_leave_loop() {
+                self.conditional = true;
+            }
         }
     }
 
@@ -101,9 +129,43 @@ impl<'a> KernelEmitter<'a> {
                     self.for_loop(*var, start, range_end(end, *inclusive), step.as_ref(), body)
                 }
             }
+            Stmt::While { cond, body, .. } => self.while_loop(cond, body),
+            Stmt::Break { .. } => {
+                if let Some((_, l_break)) = self.loop_labels.last() {
+                    let l = l_break.clone();
+                    self.ins(format!("bra.uni {l}"));
+                }
+            }
+            Stmt::Continue { .. } => {
+                if let Some((l_continue, _)) = self.loop_labels.last() {
+                    let l = l_continue.clone();
+                    self.ins(format!("bra.uni {l}"));
+                }
+            }
             Stmt::ThreadMap(t) => self.thread_map(t),
             Stmt::Barrier(b) => self.barrier(&b.reason.to_string()),
         }
+    }
+
+    /// `while cond { body }`: the condition is tested before every
+    /// iteration; `continue` branches back to the test.
+    fn while_loop(&mut self, cond: &'a Expr, body: &'a [Stmt]) {
+        let l_head = self.label();
+        let l_end = self.label();
+        self.place(&l_head);
+        let c = self.expr(cond);
+        let c = self.predicate(c, cond.ty);
+        self.ins(format!("@!{c} bra {l_end}"));
+        let outer = self.conditional;
+        let outer_loops = self.loops.clone();
+        self.loops = outer_loops.enter_while();
+        self.loop_labels.push((l_head.clone(), l_end.clone()));
+        self.stmts(body);
+        self.loop_labels.pop();
+        self.loops = outer_loops;
+        self.conditional = outer;
+        self.ins(format!("bra.uni {l_head}"));
+        self.place(&l_end);
     }
 
     /// `for var in (start..end).step_by(step)` with Rust's semantics: bounds
@@ -153,9 +215,16 @@ impl<'a> KernelEmitter<'a> {
         let v = self.local_reg(var, ty);
         self.mov(v, counter);
         let outer = self.loops.clone();
-        self.loops = outer.enter_loop(var, start, end, step);
+        let outer_conditional = self.conditional;
+        self.loops = outer.enter_loop(var, start, end, step, body);
+        // `continue` goes on with the step below, `break` leaves.
+        let l_next = self.label();
+        self.loop_labels.push((l_next.clone(), l_end.clone()));
         self.stmts(body);
+        self.loop_labels.pop();
         self.loops = outer;
+        self.conditional = outer_conditional;
+        self.place(&l_next);
         // Stop when the distance to the bound (unsigned) is below the step
         // (at most the step, for an exclusive end).
         let distance = self.reg_of(ty);

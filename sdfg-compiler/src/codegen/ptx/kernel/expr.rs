@@ -36,7 +36,11 @@ impl<'a> KernelEmitter<'a> {
             ExprKind::Load { container, index } => self.load(e, *container, index),
             ExprKind::Unary { op, arg } => {
                 let a = self.expr(arg);
-                self.unary(*op, a, arg.ty)
+                if arg.ty.is_complex() {
+                    return self.complex_neg(a, arg.ty);
+                }
+                let r = self.unary(*op, a, arg.ty);
+                self.normalize(r, arg.ty)
             }
             ExprKind::Binary {
                 op: op @ (BinOp::And | BinOp::Or),
@@ -51,7 +55,15 @@ impl<'a> KernelEmitter<'a> {
                 } else {
                     self.convert(b, rhs.ty, lhs.ty)
                 };
-                self.binary(*op, a, b, lhs.ty)
+                if lhs.ty.is_complex() {
+                    return self.complex_binary(*op, a, b, lhs.ty);
+                }
+                let r = self.binary(*op, a, b, lhs.ty);
+                if op.is_comparison() {
+                    r
+                } else {
+                    self.normalize(r, lhs.ty)
+                }
             }
             ExprKind::Cast { arg } => {
                 let a = self.expr(arg);
@@ -138,7 +150,11 @@ impl<'a> KernelEmitter<'a> {
 
     pub(super) fn selp(&mut self, c: Reg, a: Reg, b: Reg) -> Reg {
         let r = self.reg(a.class);
-        if a.class == Class::Pred {
+        if a.class.is_pair() {
+            let t = &a.class.decl()[1..];
+            self.ins(format!("selp.{t} {}, {}, {}, {c}", r.re(), a.re(), b.re()));
+            self.ins(format!("selp.{t} {}, {}, {}, {c}", r.im(), a.im(), b.im()));
+        } else if a.class == Class::Pred {
             // (c && a) || (!c && b)
             let t1 = self.reg(Class::Pred);
             let t2 = self.reg(Class::Pred);
@@ -325,6 +341,9 @@ impl<'a> KernelEmitter<'a> {
             // (invalid IR); use zero rather than emit ill-typed PTX.
             return self.constant(Value::from_bits(to, 0));
         }
+        if from.is_half_float() || to.is_half_float() {
+            return self.convert_half(v, from, to);
+        }
         let r = self.reg_of(to);
         match (from, to) {
             (Bool, t) if t.is_integer() => {
@@ -337,15 +356,19 @@ impl<'a> KernelEmitter<'a> {
             (f, Bool) if f.is_float() => self.ins(format!("setp.neu.{} {r}, {v}, 0", arith(f))),
             (f, Bool) => self.ins(format!("setp.ne.{} {r}, {v}, 0", bits_suffix(f))),
             (f, t) if f.is_integer() && t.is_integer() => {
-                if f.bits() == t.bits() {
+                // Registers hold 32 or 64 bits (narrow types extended by
+                // their own signedness, so widening reads the source's).
+                let (fw, tw) = (f.bits().max(32), t.bits().max(32));
+                if fw == tw {
                     self.mov(r, v);
-                } else if f.bits() > t.bits() {
+                } else if fw > tw {
                     self.ins(format!("cvt.u32.u64 {r}, {v}"));
                 } else if f.is_signed_integer() {
                     self.ins(format!("cvt.s64.s32 {r}, {v}"));
                 } else {
                     self.ins(format!("cvt.u64.u32 {r}, {v}"));
                 }
+                return self.normalize(r, t);
             }
             (f, t) if f.is_integer() && t.is_float() => {
                 self.ins(format!("cvt.rn.{}.{} {r}, {v}", arith(t), arith(f)));
@@ -368,10 +391,10 @@ impl<'a> KernelEmitter<'a> {
                 };
                 let max = immediate(Value::from_bits(
                     t,
-                    u64::MAX >> (64 - t.bits() + t.is_signed_integer() as u32),
+                    (u64::MAX >> (64 - t.bits() + t.is_signed_integer() as u32)) as u128,
                 ));
                 let min = if t.is_signed_integer() {
-                    immediate(Value::from_bits(t, 1u64 << (t.bits() - 1)))
+                    immediate(Value::from_bits(t, 1u128 << (t.bits() - 1)))
                 } else {
                     immediate(Value::from_bits(t, 0))
                 };

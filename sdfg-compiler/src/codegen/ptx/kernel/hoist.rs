@@ -3,7 +3,7 @@
 //! index-shape helpers both need.
 
 use crate::ir::bounds::{is_prechecked, LoopScope};
-use crate::ir::{BinOp, ContainerId, Expr, ExprKind, Sdfg, Stmt, Storage, VarRef};
+use crate::ir::{BinOp, ContainerId, Expr, ExprKind, Map, Sdfg, Stmt, Storage, VarRef};
 use std::collections::HashSet;
 use std::fmt::Write;
 
@@ -13,13 +13,16 @@ use std::fmt::Write;
 /// earlier in the body. Issuing them for all items of a tile before any item
 /// runs keeps several loads in flight per thread (map iterations are
 /// independent, so reordering across items is allowed).
-pub(super) fn hoistable_loads<'b>(sdfg: &Sdfg, stmts: &'b [Stmt]) -> Vec<&'b Expr> {
+pub(super) fn hoistable_loads<'b>(sdfg: &Sdfg, map: &'b Map) -> Vec<&'b Expr> {
+    let stmts: &'b [Stmt] = &map.body.stmts;
+    let scope = &LoopScope::for_map(map);
     let mut out = Vec::new();
     let mut written: HashSet<ContainerId> = HashSet::new();
     fn collect<'b>(
         sdfg: &Sdfg,
         e: &'b Expr,
         written: &HashSet<ContainerId>,
+        scope: &LoopScope,
         out: &mut Vec<&'b Expr>,
     ) {
         match &e.kind {
@@ -29,30 +32,32 @@ pub(super) fn hoistable_loads<'b>(sdfg: &Sdfg, stmts: &'b [Stmt]) -> Vec<&'b Exp
                     && !index.is_empty()
                     && !written.contains(container)
                     && index.iter().all(index_reads_only_params)
-                    && is_prechecked(index, false, &LoopScope::default())
+                    && is_prechecked(index, false, scope)
                 {
                     out.push(e);
                 }
             }
             ExprKind::Unary { arg, .. } | ExprKind::Cast { arg } => {
-                collect(sdfg, arg, written, out)
+                collect(sdfg, arg, written, scope, out)
             }
             ExprKind::Binary { op, lhs, rhs } => {
-                collect(sdfg, lhs, written, out);
+                collect(sdfg, lhs, written, scope, out);
                 if !matches!(op, BinOp::And | BinOp::Or) {
-                    collect(sdfg, rhs, written, out);
+                    collect(sdfg, rhs, written, scope, out);
                 }
             }
             // Only the condition of a select runs unconditionally.
-            ExprKind::Select { cond, .. } => collect(sdfg, cond, written, out),
-            ExprKind::Call { args, .. } => args.iter().for_each(|a| collect(sdfg, a, written, out)),
+            ExprKind::Select { cond, .. } => collect(sdfg, cond, written, scope, out),
+            ExprKind::Call { args, .. } => args
+                .iter()
+                .for_each(|a| collect(sdfg, a, written, scope, out)),
             ExprKind::Lit(_) | ExprKind::Var(_) => {}
         }
     }
     for s in stmts {
         match s {
             Stmt::Let { init, .. } | Stmt::AssignLocal { value: init, .. } => {
-                collect(sdfg, init, &written, &mut out)
+                collect(sdfg, init, &written, scope, &mut out)
             }
             Stmt::Store {
                 container,
@@ -62,24 +67,24 @@ pub(super) fn hoistable_loads<'b>(sdfg: &Sdfg, stmts: &'b [Stmt]) -> Vec<&'b Exp
             } => {
                 index
                     .iter()
-                    .for_each(|e| collect(sdfg, e, &written, &mut out));
-                collect(sdfg, value, &written, &mut out);
+                    .for_each(|e| collect(sdfg, e, &written, scope, &mut out));
+                collect(sdfg, value, &written, scope, &mut out);
                 written.insert(*container);
             }
             Stmt::If { cond, .. } => {
-                collect(sdfg, cond, &written, &mut out);
+                collect(sdfg, cond, &written, scope, &mut out);
                 s.walk(&mut |x| {
                     if let Stmt::Store { container, .. } = x {
                         written.insert(*container);
                     }
                 });
             }
-            Stmt::For { .. } | Stmt::ThreadMap(_) => s.walk(&mut |x| {
+            Stmt::For { .. } | Stmt::While { .. } | Stmt::ThreadMap(_) => s.walk(&mut |x| {
                 if let Stmt::Store { container, .. } = x {
                     written.insert(*container);
                 }
             }),
-            Stmt::Barrier(_) => {}
+            Stmt::Break { .. } | Stmt::Continue { .. } | Stmt::Barrier(_) => {}
         }
     }
     out

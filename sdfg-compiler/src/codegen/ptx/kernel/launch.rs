@@ -4,7 +4,7 @@
 
 use super::fault::slot_words;
 use super::hoist::{hoistable_loads, shared_load, SharedLoad};
-use super::regs::{arith, Class, Reg};
+use super::regs::{mem_type, Class, Reg};
 use super::{BufferRegs, FaultSlot, KernelEmitter};
 use crate::codegen::abi::{BufferAccess, ParamValue};
 use crate::codegen::ptx::Tuning;
@@ -103,6 +103,12 @@ impl<'a> KernelEmitter<'a> {
     }
 
     fn load_scalar_param(&mut self, ty: ScalarType, slot: &str) -> Reg {
+        if ty.is_complex() {
+            return self.complex_param(ty, slot);
+        }
+        if ty.is_half_float() {
+            return self.half_load(ty, false, |h| format!("ld.param.b16 {h}, {slot}"));
+        }
         if ty == ScalarType::Bool {
             let byte = self.reg(Class::B16);
             self.ins(format!("ld.param.u8 {byte}, {slot}"));
@@ -111,7 +117,7 @@ impl<'a> KernelEmitter<'a> {
             p
         } else {
             let r = self.reg_of(ty);
-            self.ins(format!("ld.param.{} {r}, {slot}", arith(ty)));
+            self.ins(format!("ld.param.{} {r}, {slot}", mem_type(ty)));
             r
         }
     }
@@ -141,17 +147,29 @@ impl<'a> KernelEmitter<'a> {
     }
 
     /// The value of map parameter `d` for iteration `t`: `start + t * step`,
-    /// converted to the parameter's type.
+    /// converted to the parameter's type. A dependent range (`ir::ranges`)
+    /// starts where the earlier parameters put it (they are set already).
     pub(super) fn param_value(&mut self, d: usize, t: Reg, range: (Reg, Reg, Reg)) -> Reg {
         let v = self.reg(Class::B64);
-        self.ins(format!("mad.lo.s64 {v}, {t}, {}, {}", range.2, range.0));
-        let ty = self.map.params[d].ty;
+        let param = &self.map.params[d];
+        let ty = param.ty;
+        if param.is_dependent() {
+            let start = self.expr(&param.start);
+            let start = self.convert(start, ty, wide_type(ty));
+            self.ins(format!("mad.lo.s64 {v}, {t}, {}, {start}", range.2));
+            if self.dependent_values.len() <= d {
+                self.dependent_values.resize(d + 1, None);
+            }
+            self.dependent_values[d] = Some(v);
+        } else {
+            self.ins(format!("mad.lo.s64 {v}, {t}, {}, {}", range.2, range.0));
+        }
         if ty.bits() == 64 {
             v
         } else {
             let r = self.reg(Class::B32);
             self.ins(format!("cvt.u32.u64 {r}, {v}"));
-            r
+            self.normalize(r, ty)
         }
     }
 
@@ -181,11 +199,14 @@ impl<'a> KernelEmitter<'a> {
             let p = self.reg(Class::Pred);
             self.ins(format!("setp.ge.u64 {p}, {tz}, {count_z}"));
             self.ins(format!("@{p} bra {end}"));
-            // Row-major decomposition, innermost of the outer dimensions first.
+            // Row-major decomposition, innermost of the outer dimensions
+            // first; the values outermost first (a dependent range reads the
+            // parameters before it).
             let rest = self.reg(Class::B64);
             self.mov(rest, tz);
+            let mut indices = vec![rest; dims - 2];
             for d in (0..dims - 2).rev() {
-                let idx = if d == 0 {
+                indices[d] = if d == 0 {
                     rest
                 } else {
                     let q = self.reg(Class::B64);
@@ -196,6 +217,8 @@ impl<'a> KernelEmitter<'a> {
                     self.mov(rest, q);
                     i
                 };
+            }
+            for (d, idx) in indices.into_iter().enumerate() {
                 self.params[d] = self.param_value(d, idx, ranges[d]);
             }
             z_end = Some((head, end, tz, stride_z));
@@ -302,7 +325,7 @@ impl<'a> KernelEmitter<'a> {
             self.ins(format!("@{p} bra {partial}"));
         }
         self.comment("full tile: every item in range; leading loads of all items first");
-        let hoist = hoistable_loads(self.sdfg, &self.map.body.stmts);
+        let hoist = hoistable_loads(self.sdfg, self.map);
         let rows = y_run.map_or(1, |(_, rows)| rows);
         let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
         let mut items = Vec::new();
@@ -394,6 +417,25 @@ impl<'a> KernelEmitter<'a> {
     }
 }
 
+/// The launch shape of a map with a dependent range: one item per thread.
+pub(super) fn dependent_geometry(dims: usize) -> ([u32; 3], u32, u32) {
+    if dims <= 1 {
+        ([256, 1, 1], 1, 1)
+    } else {
+        ([32, 8, 1], 1, 1)
+    }
+}
+
+/// The 64-bit type a parameter's value is computed in: its own, or `i64`
+/// for 32-bit ones (which it holds exactly).
+pub(super) fn wide_type(ty: ScalarType) -> ScalarType {
+    if ty.bits() == 64 {
+        ty
+    } else {
+        ScalarType::I64
+    }
+}
+
 /// Launch shape chosen for a map of `dims` dimensions: (block, items per
 /// thread in x, rows per thread in y).
 pub(super) fn geometry(dims: usize, body: &[Stmt], tuning: &Tuning) -> ([u32; 3], u32, u32) {
@@ -402,7 +444,7 @@ pub(super) fn geometry(dims: usize, body: &[Stmt], tuning: &Tuning) -> ([u32; 3]
     for s in body {
         s.walk(&mut |s| {
             n_stmts += 1;
-            if matches!(s, Stmt::For { .. }) {
+            if matches!(s, Stmt::For { .. } | Stmt::While { .. }) {
                 has_loop = true;
             }
         });

@@ -203,6 +203,13 @@ impl<'a> KernelEmitter<'a> {
             let r = self.reg(Class::Pred);
             self.ins(format!("setp.ne.u16 {r}, {byte}, 0"));
             r
+        } else if ty.is_complex() {
+            self.complex_load(ty, addr, space, &guard)
+        } else if ty.is_half_float() {
+            let hint = self.load_hint.clone();
+            self.half_load(ty, oob.is_some(), |h| {
+                format!("{guard}ld.{space}{hint}.b16 {h}, [{addr}]")
+            })
         } else {
             let r = self.reg_of(ty);
             if oob.is_some() {
@@ -278,7 +285,12 @@ impl<'a> KernelEmitter<'a> {
     }
 
     pub(super) fn plain_store(&mut self, addr: Reg, v: Reg, elem: ScalarType) {
-        if elem == ScalarType::Bool {
+        if elem.is_complex() {
+            self.complex_store(addr, v, elem);
+        } else if elem.is_half_float() {
+            let h = self.half_bits_of_f32(v, elem);
+            self.ins(format!("st.global{}.b16 [{addr}], {h}", self.store_hint));
+        } else if elem == ScalarType::Bool {
             let byte = self.reg(Class::B16);
             self.ins(format!("selp.u16 {byte}, 1, 0, {v}"));
             self.ins(format!("st.global{}.u8 [{addr}], {byte}", self.store_hint));

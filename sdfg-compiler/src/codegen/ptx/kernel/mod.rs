@@ -3,7 +3,8 @@
 //! The emitter is a straightforward tree walk: one method per construct,
 //! virtual registers per class (ptxas allocates the real ones), a label
 //! counter. Every value of the tasklet language lives in one register of the
-//! class of its type: `i32`/`u32` in `%r` (.b32), `i64`/`u64` in `%rd`
+//! class of its type: `i32`/`u32` in `%r` (.b32, also `i8 u8 i16 u16`,
+//! extended from their width), `i64`/`u64` in `%rd`
 //! (.b64), `f32` in `%f`, `f64` in `%fd`, `bool` in a predicate `%p`
 //! (`%rs` (.b16) only carries bytes of `bool` memory and parameters).
 //!
@@ -23,6 +24,12 @@
 //!   partials of scalar reductions;
 //! - [`expr`]: operators, comparisons, selects and conversions;
 //! - [`calls`]: calls of the module's math subroutines;
+//! - [`narrow`]: the 32-bit registers of `i8 u8 i16 u16` values and
+//!   updates of 1- and 2-byte elements;
+//! - [`half`]: `f16`/`bf16` values in f32 registers, rounded after each
+//!   operation, 16 bits in memory;
+//! - [`complex`]: `c32`/`c64` values as register pairs: arithmetic,
+//!   functions, memory, reductions.
 //! - [`block`]: the kernel of a block map (block iterations, block-level
 //!   code, thread maps, barriers), [`block_data`] its shared and register
 //!   data and block reductions.
@@ -31,12 +38,15 @@ mod block;
 pub(crate) mod block_data;
 mod block_reductions;
 mod calls;
+mod complex;
 mod control;
 mod expr;
 pub(crate) mod fault;
+mod half;
 mod hoist;
 mod launch;
 mod memory;
+mod narrow;
 mod reductions;
 mod regs;
 mod vector;
@@ -77,7 +87,7 @@ pub(super) struct KernelEmitter<'a> {
     kernel_index: usize,
     funcs: &'a mut BTreeSet<MathFunc>,
     code: String,
-    reg_counts: [u32; 6],
+    reg_counts: [u32; CLASSES.len()],
     labels: u32,
     buffers: HashMap<ContainerId, BufferRegs>,
     symbols: HashMap<SymbolId, Reg>,
@@ -85,6 +95,9 @@ pub(super) struct KernelEmitter<'a> {
     fault: Option<FaultSlot>,
     /// Values of the map parameters for the iteration being emitted.
     params: Vec<Reg>,
+    /// Per dependent dimension (`ir::ranges`): its value for this
+    /// iteration as a 64-bit integer, tested against its end before the body.
+    dependent_values: Vec<Option<Reg>>,
     locals: Vec<Option<Reg>>,
     /// Loads already issued for the current iteration (see `hoist::hoistable_loads`).
     hoisted: HashMap<*const Expr, Reg>,
@@ -93,6 +106,8 @@ pub(super) struct KernelEmitter<'a> {
     site_codes: HashMap<(usize, bool), u32>,
     conditional: bool,
     loops: LoopScope,
+    /// The labels `continue` and `break` branch to, innermost loop last.
+    loop_labels: Vec<(String, String)>,
     /// Vector path: per deferred store (address of its index slice), the
     /// values of the lanes emitted so far.
     deferred: HashMap<usize, Vec<Reg>>,
@@ -129,18 +144,20 @@ impl<'a> KernelEmitter<'a> {
             kernel_index,
             funcs,
             code: String::new(),
-            reg_counts: [0; 6],
+            reg_counts: [0; CLASSES.len()],
             labels: 0,
             buffers: HashMap::new(),
             symbols: HashMap::new(),
             host_scalars: HashMap::new(),
             fault: None,
             params: Vec::new(),
+            dependent_values: Vec::new(),
             locals: Vec::new(),
             hoisted: HashMap::new(),
             site_codes,
             conditional: false,
             loops: LoopScope::default(),
+            loop_labels: Vec::new(),
             deferred: HashMap::new(),
             load_hint: String::new(),
             store_hint: "",
@@ -183,6 +200,21 @@ impl<'a> KernelEmitter<'a> {
     }
 
     fn mov(&mut self, dst: Reg, src: Reg) {
+        if dst.class.is_pair() {
+            self.ins(format!(
+                "mov{} {}, {}",
+                dst.class.decl(),
+                dst.re(),
+                src.re()
+            ));
+            self.ins(format!(
+                "mov{} {}, {}",
+                dst.class.decl(),
+                dst.im(),
+                src.im()
+            ));
+            return;
+        }
         self.ins(format!("mov.{} {dst}, {src}", dst.class.mov()));
     }
 
@@ -192,6 +224,30 @@ impl<'a> KernelEmitter<'a> {
             Value::Bool(b) => {
                 let bit = self.zero_b32(b);
                 self.ins(format!("setp.ne.u32 {r}, {bit}, 0"));
+            }
+            Value::C32(z) => {
+                self.ins(format!(
+                    "mov.f32 {}, {}",
+                    r.re(),
+                    immediate(Value::F32(z.re))
+                ));
+                self.ins(format!(
+                    "mov.f32 {}, {}",
+                    r.im(),
+                    immediate(Value::F32(z.im))
+                ));
+            }
+            Value::C64(z) => {
+                self.ins(format!(
+                    "mov.f64 {}, {}",
+                    r.re(),
+                    immediate(Value::F64(z.re))
+                ));
+                self.ins(format!(
+                    "mov.f64 {}, {}",
+                    r.im(),
+                    immediate(Value::F64(z.im))
+                ));
             }
             _ => self.ins(format!("mov.{} {r}, {}", r.class.mov(), immediate(v))),
         }
@@ -216,12 +272,15 @@ impl<'a> KernelEmitter<'a> {
             return self.emit_block(state, stmt);
         }
         let dims = self.map.params.len();
-        let (block, ipt, rows) = geometry(dims, &self.map.body.stmts, tuning);
         let (block, ipt, rows) = if self.map.gpu_tasklet {
             // One thread: the body runs once (a 0-d map's single iteration).
             ([1, 1, 1], 1, 1)
+        } else if self.map.has_dependent_ranges() {
+            // One item per thread: an iteration past a dependent range's end
+            // must not issue the loads a tile would hoist (`ir::ranges`).
+            launch::dependent_geometry(dims)
         } else {
-            (block, ipt, rows)
+            geometry(dims, &self.map.body.stmts, tuning)
         };
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
             self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
@@ -272,7 +331,7 @@ impl<'a> KernelEmitter<'a> {
             .params
             .iter()
             .enumerate()
-            .map(|(k, p)| format!("\t.param .{} {name}_param_{k}", param_ptx_type(p)))
+            .map(|(k, p)| format!("\t{}", param_decl(p, &format!("{name}_param_{k}"))))
             .collect();
         header.push_str(&params.join(",\n"));
         header.push_str("\n)\n");
@@ -284,7 +343,17 @@ impl<'a> KernelEmitter<'a> {
         let mut decls = String::new();
         for c in CLASSES {
             let n = self.reg_counts[c.index()];
-            if n > 0 {
+            if n == 0 {
+                continue;
+            }
+            if c.is_pair() {
+                // A complex pair: its parts are declared as two families.
+                let z = Reg { class: c, n: 0 };
+                for part in [z.re(), z.im()] {
+                    let pc = part.class;
+                    let _ = writeln!(decls, "\t.reg {} {}<{}>;", pc.decl(), pc.prefix(), n);
+                }
+            } else {
                 let _ = writeln!(decls, "\t.reg {} {}<{}>;", c.decl(), c.prefix(), n);
             }
         }
@@ -305,6 +374,13 @@ impl<'a> KernelEmitter<'a> {
     }
 }
 
-fn param_ptx_type(p: &KernelParam) -> &'static str {
-    mem_type(p.param_type())
+/// The `.param` declaration of a parameter: its type, or for a complex
+/// value 8 or 16 aligned bytes (re then im).
+fn param_decl(p: &KernelParam, name: &str) -> String {
+    let ty = p.param_type();
+    if ty.is_complex() {
+        let size = ty.size_bytes();
+        return format!(".param .align {size} .b8 {name}[{size}]");
+    }
+    format!(".param .{} {name}", mem_type(ty))
 }

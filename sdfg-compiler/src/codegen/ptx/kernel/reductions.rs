@@ -147,7 +147,7 @@ impl<'a> KernelEmitter<'a> {
             (WcrOp::Max, _) => "max",
         };
         self.ins(format!("{f}.{t} {r}, {a}, {b}"));
-        r
+        self.normalize(r, elem)
     }
 
     /// A WCR update: hardware reductions where PTX has them, a CAS loop otherwise.
@@ -165,6 +165,39 @@ impl<'a> KernelEmitter<'a> {
         };
         if let Some(red) = red {
             self.ins(format!("{red} [{addr}], {v}"));
+            return;
+        }
+        if elem.is_complex() {
+            // `+=` is the only reduction of complex values (validation).
+            self.complex_reduce(addr, v, elem);
+            return;
+        }
+        if elem.is_half_float() {
+            self.comment(&format!(
+                "wcr {} on {elem}: compare-and-swap loop on the containing word",
+                op.name()
+            ));
+            self.subword_update(addr, 2, |k, old_bits| {
+                let h = k.reg(Class::B16);
+                k.ins(format!("cvt.u16.u32 {h}, {old_bits}"));
+                let old = k.f32_of_half_bits(h, elem);
+                let new = k.combine(op, old, v, elem);
+                let new_h = k.half_bits_of_f32(new, elem);
+                let out = k.reg(Class::B32);
+                k.ins(format!("cvt.u32.u16 {out}, {new_h}"));
+                out
+            });
+            return;
+        }
+        if elem.is_narrow_integer() {
+            self.comment(&format!(
+                "wcr {} on {elem}: compare-and-swap loop on the containing word",
+                op.name()
+            ));
+            self.subword_update(addr, elem.size_bytes() as u32, |k, old_bits| {
+                let old = k.normalize(old_bits, elem);
+                k.combine(op, old, v, elem)
+            });
             return;
         }
         if elem == Bool {

@@ -27,16 +27,27 @@ impl<'a> KernelEmitter<'a> {
         let stmts: &'a [Stmt] = &self.map.body.stmts;
         if stmts
             .iter()
-            .any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. }))
+            .any(|s| matches!(s, Stmt::If { .. } | Stmt::For { .. } | Stmt::While { .. }))
         {
             return None;
         }
         let is_x = |index: &[Expr]| index.len() == 1 && is_param_itself(&index[0]);
         let vector_elem = |c: ContainerId| {
             let k = &self.sdfg.containers[c];
-            k.storage == Storage::Gpu && k.shape.len() == 1 && k.elem != ScalarType::Bool
+            // Elements of one full register (narrow, bool and
+            // multi-register values take the scalar path).
+            let full_register = matches!(
+                k.elem,
+                ScalarType::I32
+                    | ScalarType::U32
+                    | ScalarType::I64
+                    | ScalarType::U64
+                    | ScalarType::F32
+                    | ScalarType::F64
+            );
+            k.storage == Storage::Gpu && k.shape.len() == 1 && full_register
         };
-        let loads: Vec<(&'a Expr, ContainerId)> = hoistable_loads(self.sdfg, stmts)
+        let loads: Vec<(&'a Expr, ContainerId)> = hoistable_loads(self.sdfg, self.map)
             .into_iter()
             .filter_map(|e| match &e.kind {
                 ExprKind::Load { container, index } if is_x(index) && vector_elem(*container) => {

@@ -73,3 +73,29 @@ pub(super) fn div_dd<O: Ops>(o: &mut O, a: O::F, d: (O::F, O::F)) -> (O::F, O::F
     let correction = o.div(resid, d.0);
     (q, correction)
 }
+
+/// `a + b` exactly, as hi + lo, for any magnitudes (TwoSum).
+pub(super) fn two_sum<O: Ops>(o: &mut O, a: O::F, b: O::F) -> (O::F, O::F) {
+    let hi = o.add(a, b);
+    let bv = o.sub(hi, a);
+    let av = o.sub(hi, bv);
+    let db = o.sub(b, bv);
+    let da = o.sub(a, av);
+    let lo = o.add(da, db);
+    (hi, lo)
+}
+
+/// The larger and the smaller of two non-NaN values.
+pub(super) fn max_min<O: Ops>(o: &mut O, a: O::F, b: O::F) -> (O::F, O::F) {
+    let a_less = o.flt(a, b);
+    let hi = o.sel(a_less, b, a);
+    let lo = o.sel(a_less, a, b);
+    (hi, lo)
+}
+
+/// A double-double constant: `(hi, lo)` as the bits of two doubles.
+pub(super) fn dd_const<O: Ops>(o: &mut O, bits: (u64, u64)) -> (O::F, O::F) {
+    let hi = o.fconst(f64::from_bits(bits.0));
+    let lo = o.fconst(f64::from_bits(bits.1));
+    (hi, lo)
+}

@@ -1,6 +1,6 @@
-//! `exp` on f32 in f32 arithmetic: a straight-line `.func` of about 35
-//! FP32 and integer instructions, and its Rust mirror, operation for
-//! operation.
+//! `exp` on f32 in f32 arithmetic: about 35 straight-line FP32 and integer
+//! instructions (inlined into kernels, also as a `.func`), and its Rust
+//! mirror, operation for operation.
 //!
 //! The other f32 functions run their f64 program between two conversions;
 //! for `exp` that costs ~20 f64 instructions and 4 conversions per call,
@@ -88,6 +88,47 @@ pub fn exp_f32_mirror(x: f32) -> f32 {
 
 /// The PTX `.func` `NAME(.param .f32 a0) -> .f32`.
 pub fn exp_f32_function(name: &str) -> String {
+    format!(
+        ".func (.param .f32 ret) {name}(.param .f32 a0)
+{{
+\t.reg .f32 %f<40>;
+\t.reg .b32 %r<10>;
+\t.reg .pred %p<2>;
+\tld.param.f32 %f0, [a0];
+{body}\tst.param.f32 [ret], %f34;
+\tret;
+}}
+",
+        body = exp_f32_body()
+    )
+}
+
+/// `out = exp(arg)` as a nested scope of the kernel body instead of a
+/// call: a `.func` call is a scheduling barrier for ptxas and costs the
+/// parameter passing, so the ~35 instructions of neighbouring calls (the
+/// 16 `exp` of a softmax row per thread) could not interleave. The same
+/// instructions as [`exp_f32_function`], on registers of their own (`%ef`,
+/// `%er`, `%ep`, declared in the scope; the body is straight-line, without
+/// labels, so the scope can repeat).
+pub fn exp_f32_inline(arg: &str, out: &str) -> String {
+    let body = exp_f32_body()
+        .replace("%f", "%ef")
+        .replace("%r", "%er")
+        .replace("%p", "%ep");
+    format!(
+        "\t{{
+\t.reg .f32 %ef<40>;
+\t.reg .b32 %er<10>;
+\t.reg .pred %ep<2>;
+\tmov.f32 %ef0, {arg};
+{body}\tmov.f32 {out}, %ef34;
+\t}}
+"
+    )
+}
+
+/// The instructions of `exp`: the argument in `%f0`, the result in `%f34`.
+fn exp_f32_body() -> String {
     let mut horner = String::new();
     for (n, c) in Q[1..].iter().enumerate() {
         horner.push_str(&format!(
@@ -98,13 +139,7 @@ pub fn exp_f32_function(name: &str) -> String {
         ));
     }
     format!(
-        ".func (.param .f32 ret) {name}(.param .f32 a0)
-{{
-\t.reg .f32 %f<40>;
-\t.reg .b32 %r<10>;
-\t.reg .pred %p<2>;
-\tld.param.f32 %f0, [a0];
-\tmax.f32 %f1, %f0, {lowest};
+        "\tmax.f32 %f1, %f0, {lowest};
 \tmin.f32 %f1, %f1, {highest};
 \tfma.rn.f32 %f2, %f1, {log2e}, {magic};
 \tsub.rn.f32 %f3, %f2, {magic};
@@ -140,9 +175,6 @@ pub fn exp_f32_function(name: &str) -> String {
 \tmul.rn.f32 %f33, %f32, %f31;
 \tsetp.nan.f32 %p0, %f0, %f0;
 \tselp.f32 %f34, %f0, %f33, %p0;
-\tst.param.f32 [ret], %f34;
-\tret;
-}}
 ",
         lowest = hex(LOWEST),
         highest = hex(HIGHEST),

@@ -19,7 +19,7 @@ pub fn exp_prog<O: Ops>(o: &mut O, x: O::F) -> O::F {
 
 /// e^(x + lo) for a double-double argument (|lo| <= ulp(x)): the low part
 /// joins the reduced argument.
-fn exp_core<O: Ops>(o: &mut O, x: O::F, x_lo: Option<O::F>) -> O::F {
+pub(super) fn exp_core<O: Ops>(o: &mut O, x: O::F, x_lo: Option<O::F>) -> O::F {
     let (r, kf) = exp_reduce(o, x);
     let r = match x_lo {
         Some(l) => o.add(r, l),

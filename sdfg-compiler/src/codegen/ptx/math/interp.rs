@@ -37,6 +37,9 @@ impl Ops for Interp {
     fn abs(&mut self, a: f64) -> f64 {
         a.abs()
     }
+    fn sqrt(&mut self, a: f64) -> f64 {
+        a.sqrt()
+    }
     fn rint(&mut self, a: f64) -> f64 {
         a.round_ties_even()
     }
@@ -151,8 +154,12 @@ impl Ops for Interp {
 
 /// The Rust mirrors (what the PTX `.func`s compute).
 pub mod mirror {
-    use super::super::{cos_prog, exp_prog, ln_prog, powf_prog, sin_prog, tanh_prog};
+    use super::super::{
+        acos_prog, asin_prog, atan2_prog, atan_prog, cbrt_prog, cos_prog, cosh_prog, exp_prog,
+        hypot_prog, ln_prog, powf_prog, sin_prog, sinh_prog, tanh_prog,
+    };
     use super::{powi_mirror, Interp};
+    use crate::ir::MathFn;
     pub fn exp_f64(x: f64) -> f64 {
         exp_prog(&mut Interp, x)
     }
@@ -170,6 +177,54 @@ pub mod mirror {
     }
     pub fn powf_f64(x: f64, y: f64) -> f64 {
         powf_prog(&mut Interp, x, y)
+    }
+    pub fn atan2_f64(y: f64, x: f64) -> f64 {
+        atan2_prog(&mut Interp, y, x)
+    }
+    pub fn atan_f64(x: f64) -> f64 {
+        atan_prog(&mut Interp, x)
+    }
+    pub fn asin_f64(x: f64) -> f64 {
+        asin_prog(&mut Interp, x)
+    }
+    pub fn acos_f64(x: f64) -> f64 {
+        acos_prog(&mut Interp, x)
+    }
+    pub fn sinh_f64(x: f64) -> f64 {
+        sinh_prog(&mut Interp, x)
+    }
+    pub fn cosh_f64(x: f64) -> f64 {
+        cosh_prog(&mut Interp, x)
+    }
+    pub fn hypot_f64(x: f64, y: f64) -> f64 {
+        hypot_prog(&mut Interp, x, y)
+    }
+    pub fn cbrt_f64(x: f64) -> f64 {
+        cbrt_prog(&mut Interp, x)
+    }
+    pub fn atan2_f32(y: f32, x: f32) -> f32 {
+        atan2_f64(y as f64, x as f64) as f32
+    }
+    pub fn atan_f32(x: f32) -> f32 {
+        atan_f64(x as f64) as f32
+    }
+    pub fn asin_f32(x: f32) -> f32 {
+        asin_f64(x as f64) as f32
+    }
+    pub fn acos_f32(x: f32) -> f32 {
+        acos_f64(x as f64) as f32
+    }
+    pub fn sinh_f32(x: f32) -> f32 {
+        sinh_f64(x as f64) as f32
+    }
+    pub fn cosh_f32(x: f32) -> f32 {
+        cosh_f64(x as f64) as f32
+    }
+    pub fn hypot_f32(x: f32, y: f32) -> f32 {
+        hypot_f64(x as f64, y as f64) as f32
+    }
+    pub fn cbrt_f32(x: f32) -> f32 {
+        cbrt_f64(x as f64) as f32
     }
     /// Not the f64 program: f32 arithmetic of its own (`exp_f32`).
     pub fn exp_f32(x: f32) -> f32 {
@@ -190,6 +245,54 @@ pub mod mirror {
     pub fn powf_f32(x: f32, y: f32) -> f32 {
         powf_f64(x as f64, y as f64) as f32
     }
+    /// The mirror of the subroutine of `f` (a transcendental function or
+    /// `powi`, whose exponent is `b as i32`) on f64 values; `b` is ignored
+    /// by one-argument functions. None for the exact functions (no
+    /// subroutine).
+    pub fn call_f64(f: MathFn, a: f64, b: f64) -> Option<f64> {
+        Some(match f {
+            MathFn::Exp => exp_f64(a),
+            MathFn::Ln => ln_f64(a),
+            MathFn::Sin => sin_f64(a),
+            MathFn::Cos => cos_f64(a),
+            MathFn::Tanh => tanh_f64(a),
+            MathFn::Powf => powf_f64(a, b),
+            MathFn::Powi => powi_f64(a, b as i32),
+            MathFn::Atan2 => atan2_f64(a, b),
+            MathFn::Asin => asin_f64(a),
+            MathFn::Acos => acos_f64(a),
+            MathFn::Atan => atan_f64(a),
+            MathFn::Sinh => sinh_f64(a),
+            MathFn::Cosh => cosh_f64(a),
+            MathFn::Hypot => hypot_f64(a, b),
+            MathFn::Cbrt => cbrt_f64(a),
+            MathFn::Sqrt
+            | MathFn::Abs
+            | MathFn::Min
+            | MathFn::Max
+            | MathFn::Floor
+            | MathFn::Ceil
+            | MathFn::Conj
+            | MathFn::NormSqr
+            | MathFn::Arg
+            | MathFn::Re
+            | MathFn::Im
+            | MathFn::Complex
+            | MathFn::MulAdd => return None,
+        })
+    }
+
+    /// [`call_f64`] for f32 values (the f32 subroutines: the f64 program
+    /// on the widened arguments, rounded once; `powi` and `exp` in f32).
+    pub fn call_f32(f: MathFn, a: f32, b: f32) -> Option<f32> {
+        match f {
+            MathFn::Powi => return Some(powi_f32(a, b as i32)),
+            MathFn::Exp => return Some(exp_f32(a)),
+            _ => {}
+        }
+        call_f64(f, a as f64, b as f64).map(|v| v as f32)
+    }
+
     /// compiler-rt `__powidf2`: the PTX `powi` loop, operation for operation.
     pub fn powi_f64(a: f64, b: i32) -> f64 {
         powi_mirror(a, b, 1.0)

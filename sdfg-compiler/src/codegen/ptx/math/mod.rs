@@ -22,8 +22,9 @@
 //!
 //! The rooms: [`Ops`] (the instruction set, here) and `horner`; `blocks`
 //! (bit fields and double-double steps); `reduce` (the range reductions of
-//! exp, ln, sin and cos); `functions` (the f64 programs, which the f32
-//! functions wrap); [`Interp`] and [`mirror`] (the Rust executor and the
+//! exp, ln, sin and cos); `functions` (the f64 programs of exp, ln, sin,
+//! cos, tanh and pow, which the f32 functions wrap); `inverse` (atan2,
+//! atan, asin, acos); `hyperbolic` (sinh, cosh); `roots` (hypot, cbrt); [`Interp`] and [`mirror`] (the Rust executor and the
 //! mirrors the tests call); [`PtxOps`] (the PTX emitter); `handwritten`
 //! (`powi` and `fmod`, PTX with loops, and their mirrors); `exp_f32` (f32
 //! `exp` in f32 arithmetic, PTX and mirror).
@@ -32,16 +33,22 @@ mod blocks;
 mod exp_f32;
 mod functions;
 mod handwritten;
+mod hyperbolic;
 mod interp;
+mod inverse;
 mod ptx_ops;
 mod reduce;
+mod roots;
 
-pub use exp_f32::{exp_f32_function, exp_f32_mirror};
+pub use exp_f32::{exp_f32_function, exp_f32_inline, exp_f32_mirror};
 pub use functions::{cos_prog, exp_prog, ln_prog, powf_prog, sin_prog, tanh_prog};
 pub use handwritten::{fmod_function, fmod_mirror, powi_function};
+pub use hyperbolic::{cosh_prog, sinh_prog};
 pub use interp::{mirror, Interp};
+pub use inverse::{acos_prog, asin_prog, atan2_prog, atan_prog};
 pub use ptx_ops::PtxOps;
 pub use reduce::TRIG_DOMAIN;
+pub use roots::{cbrt_prog, hypot_prog};
 
 /// The instruction set of the math programs. `F`: an f64 value, `I`: an
 /// i64/b64 value, `P`: a predicate.
@@ -65,6 +72,8 @@ pub trait Ops {
     fn neg(&mut self, a: Self::F) -> Self::F;
     /// `abs.f64`
     fn abs(&mut self, a: Self::F) -> Self::F;
+    /// `sqrt.rn.f64` (correctly rounded)
+    fn sqrt(&mut self, a: Self::F) -> Self::F;
     /// `cvt.rni.f64.f64`: round to nearest integer, ties to even.
     fn rint(&mut self, a: Self::F) -> Self::F;
     /// `cvt.rzi.s64.f64` (saturating, NaN -> 0).

@@ -152,6 +152,9 @@ impl Ops for PtxOps {
     fn abs(&mut self, a: u32) -> u32 {
         self.fop1("abs.f64", a)
     }
+    fn sqrt(&mut self, a: u32) -> u32 {
+        self.fop1("sqrt.rn.f64", a)
+    }
     fn rint(&mut self, a: u32) -> u32 {
         self.fop1("cvt.rni.f64.f64", a)
     }
