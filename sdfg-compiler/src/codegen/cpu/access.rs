@@ -105,15 +105,6 @@ impl AccessPlan {
         }
     }
 
-    /// Every container of `containers` through atomic cells (the twin of a
-    /// block map, whose block program this plan does not analyze).
-    pub fn cells(containers: impl IntoIterator<Item = ContainerId>) -> AccessPlan {
-        AccessPlan {
-            modes: containers.into_iter().map(|c| (c, Mode::Cells)).collect(),
-            reductions: Vec::new(),
-        }
-    }
-
     /// The mode of `c` (`Read` for a container the body does not touch).
     pub fn mode(&self, c: ContainerId) -> Mode {
         self.modes
@@ -380,5 +371,23 @@ mod tests {
         );
         assert_eq!(mode(&s, &p, "Y"), Mode::Owned);
         assert!(p.reductions.is_empty());
+    }
+
+    #[test]
+    fn a_block_program_reads_plainly_and_owns_its_rows() {
+        // The block parameter `b` is the map's; the thread map's `i` is a
+        // local: X is only read, each block iteration owns row `b` of P
+        // and of R (written by its threads), and S is shared by all.
+        let (s, p) = plan(
+            "sdfg S { symbol B: i64; symbol C: i64; gpu X: f32[B, C]; gpu R: f32[B, C]; \
+             gpu P: f32[B]; gpu S: f32; \
+             state a { map m[b in 0..B] on gpu block(64) { shared part: f32; part = 0.0; \
+                map t[i in 0..C] on threads { part += X[b, i]; R[b, i] = X[b, i]; } \
+                P[b] = part; S += part; } } }",
+        );
+        assert_eq!(mode(&s, &p, "X"), Mode::Read);
+        assert_eq!(mode(&s, &p, "R"), Mode::Owned);
+        assert_eq!(mode(&s, &p, "P"), Mode::Owned);
+        assert_eq!(mode(&s, &p, "S"), Mode::Partials);
     }
 }

@@ -23,7 +23,8 @@ use quote::quote;
 
 /// The block iterations of block map `m`, for the twin of `abi`: in
 /// chunks on `workers` (the CPU device's kernel pool), its buffers reached
-/// as `plan` says (atomic cells).
+/// as `plan` says (`twin::block_plan`: plain where the block iterations
+/// cannot share an element, atomic cells otherwise).
 pub(crate) fn block_iterations(
     sdfg: &Sdfg,
     abi: &KernelAbi,
