@@ -13,6 +13,8 @@ mod common;
 #[path = "npbench/arrays.rs"]
 mod arrays;
 
+#[path = "npbench/arc_distance.rs"]
+mod arc_distance;
 #[path = "npbench/atax.rs"]
 mod atax;
 #[path = "npbench/azimint_naive.rs"]

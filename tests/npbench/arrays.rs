@@ -28,3 +28,17 @@ pub fn close(got: &[f64], want: &[f64], rel: f64, what: &str) {
         );
     }
 }
+
+/// `got` equals `want` within `rel` times the largest magnitude of `want`
+/// (for sums whose order differs from the reference: an element near zero
+/// may carry the rounding of its larger terms).
+pub fn close_to_scale(got: &[f64], want: &[f64], rel: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    let scale = want.iter().fold(0.0f64, |m, w| m.max(w.abs()));
+    for (k, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= rel * scale,
+            "{what}[{k}]: got {g:e}, want {w:e} (scale {scale:e})"
+        );
+    }
+}

@@ -209,7 +209,7 @@ fn nbody() {
             .run(NbodyArgs {
                 N: n as i64,
                 NT: nt as i64,
-                dt: dt,
+                dt,
                 G: g,
                 softening: soft,
                 mass: &m,
