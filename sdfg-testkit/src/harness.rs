@@ -321,6 +321,8 @@ pub fn same_value(a: Value, b: Value) -> bool {
     match (a, b) {
         (Value::F32(x), Value::F32(y)) if x.is_nan() && y.is_nan() => true,
         (Value::F64(x), Value::F64(y)) if x.is_nan() && y.is_nan() => true,
+        (Value::F16(x), Value::F16(y)) if x.is_nan() && y.is_nan() => true,
+        (Value::BF16(x), Value::BF16(y)) if x.is_nan() && y.is_nan() => true,
         (Value::C32(x), Value::C32(y)) => {
             same_value(Value::F32(x.re), Value::F32(y.re))
                 && same_value(Value::F32(x.im), Value::F32(y.im))
