@@ -18,7 +18,7 @@
 //! visible only inside the block map ([`Block::data`]).
 //!
 //! The compiler places the barriers ([`Stmt::Barrier`], see
-//! [`super::barriers`]); the user cannot write one. The IR of a block map
+//! [`super::barriers`](mod@super::barriers)); the user cannot write one. The IR of a block map
 //! therefore shows every barrier with its reason.
 //!
 //! [`Storage::Shared`]: super::Storage::Shared

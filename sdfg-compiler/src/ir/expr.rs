@@ -411,7 +411,7 @@ pub enum Stmt {
     /// block map, at block level (see [`super::block`]).
     ThreadMap(ThreadMap),
     /// A barrier of the block (`bar.sync`), placed by the compiler
-    /// ([`super::barriers`]), never written by the user.
+    /// ([`super::barriers`](mod@super::barriers)), never written by the user.
     Barrier(Barrier),
 }
 

@@ -11,7 +11,7 @@
 //! - a map is MapEntry -> Tasklet -> MapExit. Outer memlets cover the hull of
 //!   the inner ones (the whole container for dynamic accesses); a block map
 //!   is MapEntry (`GPU_Device`) -> NestedSDFG -> MapExit, the nested SDFG
-//!   holding its program with `GPU_ThreadBlock` maps ([`block`]); a GPU
+//!   holding its program with `GPU_ThreadBlock` maps (`block.rs`); a GPU
 //!   tasklet is a `GPU_Device` map of one iteration;
 //! - the map of a library statement (`matmul`, `transpose`, `reduce`) is
 //!   DaCe's library node (`library.rs`), with whole-container memlets;
