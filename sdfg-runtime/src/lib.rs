@@ -131,9 +131,9 @@ pub type c32 = num_complex::Complex<f32>;
 /// `num_complex::Complex<f64>`, the language's `c64`.
 #[allow(non_camel_case_types)]
 pub type c64 = num_complex::Complex<f64>;
-pub use error::{Error, FaultSite, Result};
 /// The cudarc this runtime is built with (for [`Device::borrow_cudarc_stream`]).
 pub use cudarc;
+pub use error::{Error, FaultSite, Result};
 pub use kernel::args::KernelArg;
 pub use kernel::launch_config::LaunchConfig;
 pub use kernel::module::{Module, ModuleOrigin};

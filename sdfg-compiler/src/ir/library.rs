@@ -50,7 +50,9 @@ pub fn reduction_identity(op: WcrOp, ty: ScalarType) -> Value {
         WcrOp::Max if ty.is_float() => cast(Value::F64(f64::NEG_INFINITY), ty),
         WcrOp::Min if ty.is_float() => cast(Value::F64(f64::INFINITY), ty),
         WcrOp::Max | WcrOp::Min => match (ty.int_range(), ty) {
-            (Some((lo, hi)), _) => Value::from_bits(ty, if op == WcrOp::Min { hi } else { lo } as u128),
+            (Some((lo, hi)), _) => {
+                Value::from_bits(ty, if op == WcrOp::Min { hi } else { lo } as u128)
+            }
             (None, ScalarType::Bool) => Value::Bool(op == WcrOp::Min),
             // Complex values have no order (validation rejects them).
             (None, _) => Value::from_bits(ty, 0),

@@ -101,10 +101,18 @@ fn dace_identity(op: WcrOp, ty: ScalarType) -> Value {
         IrValue::F32(x) if x.is_infinite() => json!(if x > 0.0 { f32::MAX } else { f32::MIN }),
         IrValue::F64(x) if x.is_infinite() => json!(if x > 0.0 { f64::MAX } else { f64::MIN }),
         IrValue::F16(x) if x.is_infinite() => {
-            json!(if x.is_sign_positive() { f32::from(half::f16::MAX) } else { f32::from(half::f16::MIN) })
+            json!(if x.is_sign_positive() {
+                f32::from(half::f16::MAX)
+            } else {
+                f32::from(half::f16::MIN)
+            })
         }
         IrValue::BF16(x) if x.is_infinite() => {
-            json!(if x.is_sign_positive() { f32::from(half::bf16::MAX) } else { f32::from(half::bf16::MIN) })
+            json!(if x.is_sign_positive() {
+                f32::from(half::bf16::MAX)
+            } else {
+                f32::from(half::bf16::MIN)
+            })
         }
         IrValue::F32(x) => json!(x),
         IrValue::F64(x) => json!(x),
