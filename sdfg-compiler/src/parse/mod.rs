@@ -10,6 +10,7 @@
 //! does not hide the others.
 
 mod assign;
+mod attributes;
 mod block;
 mod body;
 pub mod external;

@@ -9,11 +9,10 @@
 //! bits as the GPU for a block size.
 
 use super::access::AccessPlan;
-use super::body::{
-    combine_values as combine, literal, rust_type, zero_of, BodyEmitter, DataAccess,
-};
+use super::body::{BodyEmitter, DataAccess};
 use super::place::Place;
 use super::ranges::{MapRanges, PointCode};
+use super::tokens::{combine_values as combine, literal, rust_type, zero_of};
 use crate::codegen::abi::KernelAbi;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;

@@ -17,7 +17,8 @@
 //! per lane; `for` variables stay scalars.
 
 use super::access::{AccessPlan, Mode};
-use super::body::{literal, rust_type, zero_of, BodyEmitter};
+use super::body::BodyEmitter;
+use super::tokens::{literal, rust_type, zero_of};
 use crate::codegen::names;
 use crate::ir::bounds::{for_each_access, reads_only_symbols, LoopScope};
 use crate::ir::{range_end, BinOp, Expr, ExprKind, LocalId, Map, Stmt, TaskletBody, VarRef};

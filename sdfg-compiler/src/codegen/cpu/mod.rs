@@ -19,4 +19,5 @@ pub(crate) mod lanes;
 pub(crate) mod partials;
 pub(crate) mod place;
 pub(crate) mod ranges;
+pub(crate) mod tokens;
 pub(crate) mod twin;

@@ -4,7 +4,8 @@
 //! partials into the container in chunk order (reproducible for a thread
 //! count). The store itself (`BodyEmitter::stmt`) updates the local.
 
-use super::body::{literal, one_of, rust_type, zero_of, BodyEmitter};
+use super::body::BodyEmitter;
+use super::tokens::{literal, one_of, rust_type, zero_of};
 use crate::codegen::names;
 use crate::ir::bounds::for_each_access;
 use crate::ir::{ScalarType, Value, WcrOp};

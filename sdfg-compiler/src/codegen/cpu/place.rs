@@ -4,7 +4,8 @@
 //! interstate edges).
 
 use super::access::{AccessPlan, Mode};
-use super::body::{combine_values as combine, DataAccess};
+use super::body::DataAccess;
+use super::tokens::combine_values as combine;
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::{ContainerId, ScalarType, Sdfg, SymbolId, WcrOp};
 use proc_macro2::{Span, TokenStream};
@@ -77,7 +78,7 @@ impl<'a> Place<'a> {
     }
 
     fn elem(&self, c: ContainerId) -> TokenStream {
-        super::body::rust_type(self.sdfg.containers[c].elem)
+        super::tokens::rust_type(self.sdfg.containers[c].elem)
     }
 }
 

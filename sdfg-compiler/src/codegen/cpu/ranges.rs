@@ -5,7 +5,8 @@
 //! they describe its box, and each iteration starts it where the earlier
 //! parameters put it and skips once it reaches their end.
 
-use super::body::{rust_type, BodyEmitter, DataAccess};
+use super::body::{BodyEmitter, DataAccess};
+use super::tokens::rust_type;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
 use crate::ir::{ExprKind, Map, MathFn, Stmt, TaskletBody};

@@ -7,10 +7,11 @@
 //! kernel pool, like a `cpu` map on the caller's ([`parallel_map`]).
 
 use super::access::{AccessPlan, Mode};
-use super::body::{rust_type, BodyEmitter};
+use super::body::BodyEmitter;
 use super::lanes::worth_lanes;
 use super::place::Place;
 use super::ranges::{ChunkResults, MapRanges, PointCode};
+use super::tokens::rust_type;
 use crate::codegen::abi::{BufferAccess, KernelAbi, ParamValue, Passing};
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;

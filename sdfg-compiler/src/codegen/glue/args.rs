@@ -18,7 +18,7 @@
 //! (`core::slice::from_mut`), written back in place.
 
 use super::Glue;
-use crate::codegen::cpu::body::rust_type;
+use crate::codegen::cpu::tokens::rust_type;
 use crate::codegen::names;
 use crate::codegen::runtime_paths as rt;
 use crate::export::print::{expr_to_rust, BodyNames};

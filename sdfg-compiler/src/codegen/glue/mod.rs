@@ -35,7 +35,7 @@ mod statements;
 mod states;
 
 use super::abi::KernelAbi;
-use super::cpu::body::rust_type;
+use super::cpu::tokens::rust_type;
 use super::graphs::LoopParts;
 use super::names;
 use super::ptx::{PtxKernel, PtxModule};

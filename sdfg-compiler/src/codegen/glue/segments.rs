@@ -84,7 +84,7 @@ impl Glue<'_> {
             .enumerate()
             .map(|(s, sym)| {
                 let v = self.sym(s);
-                let t = crate::codegen::cpu::body::rust_type(sym.ty);
+                let t = crate::codegen::cpu::tokens::rust_type(sym.ty);
                 let b = bits(s);
                 quote!(#v = <#t as #elem>::from_bits(u128::from(#b));)
             })

@@ -5,9 +5,10 @@
 use super::Glue;
 use crate::codegen::abi::{BufferAccess, ParamValue, Passing};
 use crate::codegen::cpu::access::{AccessPlan, Mode};
-use crate::codegen::cpu::body::{rust_type, BodyEmitter};
+use crate::codegen::cpu::body::BodyEmitter;
 use crate::codegen::cpu::place::Place;
 use crate::codegen::cpu::ranges::MapRanges;
+use crate::codegen::cpu::tokens::rust_type;
 use crate::codegen::cpu::twin::parallel_map;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;

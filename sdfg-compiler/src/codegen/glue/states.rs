@@ -4,8 +4,9 @@
 //! the state-end settle, containers moved out, edges).
 
 use super::Glue;
-use crate::codegen::cpu::body::{literal, rust_type, zero_of, BodyEmitter};
+use crate::codegen::cpu::body::BodyEmitter;
 use crate::codegen::cpu::place::Place;
+use crate::codegen::cpu::tokens::{literal, rust_type, zero_of};
 use crate::codegen::names;
 use crate::codegen::runtime_paths as rt;
 use crate::ir::transients::{first_user, needs_zero_fill};

@@ -37,6 +37,7 @@
 mod block;
 pub(crate) mod block_data;
 mod block_reductions;
+mod block_unroll;
 mod calls;
 mod complex;
 mod control;
