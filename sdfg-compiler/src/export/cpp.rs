@@ -22,8 +22,8 @@
 use super::print::{container_name, BodyNames};
 use crate::dace_format::CPP_RESERVED;
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, Local, MathFn, Memlet, ScalarType, Sdfg, Stmt, SubsetDim,
-    UnOp, Value, VarRef, WcrOp,
+    same_expr, BinOp, ContainerId, Expr, ExprKind, Local, MathFn, Memlet, ScalarType, Sdfg, Stmt,
+    SubsetDim, UnOp, Value, VarRef, WcrOp,
 };
 
 /// A tasklet body translated to C++.
@@ -153,63 +153,6 @@ fn float_to_cpp(x: f64, ty: &str, suffix: &str) -> String {
         };
         format!("{text}{suffix}")
     }
-}
-
-/// Structural equality of index expressions (spans and types ignored for
-/// variables, which are typed by their declaration).
-pub fn same_expr(a: &Expr, b: &Expr) -> bool {
-    match (&a.kind, &b.kind) {
-        (ExprKind::Lit(x), ExprKind::Lit(y)) => x == y,
-        (ExprKind::Var(x), ExprKind::Var(y)) => x == y,
-        (
-            ExprKind::Load {
-                container: c1,
-                index: i1,
-            },
-            ExprKind::Load {
-                container: c2,
-                index: i2,
-            },
-        ) => c1 == c2 && same_exprs(i1, i2),
-        (ExprKind::Unary { op: o1, arg: a1 }, ExprKind::Unary { op: o2, arg: a2 }) => {
-            o1 == o2 && same_expr(a1, a2)
-        }
-        (
-            ExprKind::Binary {
-                op: o1,
-                lhs: l1,
-                rhs: r1,
-            },
-            ExprKind::Binary {
-                op: o2,
-                lhs: l2,
-                rhs: r2,
-            },
-        ) => o1 == o2 && same_expr(l1, l2) && same_expr(r1, r2),
-        (ExprKind::Cast { arg: a1 }, ExprKind::Cast { arg: a2 }) => {
-            a.ty == b.ty && same_expr(a1, a2)
-        }
-        (
-            ExprKind::Select {
-                cond: c1,
-                then: t1,
-                else_: e1,
-            },
-            ExprKind::Select {
-                cond: c2,
-                then: t2,
-                else_: e2,
-            },
-        ) => same_expr(c1, c2) && same_expr(t1, t2) && same_expr(e1, e2),
-        (ExprKind::Call { func: f1, args: a1 }, ExprKind::Call { func: f2, args: a2 }) => {
-            f1 == f2 && same_exprs(a1, a2)
-        }
-        _ => false,
-    }
-}
-
-fn same_exprs(a: &[Expr], b: &[Expr]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_expr(x, y))
 }
 
 /// A fixed memlet (one element, given by `index`) of `container`.

@@ -585,3 +585,59 @@ impl Stmt {
         }
     }
 }
+
+/// Structural equality of two expressions: the same computation on the same
+/// data, node for node (types compared, spans ignored). One definition for
+/// every pass that asks whether two accesses name the same element.
+pub fn same_expr(a: &Expr, b: &Expr) -> bool {
+    let all = |x: &[Expr], y: &[Expr]| {
+        x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_expr(x, y))
+    };
+    a.ty == b.ty
+        && match (&a.kind, &b.kind) {
+            (ExprKind::Lit(x), ExprKind::Lit(y)) => x == y,
+            (ExprKind::Var(x), ExprKind::Var(y)) => x == y,
+            (
+                ExprKind::Load {
+                    container: c,
+                    index: i,
+                },
+                ExprKind::Load {
+                    container: d,
+                    index: j,
+                },
+            ) => c == d && all(i, j),
+            (ExprKind::Unary { op: o, arg: x }, ExprKind::Unary { op: p, arg: y }) => {
+                o == p && same_expr(x, y)
+            }
+            (
+                ExprKind::Binary {
+                    op: o,
+                    lhs: l1,
+                    rhs: r1,
+                },
+                ExprKind::Binary {
+                    op: p,
+                    lhs: l2,
+                    rhs: r2,
+                },
+            ) => o == p && same_expr(l1, l2) && same_expr(r1, r2),
+            (ExprKind::Cast { arg: x }, ExprKind::Cast { arg: y }) => same_expr(x, y),
+            (
+                ExprKind::Select {
+                    cond: c1,
+                    then: t1,
+                    else_: e1,
+                },
+                ExprKind::Select {
+                    cond: c2,
+                    then: t2,
+                    else_: e2,
+                },
+            ) => same_expr(c1, c2) && same_expr(t1, t2) && same_expr(e1, e2),
+            (ExprKind::Call { func: f, args: x }, ExprKind::Call { func: g, args: y }) => {
+                f == g && all(x, y)
+            }
+            _ => false,
+        }
+}

@@ -28,7 +28,7 @@
 
 use crate::ir::bounds::{for_each_access, is_widening, reads_only_symbols, AccessNode};
 use crate::ir::{
-    BinOp, ContainerId, Expr, ExprKind, ScalarType, Stmt, TaskletBody, Value, VarRef, WcrOp,
+    same_expr, BinOp, ContainerId, Expr, ExprKind, ScalarType, Stmt, TaskletBody, VarRef, WcrOp,
 };
 
 /// How a parallel map reaches one container (see the module docs).
@@ -230,63 +230,6 @@ fn same_offset(a: &[(bool, &Expr)], b: &[(bool, &Expr)]) -> bool {
         && a.iter()
             .zip(b)
             .all(|((sa, ea), (sb, eb))| sa == sb && same_expr(ea, eb))
-}
-
-/// Structural equality, spans ignored.
-pub(crate) fn same_expr(a: &Expr, b: &Expr) -> bool {
-    if a.ty != b.ty {
-        return false;
-    }
-    match (&a.kind, &b.kind) {
-        (ExprKind::Lit(x), ExprKind::Lit(y)) => same_value(*x, *y),
-        (ExprKind::Var(x), ExprKind::Var(y)) => x == y,
-        (
-            ExprKind::Load {
-                container: c,
-                index: i,
-            },
-            ExprKind::Load {
-                container: d,
-                index: j,
-            },
-        ) => c == d && i.len() == j.len() && i.iter().zip(j).all(|(x, y)| same_expr(x, y)),
-        (ExprKind::Unary { op: o, arg: x }, ExprKind::Unary { op: p, arg: y }) => {
-            o == p && same_expr(x, y)
-        }
-        (
-            ExprKind::Binary {
-                op: o,
-                lhs: l1,
-                rhs: r1,
-            },
-            ExprKind::Binary {
-                op: p,
-                lhs: l2,
-                rhs: r2,
-            },
-        ) => o == p && same_expr(l1, l2) && same_expr(r1, r2),
-        (ExprKind::Cast { arg: x }, ExprKind::Cast { arg: y }) => same_expr(x, y),
-        (
-            ExprKind::Select {
-                cond: c1,
-                then: t1,
-                else_: e1,
-            },
-            ExprKind::Select {
-                cond: c2,
-                then: t2,
-                else_: e2,
-            },
-        ) => same_expr(c1, c2) && same_expr(t1, t2) && same_expr(e1, e2),
-        (ExprKind::Call { func: f, args: x }, ExprKind::Call { func: g, args: y }) => {
-            f == g && x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_expr(a, b))
-        }
-        _ => false,
-    }
-}
-
-fn same_value(a: Value, b: Value) -> bool {
-    a.ty() == b.ty() && a.to_bits() == b.to_bits()
 }
 
 /// The reduction operator of a store (None: a plain store or a load).
