@@ -7,7 +7,7 @@
 //! size, so the result is too. Reductions into shared elements that are not
 //! uniform (a histogram) are shared-memory atomics.
 
-use super::regs::{arith, bits_suffix, immediate, mem_type, Class, Reg};
+use super::regs::{arith, immediate, mem_type, Class, Reg};
 use super::KernelEmitter;
 use crate::ir::{
     uniform_reductions, ContainerId, Expr, ScalarType, Storage, ThreadMap, Value, WcrOp,
@@ -93,43 +93,7 @@ impl<'a> KernelEmitter<'a> {
             self.space_store("shared", addr, v, elem);
             return;
         }
-        self.comment(&format!(
-            "shared {} on {elem}: compare-and-swap loop",
-            op.name()
-        ));
-        let bclass = if elem.bits() == 64 {
-            Class::B64
-        } else {
-            Class::B32
-        };
-        let b = bits_suffix(elem);
-        let expected = self.reg(bclass);
-        self.ins(format!("ld.shared.{b} {expected}, [{addr}]"));
-        let head = self.label();
-        self.place(&head);
-        let old = if elem.is_float() {
-            let f = self.reg_of(elem);
-            self.ins(format!("mov.{b} {f}, {expected}"));
-            f
-        } else {
-            expected
-        };
-        let new = self.combine(op, old, v, elem);
-        let new_bits = if elem.is_float() {
-            let r = self.reg(bclass);
-            self.ins(format!("mov.{b} {r}, {new}"));
-            r
-        } else {
-            new
-        };
-        let got = self.reg(bclass);
-        self.ins(format!(
-            "atom.shared.cas.{b} {got}, [{addr}], {expected}, {new_bits}"
-        ));
-        let p = self.reg(Class::Pred);
-        self.ins(format!("setp.eq.{b} {p}, {got}, {expected}"));
-        self.mov(expected, got);
-        self.ins(format!("@!{p} bra {head}"));
+        self.cas_loop("shared", addr, v, elem, op);
     }
 
     /// Starts a partial for each block reduction of a thread map.

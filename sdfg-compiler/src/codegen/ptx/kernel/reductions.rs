@@ -216,11 +216,16 @@ impl<'a> KernelEmitter<'a> {
             self.plain_store(addr, new, Bool);
             return;
         }
-        // CAS loop on the element's bits.
+        self.cas_loop("global", addr, v, elem, op);
+    }
+
+    /// `[addr] = [addr] (op) v` in state space `space` (`global`, `shared`)
+    /// as a compare-and-swap loop on the element's 32 or 64 bits: where PTX
+    /// has no reduction instruction for the operator and type.
+    pub(super) fn cas_loop(&mut self, space: &str, addr: Reg, v: Reg, elem: ScalarType, op: WcrOp) {
         self.comment(&format!(
-            "wcr {} on {}: compare-and-swap loop",
-            op.name(),
-            elem
+            "wcr {} on {space} {elem}: compare-and-swap loop",
+            op.name()
         ));
         let bclass = if elem.bits() == 64 {
             Class::B64
@@ -229,9 +234,8 @@ impl<'a> KernelEmitter<'a> {
         };
         let b = bits_suffix(elem);
         let expected = self.reg(bclass);
-        self.ins(format!("ld.global.{b} {expected}, [{addr}]"));
+        self.ins(format!("ld.{space}.{b} {expected}, [{addr}]"));
         let head = self.label();
-        let done = self.label();
         self.place(&head);
         let old = if elem.is_float() {
             let f = self.reg_of(elem);
@@ -240,27 +244,7 @@ impl<'a> KernelEmitter<'a> {
         } else {
             expected
         };
-        let new = match op {
-            WcrOp::Product => {
-                let r = self.reg_of(elem);
-                if elem.is_float() {
-                    self.ins(format!("mul.rn.{} {r}, {old}, {v}", arith(elem)));
-                } else {
-                    self.ins(format!("mul.lo.{} {r}, {old}, {v}", arith(elem)));
-                }
-                r
-            }
-            WcrOp::Min | WcrOp::Max | WcrOp::Sum => {
-                let r = self.reg_of(elem);
-                let f = match op {
-                    WcrOp::Min => "min",
-                    WcrOp::Max => "max",
-                    _ => "add.rn",
-                };
-                self.ins(format!("{f}.{} {r}, {old}, {v}", arith(elem)));
-                r
-            }
-        };
+        let new = self.combine(op, old, v, elem);
         let new_bits = if elem.is_float() {
             let r = self.reg(bclass);
             self.ins(format!("mov.{b} {r}, {new}"));
@@ -270,12 +254,11 @@ impl<'a> KernelEmitter<'a> {
         };
         let got = self.reg(bclass);
         self.ins(format!(
-            "atom.global.cas.{b} {got}, [{addr}], {expected}, {new_bits}"
+            "atom.{space}.cas.{b} {got}, [{addr}], {expected}, {new_bits}"
         ));
         let p = self.reg(Class::Pred);
         self.ins(format!("setp.eq.{b} {p}, {got}, {expected}"));
         self.mov(expected, got);
         self.ins(format!("@!{p} bra {head}"));
-        self.place(&done);
     }
 }
