@@ -47,6 +47,20 @@ impl<'a> KernelEmitter<'a> {
                 lhs,
                 rhs,
             } => self.logic(*op, lhs, rhs),
+            ExprKind::Binary {
+                op: op @ (BinOp::Div | BinOp::Rem),
+                lhs,
+                rhs,
+            } if safe_literal_divisor(lhs.ty, rhs).is_some() => {
+                // A literal divisor that can neither be zero nor `MIN / -1`:
+                // one `div`/`rem` by an immediate (ptxas turns it into a
+                // multiply and shifts) instead of the guarded form, which
+                // leaves ptxas a 64-bit division routine.
+                let d = safe_literal_divisor(lhs.ty, rhs).unwrap_or(1);
+                let a = self.expr(lhs);
+                let r = self.div_rem_by_literal(*op, a, d, lhs.ty);
+                self.normalize(r, lhs.ty)
+            }
             ExprKind::Binary { op, lhs, rhs } => {
                 let a = self.expr(lhs);
                 let b = self.expr(rhs);
@@ -238,6 +252,48 @@ impl<'a> KernelEmitter<'a> {
             BinOp::Shl | BinOp::Shr => return self.shift(op, a, b, ty),
             _ => self.mov(r, a),
         }
+        r
+    }
+
+    /// `a / d` or `a % d` for a divisor of [`safe_literal_divisor`]. A
+    /// positive power of two takes shifts (ptxas calls a routine for a
+    /// 64-bit `div` even by an immediate): truncating signed division adds
+    /// `d - 1` to a negative dividend before the arithmetic shift, and the
+    /// remainder is `a - (a / d) * d`. Other divisors: one `div`/`rem` by
+    /// the immediate.
+    fn div_rem_by_literal(&mut self, op: BinOp, a: Reg, d: i32, ty: ScalarType) -> Reg {
+        let (t, bs, bits) = (arith(ty), bits_suffix(ty), ty.bits());
+        let r = self.reg(a.class);
+        if d <= 0 || d.count_ones() != 1 {
+            let f = if op == BinOp::Div { "div" } else { "rem" };
+            self.ins(format!("{f}.{t} {r}, {a}, {d}"));
+            return r;
+        }
+        let k = d.trailing_zeros();
+        if k == 0 {
+            // `a / 1 == a`, `a % 1 == 0`.
+            if op == BinOp::Div {
+                self.mov(r, a);
+            } else {
+                self.ins(format!("mov.{bs} {r}, 0"));
+            }
+            return r;
+        }
+        let q = self.reg(a.class);
+        if ty.is_signed_integer() {
+            let bias = self.reg(a.class);
+            self.ins(format!("shr.s{bits} {bias}, {a}, {}", bits - 1));
+            self.ins(format!("shr.u{bits} {bias}, {bias}, {}", bits - k));
+            self.ins(format!("add.s{bits} {bias}, {a}, {bias}"));
+            self.ins(format!("shr.s{bits} {q}, {bias}, {k}"));
+        } else {
+            self.ins(format!("shr.u{bits} {q}, {a}, {k}"));
+        }
+        if op == BinOp::Div {
+            return q;
+        }
+        self.ins(format!("shl.b{bits} {r}, {q}, {k}"));
+        self.ins(format!("sub.{t} {r}, {a}, {r}"));
         r
     }
 
@@ -437,4 +493,22 @@ fn reads_memory(sdfg: &Sdfg, e: &Expr) -> bool {
         }
     });
     found
+}
+
+/// The value of `rhs` when it is an integer literal of `ty` (32 or 64 bits)
+/// by which `/` and `%` need no guard: not zero, and not -1 (`MIN / -1`);
+/// within `i32` (a plain PTX immediate of every integer type).
+fn safe_literal_divisor(ty: ScalarType, rhs: &Expr) -> Option<i32> {
+    let ExprKind::Lit(v) = &rhs.kind else {
+        return None;
+    };
+    let d = i32::try_from(v.as_i128()?).ok()?;
+    let unsigned_ok = ty.is_signed_integer() || d > 0;
+    (ty.is_integer()
+        && rhs.ty == ty
+        && matches!(ty.bits(), 32 | 64)
+        && d != 0
+        && d != -1
+        && unsigned_ok)
+        .then_some(d)
 }
