@@ -88,15 +88,17 @@ fn barriers_go_exactly_where_phases_conflict() {
             "`use_it` reads `t`, which `load` wrote",
         ]
     );
-    // Different data: no barrier between the phases, one at the top (the
-    // next block iteration writes `t` again).
+    // Different data: no barrier between the phases, and none at the top:
+    // the next block iteration's `load` writes each `t[c]` on the thread
+    // that wrote it in this one (see
+    // `a_thread_map_meeting_only_its_own_elements_needs_no_barrier`).
     assert_eq!(
         reasons(&wrap(
             "shared t: f32[64]; shared u: f32[64];
              map load[c in 0..64] on threads { t[c] = X[r, c]; }
              map other[c in 0..64] on threads { u[c] = 1.0; }"
         )),
-        ["`load` writes `t`, which `load` wrote in the previous iteration of block map `rows`"]
+        Vec::<String>::new()
     );
     // Two stores by thread 0 need none; every thread reading what thread 0
     // stored needs one.
@@ -135,6 +137,127 @@ fn barriers_go_exactly_where_phases_conflict() {
             "`add` reads `t`, which `load` wrote",
         ]
     );
+}
+
+/// A thread map whose accesses of a container meet only accesses of its
+/// own, in another run (the next iteration of a block-level `for`, the
+/// next block iteration), needs no barrier when each element belongs to
+/// one of its iterations in every run: the same thread touches it each
+/// time. Where the compiler cannot prove that, the barrier stays and its
+/// reason says so.
+#[test]
+fn a_thread_map_meeting_only_its_own_elements_needs_no_barrier() {
+    let wrap = |body: &str| {
+        format!(
+            "sdfg B {{ symbol R: i64; gpu X: f32[R, 64]; gpu Y: f32[R, 64]; state s {{
+                map rows[r in 0..R] on gpu block(64) {{ {body} }} }} }}"
+        )
+    };
+    // Each step adds into its own elements; only the read by `out` (other
+    // threads) needs a barrier, and the next block iteration's `init`
+    // after `out`'s reads.
+    let own = wrap(
+        "shared t: f32[128];
+         map init[c in 0..128] on threads { t[c] = 0.0; }
+         for k in 0..4 {
+             map add[c in 0..128] on threads { t[c] = t[c] + X[r, c / 2] * k as f32; }
+         }
+         map out[c in 0..64] on threads { Y[r, c] = t[127 - c]; }",
+    );
+    assert_eq!(
+        reasons(&own),
+        [
+            "`init` writes `t`, which `out` read in the previous iteration of block map `rows`",
+            "`add` reads `t`, which `init` wrote",
+            "`out` reads `t`, which `add` wrote",
+        ]
+    );
+    // Indices from loops inside the thread map, over its parameters.
+    assert_eq!(
+        reasons(&wrap(
+            "shared t: f32[4, 64];
+             for k in 0..3 {
+                 map acc[c in 0..64] on threads {
+                     for j in 0..4 { t[j, c] = X[r, c] * j as f32; }
+                 }
+             }"
+        )),
+        Vec::<String>::new()
+    );
+    // Not proven: an index from a block-level value (another thread may
+    // have written the element in the previous iteration) ...
+    assert_eq!(
+        reasons(&wrap(
+            "shared t: f32[68];
+             for k in 0..4 {
+                 map w[c in 0..64] on threads { t[c + k] = X[r, c]; }
+             }"
+        )),
+        ["`w` writes `t`, which `w` wrote in the previous iteration of `for k` (perhaps on the same thread, but not proven: an index of `t` uses `k`)"]
+    );
+    // ... a range from one ...
+    assert_eq!(
+        reasons(&wrap(
+            "shared t: f32[64];
+             for k in 1..4 {
+                 map w[c in 0..64 / k] on threads { t[c] = X[r, c]; }
+             }"
+        )),
+        ["`w` writes `t`, which `w` wrote in the previous iteration of `for k` (perhaps on the same thread, but not proven: the range of `c` uses `k`)"]
+    );
+    // ... a local of the body, or a reduction into the data.
+    assert_eq!(
+        reasons(&wrap(
+            "shared t: f32[64];
+             for k in 0..2 {
+                 map w[c in 0..64] on threads { let j = 63 - c; t[j] = X[r, c]; }
+             }"
+        )),
+        ["`w` writes `t`, which `w` wrote in the previous iteration of `for k` (perhaps on the same thread, but not proven: an index of `t` uses `j`)"]
+    );
+    assert_eq!(
+        reasons(&wrap(
+            "for k in 0..2 {
+                 map w[c in 0..64] on threads { Y[r, c % 8] += X[r, c]; }
+             }"
+        )),
+        ["`w` reduces into `Y`, which `w` reduced into in the previous iteration of `for k` (perhaps on the same thread, but not proven: `w` reduces into `Y`)"]
+    );
+    // `gpu` data may be indexed by the block map's parameters (fixed
+    // within a block iteration, and block iterations share no `gpu` data).
+    assert_eq!(
+        reasons(&wrap(
+            "for k in 0..2 {
+                 map w[c in 0..64] on threads { Y[r, c] = Y[r, c] + X[r, c]; }
+             }"
+        )),
+        Vec::<String>::new()
+    );
+    // The kernels have exactly these barriers.
+    let module = generate(&lower(&own));
+    assert_eq!(
+        module.text.matches("bar.sync").count(),
+        3,
+        "{}",
+        module.text
+    );
+    let none = wrap(
+        "shared t: f32[64];
+         for k in 0..4 { map w[c in 0..64] on threads { t[c] = X[r, c] + k as f32; } }",
+    );
+    assert_eq!(generate(&lower(&none)).text.matches("bar.sync").count(), 0);
+    // The schedule and the DOT drawing say why a conservative barrier is there.
+    let kept = lower(&wrap(
+        "shared t: f32[68];
+         for k in 0..4 { map w[c in 0..64] on threads { t[c + k] = X[r, c]; } }",
+    ));
+    let sched = schedule(&kept);
+    let note = "perhaps on the same thread, but not proven: an index of `t` uses `k`";
+    assert!(sched.states[0].blocks[0].phase_barriers[0]
+        .reason
+        .contains(note));
+    let dot = sdfg_compiler::export::dot::to_dot(&kept, Some(&sched));
+    assert!(dot.contains(note), "{dot}");
 }
 
 #[test]

@@ -11,7 +11,10 @@
 //! conflict when they touch the same `shared` or `gpu` container, at least
 //! one writes (or reduces into) it, and other threads may be involved: two
 //! accesses by thread 0 (block-level stores, the final step of a block
-//! reduction) are ordered by program order and need none. `register` data
+//! reduction) are ordered by program order and need none, and neither do
+//! two runs of one thread map on data whose every element stays with one
+//! of its iterations (`Ownership`: the same thread each time; where the
+//! compiler cannot prove it, the barrier's reason says so). `register` data
 //! is thread-private and never conflicts. Accesses of `gpu` data by
 //! different block iterations never need a barrier (iterations of a map
 //! must not conflict at all; blocks run them concurrently anyway).
@@ -28,9 +31,9 @@
 //! warp needs neither: the warp's shuffles leave the block's value in
 //! every lane, and thread 0 updates the target right after the thread map.
 
-use super::block::{uniform_reductions, Barrier, BarrierReason, PhaseAccess};
-use super::{Container, ContainerId, Expr, ExprKind, Local, Stmt, Storage};
-use std::collections::BTreeSet;
+use super::block::{uniform_reductions, Barrier, BarrierReason, PhaseAccess, ThreadMap};
+use super::{Container, ContainerId, Expr, ExprKind, Local, LocalId, Stmt, Storage, VarRef};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The body of block map `map_name` with a [`Stmt::Barrier`] before every
 /// phase that needs one (existing barriers are kept and count).
@@ -81,6 +84,21 @@ struct Touch {
     phase: String,
     /// Made in the previous iteration of loop number `n` (see `Placer::loops`).
     carried: Option<usize>,
+    /// A thread map's access: which thread map, and whether each element
+    /// of the data belongs to one of its iterations.
+    owner: Option<Owner>,
+}
+
+/// The thread map behind an access, for [`Placer::own_elements`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Owner {
+    /// The thread map's first parameter (a local of its own).
+    map: LocalId,
+    /// `None`: every element of the data that the thread map touches
+    /// belongs to one of its iterations, the same one in every run of the
+    /// thread map, so two of its accesses to one element are made by one
+    /// thread. Else why the compiler cannot tell.
+    unproven: Option<String>,
 }
 
 type Pending = BTreeSet<Touch>;
@@ -227,6 +245,16 @@ impl Placer<'_> {
                 Stmt::ThreadMap(t) => {
                     let phase = format!("`{}`", t.name.text);
                     let reductions = uniform_reductions(t, self.containers);
+                    let owned = self.own_elements(t);
+                    let own = |mut touch: Touch| {
+                        if let (Data::Container(c), Some(p)) = (&touch.data, t.params.first()) {
+                            touch.owner = owned.get(c).map(|unproven| Owner {
+                                map: p.local,
+                                unproven: unproven.clone(),
+                            });
+                        }
+                        touch
+                    };
                     let mut bounds: Vec<&Expr> = Vec::new();
                     for p in &t.params {
                         bounds.push(&p.start);
@@ -244,13 +272,10 @@ impl Placer<'_> {
                     for st in &t.body {
                         st.walk_exprs(&mut |e| {
                             if let ExprKind::Load { container, .. } = &e.kind {
-                                touches.extend(self.touch(
-                                    *container,
-                                    false,
-                                    "reads",
-                                    Who::Spread,
-                                    &phase,
-                                ));
+                                touches.extend(
+                                    self.touch(*container, false, "reads", Who::Spread, &phase)
+                                        .map(own),
+                                );
                             }
                         });
                         st.walk(&mut |x| {
@@ -262,12 +287,10 @@ impl Placer<'_> {
                             } = x
                             {
                                 if !is_reduction_target(*container, index) {
-                                    touches.extend(self.write(
-                                        *container,
-                                        wcr.is_some(),
-                                        Who::Spread,
-                                        &phase,
-                                    ));
+                                    touches.extend(
+                                        self.write(*container, wcr.is_some(), Who::Spread, &phase)
+                                            .map(own),
+                                    );
                                 }
                             }
                         });
@@ -282,6 +305,7 @@ impl Placer<'_> {
                             who: Who::Spread,
                             phase: phase.clone(),
                             carried: None,
+                            owner: None,
                         });
                     }
                     self.phase(touches, t.span, pending, &mut out);
@@ -302,6 +326,7 @@ impl Placer<'_> {
                             who: Who::Spread,
                             phase: phase.clone(),
                             carried: None,
+                            owner: None,
                         });
                         for r in &reductions {
                             pending.extend(self.write(r.container, true, Who::Thread0, &phase));
@@ -341,9 +366,13 @@ impl Placer<'_> {
         candidates.sort_by_key(|t| (t.carried.is_some(), std::cmp::Reverse(t.carried)));
         for b in touches {
             for a in &candidates {
-                let conflicts = a.data == b.data
-                    && (a.write || b.write)
-                    && !(a.who == Who::Thread0 && b.who == Who::Thread0);
+                let same_map = match (&a.owner, &b.owner) {
+                    (Some(x), Some(y)) if x.map == y.map => Some(x.unproven.clone()),
+                    _ => None,
+                };
+                let same_thread = (a.who == Who::Thread0 && b.who == Who::Thread0)
+                    || same_map.as_ref().is_some_and(|unproven| unproven.is_none());
+                let conflicts = a.data == b.data && (a.write || b.write) && !same_thread;
                 if conflicts {
                     return Some(BarrierReason {
                         later: PhaseAccess {
@@ -359,11 +388,46 @@ impl Placer<'_> {
                             Data::Partials(t) => format!("the warp partials of `{t}`"),
                         },
                         previous_iteration_of: a.carried.map(|l| self.loops[l].clone()),
+                        unproven_same_thread: same_map.flatten(),
                     });
                 }
             }
         }
         None
+    }
+
+    /// For each `shared` or `gpu` container thread map `t` accesses:
+    /// `None` when each element of it that `t` touches belongs to one
+    /// iteration of `t`, the same one in every run of `t`; otherwise why
+    /// the compiler cannot tell (see [`Ownership`]).
+    fn own_elements(&self, t: &ThreadMap) -> BTreeMap<ContainerId, Option<String>> {
+        let mut o = Ownership {
+            containers: self.containers,
+            locals: self.locals,
+            map: t,
+            fixed: t.params.iter().map(|p| p.local).collect(),
+            assigned: BTreeSet::new(),
+            range: [None, None],
+            out: BTreeMap::new(),
+        };
+        for st in &t.body {
+            st.walk(&mut |x| {
+                if let Stmt::AssignLocal { local, .. } = x {
+                    o.assigned.insert(*local);
+                }
+            });
+        }
+        for (slot, block_params) in [false, true].into_iter().enumerate() {
+            o.range[slot] = t.params.iter().find_map(|p| {
+                [&p.start, &p.end]
+                    .into_iter()
+                    .chain(p.step.as_ref())
+                    .find_map(|e| o.unfixed(e, block_params))
+                    .map(|why| format!("the range of `{}` {why}", o.name(p.local)))
+            });
+        }
+        o.stmts(&t.body);
+        o.out
     }
 
     fn touch(
@@ -381,6 +445,7 @@ impl Placer<'_> {
             who,
             phase: phase.to_string(),
             carried: None,
+            owner: None,
         })
     }
 
@@ -400,6 +465,167 @@ impl Placer<'_> {
             });
         }
         out
+    }
+}
+
+/// Whether each element of a container that thread map `map` touches
+/// belongs to one of its iterations, the same one in every run of the
+/// thread map. Then every access of the element by the thread map, in any
+/// run, is made by that iteration's thread (`q mod B`), and two such
+/// accesses need no barrier between them.
+///
+/// The race test of thread maps already proves, for one run, that no
+/// iteration touches an element another iteration writes (reductions
+/// aside). Runs agree when the iteration space and every index of the
+/// container are the same functions in every run: functions of the thread
+/// map's parameters, of the variables of `for` loops inside it whose bounds
+/// are such functions, of symbols and literals, and for `gpu` data also of
+/// the block map's parameters (fixed within a block iteration, the only
+/// span over which `gpu` accesses are compared). Block-level `let`s and
+/// loop variables change between runs, locals of the body may hold
+/// anything, and so may loaded values: an index that uses one is not
+/// proven, nor is a container the thread map reduces into.
+struct Ownership<'a> {
+    containers: &'a [Container],
+    locals: &'a [Local],
+    map: &'a ThreadMap,
+    /// The thread map's parameters and the `for` variables in scope whose
+    /// bounds are fixed.
+    fixed: BTreeSet<LocalId>,
+    /// Locals the body assigns (never fixed).
+    assigned: BTreeSet<LocalId>,
+    /// Why the iteration space is not fixed: for `shared` data (`[0]`) and
+    /// for `gpu` data (`[1]`, block parameters allowed).
+    range: [Option<String>; 2],
+    out: BTreeMap<ContainerId, Option<String>>,
+}
+
+impl Ownership<'_> {
+    fn name(&self, l: LocalId) -> &str {
+        self.locals.get(l).map_or("?", |x| x.name.as_str())
+    }
+
+    /// Why `e` is not a function of the fixed variables (`None`: it is).
+    fn unfixed(&self, e: &Expr, block_params: bool) -> Option<String> {
+        let mut why = None;
+        e.walk(&mut |x| {
+            if why.is_some() {
+                return;
+            }
+            why = match &x.kind {
+                ExprKind::Var(VarRef::Local(l))
+                    if !self.fixed.contains(l) || self.assigned.contains(l) =>
+                {
+                    Some(format!("uses `{}`", self.name(*l)))
+                }
+                ExprKind::Var(VarRef::Param(_)) if !block_params => {
+                    Some("uses a parameter of the block map".to_string())
+                }
+                ExprKind::Load { container, .. } => {
+                    Some(format!("reads `{}`", self.containers[*container].name.text))
+                }
+                _ => None,
+            };
+        });
+        why
+    }
+
+    /// Records an access of `c` at `index` (the first reason against a
+    /// container stays).
+    fn access(&mut self, c: ContainerId, index: &[Expr], reduce: bool) {
+        let k = &self.containers[c];
+        let gpu = match k.storage {
+            Storage::Shared => false,
+            Storage::Gpu => true,
+            _ => return,
+        };
+        let why = if reduce {
+            Some(format!(
+                "`{}` reduces into `{}`",
+                self.map.name.text, k.name.text
+            ))
+        } else if let Some(why) = &self.range[gpu as usize] {
+            Some(why.clone())
+        } else {
+            index
+                .iter()
+                .find_map(|e| self.unfixed(e, gpu))
+                .map(|why| format!("an index of `{}` {why}", k.name.text))
+        };
+        let slot = self.out.entry(c).or_insert(None);
+        if slot.is_none() {
+            *slot = why;
+        }
+    }
+
+    fn loads(&mut self, e: &Expr) {
+        let mut found = Vec::new();
+        e.walk(&mut |x| {
+            if let ExprKind::Load { container, index } = &x.kind {
+                found.push((*container, index));
+            }
+        });
+        for (c, index) in found {
+            self.access(c, index, false);
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for st in stmts {
+            match st {
+                Stmt::Let { init: e, .. } | Stmt::AssignLocal { value: e, .. } => self.loads(e),
+                Stmt::Store {
+                    container,
+                    index,
+                    value,
+                    wcr,
+                    ..
+                } => {
+                    for e in index.iter().chain([value]) {
+                        self.loads(e);
+                    }
+                    self.access(*container, index, wcr.is_some());
+                }
+                Stmt::If {
+                    cond, then, else_, ..
+                } => {
+                    self.loads(cond);
+                    self.stmts(then);
+                    self.stmts(else_);
+                }
+                Stmt::While { cond, body, .. } => {
+                    self.loads(cond);
+                    self.stmts(body);
+                }
+                Stmt::For {
+                    var,
+                    start,
+                    end,
+                    step,
+                    body,
+                    ..
+                } => {
+                    let bounds: Vec<&Expr> = [start, end].into_iter().chain(step).collect();
+                    for e in &bounds {
+                        self.loads(e);
+                    }
+                    // A loop variable is fixed when its bounds are (without
+                    // block parameters: conservative for `gpu` data).
+                    let fixed = bounds.iter().all(|e| self.unfixed(e, false).is_none());
+                    if fixed {
+                        self.fixed.insert(*var);
+                    }
+                    self.stmts(body);
+                    if fixed {
+                        self.fixed.remove(var);
+                    }
+                }
+                Stmt::Break { .. }
+                | Stmt::Continue { .. }
+                | Stmt::ThreadMap(_)
+                | Stmt::Barrier(_) => {}
+            }
+        }
     }
 }
 

@@ -139,6 +139,10 @@ pub struct BarrierReason {
     /// The earlier access is from the previous iteration of this loop
     /// (`for k`, or the block map itself: its next block iteration).
     pub previous_iteration_of: Option<String>,
+    /// Both accesses are one thread map's, which may well be made by the
+    /// same thread, but the compiler cannot prove it: why not (`an index of
+    /// `t` uses `base``). A conservative barrier.
+    pub unproven_same_thread: Option<String>,
 }
 
 /// One side of a [`BarrierReason`].
@@ -164,6 +168,9 @@ impl std::fmt::Display for BarrierReason {
         )?;
         if let Some(l) = &self.previous_iteration_of {
             write!(f, " in the previous iteration of {l}")?;
+        }
+        if let Some(why) = &self.unproven_same_thread {
+            write!(f, " (perhaps on the same thread, but not proven: {why})")?;
         }
         Ok(())
     }
