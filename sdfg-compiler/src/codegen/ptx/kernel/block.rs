@@ -32,6 +32,30 @@ use std::fmt::Write;
 /// first) in a small straight-line thread map.
 const THREAD_MAP_UNROLL: u32 = 4;
 
+/// Blocks of at most this many launched threads are compiled for two
+/// blocks per SM: 128 or more registers per thread stay available.
+const TWO_BLOCKS_MAX_THREADS: u32 = 256;
+
+/// Shared memory of one SM that blocks can use (bytes; sm_90: 228 KiB, of
+/// which a block may use 227 KiB).
+const SM_SHARED_BYTES: u32 = 228 * 1024;
+
+/// `.maxntid` (the launched block, a constant: ptxas then knows the block
+/// size) and, for blocks of at most [`TWO_BLOCKS_MAX_THREADS`] threads whose
+/// static shared memory two blocks can hold, `.minnctapersm 2`: ptxas keeps
+/// the registers within what two resident blocks allow (65536 / (2 x
+/// threads), at least 128), so one block's barrier waits and global loads
+/// overlap the other's work. The gemm example runs 256 threads with 8 x 8
+/// results each: ptxas would take up to 140 registers, leaving one block
+/// per SM; capped at 128 (without spills) it runs about 10% faster.
+fn occupancy_directives(launched: u32, static_shared_bytes: u32) -> String {
+    let mut out = format!(".maxntid {launched}, 1, 1\n");
+    if launched <= TWO_BLOCKS_MAX_THREADS && 2 * static_shared_bytes <= SM_SHARED_BYTES {
+        out.push_str(".minnctapersm 2\n");
+    }
+    out
+}
+
 /// The state of a block kernel's emission.
 pub(super) struct BlockCx {
     /// `%tid.x`: this thread's index in the block.
@@ -75,7 +99,6 @@ impl<'a> KernelEmitter<'a> {
             threads.map_or_else(|| "B (from the symbols)".to_string(), |n| n.to_string())
         );
         header.push_str(&self.entry_header(&name));
-        header.push_str("{\n");
 
         let ranges = self.load_params();
         self.locals = vec![None; self.map.body.locals.len()];
@@ -88,10 +111,17 @@ impl<'a> KernelEmitter<'a> {
             decls.push_str(&cx.decls);
         }
         decls.push_str(&self.register_decls());
-        let text = format!("{header}{decls}{}}}\n", self.code);
+        let static_shared_bytes = self.block.as_ref().map_or(0, |b| b.data.static_bytes);
+        if let Some(n) = threads {
+            header.push_str(&occupancy_directives(
+                n.div_ceil(32) * 32,
+                static_shared_bytes,
+            ));
+        }
+        let text = format!("{header}{{\n{decls}{}}}\n", self.code);
         let launch = BlockLaunch {
             threads,
-            static_shared_bytes: self.block.as_ref().map_or(0, |b| b.data.static_bytes),
+            static_shared_bytes,
             dynamic_shared: self
                 .block
                 .as_ref()
