@@ -354,12 +354,13 @@ fn register_data_lives_in_registers_when_unrolled() {
     assert!(module.text.contains("fma.rn.f32"));
 }
 
-/// A block kernel of a constant size tells ptxas its block (`.maxntid`,
-/// the launched size: whole warps) and, up to 256 threads, asks for room
-/// for two blocks per SM (`.minnctapersm 2`: at most 128 registers at 256
-/// threads); a block size from symbols gets neither.
+/// A block kernel of a constant size of 129 to 256 launched threads asks
+/// ptxas for room for two blocks per SM (`.maxntid` of the launched size,
+/// whole warps, and `.minnctapersm 2`: at most 128 registers at 256
+/// threads); smaller blocks (two always fit), larger ones and sizes from
+/// symbols get no directive.
 #[test]
-fn block_kernels_declare_their_size_and_two_blocks_per_sm() {
+fn block_kernels_of_up_to_256_threads_ask_for_two_blocks_per_sm() {
     let header = |src: &str| {
         let text = generate(&lower(src)).text;
         let entry = text.find(".visible .entry").expect("an entry");
@@ -367,8 +368,10 @@ fn block_kernels_declare_their_size_and_two_blocks_per_sm() {
         text[entry..body].to_string()
     };
     let gemm = header(BLOCK_GEMM);
-    assert!(gemm.contains(".maxntid 256, 1, 1"), "{gemm}");
-    assert!(gemm.contains(".minnctapersm 2"), "{gemm}");
+    assert!(
+        gemm.contains(".maxntid 256, 1, 1\n.minnctapersm 2"),
+        "{gemm}"
+    );
     let wrap = |block: &str| {
         format!(
             "sdfg B {{ symbol R: i64; symbol T: i64; gpu X: f32[R, 64]; state s {{
@@ -376,14 +379,21 @@ fn block_kernels_declare_their_size_and_two_blocks_per_sm() {
                     map w[c in 0..64] on threads {{ X[r, c] = 1.0; }} }} }} }}"
         )
     };
-    let odd = header(&wrap("block(33)"));
-    assert!(odd.contains(".maxntid 64, 1, 1"), "{odd}");
-    assert!(odd.contains(".minnctapersm 2"), "{odd}");
-    let large = header(&wrap("block(512)"));
-    assert!(large.contains(".maxntid 512, 1, 1"), "{large}");
-    assert!(!large.contains(".minnctapersm"), "{large}");
-    let symbolic = header(&wrap("block(T)"));
-    assert!(!symbolic.contains(".maxntid") && !symbolic.contains(".minnctapersm"));
+    let odd = header(&wrap("block(129)"));
+    assert!(odd.contains(".maxntid 160, 1, 1\n.minnctapersm 2"), "{odd}");
+    for block in [
+        "block(128)",
+        "block(32)",
+        "block(257)",
+        "block(1024)",
+        "block(T)",
+    ] {
+        let h = header(&wrap(block));
+        assert!(
+            !h.contains(".maxntid") && !h.contains(".minnctapersm"),
+            "{block}: {h}"
+        );
+    }
 }
 
 #[test]
