@@ -1,10 +1,11 @@
 //! C = A B in f32 through the DSL with block maps: 128 x 128 tiles of C per
-//! thread block, shared tiles of A and B, an 8 x 8 register block of C per
-//! thread, `mul_add` (examples/common/gemm.rs; GUIDE section 14.5). Checked
-//! on sampled elements against an f64 reference.
+//! thread block, shared tiles of A and B (the next ones loaded while the
+//! current ones are used), an 8 x 8 register block of C per thread,
+//! `mul_add` (examples/common/gemm.rs; GUIDE section 14.5). Checked on
+//! sampled elements against an f64 reference.
 //!
 //! Run: `cargo run --release --example gemm [-- --m 4096 --n 4096 --k 4096]`
-//! (M and N multiples of 128, K of 8; the CPU device, when there is no GPU,
+//! (M and N multiples of 128, K of 16; the CPU device, when there is no GPU,
 //! runs `--small` sizes).
 
 #[path = "common/mod.rs"]

@@ -148,8 +148,14 @@ fn dot_with_block_partials() {
 
 #[test]
 fn gemm_with_shared_tiles_and_register_blocks() {
-    for device in common::devices("block gemm") {
-        let (m, n, k) = (256usize, 128usize, 48usize);
+    // K = 16: a single step, whose prefetch of the "next" tiles is clamped
+    // to its own.
+    for (device, (m, n, k)) in common::devices("block gemm").into_iter().flat_map(|d| {
+        [
+            (d.clone(), (256usize, 128usize, 48usize)),
+            (d, (128, 256, 16)),
+        ]
+    }) {
         let mut rng = Rng::new(13);
         // Small integers: every sum is exact, in any order.
         let a: Vec<f32> = (0..m * k)
@@ -182,6 +188,41 @@ fn gemm_with_shared_tiles_and_register_blocks() {
             }
         }
     }
+}
+
+/// The gemm kernel on the simulator (all 256 threads of a block, warp by
+/// warp up to each barrier): two block iterations on one block, three
+/// steps of k, against plain Rust (small integers: exact in any order).
+#[test]
+fn gemm_kernel_simulated() {
+    use sdfg::compiler::ir::Value;
+    use sdfg_testkit::harness::{simulate_map, Data};
+    let (m, n, k) = (256usize, 128usize, 48usize);
+    let mut rng = Rng::new(17);
+    let mut small = |len: usize| -> Vec<f32> {
+        (0..len)
+            .map(|_| (rng.next_u64() % 5) as f32 - 2.0)
+            .collect()
+    };
+    let (a, b) = (small(m * k), small(k * n));
+    let ir = BlockGemm::ir().unwrap();
+    let ptx = sdfg::compiler::codegen::ptx::generate(&ir);
+    let id = |name: &str| ir.container_by_name(name).unwrap();
+    let values = |v: &[f32]| v.iter().map(|&x| Value::F32(x)).collect::<Vec<_>>();
+    let mut data = Data::new();
+    data.insert(id("A"), (vec![m, k], values(&a)));
+    data.insert(id("B"), (vec![k, n], values(&b)));
+    data.insert(id("C"), (vec![m, n], vec![Value::F32(f32::NAN); m * n]));
+    let syms = [m, n, k].map(|d| Value::I64(d as i64));
+    let (got, fault) = simulate_map(&ir, &ptx, 0, &syms, &data, [1, 1, 1]).unwrap();
+    assert_eq!(fault, 0);
+    let want: Vec<Value> = (0..m * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            Value::F32((0..k).map(|p| a[i * k + p] * b[p * n + j]).sum())
+        })
+        .collect();
+    assert!(got[&id("C")].1 == want, "the simulated gemm differs");
 }
 
 #[test]

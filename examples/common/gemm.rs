@@ -1,6 +1,7 @@
 //! C = A B in f32 with block maps (GUIDE section 14.5): 128 x 128 tiles of
-//! C per block iteration, `shared` tiles of A and B per step of 16 in k, an
-//! 8 x 8 `register` block of C per thread, `mul_add`. The program is the
+//! C per block iteration, `shared` tiles of A and B per step of 16 in k
+//! (the next step's tiles loaded into registers while this step computes),
+//! an 8 x 8 `register` block of C per thread, `mul_add`. The program is the
 //! `block_gemm` fixture of tests/common/fixtures.rs (the e2e tests run the
 //! same one). M and N must be multiples of 128, K of 16.
 //!
@@ -144,7 +145,7 @@ impl Workload for GemmWorkload {
     }
     fn sizes(&self) -> String {
         let [m, n, k] = self.dims;
-        format!("M = {m}, N = {n}, K = {k} f32; 128 x 128 tiles, 8 x 8 per thread")
+        format!("M = {m}, N = {n}, K = {k} f32; 128 x 128 tiles, 8 x 8 per thread, prefetch")
     }
     fn min_bytes(&self) -> f64 {
         let [m, n, k] = self.dims.map(|d| d as f64);

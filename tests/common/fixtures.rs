@@ -488,13 +488,20 @@ pub(crate) use block_dot;
 /// C = A B (f32) with 128 x 128 tiles of C per block iteration: `shared`
 /// tiles of A and B per step of 16 in k (A's transposed and padded to 132
 /// columns: a warp's stores meet at most 2-way bank conflicts; 16 rather
-/// than 8 halves the barriers and the exposed load latency per `fma`), a
-/// `register`
-/// 8 x 8 block of C per thread, `mul_add` (one rounding). A thread's rows
-/// and columns are two runs of 4, 64 apart (`64 h + 4 ty + i`): its
-/// 16-byte shared loads of a row of `Bs` then lie side by side across a
-/// quarter warp (no bank conflicts, which runs of 8 would have). M and N
-/// are multiples of 128, K of 16.
+/// than 8 halves the barriers per `fma`), a `register` 8 x 8 block of C
+/// per thread, `mul_add` (one rounding). A thread's rows and columns are
+/// two runs of 4, 64 apart (`64 h + 4 ty + i`): its 16-byte shared loads
+/// of a row of `Bs` then lie side by side across a quarter warp (no bank
+/// conflicts, which runs of 8 would have).
+///
+/// The loads of the next step's tiles overlap this step's `fma`s: before
+/// `compute`, every thread loads its 8 elements of each next tile into
+/// `register` data (`pa`, `pb`), and after it stores them into the shared
+/// tiles. The next step is clamped (`(k0 + 1).min(K / 16 - 1)`; the last
+/// step loads its own tiles again) rather than guarded by an `if`, so the
+/// host proves every load in bounds before the launch. A thread's 8
+/// elements lie in one row, 2 (A) or 16 (B) apart: one address and
+/// constant offsets. M and N are multiples of 128, K of 16.
 macro_rules! block_gemm {
     ($sink:ident) => {
         $sink! {
@@ -512,17 +519,29 @@ macro_rules! block_gemm {
                         register acc: f32[8, 8];
                         register a: f32[8];
                         register b: f32[8];
+                        register pa: f32[8];
+                        register pb: f32[8];
                         map zero[ty in 0..16, tx in 0..16] on threads {
                             for i in 0..8 {
                                 for j in 0..8 { acc[i, j] = 0.0; }
                             }
                         }
+                        map load_a[m in 0..128, kk in 0..16] on threads {
+                            As[kk, m] = A[bi * 128 + m, kk];
+                        }
+                        map load_b[kk in 0..16, n in 0..128] on threads {
+                            Bs[kk, n] = B[kk, bj * 128 + n];
+                        }
                         for k0 in 0..K / 16 {
-                            map load_a[m in 0..128, kk in 0..16] on threads {
-                                As[kk, m] = A[bi * 128 + m, k0 * 16 + kk];
+                            map fetch_a[m in 0..128, h in 0..2] on threads {
+                                for r in 0..8 {
+                                    pa[r] = A[bi * 128 + m, (k0 + 1).min(K / 16 - 1) * 16 + h + 2 * r];
+                                }
                             }
-                            map load_b[kk in 0..16, n in 0..128] on threads {
-                                Bs[kk, n] = B[k0 * 16 + kk, bj * 128 + n];
+                            map fetch_b[kk in 0..16, c in 0..16] on threads {
+                                for r in 0..8 {
+                                    pb[r] = B[(k0 + 1).min(K / 16 - 1) * 16 + kk, bj * 128 + c + 16 * r];
+                                }
                             }
                             map compute[ty in 0..16, tx in 0..16] on threads {
                                 for kk in 0..16 {
@@ -534,6 +553,12 @@ macro_rules! block_gemm {
                                         for j in 0..8 { acc[i, j] = a[i].mul_add(b[j], acc[i, j]); }
                                     }
                                 }
+                            }
+                            map stash_a[m in 0..128, h in 0..2] on threads {
+                                for r in 0..8 { As[h + 2 * r, m] = pa[r]; }
+                            }
+                            map stash_b[kk in 0..16, c in 0..16] on threads {
+                                for r in 0..8 { Bs[kk, c + 16 * r] = pb[r]; }
                             }
                         }
                         map store[ty in 0..16, tx in 0..16] on threads {
