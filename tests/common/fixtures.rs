@@ -500,8 +500,10 @@ pub(crate) use block_dot;
 /// tiles. The next step is clamped (`(k0 + 1).min(K / 16 - 1)`; the last
 /// step loads its own tiles again) rather than guarded by an `if`, so the
 /// host proves every load in bounds before the launch. A thread's 8
-/// elements lie in one row, 2 (A) or 16 (B) apart: one address and
-/// constant offsets. M and N are multiples of 128, K of 16.
+/// elements of A are 4 consecutive ones in each of two rows 64 apart, its
+/// 8 of B lie in one row 16 apart: few addresses, constant offsets, and a
+/// warp's loads cover whole 32-byte sectors. M and N are multiples of 128,
+/// K of 16.
 macro_rules! block_gemm {
     ($sink:ident) => {
         $sink! {
@@ -519,7 +521,7 @@ macro_rules! block_gemm {
                         register acc: f32[8, 8];
                         register a: f32[8];
                         register b: f32[8];
-                        register pa: f32[8];
+                        register pa: f32[2, 4];
                         register pb: f32[8];
                         map zero[ty in 0..16, tx in 0..16] on threads {
                             for i in 0..8 {
@@ -533,9 +535,11 @@ macro_rules! block_gemm {
                             Bs[kk, n] = B[kk, bj * 128 + n];
                         }
                         for k0 in 0..K / 16 {
-                            map fetch_a[m in 0..128, h in 0..2] on threads {
-                                for r in 0..8 {
-                                    pa[r] = A[bi * 128 + m, (k0 + 1).min(K / 16 - 1) * 16 + h + 2 * r];
+                            map fetch_a[m in 0..64, q in 0..4] on threads {
+                                for r in 0..2 {
+                                    for c in 0..4 {
+                                        pa[r, c] = A[bi * 128 + 64 * r + m, (k0 + 1).min(K / 16 - 1) * 16 + 4 * q + c];
+                                    }
                                 }
                             }
                             map fetch_b[kk in 0..16, c in 0..16] on threads {
@@ -554,8 +558,10 @@ macro_rules! block_gemm {
                                     }
                                 }
                             }
-                            map stash_a[m in 0..128, h in 0..2] on threads {
-                                for r in 0..8 { As[h + 2 * r, m] = pa[r]; }
+                            map stash_a[m in 0..64, q in 0..4] on threads {
+                                for r in 0..2 {
+                                    for c in 0..4 { As[4 * q + c, 64 * r + m] = pa[r, c]; }
+                                }
                             }
                             map stash_b[kk in 0..16, c in 0..16] on threads {
                                 for r in 0..8 { Bs[kk, c + 16 * r] = pb[r]; }
