@@ -43,8 +43,8 @@ struct PooledCall {
 }
 
 impl CallResources for PooledCall {
-    fn distinct_streams(&self) -> Vec<Stream> {
-        self.context.distinct_streams()
+    fn for_each_stream(&self, f: &mut dyn FnMut(&Stream)) {
+        self.context.for_each_stream(f)
     }
 
     fn check_fault(&self) -> Result<()> {
@@ -83,6 +83,8 @@ pub struct Context {
     active: Vec<Stream>,
     /// Every index maps to `active[0]`.
     uniform: bool,
+    /// `active` is a caller's stream (`run_everything_on`), not `own`.
+    borrowed_streams: bool,
     device_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
     /// Per device transient: allocated (so zeroed) and not handed out to a
     /// call since.
@@ -127,6 +129,7 @@ impl Context {
             own,
             own_uniform: uniform,
             uniform,
+            borrowed_streams: false,
             device_transients: Vec::new(),
             device_transient_fresh: Vec::new(),
             host_transients: Vec::new(),
@@ -135,25 +138,28 @@ impl Context {
     }
 
     fn restore_own_streams(&mut self) {
-        self.active = self.own.clone();
-        self.uniform = self.own_uniform;
+        // Only a call on a caller's stream changed them (no clone per call).
+        if self.borrowed_streams {
+            self.active = self.own.clone();
+            self.uniform = self.own_uniform;
+            self.borrowed_streams = false;
+        }
     }
 
     /// Maps every stream index to `stream` (until the context is pooled again).
     pub(super) fn run_everything_on(&mut self, stream: &Stream) {
         self.active = vec![stream.clone()];
         self.uniform = true;
+        self.borrowed_streams = true;
     }
 
-    /// Each stream once (for waiting).
-    fn distinct_streams(&self) -> Vec<Stream> {
-        let mut out: Vec<Stream> = Vec::new();
-        for s in &self.active {
-            if !out.contains(s) {
-                out.push(s.clone());
+    /// Calls `f` with each stream once (for waiting; allocates nothing).
+    fn for_each_stream(&self, f: &mut dyn FnMut(&Stream)) {
+        for (i, s) in self.active.iter().enumerate() {
+            if !self.active[..i].contains(s) {
+                f(s);
             }
         }
-        out
     }
 
     /// The argument that passes this context's fault slot to a kernel (the
