@@ -21,16 +21,19 @@ use std::sync::{Arc, Mutex};
 /// Idle contexts of one program.
 #[derive(Default)]
 pub(super) struct ContextPool {
-    idle: Mutex<Vec<Context>>,
+    /// Boxed: a call moves its context in and out of the pool and into
+    /// its `Running` (a pointer, not the whole context, each time).
+    #[allow(clippy::vec_box)]
+    idle: Mutex<Vec<Box<Context>>>,
 }
 
 impl ContextPool {
     /// An idle context, if any.
-    pub(super) fn take(&self) -> Option<Context> {
+    pub(super) fn take(&self) -> Option<Box<Context>> {
         lock(&self.idle).pop()
     }
 
-    fn put(&self, mut context: Context) {
+    fn put(&self, mut context: Box<Context>) {
         context.restore_own_streams();
         lock(&self.idle).push(context);
     }
@@ -38,7 +41,7 @@ impl ContextPool {
 
 /// A context in a call, and the pool it returns to: what `Running` holds.
 struct PooledCall {
-    context: Context,
+    context: Box<Context>,
     pool: Arc<ContextPool>,
 }
 
@@ -64,7 +67,7 @@ impl CallResources for PooledCall {
     }
 }
 
-fn running<'a>(context: Context, pool: &Arc<ContextPool>) -> Running<'a> {
+fn running<'a>(context: Box<Context>, pool: &Arc<ContextPool>) -> Running<'a> {
     Running::new(Box::new(PooledCall {
         context,
         pool: Arc::clone(pool),
@@ -568,7 +571,7 @@ impl Context {
 /// it unfinished waits for its streams and returns it to the pool.
 pub struct ContextGuard<'p> {
     pool: &'p Arc<ContextPool>,
-    context: Option<Context>,
+    context: Option<Box<Context>>,
 }
 
 impl std::fmt::Debug for ContextGuard<'_> {
@@ -580,7 +583,7 @@ impl std::fmt::Debug for ContextGuard<'_> {
 }
 
 impl<'p> ContextGuard<'p> {
-    pub(super) fn new(pool: &'p Arc<ContextPool>, context: Context) -> Self {
+    pub(super) fn new(pool: &'p Arc<ContextPool>, context: Box<Context>) -> Self {
         ContextGuard {
             pool,
             context: Some(context),

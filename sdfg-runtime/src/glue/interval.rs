@@ -381,7 +381,7 @@ mod tests {
         // 20 points pushed, then 19 additions: 1 + 2 + ... + 20.
         let n = Stack::INLINE + 4;
         let mut ops: Vec<IntervalOp> = (0..n).map(Point).collect();
-        ops.extend(std::iter::repeat(Add(I64)).take(n - 1));
+        ops.extend(std::iter::repeat_n(Add(I64), n - 1));
         let points: Vec<i128> = (1..=n as i128).collect();
         let sum = (n * (n + 1) / 2) as i128;
         assert_eq!(run(&ops, &points, &[]), Ok(iv(sum, sum)));
