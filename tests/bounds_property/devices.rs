@@ -5,11 +5,10 @@
 
 use crate::common;
 use crate::env_number;
-use crate::reference::{params_at, Logged};
-use sdfg::compiler::eval::{self, MemEnv};
+use crate::reference::run_map_logged;
+use sdfg::compiler::eval::MemEnv;
 use sdfg::compiler::ir::*;
 use sdfg::prelude::*;
-use sdfg_testkit::harness::map_ranges;
 use sdfg_testkit::rng::Rng;
 use std::collections::BTreeSet;
 
@@ -146,19 +145,7 @@ fn expected(ir: &Sdfg, [s, t, n]: [i64; 3]) -> (Vec<Vec<i64>>, BTreeSet<String>)
         let StatementKind::Map(map) = &st.kind else {
             continue;
         };
-        let ranges = map_ranges(map, &symbols);
-        let total: u64 = ranges.iter().map(|r| r.1).product();
-        for flat in 0..total {
-            mem.params = params_at(map, &ranges, flat);
-            let _ = eval::exec_body(
-                &map.body,
-                &mut Logged {
-                    mem: &mut mem,
-                    faults: &mut faults,
-                    at: &mut at,
-                },
-            );
-        }
+        run_map_logged(map, &symbols, &mut mem, &mut faults, &mut at);
     }
     let contents = ["O", "Q", "W"]
         .iter()

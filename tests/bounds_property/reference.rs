@@ -50,7 +50,7 @@ pub fn for_each_iteration(
     }
 }
 
-pub fn params_at(map: &Map, ranges: &[(i64, u64, i64)], flat: u64) -> Vec<Value> {
+fn params_at(map: &Map, ranges: &[(i64, u64, i64)], flat: u64) -> Vec<Value> {
     let mut rest = flat;
     let mut params = vec![Value::I64(0); ranges.len()];
     for d in (0..ranges.len()).rev() {
@@ -64,11 +64,11 @@ pub fn params_at(map: &Map, ranges: &[(i64, u64, i64)], flat: u64) -> Vec<Value>
 }
 
 /// An environment that records every container an access fell outside of.
-pub struct Logged<'a> {
-    pub mem: &'a mut MemEnv,
-    pub faults: &'a mut BTreeSet<ContainerId>,
+struct Logged<'a> {
+    mem: &'a mut MemEnv,
+    faults: &'a mut BTreeSet<ContainerId>,
     /// (container, index) of every access outside a one-dimensional one.
-    pub at: &'a mut BTreeSet<(ContainerId, i64)>,
+    at: &'a mut BTreeSet<(ContainerId, i64)>,
 }
 
 impl Logged<'_> {
@@ -100,6 +100,25 @@ impl Env for Logged<'_> {
     }
 }
 
+/// Runs every iteration of `map` on `mem` (row-major), recording in
+/// `faults` every container an access fell outside of and in `at` where
+/// (one-dimensional containers). Every iteration runs, whatever the
+/// earlier ones touched.
+pub fn run_map_logged(
+    map: &Map,
+    symbols: &[Value],
+    mem: &mut MemEnv,
+    faults: &mut BTreeSet<ContainerId>,
+    at: &mut BTreeSet<(ContainerId, i64)>,
+) {
+    let ranges = map_ranges(map, symbols);
+    let total: u64 = ranges.iter().map(|r| r.1).product();
+    for flat in 0..total {
+        mem.params = params_at(map, &ranges, flat);
+        let _ = eval::exec_body(&map.body, &mut Logged { mem, faults, at });
+    }
+}
+
 /// The evaluator's run of the map: final data, every container some
 /// iteration touched outside of, and where (one-dimensional containers).
 pub fn evaluate_map(case: &Case) -> (Data, BTreeSet<ContainerId>, BTreeSet<(ContainerId, i64)>) {
@@ -111,20 +130,8 @@ pub fn evaluate_map(case: &Case) -> (Data, BTreeSet<ContainerId>, BTreeSet<(Cont
     for (&c, (shape, vals)) in &case.data {
         mem.set_container(c, shape.clone(), vals.clone());
     }
-    let ranges = map_ranges(map, &case.symbols);
-    let total: u64 = ranges.iter().map(|r| r.1).product();
     let (mut faults, mut at) = (BTreeSet::new(), BTreeSet::new());
-    for flat in 0..total {
-        mem.params = params_at(map, &ranges, flat);
-        let _ = eval::exec_body(
-            &map.body,
-            &mut Logged {
-                mem: &mut mem,
-                faults: &mut faults,
-                at: &mut at,
-            },
-        );
-    }
+    run_map_logged(map, &case.symbols, &mut mem, &mut faults, &mut at);
     let mut out = Data::new();
     for (&c, (shape, _)) in &case.data {
         out.insert(c, (shape.clone(), mem.containers[c].clone().unwrap().1));
