@@ -34,6 +34,20 @@ fn softmax_reference(rows: usize, cols: usize, x: &[f32]) -> Vec<f32> {
     y
 }
 
+/// `y` is the softmax of each row of `x` (rows of `cols`), within 1e-6
+/// absolute plus 1e-5 relative.
+fn assert_row_softmax(x: &[f32], y: &[f32], cols: usize, device: &Device) {
+    let want = softmax_reference(x.len() / cols, cols, x);
+    assert_eq!(y.len(), want.len(), "on {}", device.name());
+    for (i, (a, b)) in y.iter().zip(&want).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-6 + 1e-5 * b.abs(),
+            "[{i}] {a} vs {b} on {}",
+            device.name()
+        );
+    }
+}
+
 #[test]
 fn softmax_one_block_per_row() {
     for device in common::devices("block softmax") {
@@ -54,14 +68,7 @@ fn softmax_one_block_per_row() {
             })
             .unwrap();
         let y = dy.to_vec().unwrap();
-        let want = softmax_reference(rows, cols, &x);
-        for (i, (a, b)) in y.iter().zip(&want).enumerate() {
-            assert!(
-                (a - b).abs() <= 1e-6 + 1e-5 * b.abs(),
-                "[{i}] {a} vs {b} on {}",
-                device.name()
-            );
-        }
+        assert_row_softmax(&x, &y, cols, &device);
     }
     // Not bit for bit between the devices: `exp` is Rust's on the CPU
     // device and the PTX program (within 1 ulp) on the GPU.
@@ -86,14 +93,7 @@ fn softmax_with_the_row_in_registers() {
             })
             .unwrap();
         let y = dy.to_vec().unwrap();
-        let want = softmax_reference(rows, cols, &x);
-        for (i, (a, b)) in y.iter().zip(&want).enumerate() {
-            assert!(
-                (a - b).abs() <= 1e-6 + 1e-5 * b.abs(),
-                "[{i}] {a} vs {b} on {}",
-                device.name()
-            );
-        }
+        assert_row_softmax(&x, &y, cols, &device);
     }
 }
 
