@@ -490,3 +490,82 @@ fn the_compiler_picks_the_block_size_and_reduces_min_max_into_shared_elements() 
         }
     }
 }
+
+sdfg::sdfg! {
+    /// Reductions from every block iteration into one `gpu` element: from
+    /// a thread map (each block's tree, then the block's value) and from a
+    /// block-level statement.
+    pub sdfg BlockTotals {
+        symbol BLOCKS: i64;
+        symbol CHUNK: i64;
+        gpu X: f32[BLOCKS, CHUNK];
+        gpu S: f32;
+        gpu T: f32;
+        gpu M: f32;
+        state s {
+            map rows[b in 0..BLOCKS] on gpu block(64) {
+                shared part: f32;
+                part = 0.0;
+                map t[i in 0..CHUNK] on threads {
+                    part += X[b, i];
+                    S += X[b, i] * 0.5f32;
+                    M = M.max(X[b, i]);
+                }
+                T += part;
+            }
+        }
+    }
+}
+
+/// On the CPU device, block reductions into one element from every block
+/// iteration combine per chunk of block iterations, then in chunk order:
+/// the same bits on every run with the same thread count (floats whose sum
+/// depends on the order), and within the reassociation bound.
+#[test]
+fn reductions_from_every_block_are_deterministic_for_a_thread_count() {
+    let (blocks, chunk) = (53usize, 301usize);
+    let mut rng = Rng::new(77);
+    let x: Vec<f32> = (0..blocks * chunk)
+        .map(|_| rng.signed_unit() as f32 * 1000.0)
+        .collect();
+    let exact: f64 = x.iter().map(|&v| v as f64).sum();
+    let bound: f64 = x.iter().map(|&v| (v as f64).abs()).sum::<f64>() * 1e-5;
+    let max = x.iter().copied().fold(f32::MIN, f32::max);
+    for threads in [1usize, 2, 3, 8] {
+        let device = Device::cpu_with_threads(threads);
+        let program = BlockTotals::load(&device).unwrap();
+        let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let mut first = None;
+        for _ in 0..6 {
+            let mut ds = DeviceBuffer::from_slice(&device, &[0.0f32]).unwrap();
+            let mut dt = DeviceBuffer::from_slice(&device, &[0.0f32]).unwrap();
+            let mut dm = DeviceBuffer::from_slice(&device, &[f32::MIN]).unwrap();
+            program
+                .run(BlockTotalsArgs {
+                    BLOCKS: blocks as i64,
+                    CHUNK: chunk as i64,
+                    X: &dx,
+                    S: &mut ds,
+                    T: &mut dt,
+                    M: &mut dm,
+                })
+                .unwrap();
+            let got = [
+                ds.to_vec().unwrap()[0],
+                dt.to_vec().unwrap()[0],
+                dm.to_vec().unwrap()[0],
+            ];
+            assert!(
+                (got[0] as f64 - exact * 0.5).abs() <= bound,
+                "{got:?} vs {exact}"
+            );
+            assert!((got[1] as f64 - exact).abs() <= bound, "{got:?} vs {exact}");
+            assert_eq!(got[2], max);
+            let bits = got.map(f32::to_bits);
+            match first {
+                None => first = Some(bits),
+                Some(f) => assert_eq!(f, bits, "run to run on {threads} threads"),
+            }
+        }
+    }
+}

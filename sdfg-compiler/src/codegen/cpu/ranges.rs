@@ -131,12 +131,17 @@ impl MapRanges<'_> {
         let t_inner = names::flat_position(inner);
         let p_inner = self.param_value(inner, &t_inner);
         let c_inner = &counts[inner];
-        // The outer positions of unit `__u` (row-major, the last outer
-        // dimension fastest), then their parameters.
+        // A block map's iteration is a whole block program: each is a unit
+        // of its own (four 128 x 128 tiles of a 256^2 product are four
+        // tasks, not two rows of them).
+        let points = n > 1 && self.map.block.is_some();
+        // The positions of unit `__u` (row-major, the last dimension
+        // fastest): the outer ones of a row, or all of a point.
+        let decomposed = if points { n } else { inner };
         let mut outer = TokenStream::new();
         if n > 1 {
             outer.extend(quote!(let __rest: usize = __u;));
-            for d in (0..inner).rev() {
+            for d in (0..decomposed).rev() {
                 let t = names::flat_position(d);
                 let c = &counts[d];
                 outer.extend(if d == 0 {
@@ -148,7 +153,7 @@ impl MapRanges<'_> {
                     }
                 });
             }
-            for d in 0..inner {
+            for d in 0..decomposed {
                 outer.extend(self.param_value(d, &names::flat_position(d)));
             }
         }
@@ -178,7 +183,21 @@ impl MapRanges<'_> {
                 }
             }
         };
-        let (units, unit_len, loops) = if n > 1 {
+        let (units, unit_len, loops) = if points {
+            let PointCode::One(code) = body else {
+                return TokenStream::new();
+            };
+            (
+                quote!(__total),
+                quote!(1usize),
+                quote! {
+                    for __u in __units {
+                        #outer
+                        #code
+                    }
+                },
+            )
+        } else if n > 1 {
             let run = inner_run(quote!(0usize), quote!(__unit_len));
             (
                 quote!(if __unit_len == 0 {
