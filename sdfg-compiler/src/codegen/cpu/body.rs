@@ -64,10 +64,6 @@ pub(crate) struct BodyEmitter<'a> {
     pub(super) lanes: bool,
     /// Which locals a `let` declares (the others are `for` variables).
     pub(super) let_locals: Vec<bool>,
-    /// Fault code of each access by the address of its index slice and
-    /// whether it stores (how a block reduction, known by its index, finds
-    /// its code).
-    index_codes: Vec<(*const Expr, bool, u32)>,
     /// In a block map's twin: the containers (for its block reductions).
     pub(super) block: Option<&'a [Container]>,
     /// In a block map's twin: the threads the kernel launches per block
@@ -81,10 +77,8 @@ impl<'a> BodyEmitter<'a> {
     pub fn new(data: &'a dyn DataAccess, body: &'a TaskletBody) -> BodyEmitter<'a> {
         let mut codes = Vec::new();
         let mut next = 1u32;
-        let mut index_codes = Vec::new();
         for_each_access(&body.stmts, &mut |site| {
             codes.push((site.node.key(), next, site.is_prechecked()));
-            index_codes.push((site.index.as_ptr(), site.is_store, next));
             next += 1;
         });
         let mut let_locals = vec![false; body.locals.len()];
@@ -103,7 +97,6 @@ impl<'a> BodyEmitter<'a> {
             partials: &[],
             lanes: false,
             let_locals,
-            index_codes,
             block: None,
             block_launched: None,
             block_partials: RefCell::new(Vec::new()),
@@ -204,28 +197,12 @@ impl<'a> BodyEmitter<'a> {
                 partials: &[],
                 lanes: false,
                 let_locals: Vec::new(),
-                index_codes: Vec::new(),
                 block: None,
                 block_launched: None,
                 block_partials: RefCell::new(Vec::new()),
             },
             containers,
         )
-    }
-
-    /// Whether the access with fault code `code` is prechecked (and this
-    /// body's prechecks ran): its index needs no check where it runs.
-    pub(super) fn is_prechecked_code(&self, code: u32) -> bool {
-        self.prechecked && self.codes.iter().any(|(_, c, p)| *c == code && *p)
-    }
-
-    /// The fault code of the access with index slice `index` (a block
-    /// reduction's, in `thread_map`).
-    pub(super) fn code_of(&self, index: &[Expr], is_store: bool) -> u32 {
-        self.index_codes
-            .iter()
-            .find(|(p, s, _)| *p == index.as_ptr() && *s == is_store)
-            .map_or(u32::MAX, |c| c.2)
     }
 
     /// The fault code of the access at `node` and whether it is prechecked.

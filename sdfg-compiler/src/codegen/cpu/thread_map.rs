@@ -20,9 +20,9 @@ use super::body::BodyEmitter;
 use super::partials::identity_of;
 use super::tokens::{combine_values, literal, one_of, rust_type};
 use crate::codegen::{names, runtime_paths as rt};
-use crate::ir::bounds::LoopScope;
+use crate::ir::bounds::{AccessNode, LoopScope};
 use crate::ir::{
-    range_end, uniform_reductions, ContainerId, Expr, RangeEnd, ScalarType, ThreadMap, WcrOp,
+    range_end, uniform_reductions, ContainerId, Expr, RangeEnd, ScalarType, Stmt, ThreadMap, WcrOp,
 };
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -41,6 +41,11 @@ pub(super) struct BlockPartial {
     /// Whether an update ran, where the target's index is checked where
     /// it runs (no update, no check, as on the GPU).
     pub hit: Option<Ident>,
+}
+
+/// The key of a reduction target's index (`Expr::key`s).
+fn index_key(index: &[Expr]) -> String {
+    index.iter().map(Expr::key).collect::<Vec<_>>().join(",")
 }
 
 /// An exact identity for `op` over `t`: every type but a complex product
@@ -71,8 +76,8 @@ impl BodyEmitter<'_> {
             let ty = rust_type(elem);
             let part = names::block_partials(k);
             let exact = has_exact_identity(r.op, elem);
-            let code = self.code_of(r.index, true);
-            let prechecked = self.is_prechecked_code(code);
+            let key = index_key(r.index);
+            let (code, prechecked) = self.reduction_site(t, r.container, &key);
             let hit = (!prechecked).then(|| names::block_partial_hit(k));
             let combined = combine_values(r.op, elem, quote!(__a), quote!(__b));
             let combine = quote!(|__a: #ty, __b: #ty| #combined);
@@ -107,7 +112,7 @@ impl BodyEmitter<'_> {
             }
             partials.push(BlockPartial {
                 container: r.container,
-                key: r.index.iter().map(Expr::key).collect::<Vec<_>>().join(","),
+                key,
                 op: r.op,
                 part,
                 exact,
@@ -235,7 +240,7 @@ impl BodyEmitter<'_> {
         value: &Expr,
     ) -> Option<TokenStream> {
         let partials = self.block_partials.borrow();
-        let key = index.iter().map(Expr::key).collect::<Vec<_>>().join(",");
+        let key = index_key(index);
         let p = partials.iter().find(|p| p.container == c && p.key == key)?;
         let elem = self.data.elem_type(c);
         let v = self.expr(value);
@@ -259,6 +264,30 @@ impl BodyEmitter<'_> {
                 #hit
             }}
         })
+    }
+
+    /// The fault code of the first store of block reduction (`container`,
+    /// index `key`) in `t`, and whether it is prechecked: the target's
+    /// update after the tree is checked (and numbered) as that store. Found
+    /// by its statement: every scalar's index is the same empty slice.
+    fn reduction_site(&self, t: &ThreadMap, container: ContainerId, key: &str) -> (u32, bool) {
+        let mut found = None;
+        for s in &t.body {
+            s.walk(&mut |x| {
+                if let Stmt::Store {
+                    container: c,
+                    index,
+                    wcr: Some(_),
+                    ..
+                } = x
+                {
+                    if found.is_none() && *c == container && index_key(index) == key {
+                        found = Some(self.site(AccessNode::Store(x)));
+                    }
+                }
+            });
+        }
+        found.unwrap_or((u32::MAX, false))
     }
 
     /// The update of a block reduction's target by the block's value `__v`
