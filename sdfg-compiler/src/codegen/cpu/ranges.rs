@@ -99,8 +99,10 @@ impl MapRanges<'_> {
 
     /// Runs `body` once per point of the range in contiguous chunks on
     /// `workers` (a `runtime::__glue::par::Workers`): a chunk is a run of
-    /// rows (every dimension but the innermost) or, in one dimension, of
-    /// iterations; each row runs the innermost dimension in order. `what`
+    /// points in row-major order (a row: every dimension but the
+    /// innermost fixed), each row's part of it running the innermost
+    /// dimension in order; a block map's chunk is a run of block
+    /// iterations. `what`
     /// names the map in the error when the point count overflows `usize`.
     /// With `results`, each chunk also returns a value, combined after the
     /// map in chunk order (reproducible for a given number of threads).
@@ -198,16 +200,24 @@ impl MapRanges<'_> {
                 },
             )
         } else if n > 1 {
-            let run = inner_run(quote!(0usize), quote!(__unit_len));
+            // A chunk is a run of points in row-major order: whole rows
+            // and, at its ends, parts of rows (a map of few long rows, 16
+            // rows of softmax statistics on 16 threads, still gets several
+            // chunks per thread). Each row's part runs the innermost
+            // dimension in order. The position advances before the row's
+            // code, which may `continue` past a dependent range's end.
+            let run = inner_run(quote!(__lo), quote!(__hi));
             (
-                quote!(if __unit_len == 0 {
-                    0
-                } else {
-                    __total / __unit_len
-                }),
-                quote!((#c_inner as usize)),
+                quote!(__total),
+                quote!(1usize),
                 quote! {
-                    for __u in __units {
+                    let __row_len: usize = #c_inner as usize;
+                    let mut __at: usize = __units.start;
+                    while __at < __units.end {
+                        let __u: usize = __at / __row_len;
+                        let __lo: usize = __at - __u * __row_len;
+                        let __hi: usize = ::core::cmp::Ord::min(__row_len, __lo + (__units.end - __at));
+                        __at += __hi - __lo;
                         #outer
                         #run
                     }
