@@ -170,6 +170,13 @@ pub fn block_partials(k: usize) -> Ident {
     format_ident!("__bpart{}", k)
 }
 
+/// Block reduction `k`'s partial while one thread-map iteration runs (a
+/// local the compiler keeps in a register; the thread's partial before
+/// and after).
+pub fn block_partial_acc(k: usize) -> Ident {
+    format_ident!("__bacc{}", k)
+}
+
 /// Whether block reduction `k` of a thread map had an update (kept where
 /// its target's index is checked where it runs: no update, no check).
 pub fn block_partial_hit(k: usize) -> Ident {

@@ -36,6 +36,8 @@ pub(super) struct BlockPartial {
     pub op: WcrOp,
     /// The per-thread partials.
     pub part: Ident,
+    /// The running iteration's thread's partial, in a local.
+    pub acc: Ident,
     /// Plain values from the identity (else `Option`s: no exact identity).
     pub exact: bool,
     /// Whether an update ran, where the target's index is checked where
@@ -115,6 +117,7 @@ impl BodyEmitter<'_> {
                 key,
                 op: r.op,
                 part,
+                acc: names::block_partial_acc(k),
                 exact,
                 hit,
             });
@@ -126,6 +129,25 @@ impl BodyEmitter<'_> {
         }
         let body: TokenStream = t.body.iter().map(|s| self.stmt(s, &inner)).collect();
         *self.block_partials.borrow_mut() = outer;
+        // An iteration updates its thread's partial through a local (a
+        // register, not a load and a store per update). The body cannot
+        // leave the iteration early (`break`/`continue` need a loop of
+        // its own), so the store after it always runs.
+        let (load, store): (Vec<TokenStream>, Vec<TokenStream>) = partials
+            .iter()
+            .map(|p| {
+                let (part, acc) = (&p.part, &p.acc);
+                (
+                    quote!(let mut #acc = #part[#bt];),
+                    quote!(#part[#bt] = #acc;),
+                )
+            })
+            .unzip();
+        let body = quote! {
+            #(#load)*
+            #body
+            #(#store)*
+        };
         // Ranges are block-level: evaluated once, before the iterations.
         // A parameter is `start + i * step` in wrapping i64, exact modulo
         // 2^64, so the cast to its type is the true value (as for a map's
@@ -244,20 +266,20 @@ impl BodyEmitter<'_> {
         let p = partials.iter().find(|p| p.container == c && p.key == key)?;
         let elem = self.data.elem_type(c);
         let v = self.expr(value);
-        let (part, bt) = (&p.part, names::block_thread());
+        let acc = &p.acc;
         let hit = p.hit.as_ref().map(|h| quote!(#h = true;));
         Some(if p.exact {
-            let combined = combine_values(p.op, elem, quote!(#part[#bt]), quote!(__v));
+            let combined = combine_values(p.op, elem, quote!(#acc), quote!(__v));
             quote! {{
                 let __v = #v;
-                #part[#bt] = #combined;
+                #acc = #combined;
                 #hit
             }}
         } else {
             let combined = combine_values(p.op, elem, quote!(__p), quote!(__v));
             quote! {{
                 let __v = #v;
-                #part[#bt] = ::core::option::Option::Some(match #part[#bt] {
+                #acc = ::core::option::Option::Some(match #acc {
                     ::core::option::Option::Some(__p) => #combined,
                     ::core::option::Option::None => __v,
                 });
