@@ -569,3 +569,86 @@ fn reductions_from_every_block_are_deterministic_for_a_thread_count() {
         }
     }
 }
+
+sdfg::sdfg! {
+    /// A float sum and a float maximum per row as block reductions.
+    pub sdfg BlockSums {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: f32[R, C];
+        gpu P: f32[R];
+        gpu S: f64[R];
+        state s {
+            map rows[r in 0..R] on gpu block(64) {
+                shared p: f32;
+                shared t: f64;
+                p = -1.0e30;
+                t = 0.5;
+                map m[i in 0..C] on threads {
+                    p = p.max(X[r, i]);
+                    t += X[r, i] as f64 * 1.0e-3;
+                }
+                P[r] = p;
+                S[r] = t;
+            }
+        }
+    }
+}
+
+/// Block reductions in the GPU kernel's order on the CPU device: thread
+/// `q mod 64` combines its iterations in order, then the butterfly tree
+/// (`__glue::block::tree`, `Option`s: no update, no value). Rows shorter
+/// than the block leave threads without updates: their identity partials
+/// (`-0.0` for the sum, NaN for the maximum) change no bit, also with NaN
+/// and signed zeros among the values.
+#[test]
+fn block_reductions_follow_the_kernel_order_with_idle_threads() {
+    use sdfg::runtime::__glue::block::tree;
+    use sdfg::runtime::MinMaxNumber;
+    let device = Device::cpu_with_threads(2);
+    let program = BlockSums::load(&device).unwrap();
+    for cols in [1usize, 5, 64, 150] {
+        let rows = 3usize;
+        let mut rng = Rng::new(cols as u64 + 5);
+        let mut x: Vec<f32> = (0..rows * cols)
+            .map(|_| rng.signed_unit() as f32 * 100.0)
+            .collect();
+        for (k, v) in x.iter_mut().enumerate() {
+            match k % 11 {
+                3 => *v = f32::NAN,
+                5 => *v = -0.0,
+                7 => *v = 0.0,
+                _ => {}
+            }
+        }
+        let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let mut dp = DeviceBuffer::<f32>::zeros(&device, rows).unwrap();
+        let mut ds = DeviceBuffer::<f64>::zeros(&device, rows).unwrap();
+        program
+            .run(BlockSumsArgs {
+                R: rows as i64,
+                C: cols as i64,
+                X: &dx,
+                P: &mut dp,
+                S: &mut ds,
+            })
+            .unwrap();
+        let (p, s) = (dp.to_vec().unwrap(), ds.to_vec().unwrap());
+        for r in 0..rows {
+            let row = &x[r * cols..(r + 1) * cols];
+            let mut maxes: Vec<Option<f32>> = vec![None; 64];
+            let mut sums: Vec<Option<f64>> = vec![None; 64];
+            for (q, &v) in row.iter().enumerate() {
+                let t = q % 64;
+                maxes[t] = Some(maxes[t].map_or(v, |a| a.max_number(v)));
+                let w = v as f64 * 1.0e-3;
+                sums[t] = Some(sums[t].map_or(w, |a| a + w));
+            }
+            let want_p = (-1.0e30f32).max_number(tree(&maxes, f32::max_number).unwrap());
+            let want_s = 0.5 + tree(&sums, |a, b| a + b).unwrap();
+            let what = format!("row {r} of {cols} columns");
+            assert_eq!(p[r].to_bits(), want_p.to_bits(), "{what}");
+            assert_eq!(s[r].to_bits(), want_s.to_bits(), "{what}");
+        }
+    }
+}

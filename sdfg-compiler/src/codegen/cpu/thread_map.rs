@@ -9,12 +9,12 @@
 //! untouched thread changes nothing, as a thread without updates does on
 //! the GPU), then combines them in the GPU kernel's order
 //! (`__glue::block::tree_of`) and updates the target once: the CPU device
-//! computes the same bits as the GPU for a block size. A one-dimensional
-//! thread map runs in rounds of `B` iterations, thread `t` of a round
-//! being the loop counter: the loop over a round has no division and
-//! indexes the partials by its counter, so it vectorizes where the body
-//! allows. Complex products, whose identity is not exact, keep an
-//! `Option` per thread.
+//! computes the same bits as the GPU for a block size (every type a
+//! reduction takes has an exact identity; complex products, which would
+//! not, are no reduction). A one-dimensional thread map runs in rounds of
+//! `B` iterations, thread `t` of a round being the loop counter: the loop
+//! over a round has no division and indexes the partials by its counter,
+//! so it vectorizes where the body allows.
 
 use super::body::BodyEmitter;
 use super::partials::identity_of;
@@ -22,7 +22,7 @@ use super::tokens::{combine_values, literal, one_of, rust_type};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{AccessNode, LoopScope};
 use crate::ir::{
-    range_end, uniform_reductions, ContainerId, Expr, RangeEnd, ScalarType, Stmt, ThreadMap, WcrOp,
+    range_end, uniform_reductions, ContainerId, Expr, RangeEnd, Stmt, ThreadMap, WcrOp,
 };
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -38,8 +38,6 @@ pub(super) struct BlockPartial {
     pub part: Ident,
     /// The running iteration's thread's partial, in a local.
     pub acc: Ident,
-    /// Plain values from the identity (else `Option`s: no exact identity).
-    pub exact: bool,
     /// Whether an update ran, where the target's index is checked where
     /// it runs (no update, no check, as on the GPU).
     pub hit: Option<Ident>,
@@ -48,12 +46,6 @@ pub(super) struct BlockPartial {
 /// The key of a reduction target's index (`Expr::key`s).
 fn index_key(index: &[Expr]) -> String {
     index.iter().map(Expr::key).collect::<Vec<_>>().join(",")
-}
-
-/// An exact identity for `op` over `t`: every type but a complex product
-/// (`(a + bi)(1 + 0i)` computes `b * 0`, NaN for an infinite `b`).
-fn has_exact_identity(op: WcrOp, t: ScalarType) -> bool {
-    !(op == WcrOp::Product && matches!(t, ScalarType::C32 | ScalarType::C64))
 }
 
 impl BodyEmitter<'_> {
@@ -77,38 +69,24 @@ impl BodyEmitter<'_> {
             let elem = self.data.elem_type(r.container);
             let ty = rust_type(elem);
             let part = names::block_partials(k);
-            let exact = has_exact_identity(r.op, elem);
             let key = index_key(r.index);
             let (code, prechecked) = self.reduction_site(t, r.container, &key);
             let hit = (!prechecked).then(|| names::block_partial_hit(k));
             let combined = combine_values(r.op, elem, quote!(__a), quote!(__b));
             let combine = quote!(|__a: #ty, __b: #ty| #combined);
             let update = self.reduction_target_update(code, r.container, r.index, r.op, prechecked);
-            if exact {
-                let identity = literal(identity_of(r.op, elem));
-                setup.extend(match self.block_launched {
-                    Some(n) => quote!(let mut #part: [#ty; #n] = [#identity; #n];),
-                    None => quote! {
-                        let mut #part: ::std::vec::Vec<#ty> = ::std::vec![#identity; #launched];
-                    },
-                });
-                let value =
-                    quote!(let __v: #ty = #block::tree_of(&#part[..], #identity, #combine););
-                finish.extend(match &hit {
-                    Some(h) => quote!(if #h { #value #update }),
-                    None => quote!({ #value #update }),
-                });
-            } else {
-                setup.extend(quote! {
-                    let mut #part: ::std::vec::Vec<::core::option::Option<#ty>> =
-                        ::std::vec![::core::option::Option::None; #launched];
-                });
-                finish.extend(quote! {
-                    if let ::core::option::Option::Some(__v) = #block::tree(&#part, #combine) {
-                        #update
-                    }
-                });
-            }
+            let identity = literal(identity_of(r.op, elem));
+            setup.extend(match self.block_launched {
+                Some(n) => quote!(let mut #part: [#ty; #n] = [#identity; #n];),
+                None => quote! {
+                    let mut #part: ::std::vec::Vec<#ty> = ::std::vec![#identity; #launched];
+                },
+            });
+            let value = quote!(let __v: #ty = #block::tree_of(&#part[..], #identity, #combine););
+            finish.extend(match &hit {
+                Some(h) => quote!(if #h { #value #update }),
+                None => quote!({ #value #update }),
+            });
             if let Some(h) = &hit {
                 setup.extend(quote!(let mut #h: bool = false;));
             }
@@ -118,7 +96,6 @@ impl BodyEmitter<'_> {
                 op: r.op,
                 part,
                 acc: names::block_partial_acc(k),
-                exact,
                 hit,
             });
         }
@@ -268,24 +245,12 @@ impl BodyEmitter<'_> {
         let v = self.expr(value);
         let acc = &p.acc;
         let hit = p.hit.as_ref().map(|h| quote!(#h = true;));
-        Some(if p.exact {
-            let combined = combine_values(p.op, elem, quote!(#acc), quote!(__v));
-            quote! {{
-                let __v = #v;
-                #acc = #combined;
-                #hit
-            }}
-        } else {
-            let combined = combine_values(p.op, elem, quote!(__p), quote!(__v));
-            quote! {{
-                let __v = #v;
-                #acc = ::core::option::Option::Some(match #acc {
-                    ::core::option::Option::Some(__p) => #combined,
-                    ::core::option::Option::None => __v,
-                });
-                #hit
-            }}
-        })
+        let combined = combine_values(p.op, elem, quote!(#acc), quote!(__v));
+        Some(quote! {{
+            let __v = #v;
+            #acc = #combined;
+            #hit
+        }})
     }
 
     /// The fault code of the first store of block reduction (`container`,
