@@ -191,8 +191,9 @@ impl Program {
         self.graphs.store(on, Ordering::Relaxed);
     }
 
-    /// Why segments of this program ran on streams instead of as graphs
-    /// (distinct reasons, at most 32).
+    /// Why segments of this program ran on streams instead of as graphs,
+    /// and why a persistent state ran launch by launch instead of as one
+    /// kernel (distinct reasons, at most 32).
     ///
     /// ```
     /// # use sdfg_runtime::Device;

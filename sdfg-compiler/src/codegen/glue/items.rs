@@ -56,13 +56,16 @@ impl Glue<'_> {
             (rt::kernel_entry(), rt::program_spec(), rt::stream_spec());
 
         let fields = self.arg_fields();
-        let twins: Vec<TokenStream> = self.abis.iter().map(|a| kernel_twin(sdfg, a)).collect();
+        let mut twins: Vec<TokenStream> =
+            self.abis.iter().map(|a| kernel_twin(sdfg, a)).collect();
+        twins.extend(self.persistent.iter().map(|p| self.persistent_twin(p)));
         let entries: Vec<TokenStream> = self
             .abis
             .iter()
-            .map(|a| {
-                let n = &a.name;
-                let f = names::kernel_twin(&a.name);
+            .map(|a| &a.name)
+            .chain(self.persistent.iter().map(|p| &p.name))
+            .map(|n| {
+                let f = names::kernel_twin(n);
                 quote!(#kernel_entry { name: #n, cpu: #f })
             })
             .collect();

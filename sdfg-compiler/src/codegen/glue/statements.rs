@@ -36,8 +36,30 @@ impl Glue<'_> {
     /// The launch of a `gpu` map's kernel: each argument as its ABI
     /// parameter says, from where the glue holds that value.
     fn kernel_launch(&self, sid: StateId, k: StmtId, st: &Statement, m: &Map) -> TokenStream {
-        let (index, abi, shape) = self.kernel(sid, k);
+        let (index, _, _) = self.kernel(sid, k);
         let stream = self.stream_of(sid, k);
+        let (config, args) = self.launch_parts(sid, k, st, m);
+        let kernel_arg = rt::kernel_arg();
+        quote! {{
+            let __cfg = #config;
+            let __args: &[#kernel_arg<'_>] = &[#(#args),*];
+            // SAFETY: `__module` is this SDFG's module and `__args` is the
+            // parameter list of kernel `#index`'s ABI, built by the generator
+            // that wrote the kernel.
+            unsafe { #stream.launch(__module, #index, &__cfg, __args) }?;
+        }}
+    }
+
+    /// A `gpu` map's launch configuration and its kernel's arguments, in
+    /// the ABI's order (a persistent kernel passes them on as its phase's).
+    pub(super) fn launch_parts(
+        &self,
+        sid: StateId,
+        k: StmtId,
+        st: &Statement,
+        m: &Map,
+    ) -> (TokenStream, Vec<TokenStream>) {
+        let (_, abi, shape) = self.kernel(sid, k);
         let counts: Vec<_> = (0..m.params.len())
             .map(|d| names::range(RangeScope::Statement(k), d).count)
             .collect();
@@ -110,14 +132,7 @@ impl Glue<'_> {
         } else {
             quote!(#launch_config::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows))
         };
-        quote! {{
-            let __cfg = #config;
-            let __args: &[#kernel_arg<'_>] = &[#(#args),*];
-            // SAFETY: `__module` is this SDFG's module and `__args` is the
-            // parameter list of kernel `#index`'s ABI, built by the generator
-            // that wrote the kernel.
-            unsafe { #stream.launch(__module, #index, &__cfg, __args) }?;
-        }}
+        (config, args)
     }
 
     /// Binds each container a host statement touches: `&[T]` to read,
