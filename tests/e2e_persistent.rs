@@ -77,11 +77,23 @@ fn initial(len: usize, seed: u64) -> Vec<f64> {
 }
 
 fn run_heat3d(device: &Device, n: usize, tsteps: i64, persistent: bool) -> (Vec<f64>, Vec<f64>) {
+    run_heat3d_with(device, n, tsteps, persistent, true)
+}
+
+/// `switch`: the persistent program's `set_persistent`.
+fn run_heat3d_with(
+    device: &Device,
+    n: usize,
+    tsteps: i64,
+    persistent: bool,
+    switch: bool,
+) -> (Vec<f64>, Vec<f64>) {
     let len = n * n * n;
     let mut a = DeviceBuffer::from_slice(device, &initial(len, 1)).unwrap();
     let mut b = DeviceBuffer::from_slice(device, &initial(len, 2)).unwrap();
     if persistent {
         let program = Heat3dPersistent::load(device).unwrap();
+        program.set_persistent(switch);
         program
             .run(Heat3dPersistentArgs {
                 N: n as i64,
@@ -154,6 +166,17 @@ fn heat3d_persistent_equals_the_streams_version_bit_for_bit_on_the_cpu_device() 
         // One launch for the whole loop (none when it never runs).
         assert_eq!(launches, u64::from(tsteps > 1), "N = {n}, TSTEPS = {tsteps}");
     }
+}
+
+#[test]
+fn switched_off_the_persistent_state_runs_launch_by_launch_with_the_same_results() {
+    let device = Device::cpu();
+    let (n, tsteps) = (9, 7);
+    let before = device.counters();
+    let off = run_heat3d_with(&device, n, tsteps, true, false);
+    let launches = device.counters().kernel_launches - before.kernel_launches;
+    assert_eq!(launches, 2 * (tsteps as u64 - 1));
+    assert_eq!(off, run_heat3d(&device, n, tsteps, true));
 }
 
 fn smooth_reference(x: &mut [f64], t: usize) -> (f64, i64) {

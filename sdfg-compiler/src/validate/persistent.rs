@@ -72,11 +72,11 @@ fn check_state(sdfg: &Sdfg, s: StateId, attr: proc_macro2::Span, diags: &mut Dia
                 t.name.text
             )),
             StatementKind::Copy(c) => Some(format!(
-                "copy `{} -> {}` in persistent state `{name}`",
+                "copy `{} -> {}` cannot run in the kernel of persistent state `{name}`",
                 sdfg.containers[c.src].name.text, sdfg.containers[c.dst].name.text
             )),
             StatementKind::Wait(w) => Some(format!(
-                "`wait {};` in persistent state `{name}`",
+                "`wait {};` cannot run in the kernel of persistent state `{name}`",
                 sdfg.containers[w.container].name.text
             )),
             // Calls are inlined before validation (the nested check reports one left).

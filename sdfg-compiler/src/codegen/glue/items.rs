@@ -196,8 +196,16 @@ impl Glue<'_> {
                     self.__program.set_graphs(on)
                 }
 
+                /// Runs `#[persistent]` states launch by launch (or again as one
+                /// kernel each) in later calls of this loaded program: a switch for
+                /// comparing the two. Results are the same.
+                pub fn set_persistent(&self, on: bool) {
+                    self.__program.set_persistent(on)
+                }
+
                 /// Why segments of this program ran on streams instead of as graphs
-                /// (too few operations, no conditional nodes in the driver, ...).
+                /// (too few operations, no conditional nodes in the driver, ...), and
+                /// why a persistent state ran launch by launch.
                 pub fn graph_notes(&self) -> ::std::vec::Vec<::std::string::String> {
                     self.__program.graph_notes()
                 }

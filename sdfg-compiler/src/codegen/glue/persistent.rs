@@ -8,7 +8,8 @@
 //! not taken). Where the device cannot run the kernel (no cooperative
 //! launch, no block resident) the launch issues nothing and the state runs
 //! as written, launch by launch, for the rest of the call; the program's
-//! notes say so.
+//! notes say so. `set_persistent(false)` (or `SDFG_PERSISTENT=off`) runs it
+//! launch by launch on purpose.
 
 use super::Glue;
 use crate::codegen::cpu::body::BodyEmitter;
@@ -84,7 +85,7 @@ impl Glue<'_> {
             #sid => {
                 #prechecks
                 #move_in
-                let __launched: bool = if #f {
+                let __launched: bool = if #f && self.__program.persistent_enabled() {
                     let (__iterations, __finals): (u64, _) = {
                         #(let mut #syms = #syms;)*
                         let mut __iterations: u64 = 1;
