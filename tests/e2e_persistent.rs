@@ -70,6 +70,30 @@ sdfg! {
     }
 }
 
+sdfg! {
+    /// A captured segment (four maps) runs into a persistent state: the
+    /// segment ends there, the persistent kernel follows on streams.
+    pub sdfg Segmented {
+        symbol N: i64; symbol T: i64;
+        gpu X: f64[N];
+        gpu Y: f64[N];
+        gpu Z: f64[N];
+        state init {
+            map x[i in 0..N] on gpu { X[i] = (i as f64) * 0.5; }
+            map y[i in 0..N] on gpu { Y[i] = 1.0; }
+            map z[i in 0..N] on gpu { Z[i] = X[i] + Y[i]; }
+            map w[i in 0..N] on gpu { X[i] = Z[i] * 2.0; }
+        }
+        #[persistent]
+        state step {
+            map y2[i in 1..N-1] on gpu { Y[i] = 0.5 * (X[i - 1] + X[i + 1]); }
+            map x2[i in 1..N-1] on gpu { X[i] = 0.5 * (Y[i - 1] + Y[i + 1]) + Z[i]; }
+        }
+        init -> step { t = 0 }
+        step -> step if t + 1 < T { t = t + 1 }
+    }
+}
+
 fn initial(len: usize, seed: u64) -> Vec<f64> {
     (0..len)
         .map(|i| (((i as u64 * 2654435761 + seed) % 1000) as f64) / 999.0)
@@ -166,6 +190,39 @@ fn heat3d_persistent_equals_the_streams_version_bit_for_bit_on_the_cpu_device() 
         // One launch for the whole loop (none when it never runs).
         assert_eq!(launches, u64::from(tsteps > 1), "N = {n}, TSTEPS = {tsteps}");
     }
+}
+
+#[test]
+fn a_graph_segment_ends_where_the_persistent_state_begins() {
+    assert_eq!(Segmented::GRAPH_PLAN[0], "state `init`: captured");
+    let device = Device::cpu();
+    let n = 500;
+    let program = Segmented::load(&device).unwrap();
+    let mut results = Vec::new();
+    for persistent in [false, true, true, true] {
+        program.set_persistent(persistent);
+        let mut x = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        let mut y = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        let mut z = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+        let before = device.counters();
+        program
+            .run(SegmentedArgs {
+                N: n as i64,
+                T: 25,
+                X: &mut x,
+                Y: &mut y,
+                Z: &mut z,
+            })
+            .unwrap();
+        let counts = device.counters() - before;
+        results.push((x.to_vec().unwrap(), y.to_vec().unwrap()));
+        if persistent {
+            // The segment: streams, then recorded and replayed as a graph.
+            assert!(counts.kernel_launches <= 5, "{counts:?}");
+        }
+    }
+    assert!(device.counters().graph_launches > 0);
+    assert!(results.iter().all(|r| *r == results[0]));
 }
 
 #[test]
