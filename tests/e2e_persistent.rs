@@ -43,7 +43,10 @@ macro_rules! heat3d {
 }
 
 heat3d!(Heat3dStreams);
-heat3d!(#[persistent] Heat3dPersistent);
+heat3d!(
+    #[persistent]
+    Heat3dPersistent
+);
 
 sdfg! {
     /// A persistent loop with a reduction, a 1-D stencil and a symbol the
@@ -154,7 +157,11 @@ fn the_schedule_runs_the_state_as_a_persistent_kernel() {
         Some(LoopForm::Persistent)
     );
     assert!(schedule.graphs.persistent(1).is_some());
-    assert!(Heat3dStreams::schedule().unwrap().graphs.persistent(1).is_none());
+    assert!(Heat3dStreams::schedule()
+        .unwrap()
+        .graphs
+        .persistent(1)
+        .is_none());
     // One entry more than the maps: the persistent kernel, with its barrier.
     assert!(Heat3dPersistent::PTX.contains(".visible .entry p_step("));
     assert!(Heat3dPersistent::PTX.contains("atom.acq_rel.gpu.global.add.u32"));
@@ -188,7 +195,11 @@ fn heat3d_persistent_equals_the_streams_version_bit_for_bit_on_the_cpu_device() 
         let streams = run_heat3d(&device, n, tsteps, false);
         assert_eq!(persistent, streams, "N = {n}, TSTEPS = {tsteps}");
         // One launch for the whole loop (none when it never runs).
-        assert_eq!(launches, u64::from(tsteps > 1), "N = {n}, TSTEPS = {tsteps}");
+        assert_eq!(
+            launches,
+            u64::from(tsteps > 1),
+            "N = {n}, TSTEPS = {tsteps}"
+        );
     }
 }
 
@@ -303,7 +314,10 @@ fn gpu_heat3d_persistent_is_one_launch_and_equals_the_streams_version() {
         assert_eq!(launches, 1, "N = {n}, TSTEPS = {tsteps}");
         let cpu = run_heat3d(&Device::cpu(), n.min(40), tsteps, true);
         let gpu_small = run_heat3d(&gpu, n.min(40), tsteps, true);
-        assert_eq!(cpu, gpu_small, "N = {n}, TSTEPS = {tsteps}: cpu device vs gpu");
+        assert_eq!(
+            cpu, gpu_small,
+            "N = {n}, TSTEPS = {tsteps}: cpu device vs gpu"
+        );
     }
     let (x, _, last) = run_smooth(&gpu, 5000, 33);
     let (x_cpu, _, last_cpu) = run_smooth(&Device::cpu(), 5000, 33);

@@ -180,8 +180,7 @@ fn main() -> AnyResult<()> {
     };
 
     let graph_rows = graphs::graph_rows(&device, &stream, reps, small, seeds.next())?;
-    let persistent_row =
-        persistent::persistent_row(&device, &stream, reps, small, seeds.next())?;
+    let persistent_row = persistent::persistent_row(&device, &stream, reps, small, seeds.next())?;
     let first_loads = if gpu {
         graphs::first_loads()
             .map_err(|e| eprintln!("first loads in new processes: {e}"))

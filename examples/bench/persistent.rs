@@ -48,7 +48,8 @@ pub(crate) fn persistent_row(
     let mut plain = heat3d::Heat3dWorkload::with_sizes(device, n, t)?;
     let streams = measure(&mut plain, false, stream, reps, seed)?;
     let graphs = measure(&mut plain, true, stream, reps, seed)?;
-    let mut persistent = heat3d::Heat3dWorkload::with_sizes(device, n, t)?.into_persistent(device)?;
+    let mut persistent =
+        heat3d::Heat3dWorkload::with_sizes(device, n, t)?.into_persistent(device)?;
     let persistent_mode = measure(&mut persistent, true, stream, reps, seed)?;
     Ok(PersistentRow {
         sizes: format!("N={n} TSTEPS={t}"),

@@ -203,8 +203,9 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
         }
         if let Some(span) = persistent {
             diags.push(
-                Diagnostic::error(span, "`#[persistent]` belongs on a state, not on an edge")
-                    .help("write `#[persistent] state NAME { ... }` on the state that loops over itself"),
+                Diagnostic::error(span, "`#[persistent]` belongs on a state, not on an edge").help(
+                    "write `#[persistent] state NAME { ... }` on the state that loops over itself",
+                ),
             );
         }
         // Edge expressions may index containers (`A[0, 1]`): rewrite first.
@@ -224,8 +225,9 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
     }
     if let Some(span) = persistent.filter(|_| kw != "state") {
         diags.push(
-            Diagnostic::error(span, "`#[persistent]` belongs on a state")
-                .help("write `#[persistent] state NAME { ... }` on the state that loops over itself"),
+            Diagnostic::error(span, "`#[persistent]` belongs on a state").help(
+                "write `#[persistent] state NAME { ... }` on the state that loops over itself",
+            ),
         );
     }
     let item = match kw.as_str() {
@@ -457,8 +459,11 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
     }
     if let Some(span) = attributes.persistent {
         diags.push(
-            Diagnostic::error(span, "`#[persistent]` belongs on a state, not on a statement")
-                .help("write `#[persistent] state NAME { ... }` on the state that loops over itself"),
+            Diagnostic::error(
+                span,
+                "`#[persistent]` belongs on a state, not on a statement",
+            )
+            .help("write `#[persistent] state NAME { ... }` on the state that loops over itself"),
         );
     }
     let Some(kw) = keyword(input) else {

@@ -95,9 +95,9 @@ pub enum LoopForm {
 impl GraphPlan {
     /// Does any state take part in graphs?
     pub fn has_segments(&self) -> bool {
-        self.states.iter().any(|s| {
-            matches!(s, StatePlan::Captured | StatePlan::DeviceLoop(_))
-        })
+        self.states
+            .iter()
+            .any(|s| matches!(s, StatePlan::Captured | StatePlan::DeviceLoop(_)))
     }
 
     /// Is state `s` captured?
@@ -333,7 +333,11 @@ fn captured_refusal(sdfg: &Sdfg, s: StateId) -> Option<String> {
 
 /// Every symbol a state's statements mention (ranges, bodies, subsets).
 fn symbols_used(state: &State) -> BTreeSet<SymbolId> {
-    state.stmts.iter().flat_map(|st| st.symbols_used()).collect()
+    state
+        .stmts
+        .iter()
+        .flat_map(|st| st.symbols_used())
+        .collect()
 }
 
 /// State `s` as a device loop; `Err(Some(why))` when it has a self edge

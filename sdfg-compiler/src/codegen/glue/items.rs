@@ -56,8 +56,7 @@ impl Glue<'_> {
             (rt::kernel_entry(), rt::program_spec(), rt::stream_spec());
 
         let fields = self.arg_fields();
-        let mut twins: Vec<TokenStream> =
-            self.abis.iter().map(|a| kernel_twin(sdfg, a)).collect();
+        let mut twins: Vec<TokenStream> = self.abis.iter().map(|a| kernel_twin(sdfg, a)).collect();
         twins.extend(self.persistent.iter().map(|p| self.persistent_twin(p)));
         let entries: Vec<TokenStream> = self
             .abis

@@ -56,7 +56,9 @@ impl Glue<'_> {
         assigned.sort_unstable();
         assigned.dedup();
         let syms: Vec<Ident> = assigned.iter().map(|&s| self.sym(s)).collect();
-        let finals: Vec<Ident> = (0..syms.len()).map(|k| format_ident!("__final_{}", k)).collect();
+        let finals: Vec<Ident> = (0..syms.len())
+            .map(|k| format_ident!("__final_{}", k))
+            .collect();
         let count = self.count_iterations(sid);
         // The phases' launches, then the persistent kernel's own arguments.
         let kernel_arg = rt::kernel_arg();

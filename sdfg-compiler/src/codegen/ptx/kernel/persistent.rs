@@ -83,7 +83,10 @@ pub(crate) fn persistent_entry(
     for &i in &kernel.phases {
         let abi = &abis[i];
         for (k, p) in abi.params.iter().enumerate() {
-            params.push(format!("\t{}", param_decl(p, &format!("{}_param_{k}", abi.name))));
+            params.push(format!(
+                "\t{}",
+                param_decl(p, &format!("{}_param_{k}", abi.name))
+            ));
         }
         if let StatementKind::Map(m) = &state.stmts[abi.stmt].kind {
             maps.push(format!("`{}`", m.name.text));
@@ -98,7 +101,11 @@ pub(crate) fn persistent_entry(
         state.name.text,
         maps.join(", ")
     );
-    let _ = writeln!(text, ".visible .entry {name}(\n{}\n)\n{{", params.join(",\n"));
+    let _ = writeln!(
+        text,
+        ".visible .entry {name}(\n{}\n)\n{{",
+        params.join(",\n")
+    );
     text.push_str("\t.reg .pred %bp<3>;\n\t.reg .b32 %br<8>;\n\t.reg .b64 %brd<4>;\n");
     for ins in [
         format!("ld.param.u64 %brd0, [{name}_barrier]"),
@@ -143,7 +150,9 @@ pub(crate) fn persistent_entry(
         let _ = writeln!(text, "{exit}:");
         if phase == last {
             // The last iteration needs no barrier after its last phase.
-            text.push_str("\tsub.u64 %brd3, %brd3, 1;\n\tsetp.eq.u64 %bp0, %brd3, 0;\n\t@%bp0 bra $P_exit;\n");
+            text.push_str(
+                "\tsub.u64 %brd3, %brd3, 1;\n\tsetp.eq.u64 %bp0, %brd3, 0;\n\t@%bp0 bra $P_exit;\n",
+            );
         }
         text.push_str(&grid_barrier(phase));
     }
