@@ -323,3 +323,71 @@ fn gpu_heat3d_persistent_is_one_launch_and_equals_the_streams_version() {
     let (x_cpu, _, last_cpu) = run_smooth(&Device::cpu(), 5000, 33);
     assert_eq!((x, last), (x_cpu, last_cpu));
 }
+
+sdfg! {
+    /// A gather in a persistent loop: an index outside `A` is a read fault
+    /// of the map `gather`, reported by the call that ran it.
+    pub sdfg GatherLoop {
+        symbol N: i64; symbol M: i64; symbol T: i64;
+        gpu A: i32[N];
+        gpu IDX: i64[M];
+        gpu B: i32[M];
+        gpu C: i32[M];
+        state init {}
+        #[persistent]
+        state step {
+            map gather[i in 0..M] on gpu { B[i] = A[IDX[i]]; }
+            map bump[i in 0..M] on gpu { C[i] = C[i] + B[i]; }
+        }
+        init -> step { t = 0 }
+        step -> step if t + 1 < T { t = t + 1 }
+    }
+}
+
+fn gather_loop(device: &Device, idx: &[i64]) -> (Result<(), Error>, Vec<i32>) {
+    let program = GatherLoop::load(device).unwrap();
+    let a = DeviceBuffer::from_slice(device, &[10, 11, 12, 13]).unwrap();
+    let idx = DeviceBuffer::from_slice(device, idx).unwrap();
+    let mut b = DeviceBuffer::<i32>::zeros(device, 3).unwrap();
+    let mut c = DeviceBuffer::<i32>::zeros(device, 3).unwrap();
+    let result = program.run(GatherLoopArgs {
+        N: 4,
+        M: 3,
+        T: 5,
+        A: &a,
+        IDX: &idx,
+        B: &mut b,
+        C: &mut c,
+    });
+    (result, c.to_vec().unwrap())
+}
+
+fn faults_reach_the_call_and_name_the_map(device: &Device) {
+    let (ok, c) = gather_loop(device, &[3, 1, 0]);
+    ok.unwrap();
+    assert_eq!(c, [65, 55, 50]);
+    let (fault, c) = gather_loop(device, &[3, 16, 0]);
+    match fault {
+        Err(e @ Error::KernelFault { .. }) => assert_eq!(
+            e.to_string(),
+            "map `gather` in state `step`: the read of `A` at index 16 was out of bounds \
+             and skipped (kernel `k_step_gather`)"
+        ),
+        other => panic!("expected the call's fault, got {other:?}"),
+    }
+    // The access was skipped (a read gives zero); the rest ran every step.
+    assert_eq!(c, [65, 0, 50]);
+}
+
+#[test]
+fn faults_of_a_phase_reach_the_call_and_name_the_map_on_the_cpu_device() {
+    faults_reach_the_call_and_name_the_map(&Device::cpu());
+}
+
+#[test]
+fn gpu_faults_of_a_phase_reach_the_call_and_name_the_map() {
+    let Some(gpu) = common::gpu_or_skip("gpu_faults_of_a_phase") else {
+        return;
+    };
+    faults_reach_the_call_and_name_the_map(&gpu);
+}
