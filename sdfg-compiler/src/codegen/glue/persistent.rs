@@ -68,7 +68,7 @@ impl Glue<'_> {
             let k = self.abis[i].stmt;
             let st = &state.stmts[k];
             if let StatementKind::Map(m) = &st.kind {
-                let (config, phase_args) = self.launch_parts(sid, k, st, m);
+                let (config, phase_args) = self.launch_parts(sid, k, st, m, true);
                 configs.push(config);
                 args.extend(phase_args);
             }

@@ -134,6 +134,7 @@ pub(crate) fn persistent_entry(
     }
     text.push_str("$P_top:\n");
     let last = kernel.phases.len().saturating_sub(1);
+    let tuning = &phase_tuning(tuning);
     for (phase, &i) in kernel.phases.iter().enumerate() {
         let abi = &abis[i];
         let StatementKind::Map(map) = &state.stmts[abi.stmt].kind else {
@@ -158,6 +159,20 @@ pub(crate) fn persistent_entry(
     }
     text.push_str("\tbra.uni $P_top;\n$P_exit:\n\tret;\n}\n");
     text
+}
+
+/// The launch shape of the phases: one item per thread in x in maps of two
+/// and more dimensions (`codegen::persistent::phase_items_per_thread`;
+/// rows as tuned). The grid is capped at the blocks resident at once, so the
+/// registers of the largest phase decide how many blocks run: heat3d's
+/// phases need 64 registers this way instead of 96 with two items (ptxas,
+/// sm_90), 8 resident blocks of 128 threads per SM instead of 5. Not yet
+/// measured as a persistent kernel on a GPU.
+fn phase_tuning(tuning: &Tuning) -> Tuning {
+    Tuning {
+        items_2d: 1,
+        ..*tuning
+    }
 }
 
 /// The grid-wide barrier after phase `k` (see the module's docs).
