@@ -53,8 +53,9 @@ impl ShapeRow {
 }
 
 /// The shapes compared: the default with and without cache hints, its
-/// neighbours, the first default (128x2, 2 in x, one row) and the
-/// hand-written baseline's shape (32x8, one element).
+/// neighbours, the previous default (64x2, 2 in x, 4 rows), the first
+/// default (128x2, 2 in x, one row) and the hand-written baseline's shape
+/// (32x8, one element).
 fn candidates() -> Vec<Tuning> {
     let base = Tuning::default();
     let with = |block_2d: [u32; 2], items_2d: u32, rows_2d: u32| Tuning {
@@ -76,6 +77,11 @@ fn candidates() -> Vec<Tuning> {
         base,
         hints(256, false),
         hints(0, true),
+        with([64, 2], 1, 2),
+        with([64, 2], 1, 6),
+        with([128, 1], 1, 4),
+        with([32, 4], 1, 4),
+        with([64, 2], 2, 4),
         with([64, 2], 2, 2),
         with([32, 4], 2, 2),
         with([32, 4], 2, 4),

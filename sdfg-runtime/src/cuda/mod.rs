@@ -647,11 +647,26 @@ pub(crate) fn launch(
     stream.ctx.bind()?;
     allow_shared_bytes(f, shared_bytes)?;
     // One 16-byte slot per parameter (a complex value fills it; the driver
-    // reads as many low bytes as the kernel's parameter has).
-    let mut pointers: Vec<*mut c_void> = params
-        .iter_mut()
-        .map(|slot| slot as *mut u128 as *mut c_void)
-        .collect();
+    // reads as many low bytes as the kernel's parameter has). The pointer
+    // array is on the stack for up to `INLINE` parameters: a launch
+    // allocates nothing.
+    const INLINE: usize = 32;
+    let mut inline = [std::ptr::null_mut::<c_void>(); INLINE];
+    let mut spilled: Vec<*mut c_void> = Vec::new();
+    let pointers: &mut [*mut c_void] = if params.len() <= INLINE {
+        let slots = &mut inline[..params.len()];
+        for (pointer, slot) in slots.iter_mut().zip(params.iter_mut()) {
+            *pointer = slot as *mut u128 as *mut c_void;
+        }
+        slots
+    } else {
+        spilled.extend(
+            params
+                .iter_mut()
+                .map(|slot| slot as *mut u128 as *mut c_void),
+        );
+        &mut spilled
+    };
     // SAFETY: `f` comes from a loaded module of this context; every pointer
     // points to a live, 16-byte aligned u128 that the driver copies during
     // the call (it reads the parameter's size from the kernel); buffer
@@ -664,7 +679,7 @@ pub(crate) fn launch(
             (block[0], block[1], block[2]),
             shared_bytes,
             stream.raw,
-            &mut pointers,
+            pointers,
         )
     }
     .map_err(driver("cuLaunchKernel"))

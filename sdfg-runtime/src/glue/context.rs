@@ -21,16 +21,19 @@ use std::sync::{Arc, Mutex};
 /// Idle contexts of one program.
 #[derive(Default)]
 pub(super) struct ContextPool {
-    idle: Mutex<Vec<Context>>,
+    /// Boxed: a call moves its context in and out of the pool and into
+    /// its `Running` (a pointer, not the whole context, each time).
+    #[allow(clippy::vec_box)]
+    idle: Mutex<Vec<Box<Context>>>,
 }
 
 impl ContextPool {
     /// An idle context, if any.
-    pub(super) fn take(&self) -> Option<Context> {
+    pub(super) fn take(&self) -> Option<Box<Context>> {
         lock(&self.idle).pop()
     }
 
-    fn put(&self, mut context: Context) {
+    fn put(&self, mut context: Box<Context>) {
         context.restore_own_streams();
         lock(&self.idle).push(context);
     }
@@ -38,13 +41,13 @@ impl ContextPool {
 
 /// A context in a call, and the pool it returns to: what `Running` holds.
 struct PooledCall {
-    context: Context,
+    context: Box<Context>,
     pool: Arc<ContextPool>,
 }
 
 impl CallResources for PooledCall {
-    fn distinct_streams(&self) -> Vec<Stream> {
-        self.context.distinct_streams()
+    fn for_each_stream(&self, f: &mut dyn FnMut(&Stream)) {
+        self.context.for_each_stream(f)
     }
 
     fn check_fault(&self) -> Result<()> {
@@ -64,7 +67,7 @@ impl CallResources for PooledCall {
     }
 }
 
-fn running<'a>(context: Context, pool: &Arc<ContextPool>) -> Running<'a> {
+fn running<'a>(context: Box<Context>, pool: &Arc<ContextPool>) -> Running<'a> {
     Running::new(Box::new(PooledCall {
         context,
         pool: Arc::clone(pool),
@@ -83,6 +86,8 @@ pub struct Context {
     active: Vec<Stream>,
     /// Every index maps to `active[0]`.
     uniform: bool,
+    /// `active` is a caller's stream (`run_everything_on`), not `own`.
+    borrowed_streams: bool,
     device_transients: Vec<Option<Box<dyn Any + Send + Sync>>>,
     /// Per device transient: allocated (so zeroed) and not handed out to a
     /// call since.
@@ -127,6 +132,7 @@ impl Context {
             own,
             own_uniform: uniform,
             uniform,
+            borrowed_streams: false,
             device_transients: Vec::new(),
             device_transient_fresh: Vec::new(),
             host_transients: Vec::new(),
@@ -135,25 +141,28 @@ impl Context {
     }
 
     fn restore_own_streams(&mut self) {
-        self.active = self.own.clone();
-        self.uniform = self.own_uniform;
+        // Only a call on a caller's stream changed them (no clone per call).
+        if self.borrowed_streams {
+            self.active = self.own.clone();
+            self.uniform = self.own_uniform;
+            self.borrowed_streams = false;
+        }
     }
 
     /// Maps every stream index to `stream` (until the context is pooled again).
     pub(super) fn run_everything_on(&mut self, stream: &Stream) {
         self.active = vec![stream.clone()];
         self.uniform = true;
+        self.borrowed_streams = true;
     }
 
-    /// Each stream once (for waiting).
-    fn distinct_streams(&self) -> Vec<Stream> {
-        let mut out: Vec<Stream> = Vec::new();
-        for s in &self.active {
-            if !out.contains(s) {
-                out.push(s.clone());
+    /// Calls `f` with each stream once (for waiting; allocates nothing).
+    fn for_each_stream(&self, f: &mut dyn FnMut(&Stream)) {
+        for (i, s) in self.active.iter().enumerate() {
+            if !self.active[..i].contains(s) {
+                f(s);
             }
         }
-        out
     }
 
     /// The argument that passes this context's fault slot to a kernel (the
@@ -569,7 +578,7 @@ impl Context {
 /// it unfinished waits for its streams and returns it to the pool.
 pub struct ContextGuard<'p> {
     pool: &'p Arc<ContextPool>,
-    context: Option<Context>,
+    context: Option<Box<Context>>,
 }
 
 impl std::fmt::Debug for ContextGuard<'_> {
@@ -581,7 +590,7 @@ impl std::fmt::Debug for ContextGuard<'_> {
 }
 
 impl<'p> ContextGuard<'p> {
-    pub(super) fn new(pool: &'p Arc<ContextPool>, context: Context) -> Self {
+    pub(super) fn new(pool: &'p Arc<ContextPool>, context: Box<Context>) -> Self {
         ContextGuard {
             pool,
             context: Some(context),

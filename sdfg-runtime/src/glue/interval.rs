@@ -207,6 +207,51 @@ pub struct Wrap {
     pub range: Interval,
 }
 
+/// The evaluation stack of [`evaluate`]: inline up to `INLINE` entries
+/// (every index the front end admits is far shallower), then on the heap.
+/// Evaluating runs for every prechecked index of every call, so it does not
+/// allocate.
+struct Stack {
+    inline: [Interval; Stack::INLINE],
+    len: usize,
+    spilled: Vec<Interval>,
+}
+
+impl Default for Stack {
+    fn default() -> Self {
+        Stack {
+            inline: [Interval { lo: 0, hi: 0 }; Stack::INLINE],
+            len: 0,
+            spilled: Vec::new(),
+        }
+    }
+}
+
+impl Stack {
+    const INLINE: usize = 16;
+
+    fn push(&mut self, v: Interval) {
+        if self.len < Self::INLINE {
+            self.inline[self.len] = v;
+            self.len += 1;
+        } else {
+            self.spilled.push(v);
+        }
+    }
+
+    fn pop(&mut self) -> Option<Interval> {
+        if let Some(v) = self.spilled.pop() {
+            return Some(v);
+        }
+        self.len = self.len.checked_sub(1)?;
+        Some(self.inline[self.len])
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0 && self.spilled.is_empty()
+    }
+}
+
 /// Runs a plan (see the module documentation). A plan the compiler emitted
 /// is well formed; a malformed one (an index out of `points`/`vars`, a
 /// stack underflow) yields the widest interval, which no check accepts.
@@ -215,7 +260,7 @@ pub fn evaluate(ops: &[IntervalOp], points: &[i128], vars: &[Interval]) -> Resul
         lo: i128::MIN,
         hi: i128::MAX,
     };
-    let mut stack: Vec<Interval> = Vec::with_capacity(ops.len());
+    let mut stack = Stack::default();
     let point = |k: usize| points.get(k).copied();
     for &op in ops {
         let (result, ty) = match op {
@@ -329,6 +374,19 @@ mod tests {
 
     fn iv(lo: i128, hi: i128) -> Interval {
         Interval { lo, hi }
+    }
+
+    #[test]
+    fn a_stack_deeper_than_the_inline_part_spills_and_comes_back() {
+        // 20 points pushed, then 19 additions: 1 + 2 + ... + 20.
+        let n = Stack::INLINE + 4;
+        let mut ops: Vec<IntervalOp> = (0..n).map(Point).collect();
+        ops.extend(std::iter::repeat_n(Add(I64), n - 1));
+        let points: Vec<i128> = (1..=n as i128).collect();
+        let sum = (n * (n + 1) / 2) as i128;
+        assert_eq!(run(&ops, &points, &[]), Ok(iv(sum, sum)));
+        // One operand too few: malformed, not a panic.
+        assert_eq!(run(&ops[1..], &points, &[]).map(|r| r.hi), Ok(i128::MAX));
     }
 
     #[test]

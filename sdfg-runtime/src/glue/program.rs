@@ -141,7 +141,11 @@ impl Program {
     pub fn context(&self) -> Result<ContextGuard<'_>> {
         let context = match self.pool.take() {
             Some(c) => c,
-            None => Context::new(&self.device, self.spec, Arc::clone(&self.notes))?,
+            None => Box::new(Context::new(
+                &self.device,
+                self.spec,
+                Arc::clone(&self.notes),
+            )?),
         };
         Ok(ContextGuard::new(&self.pool, context))
     }

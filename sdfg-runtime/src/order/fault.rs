@@ -26,7 +26,7 @@
 use crate::cuda::{CudaContext, PinnedBlock};
 use crate::error::Result;
 use crate::lock::lock;
-use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Bytes of a GPU slot.
@@ -64,6 +64,9 @@ pub(crate) struct CpuSlot {
     site: AtomicU64,
     index: AtomicI64,
     panic: Mutex<Option<(String, String)>>,
+    /// Set after `panic` got its first panic (so a read of an untouched
+    /// slot takes no lock).
+    panicked_any: AtomicBool,
 }
 
 impl CpuSlot {
@@ -94,9 +97,20 @@ impl CpuSlot {
     /// The first panic of a CPU kernel (reported before any fault).
     pub(crate) fn panicked(&self, kernel: &str, message: String) {
         lock(&self.panic).get_or_insert((kernel.to_string(), message));
+        self.panicked_any.store(true, Ordering::SeqCst);
     }
 
     fn take(&self) -> Option<Recorded> {
+        // Nothing raised (every call reads the slot): no locks, no swaps.
+        // Raising writes the word before anything else, and the reader
+        // runs after the raising jobs finished.
+        if self.code.load(Ordering::SeqCst) == 0
+            && self.site.load(Ordering::SeqCst) == 0
+            && !self.panicked_any.load(Ordering::SeqCst)
+        {
+            return None;
+        }
+        self.panicked_any.store(false, Ordering::SeqCst);
         let panic = lock(&self.panic).take();
         let site = self.site.swap(0, Ordering::SeqCst);
         let index = self.index.swap(0, Ordering::SeqCst);
@@ -198,6 +212,11 @@ impl FaultSlot {
                         &*(base.add(16) as *const AtomicI64),
                     )
                 };
+                // Kernels touch the slot only on a fault: plain loads say
+                // whether there is anything to reset (every call reads it).
+                if site.load(Ordering::Acquire) == 0 && code.load(Ordering::Acquire) == 0 {
+                    return None;
+                }
                 let site = site.swap(0, Ordering::SeqCst);
                 let index = index.swap(0, Ordering::SeqCst);
                 let code = code.swap(0, Ordering::SeqCst);

@@ -60,10 +60,10 @@ impl StreamInner {
     /// Issues one operation: orders it after conflicting unfinished uses on
     /// other streams (events), runs `op` (which enqueues the work), then
     /// records the accesses. Returns `op`'s value and the new position.
-    pub(crate) fn issue<R>(
+    pub(crate) fn issue<'t, R>(
         self: &Arc<Self>,
         order: &DeviceOrder,
-        accesses: &[(&Tracker, AccessKind)],
+        accesses: impl Iterator<Item = (&'t Tracker, AccessKind)> + Clone,
         op: impl FnOnce(&IssueCtx<'_>) -> Result<R>,
     ) -> Result<(R, u64)> {
         if recording::is_recording() {
@@ -78,8 +78,8 @@ impl StreamInner {
         }
         let _issuing = lock(&order.issue_lock);
         let mut dependencies: Vec<Use> = Vec::new();
-        for (tracker, kind) in accesses {
-            dependencies.extend(tracker.unfinished_conflicts(*kind));
+        for (tracker, kind) in accesses.clone() {
+            tracker.unfinished_conflicts_into(kind, &mut dependencies);
         }
         for dep in merge_by_stream(dependencies) {
             if dep.stream.id == self.id {
@@ -113,7 +113,7 @@ impl StreamInner {
         if issued {
             lock(&self.state).issued = position;
             for (tracker, kind) in accesses {
-                tracker.record(*kind, self, position);
+                tracker.record(kind, self, position);
             }
         }
         result.map(|value| (value, position))

@@ -167,6 +167,9 @@ impl StreamInner {
         self.completed.fetch_max(position, Ordering::SeqCst);
         let finished: Vec<(Weak<StreamInner>, u64)> = {
             let mut state = lock(&self.state);
+            if state.wait_log.is_empty() {
+                return; // the usual case: this stream waited on no other
+            }
             let (done, pending): (Vec<_>, Vec<_>) = std::mem::take(&mut state.wait_log)
                 .into_iter()
                 .partition(|w| w.0 <= position);
@@ -272,6 +275,9 @@ impl StreamInner {
     pub(crate) fn reclaim_staging(&self, order: &DeviceOrder) {
         let done: Vec<PinnedBlock> = {
             let mut state = lock(&self.state);
+            if state.in_flight_staging.is_empty() {
+                return;
+            }
             let (finished, running): (Vec<_>, Vec<_>) =
                 std::mem::take(&mut state.in_flight_staging)
                     .into_iter()

@@ -51,17 +51,25 @@ impl Tracker {
     /// The uses that an access of `kind` must be ordered after and that are
     /// not known to be finished (any stream, including the caller's).
     pub(crate) fn unfinished_conflicts(&self, kind: AccessKind) -> Vec<Use> {
+        let mut out = Vec::new();
+        self.unfinished_conflicts_into(kind, &mut out);
+        out
+    }
+
+    /// [`Tracker::unfinished_conflicts`], appended to `out` (which stays
+    /// unallocated when there are none: the usual case of a call whose
+    /// previous call was waited for).
+    pub(crate) fn unfinished_conflicts_into(&self, kind: AccessKind, out: &mut Vec<Use>) {
         let mut state = lock(&self.state);
         // Forget what is known finished, so the tracker does not pin streams.
         if state.last_write.as_ref().is_some_and(Use::finished_known) {
             state.last_write = None;
         }
         state.reads.retain(|u| !u.finished_known());
-        let mut out: Vec<Use> = state.last_write.iter().cloned().collect();
+        out.extend(state.last_write.iter().cloned());
         if kind == AccessKind::Write {
             out.extend(state.reads.iter().cloned());
         }
-        out
     }
 
     /// Records that the operation at `position` of `stream` accesses the buffer.

@@ -405,13 +405,13 @@ impl Stream {
     ) -> Result<Completion> {
         let (completion, _) = match (&self.inner.backend, src, dst) {
             (StreamBackend::Cpu(_), Endpoint::Cpu(src), Endpoint::Cpu(dst)) => {
-                self.issue(accesses, move |op| {
+                self.issue(accesses.iter().copied(), move |op| {
                     op.push_cpu(move || copy_cells::<T>(src.cells(), dst.cells(), &plan));
                     Ok(op.completion(None))
                 })?
             }
             (StreamBackend::Cuda(_), Endpoint::Cuda(src), Endpoint::Cuda(dst)) => {
-                self.issue(accesses, |op| {
+                self.issue(accesses.iter().copied(), |op| {
                     let stream = op.cuda_stream();
                     let copied = cuda_copy(stream, &plan, src, dst, std::mem::size_of::<T>());
                     match after {

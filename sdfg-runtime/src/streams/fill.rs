@@ -33,7 +33,7 @@ impl Stream {
         match (&self.inner.backend, buffer.memory()) {
             (StreamBackend::Cpu(_), DeviceMemory::Cpu(cells)) => {
                 let cells = Arc::clone(cells);
-                self.issue(&accesses, move |op| {
+                self.issue(accesses.iter().copied(), move |op| {
                     op.push_cpu(move || {
                         for cell in cells.cells.iter() {
                             T::store(cell, T::default());
@@ -44,7 +44,7 @@ impl Stream {
             }
             (StreamBackend::Cuda(_), DeviceMemory::Cuda(alloc)) => {
                 let bytes = buffer.len() * std::mem::size_of::<T>();
-                self.issue(&accesses, |op| {
+                self.issue(accesses.iter().copied(), |op| {
                     cuda::zero_async(op.cuda_stream(), alloc.ptr, bytes)?;
                     Ok(op.completion(None))
                 })?;

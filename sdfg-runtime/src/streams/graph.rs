@@ -92,13 +92,13 @@ impl Stream {
         match (&self.inner.backend, &graph.cuda) {
             (StreamBackend::Cpu(_), None) => {
                 let recording = Arc::clone(&graph.recording);
-                self.issue(accesses, move |op| {
+                self.issue(accesses.iter().copied(), move |op| {
                     op.push_cpu(move || recording.run_cpu());
                     Ok(())
                 })?;
             }
             (StreamBackend::Cuda(_), Some(cuda)) => {
-                self.issue(accesses, |op| cuda.launch(op.cuda_stream()))?;
+                self.issue(accesses.iter().copied(), |op| cuda.launch(op.cuda_stream()))?;
             }
             _ => {
                 return Err(Error::WrongDevice {

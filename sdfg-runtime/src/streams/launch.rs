@@ -76,7 +76,7 @@ impl Stream {
     ) -> Result<()> {
         self.device
             .check_same(module.device_id, || "the module".to_string())?;
-        let name: Arc<str> = Arc::clone(module.kernel_name(kernel)?);
+        let name: &Arc<str> = module.kernel_name(kernel)?;
         config.validate()?;
         for (i, arg) in args.iter().enumerate() {
             if let Some(buffer) = arg.buffer_view() {
@@ -99,10 +99,11 @@ impl Stream {
             }
             None => &self.inner.fault,
         };
-        let accesses: Vec<(&Tracker, AccessKind)> = args
+        // Iterated, not collected: a launch allocates nothing on its way
+        // to the driver (this runs for every kernel of every call).
+        let accesses = args
             .iter()
-            .filter_map(|a| Some((a.buffer_view()?.tracker(), a.access_kind()?)))
-            .collect();
+            .filter_map(|a| Some((a.buffer_view()?.tracker(), a.access_kind()?)));
         match &self.inner.backend {
             StreamBackend::Cpu(_) => {
                 let kernel_fn = module.cpu_kernel(kernel)?;
@@ -121,17 +122,18 @@ impl Stream {
                     kernel_fn,
                     cpu_args,
                     Arc::clone(fault),
-                    name,
+                    Arc::clone(name),
                     kernel,
                     *config,
                     pool,
                 );
                 if recording::is_recording() {
+                    let accesses: Vec<(&Tracker, AccessKind)> = accesses.collect();
                     let op = RecordedOp::new(OpWork::Cpu(Arc::new(job)), &accesses);
                     recording::record(self.device.id(), op);
                     return Ok(());
                 }
-                self.issue(&accesses, move |op| {
+                self.issue(accesses, move |op| {
                     op.push_cpu(job);
                     Ok(())
                 })?;
@@ -139,7 +141,7 @@ impl Stream {
             StreamBackend::Cuda(_) => {
                 let function = module.cuda_function(kernel)?;
                 let fault_ptr = self.inner.fault.device_ptr();
-                let mut params: Vec<u128> = args.iter().map(|a| a.param_bits(fault_ptr)).collect();
+                let param_bits = |a: &KernelArg<'_>| a.param_bits(fault_ptr);
                 let names_kernel = std::ptr::eq(slot, &self.inner.fault);
                 if recording::is_recording() {
                     let node = KernelNode {
@@ -147,26 +149,43 @@ impl Stream {
                         grid: config.grid,
                         block: config.block,
                         shared_bytes: config.shared_bytes,
-                        params,
+                        params: args.iter().map(param_bits).collect(),
                     };
+                    let accesses: Vec<(&Tracker, AccessKind)> = accesses.collect();
                     let op = RecordedOp::new(OpWork::CudaKernel(node), &accesses);
                     recording::record(self.device.id(), op);
                     return Ok(());
                 }
-                self.issue(&accesses, |op| {
+                // One 16-byte slot per parameter, on the stack up to
+                // `INLINE_PARAMS` parameters.
+                let mut inline = [0u128; INLINE_PARAMS];
+                let mut spilled: Vec<u128> = Vec::new();
+                let params: &mut [u128] = if args.len() <= INLINE_PARAMS {
+                    let slots = &mut inline[..args.len()];
+                    for (slot, a) in slots.iter_mut().zip(args) {
+                        *slot = param_bits(a);
+                    }
+                    slots
+                } else {
+                    spilled.extend(args.iter().map(param_bits));
+                    &mut spilled
+                };
+                self.issue(accesses, |op| {
                     cuda::launch(
                         op.cuda_stream(),
                         function,
                         config.grid,
                         config.block,
                         config.shared_bytes,
-                        &mut params,
+                        params,
                     )?;
                     // The stream's slot gets raw codes: remember who may
                     // have written one.
-                    let mut state = lock(&op.stream.state);
-                    if names_kernel && !state.kernels_since_check.iter().any(|k| **k == *name) {
-                        state.kernels_since_check.push(name.to_string());
+                    if names_kernel {
+                        let mut state = lock(&op.stream.state);
+                        if !state.kernels_since_check.iter().any(|k| **k == **name) {
+                            state.kernels_since_check.push(name.to_string());
+                        }
                     }
                     Ok(())
                 })?;
@@ -176,6 +195,10 @@ impl Stream {
         Ok(())
     }
 }
+
+/// Parameters a CUDA launch passes without a heap allocation (more go
+/// through a `Vec`).
+const INLINE_PARAMS: usize = 32;
 
 /// The CPU device's run of one kernel twin: a panic becomes a fault of its
 /// slot. Re-runnable, so a graph replay runs the same job again.

@@ -9,8 +9,8 @@ use std::marker::PhantomData;
 /// where its resources go afterwards. The glue's pooled contexts implement
 /// it, so this floor needs nothing from the glue above it.
 pub(crate) trait CallResources: Send + Sync {
-    /// Each stream of the call once.
-    fn distinct_streams(&self) -> Vec<Stream>;
+    /// Calls `f` with each stream of the call once.
+    fn for_each_stream(&self, f: &mut dyn FnMut(&Stream));
     /// Reads and resets the call's fault slot (after every stream of the
     /// call finished): the first fault of its kernels, described.
     fn check_fault(&self) -> Result<()>;
@@ -88,14 +88,14 @@ impl Running<'_> {
         };
         let mut first_error = None;
         let mut healthy = true;
-        for stream in call.distinct_streams() {
+        call.for_each_stream(&mut |stream| {
             if let Err(e) = stream.wait_issued() {
                 if matches!(e, Error::Driver { .. }) {
                     healthy = false;
                 }
                 first_error.get_or_insert(e);
             }
-        }
+        });
         if healthy {
             // Every kernel of the call finished: its slot is complete.
             if let Err(e) = call.check_fault() {

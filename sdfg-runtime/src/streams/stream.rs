@@ -158,7 +158,7 @@ impl Stream {
     pub fn record_timing_event(&self) -> Result<Event> {
         let stamp: Arc<OnceLock<Instant>> = Arc::default();
         let job_stamp = Arc::clone(&stamp);
-        let (marker, _) = self.issue(&[], move |op| {
+        let (marker, _) = self.issue(std::iter::empty(), move |op| {
             let raw = match &op.stream.backend {
                 StreamBackend::Cpu(worker) => {
                     worker.push(Box::new(move || {
@@ -204,9 +204,9 @@ impl Stream {
     }
 
     /// Issues one operation on this stream (see `StreamInner::issue`).
-    pub(crate) fn issue<R>(
+    pub(crate) fn issue<'t, R>(
         &self,
-        accesses: &[(&Tracker, AccessKind)],
+        accesses: impl Iterator<Item = (&'t Tracker, AccessKind)> + Clone,
         op: impl FnOnce(&IssueCtx<'_>) -> Result<R>,
     ) -> Result<(R, u64)> {
         self.inner.issue(self.device.order(), accesses, op)

@@ -160,9 +160,16 @@ impl Glue<'_> {
         sites: &[AccessSite<'_>],
     ) -> TokenStream {
         let mut out = TokenStream::new();
+        // A read and a write of the same element (`Y[i] = Y[i] + 1`), or two
+        // reads of it, check the same range: once is enough (each check
+        // costs the call time, every call).
+        let mut emitted = std::collections::HashSet::new();
         for site in sites {
             if let Some(plans) = site.precheck_plans() {
-                out.extend(self.site_precheck(k, stmt_name, state_name, site, &plans));
+                let check = self.site_precheck(k, stmt_name, state_name, site, &plans);
+                if emitted.insert(check.to_string()) {
+                    out.extend(check);
+                }
             }
         }
         out
@@ -216,5 +223,20 @@ impl Glue<'_> {
             };
         }
         quote!({ #checks })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `Y[i] = Y[i] + 1` reads and writes the same element: one check of
+    /// its range per call, not two; a different index is still checked.
+    #[test]
+    fn the_same_index_is_checked_once() {
+        let source = "sdfg P { symbol N: i64; gpu X: f32[N]; gpu Y: f32[N]; \
+             state s { map t[i in 1..N] on gpu { Y[i] = Y[i] + X[i] * X[i - 1]; } } }";
+        let glue = crate::expand(source.parse().expect("tokens")).to_string();
+        // Each check names its index twice (wrap-around and bounds messages).
+        let checks = |c: &str| glue.matches(&format!("index 0 of `{c}` in `t`")).count();
+        assert_eq!((checks("Y"), checks("X")), (2, 4), "{glue}");
     }
 }

@@ -111,7 +111,7 @@ impl Default for Tuning {
             block_1d: 256,
             items_1d: 4,
             block_2d: [64, 2],
-            items_2d: 2,
+            items_2d: 1,
             rows_2d: 4,
             l2_prefetch: 0,
             streaming_stores: false,

@@ -284,7 +284,9 @@ impl<'a> KernelEmitter<'a> {
     /// `y_run = Some((y0, rows))`, for the rows `y0 .. y0 + rows`. A full
     /// tile runs unrolled with the leading loads of all items issued first;
     /// with step 1 in y, a load that several rows share is issued once. The
-    /// last, partial tiles run plain loops.
+    /// last, partial tiles run the same unrolled items, each guarded by its
+    /// range test ([`Self::unrolled_items`]); with a step other than 1 in y,
+    /// plain loops.
     pub(super) fn tile(
         &mut self,
         tx: Reg,
@@ -326,52 +328,49 @@ impl<'a> KernelEmitter<'a> {
             self.ins(format!("@{p} bra {partial}"));
         }
         self.comment("full tile: every item in range; leading loads of all items first");
-        let hoist = hoistable_loads(self.sdfg, self.map);
-        let rows = y_run.map_or(1, |(_, rows)| rows);
-        let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
-        let mut items = Vec::new();
-        for r in 0..rows {
-            if let Some((y0, _)) = y_run {
-                let t = self.reg(Class::B64);
-                self.ins(format!("add.u64 {t}, {y0}, {r}"));
-                self.params[dy] = self.param_value(dy, t, ranges[dy]);
-            }
-            for k in 0..ipt {
-                let t = if k == 0 {
-                    tx
-                } else {
-                    let t = self.reg(Class::B64);
-                    self.ins(format!("mad.lo.u64 {t}, {ntid_x}, {k}, {tx}"));
-                    t
-                };
-                set_x(self, t);
-                let params = self.params.clone();
-                let mut loaded = HashMap::new();
-                for e in &hoist {
-                    let key = y_run.and_then(|_| shared_load(e, dy, r, k));
-                    let reg = match key.as_ref().and_then(|key| issued.get(key)) {
-                        Some(&reg) => reg,
-                        None => {
-                            let reg = self.expr(e);
-                            if let Some(key) = key {
-                                issued.insert(key, reg);
-                            }
-                            reg
-                        }
-                    };
-                    loaded.insert(*e as *const Expr, reg);
-                }
-                items.push((params, loaded));
-            }
-        }
-        for (params, loaded) in items {
-            self.params = params;
-            self.hoisted = loaded;
-            self.body();
-        }
-        self.hoisted.clear();
+        self.unrolled_items(tx, ntid_x, count_x, ranges, ipt, y_run, false);
         self.ins(format!("bra.uni {done}"));
         self.place(&partial);
+        let loops = self.label();
+        if y_run.is_some() {
+            // Sharing loads between rows assumes row r + 1 is row r's i + 1.
+            let step_y = ranges[dy].2;
+            self.ins(format!("setp.ne.s64 {p}, {step_y}, 1"));
+            self.ins(format!("@{p} bra {loops}"));
+        }
+        self.comment(
+            "partial tile: the leading loads of all items first, bodies of the items in range",
+        );
+        self.unrolled_items(tx, ntid_x, count_x, ranges, ipt, y_run, true);
+        if y_run.is_some() {
+            self.ins(format!("bra.uni {done}"));
+            self.place(&loops);
+            self.partial_tile_loops(tx, ntid_x, count_x, ranges, ipt, y_run, &done);
+        }
+        self.place(&done);
+    }
+
+    /// A partial tile as plain loops over its rows and items in range:
+    /// for a step other than 1 in y, where rows share no loads.
+    #[allow(clippy::too_many_arguments)]
+    fn partial_tile_loops(
+        &mut self,
+        tx: Reg,
+        ntid_x: Reg,
+        count_x: Reg,
+        ranges: &[(Reg, Reg, Reg)],
+        ipt: u32,
+        y_run: Option<(Reg, u32)>,
+        done: &str,
+    ) {
+        let done = done.to_string();
+        let dims = ranges.len();
+        let dy = dims.wrapping_sub(2);
+        let set_x = |this: &mut Self, t: Reg| {
+            if dims >= 1 {
+                this.params[dims - 1] = this.param_value(dims - 1, t, ranges[dims - 1]);
+            }
+        };
         self.comment("partial tile: items while in range");
         let mut row_loop = None;
         if let Some((y0, rows)) = y_run {
@@ -414,7 +413,110 @@ impl<'a> KernelEmitter<'a> {
             self.ins(format!("add.u64 {r}, {r}, 1"));
             self.ins(format!("bra.uni {row_head}"));
         }
-        self.place(&done);
+    }
+
+    /// The `ipt` items in x of `rows` rows (one without `y_run`), unrolled:
+    /// the leading loads of all items first (with step 1 in y, a load that
+    /// several rows share is issued once), then each item's body.
+    ///
+    /// `guarded`: the last, partial tiles of the grid. Each item is tested
+    /// against the ranges; one out of range issues its leading loads at
+    /// one of this thread's own in-range items (its x or its row replaced
+    /// by the tile's first), so every load is valid and all of them are in
+    /// flight at once, as in a full tile (a loop over the items would wait
+    /// for each item's loads in turn, and small grids are made of partial
+    /// tiles only), and its body is skipped. Rows in range are a prefix, so
+    /// an in-range row only shares loads with in-range rows. The caller
+    /// checked `tx` and the first row against the ranges and, with
+    /// `y_run`, a step of 1 in y.
+    #[allow(clippy::too_many_arguments)]
+    fn unrolled_items(
+        &mut self,
+        tx: Reg,
+        ntid_x: Reg,
+        count_x: Reg,
+        ranges: &[(Reg, Reg, Reg)],
+        ipt: u32,
+        y_run: Option<(Reg, u32)>,
+        guarded: bool,
+    ) {
+        let dims = ranges.len();
+        let dy = dims.wrapping_sub(2);
+        let hoist = hoistable_loads(self.sdfg, self.map);
+        let rows = y_run.map_or(1, |(_, rows)| rows);
+        // Per item k in x: its iteration and (guarded) whether it is in range.
+        let mut xs: Vec<(Reg, Option<Reg>)> = vec![(tx, None)];
+        for k in 1..ipt {
+            let t = self.reg(Class::B64);
+            self.ins(format!("mad.lo.u64 {t}, {ntid_x}, {k}, {tx}"));
+            let mut inside = None;
+            if guarded {
+                let p = self.reg(Class::Pred);
+                self.ins(format!("setp.lt.u64 {p}, {t}, {count_x}"));
+                self.ins(format!("selp.u64 {t}, {t}, {tx}, {p}"));
+                inside = Some(p);
+            }
+            xs.push((t, inside));
+        }
+        let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
+        let mut items = Vec::new();
+        for r in 0..rows {
+            let mut row_inside = None;
+            if let Some((y0, _)) = y_run {
+                let t = self.reg(Class::B64);
+                self.ins(format!("add.u64 {t}, {y0}, {r}"));
+                if guarded && r > 0 {
+                    let p = self.reg(Class::Pred);
+                    self.ins(format!("setp.lt.u64 {p}, {t}, {}", ranges[dy].1));
+                    self.ins(format!("selp.u64 {t}, {t}, {y0}, {p}"));
+                    row_inside = Some(p);
+                }
+                self.params[dy] = self.param_value(dy, t, ranges[dy]);
+            }
+            for (k, &(t, x_inside)) in xs.iter().enumerate() {
+                if dims >= 1 {
+                    self.params[dims - 1] = self.param_value(dims - 1, t, ranges[dims - 1]);
+                }
+                let guard = match (row_inside, x_inside) {
+                    (Some(a), Some(b)) => {
+                        let both = self.reg(Class::Pred);
+                        self.ins(format!("and.pred {both}, {a}, {b}"));
+                        Some(both)
+                    }
+                    (a, b) => a.or(b),
+                };
+                let params = self.params.clone();
+                let mut loaded = HashMap::new();
+                for e in &hoist {
+                    let key = y_run.and_then(|_| shared_load(e, dy, r, k as u32));
+                    let reg = match key.as_ref().and_then(|key| issued.get(key)) {
+                        Some(&reg) => reg,
+                        None => {
+                            let reg = self.expr(e);
+                            if let Some(key) = key {
+                                issued.insert(key, reg);
+                            }
+                            reg
+                        }
+                    };
+                    loaded.insert(*e as *const Expr, reg);
+                }
+                items.push((params, loaded, guard));
+            }
+        }
+        for (params, loaded, guard) in items {
+            let skip = self.label();
+            if let Some(g) = guard {
+                self.ins(format!("@!{g} bra {skip}"));
+            }
+            self.params = params;
+            self.hoisted = loaded;
+            self.body();
+            if guard.is_some() {
+                self.place(&skip);
+            }
+        }
+        self.hoisted.clear();
     }
 }
 
