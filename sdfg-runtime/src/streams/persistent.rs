@@ -85,7 +85,7 @@ impl Stream {
             .collect();
         let fault_ptr = self.inner.fault.device_ptr();
         let mut params: Vec<u128> = args.iter().map(|a| a.param_bits(fault_ptr)).collect();
-        self.issue(&accesses, |op| {
+        self.issue(accesses.iter().copied(), |op| {
             cuda::cooperative::launch(
                 op.cuda_stream(),
                 function,
