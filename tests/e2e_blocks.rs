@@ -34,6 +34,20 @@ fn softmax_reference(rows: usize, cols: usize, x: &[f32]) -> Vec<f32> {
     y
 }
 
+/// `y` is the softmax of each row of `x` (rows of `cols`), within 1e-6
+/// absolute plus 1e-5 relative.
+fn assert_row_softmax(x: &[f32], y: &[f32], cols: usize, device: &Device) {
+    let want = softmax_reference(x.len() / cols, cols, x);
+    assert_eq!(y.len(), want.len(), "on {}", device.name());
+    for (i, (a, b)) in y.iter().zip(&want).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-6 + 1e-5 * b.abs(),
+            "[{i}] {a} vs {b} on {}",
+            device.name()
+        );
+    }
+}
+
 #[test]
 fn softmax_one_block_per_row() {
     for device in common::devices("block softmax") {
@@ -54,14 +68,7 @@ fn softmax_one_block_per_row() {
             })
             .unwrap();
         let y = dy.to_vec().unwrap();
-        let want = softmax_reference(rows, cols, &x);
-        for (i, (a, b)) in y.iter().zip(&want).enumerate() {
-            assert!(
-                (a - b).abs() <= 1e-6 + 1e-5 * b.abs(),
-                "[{i}] {a} vs {b} on {}",
-                device.name()
-            );
-        }
+        assert_row_softmax(&x, &y, cols, &device);
     }
     // Not bit for bit between the devices: `exp` is Rust's on the CPU
     // device and the PTX program (within 1 ulp) on the GPU.
@@ -86,14 +93,7 @@ fn softmax_with_the_row_in_registers() {
             })
             .unwrap();
         let y = dy.to_vec().unwrap();
-        let want = softmax_reference(rows, cols, &x);
-        for (i, (a, b)) in y.iter().zip(&want).enumerate() {
-            assert!(
-                (a - b).abs() <= 1e-6 + 1e-5 * b.abs(),
-                "[{i}] {a} vs {b} on {}",
-                device.name()
-            );
-        }
+        assert_row_softmax(&x, &y, cols, &device);
     }
 }
 
@@ -487,6 +487,168 @@ fn the_compiler_picks_the_block_size_and_reduces_min_max_into_shared_elements() 
             let what = format!("{rows} x {cols} on {}", device.name());
             assert_eq!(lo.to_vec().unwrap(), want_lo, "{what}");
             assert_eq!(hi.to_vec().unwrap(), want_hi, "{what}");
+        }
+    }
+}
+
+sdfg::sdfg! {
+    /// Reductions from every block iteration into one `gpu` element: from
+    /// a thread map (each block's tree, then the block's value) and from a
+    /// block-level statement.
+    pub sdfg BlockTotals {
+        symbol BLOCKS: i64;
+        symbol CHUNK: i64;
+        gpu X: f32[BLOCKS, CHUNK];
+        gpu S: f32;
+        gpu T: f32;
+        gpu M: f32;
+        state s {
+            map rows[b in 0..BLOCKS] on gpu block(64) {
+                shared part: f32;
+                part = 0.0;
+                map t[i in 0..CHUNK] on threads {
+                    part += X[b, i];
+                    S += X[b, i] * 0.5f32;
+                    M = M.max(X[b, i]);
+                }
+                T += part;
+            }
+        }
+    }
+}
+
+/// On the CPU device, block reductions into one element from every block
+/// iteration combine per chunk of block iterations, then in chunk order:
+/// the same bits on every run with the same thread count (floats whose sum
+/// depends on the order), and within the reassociation bound.
+#[test]
+fn reductions_from_every_block_are_deterministic_for_a_thread_count() {
+    let (blocks, chunk) = (53usize, 301usize);
+    let mut rng = Rng::new(77);
+    let x: Vec<f32> = (0..blocks * chunk)
+        .map(|_| rng.signed_unit() as f32 * 1000.0)
+        .collect();
+    let exact: f64 = x.iter().map(|&v| v as f64).sum();
+    let bound: f64 = x.iter().map(|&v| (v as f64).abs()).sum::<f64>() * 1e-5;
+    let max = x.iter().copied().fold(f32::MIN, f32::max);
+    for threads in [1usize, 2, 3, 8] {
+        let device = Device::cpu_with_threads(threads);
+        let program = BlockTotals::load(&device).unwrap();
+        let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let mut first = None;
+        for _ in 0..6 {
+            let mut ds = DeviceBuffer::from_slice(&device, &[0.0f32]).unwrap();
+            let mut dt = DeviceBuffer::from_slice(&device, &[0.0f32]).unwrap();
+            let mut dm = DeviceBuffer::from_slice(&device, &[f32::MIN]).unwrap();
+            program
+                .run(BlockTotalsArgs {
+                    BLOCKS: blocks as i64,
+                    CHUNK: chunk as i64,
+                    X: &dx,
+                    S: &mut ds,
+                    T: &mut dt,
+                    M: &mut dm,
+                })
+                .unwrap();
+            let got = [
+                ds.to_vec().unwrap()[0],
+                dt.to_vec().unwrap()[0],
+                dm.to_vec().unwrap()[0],
+            ];
+            assert!(
+                (got[0] as f64 - exact * 0.5).abs() <= bound,
+                "{got:?} vs {exact}"
+            );
+            assert!((got[1] as f64 - exact).abs() <= bound, "{got:?} vs {exact}");
+            assert_eq!(got[2], max);
+            let bits = got.map(f32::to_bits);
+            match first {
+                None => first = Some(bits),
+                Some(f) => assert_eq!(f, bits, "run to run on {threads} threads"),
+            }
+        }
+    }
+}
+
+sdfg::sdfg! {
+    /// A float sum and a float maximum per row as block reductions.
+    pub sdfg BlockSums {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: f32[R, C];
+        gpu P: f32[R];
+        gpu S: f64[R];
+        state s {
+            map rows[r in 0..R] on gpu block(64) {
+                shared p: f32;
+                shared t: f64;
+                p = -1.0e30;
+                t = 0.5;
+                map m[i in 0..C] on threads {
+                    p = p.max(X[r, i]);
+                    t += X[r, i] as f64 * 1.0e-3;
+                }
+                P[r] = p;
+                S[r] = t;
+            }
+        }
+    }
+}
+
+/// Block reductions in the GPU kernel's order on the CPU device: thread
+/// `q mod 64` combines its iterations in order, then the butterfly tree
+/// (`__glue::block::tree`, `Option`s: no update, no value). Rows shorter
+/// than the block leave threads without updates: their identity partials
+/// (`-0.0` for the sum, NaN for the maximum) change no bit, also with NaN
+/// and signed zeros among the values.
+#[test]
+fn block_reductions_follow_the_kernel_order_with_idle_threads() {
+    use sdfg::runtime::__glue::block::tree;
+    use sdfg::runtime::MinMaxNumber;
+    let device = Device::cpu_with_threads(2);
+    let program = BlockSums::load(&device).unwrap();
+    for cols in [1usize, 5, 64, 150] {
+        let rows = 3usize;
+        let mut rng = Rng::new(cols as u64 + 5);
+        let mut x: Vec<f32> = (0..rows * cols)
+            .map(|_| rng.signed_unit() as f32 * 100.0)
+            .collect();
+        for (k, v) in x.iter_mut().enumerate() {
+            match k % 11 {
+                3 => *v = f32::NAN,
+                5 => *v = -0.0,
+                7 => *v = 0.0,
+                _ => {}
+            }
+        }
+        let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let mut dp = DeviceBuffer::<f32>::zeros(&device, rows).unwrap();
+        let mut ds = DeviceBuffer::<f64>::zeros(&device, rows).unwrap();
+        program
+            .run(BlockSumsArgs {
+                R: rows as i64,
+                C: cols as i64,
+                X: &dx,
+                P: &mut dp,
+                S: &mut ds,
+            })
+            .unwrap();
+        let (p, s) = (dp.to_vec().unwrap(), ds.to_vec().unwrap());
+        for r in 0..rows {
+            let row = &x[r * cols..(r + 1) * cols];
+            let mut maxes: Vec<Option<f32>> = vec![None; 64];
+            let mut sums: Vec<Option<f64>> = vec![None; 64];
+            for (q, &v) in row.iter().enumerate() {
+                let t = q % 64;
+                maxes[t] = Some(maxes[t].map_or(v, |a| a.max_number(v)));
+                let w = v as f64 * 1.0e-3;
+                sums[t] = Some(sums[t].map_or(w, |a| a + w));
+            }
+            let want_p = (-1.0e30f32).max_number(tree(&maxes, f32::max_number).unwrap());
+            let want_s = 0.5 + tree(&sums, |a, b| a + b).unwrap();
+            let what = format!("row {r} of {cols} columns");
+            assert_eq!(p[r].to_bits(), want_p.to_bits(), "{what}");
+            assert_eq!(s[r].to_bits(), want_s.to_bits(), "{what}");
         }
     }
 }

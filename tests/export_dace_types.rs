@@ -10,10 +10,10 @@
 
 mod common;
 
-use sdfg::compiler::export::dace::{dtype_name, to_sdfg_json_string};
-use sdfg::compiler::ir::Sdfg;
+use common::dace_run::{complexes, floats, ints, out_dir, record, record_within_ulps};
+use sdfg::compiler::export::dace::to_sdfg_json_string;
 use sdfg::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 sdfg! {
     /// Wrapping arithmetic, masked shifts, casts and reductions of narrow
@@ -175,73 +175,6 @@ sdfg! {
     }
 }
 
-/// Writes NAME.sdfg and NAME.run.json (format: ci/dace_check.py).
-fn record(
-    dir: &Path,
-    ir: &Sdfg,
-    symbols: &[(&str, i64)],
-    inputs: &[(&str, String)],
-    outputs: &[(&str, String)],
-    ulp: &[(&str, u32)],
-) {
-    let name = &ir.name.text;
-    let symbols: Vec<String> = symbols
-        .iter()
-        .map(|(n, v)| format!("\"{n}\": {v}"))
-        .collect();
-    let arrays: Vec<String> = inputs
-        .iter()
-        .map(|(container, data)| {
-            let c = &ir.containers[ir.container_by_name(container).expect("a container")];
-            // Complex values are written as two numbers each.
-            let per = if c.elem.is_complex() { 2 } else { 1 };
-            let shape = if c.is_scalar() {
-                String::new()
-            } else {
-                ((data.matches(',').count() + 1) / per).to_string()
-            };
-            format!(
-                "\"{container}\": {{\"dtype\": \"{}\", \"shape\": [{shape}], \"data\": {data}}}",
-                dtype_name(c.elem)
-            )
-        })
-        .collect();
-    let expected: Vec<String> = outputs
-        .iter()
-        .map(|(n, v)| format!("\"{n}\": {v}"))
-        .collect();
-    let ulp: Vec<String> = ulp.iter().map(|(n, u)| format!("\"{n}\": {u}")).collect();
-    let spec = format!(
-        "{{\"symbols\": {{{}}},\n \"arrays\": {{{}}},\n \"expected\": {{{}}},\n \"ulp\": {{{}}}}}\n",
-        symbols.join(", "),
-        arrays.join(",\n  "),
-        expected.join(",\n  "),
-        ulp.join(", ")
-    );
-    std::fs::write(dir.join(format!("{name}.sdfg")), to_sdfg_json_string(ir)).unwrap();
-    std::fs::write(dir.join(format!("{name}.run.json")), spec).unwrap();
-}
-
-/// Integers as a JSON array.
-fn ints<T: std::fmt::Display>(v: &[T]) -> String {
-    let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
-    format!("[{}]", items.join(", "))
-}
-
-/// Floats as a JSON array: shortest round-trip decimals, and `"nan"`,
-/// `"inf"`, `"-inf"` (JSON has none).
-fn floats(v: &[f64]) -> String {
-    let items: Vec<String> = v
-        .iter()
-        .map(|x| match x {
-            x if x.is_nan() => "\"nan\"".to_string(),
-            x if x.is_infinite() => if *x > 0.0 { "\"inf\"" } else { "\"-inf\"" }.to_string(),
-            x => format!("{x:?}"),
-        })
-        .collect();
-    format!("[{}]", items.join(", "))
-}
-
 fn math_and_constants(device: &Device, dir: &Path) {
     let n = 40usize;
     let x: Vec<f64> = (0..n).map(|i| i as f64 * 0.37 - 7.0).collect();
@@ -265,7 +198,7 @@ fn math_and_constants(device: &Device, dir: &Path) {
         })
         .unwrap();
     let wide = |v: &[f32]| -> Vec<f64> { v.iter().map(|&x| x as f64).collect() };
-    record(
+    record_within_ulps(
         dir,
         &MathAndConstants::ir().unwrap(),
         &[("N", n as i64)],
@@ -287,12 +220,6 @@ fn math_and_constants(device: &Device, dir: &Path) {
         // than Rust's std (`cbrt`, or `sinh` of a float computed in double).
         &[("O", 2), ("OS", 2)],
     );
-}
-
-/// Complex numbers as a JSON array of interleaved parts.
-fn complexes(v: &[sdfg::runtime::c64]) -> String {
-    let parts: Vec<f64> = v.iter().flat_map(|z| [z.re, z.im]).collect();
-    floats(&parts)
 }
 
 fn complex_types(device: &Device, dir: &Path) {
@@ -332,7 +259,7 @@ fn complex_types(device: &Device, dir: &Path) {
             .map(|z| c64::new(z.re as f64, z.im as f64))
             .collect()
     };
-    record(
+    record_within_ulps(
         dir,
         &ComplexTypes::ir().unwrap(),
         &[("N", n as i64)],
@@ -356,16 +283,6 @@ fn complex_types(device: &Device, dir: &Path) {
         // T: a parallel sum on our side (reassociated).
         &[("O", 2), ("R", 2), ("T", 64)],
     );
-}
-
-fn out_dir() -> PathBuf {
-    let dir = match std::env::var_os("SDFG_EXPORT_DIR") {
-        Some(d) => PathBuf::from(d).join("dace_types"),
-        None => std::env::temp_dir().join(format!("sdfg_export_dace_types_{}", std::process::id())),
-    };
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn narrow_types(device: &Device, dir: &Path) {
@@ -405,7 +322,6 @@ fn narrow_types(device: &Device, dir: &Path) {
             ("COUNT", ints(&count)),
             ("LOW", ints(&low)),
         ],
-        &[],
     );
 }
 
@@ -424,7 +340,7 @@ fn half_types(dir: &Path) {
 #[test]
 fn dace_computes_what_we_compute_for_every_type() {
     let device = Device::cpu();
-    let dir = out_dir();
+    let dir = out_dir("types");
     half_types(&dir);
     narrow_types(&device, &dir);
     math_and_constants(&device, &dir);

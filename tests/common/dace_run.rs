@@ -8,13 +8,27 @@ use sdfg::compiler::ir::Sdfg;
 use std::path::{Path, PathBuf};
 
 /// Writes NAME.sdfg and NAME.run.json (format: ci/dace_check.py). Values
-/// are JSON text (see [`ints`], [`floats`]).
+/// are JSON text (see [`ints`], [`floats`], [`complexes`]); every output
+/// must match exactly.
 pub fn record(
     dir: &Path,
     ir: &Sdfg,
     symbols: &[(&str, i64)],
     inputs: &[(&str, String)],
     outputs: &[(&str, String)],
+) {
+    record_within_ulps(dir, ir, symbols, inputs, outputs, &[]);
+}
+
+/// [`record`], with the float outputs named in `ulp` allowed that many
+/// ulps from ours (transcendental functions).
+pub fn record_within_ulps(
+    dir: &Path,
+    ir: &Sdfg,
+    symbols: &[(&str, i64)],
+    inputs: &[(&str, String)],
+    outputs: &[(&str, String)],
+    ulp: &[(&str, u32)],
 ) {
     let name = &ir.name.text;
     let symbols: Vec<String> = symbols
@@ -25,11 +39,12 @@ pub fn record(
         .iter()
         .map(|(container, data)| {
             let c = &ir.containers[ir.container_by_name(container).expect("a container")];
-            let len = data.matches(',').count() + 1;
+            // Complex values are written as two numbers each.
+            let per = if c.elem.is_complex() { 2 } else { 1 };
             let shape = if c.is_scalar() {
                 String::new()
             } else {
-                len.to_string()
+                ((data.matches(',').count() + 1) / per).to_string()
             };
             format!(
                 "\"{container}\": {{\"dtype\": \"{}\", \"shape\": [{shape}], \"data\": {data}}}",
@@ -41,8 +56,15 @@ pub fn record(
         .iter()
         .map(|(n, v)| format!("\"{n}\": {v}"))
         .collect();
+    // "ulp" is optional in the format: written only when some output has one.
+    let ulp = if ulp.is_empty() {
+        String::new()
+    } else {
+        let ulp: Vec<String> = ulp.iter().map(|(n, u)| format!("\"{n}\": {u}")).collect();
+        format!(",\n \"ulp\": {{{}}}", ulp.join(", "))
+    };
     let spec = format!(
-        "{{\"symbols\": {{{}}},\n \"arrays\": {{{}}},\n \"expected\": {{{}}}}}\n",
+        "{{\"symbols\": {{{}}},\n \"arrays\": {{{}}},\n \"expected\": {{{}}}{ulp}}}\n",
         symbols.join(", "),
         arrays.join(",\n  "),
         expected.join(",\n  ")
@@ -71,6 +93,14 @@ pub fn floats(v: &[f64]) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// Complex numbers as a JSON array of interleaved parts.
+pub fn complexes(v: &[sdfg::runtime::c64]) -> String {
+    let parts: Vec<f64> = v.iter().flat_map(|z| [z.re, z.im]).collect();
+    floats(&parts)
+}
+
+/// A fresh folder for one test's recordings: `$SDFG_EXPORT_DIR/dace_run_TAG`,
+/// or one under the temporary folder.
 pub fn out_dir(tag: &str) -> PathBuf {
     let dir = match std::env::var_os("SDFG_EXPORT_DIR") {
         Some(d) => PathBuf::from(d).join(format!("dace_run_{tag}")),

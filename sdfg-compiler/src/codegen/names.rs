@@ -164,9 +164,29 @@ pub fn launched_threads() -> Ident {
     format_ident!("__launched")
 }
 
-/// The per-thread partials of block reduction `k` of a thread map.
+/// The per-thread partials of block reduction `k` of a thread map (not
+/// `__part`: a chunk's partials, [`partial`], may be in scope).
 pub fn block_partials(k: usize) -> Ident {
-    format_ident!("__part{}", k)
+    format_ident!("__bpart{}", k)
+}
+
+/// Block reduction `k`'s partial while one thread-map iteration runs (a
+/// local the compiler keeps in a register; the thread's partial before
+/// and after).
+pub fn block_partial_acc(k: usize) -> Ident {
+    format_ident!("__bacc{}", k)
+}
+
+/// Whether block reduction `k` of a thread map had an update (kept where
+/// its target's index is checked where it runs: no update, no check).
+pub fn block_partial_hit(k: usize) -> Ident {
+    format_ident!("__bhit{}", k)
+}
+
+/// A CPU twin of a block map: the thread of the block that runs the
+/// current thread-map iteration (`q mod B`).
+pub fn block_thread() -> Ident {
+    format_ident!("__bt")
 }
 
 /// Dimension `d` of the thread map a CPU twin runs: start, step, count,

@@ -1,12 +1,13 @@
 //! Parallel maps on the host in contiguous chunks: the one fast path of
 //! `cpu` maps and of the CPU device's kernel twins.
 //!
-//! A map's iteration space is cut into *units*: the rows of an N-d map
-//! (every dimension but the innermost; a row runs the whole innermost
-//! range) or the iterations of a 1-D map. Contiguous runs of units form
-//! the chunks, one rayon task each; inside a chunk the generated code loops
-//! over its units and, per unit, over the innermost dimension with plain
-//! indexing, which the compiler can vectorize.
+//! A map's iteration space is cut into *units*: its points in row-major
+//! order (a block map's: its block iterations). Contiguous runs of units
+//! form the chunks, one rayon task each; inside a chunk the generated code
+//! loops over its rows (whole rows, and parts of rows at its ends) and,
+//! per row, over the innermost dimension with plain indexing, which the
+//! compiler can vectorize. A map of few long rows still gets several
+//! chunks per thread.
 //!
 //! The partition depends only on the sizes, the grain and the number of
 //! threads, never on timing: reductions that keep one partial per chunk

@@ -72,6 +72,43 @@ pub fn tree<T: Copy>(parts: &[Option<T>], combine: impl Fn(T, T) -> T) -> Option
     butterfly(&slots, &combine)
 }
 
+/// [`tree`] over partials that start at the operator's `identity` (`x op
+/// identity == x` bit for bit, so an untouched thread's identity stands
+/// for `None`): the same value, without an `Option` per thread.
+/// `parts.len()` is the launched threads, whole warps.
+///
+/// ```
+/// use sdfg_runtime::__glue::block::{tree, tree_of};
+/// let parts: Vec<f32> = (0..64).map(|i| 1.0 + i as f32 * 1e-7).collect();
+/// let some: Vec<Option<f32>> = parts.iter().map(|&x| Some(x)).collect();
+/// let sum = |a: f32, b: f32| a + b;
+/// assert_eq!(tree_of(&parts, -0.0, sum).to_bits(), tree(&some, sum).unwrap().to_bits());
+/// ```
+#[inline]
+pub fn tree_of<T: Copy>(parts: &[T], identity: T, combine: impl Fn(T, T) -> T) -> T {
+    let mut slots = [identity; 32];
+    for (w, lanes) in parts.chunks(32).enumerate().take(32) {
+        slots[w] = butterfly_of(lanes, identity, &combine);
+    }
+    butterfly_of(&slots, identity, &combine)
+}
+
+/// Lane 0's value after the butterfly of up to 32 lanes (missing lanes:
+/// the identity). Only the lanes lane 0 reads are combined: at offset
+/// `o`, lanes `l < o` combine with `l + o` (`l ^ o`), their own first.
+#[inline]
+fn butterfly_of<T: Copy>(lanes: &[T], identity: T, combine: &impl Fn(T, T) -> T) -> T {
+    let mut v = [identity; 32];
+    let n = lanes.len().min(32);
+    v[..n].copy_from_slice(&lanes[..n]);
+    for offset in [16, 8, 4, 2, 1] {
+        for l in 0..offset {
+            v[l] = combine(v[l], v[l + offset]);
+        }
+    }
+    v[0]
+}
+
 /// Lane 0's value after the butterfly of up to 32 lanes (missing lanes: `None`).
 fn butterfly<T: Copy>(lanes: &[Option<T>], combine: &impl Fn(T, T) -> T) -> Option<T> {
     let mut v = [None; 32];
@@ -111,6 +148,51 @@ mod tests {
         }
         let want = warp[0] + warp[1];
         assert_eq!(tree(&parts, |a, b| a + b), Some(want));
+    }
+
+    /// The identity form computes the same bits as the `Option` form, for
+    /// every operator, with untouched threads (`None`, the identity) and
+    /// values whose combination depends on the order (float sums, NaN and
+    /// signed zeros for min/max).
+    #[test]
+    fn the_identity_form_is_the_option_form() {
+        use crate::elem::MinMaxNumber;
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        type Op = fn(f32, f32) -> f32;
+        let ops: [(Op, f32); 4] = [
+            (|a, b| a + b, -0.0),
+            (|a, b| a * b, 1.0),
+            (f32::min_number, f32::NAN),
+            (f32::max_number, f32::NAN),
+        ];
+        for launched in [32, 64, 256, 1024] {
+            for round in 0..50 {
+                let parts: Vec<Option<f32>> = (0..launched)
+                    .map(|_| match next() % 8 {
+                        0 => None,
+                        1 => Some(-0.0),
+                        2 => Some(0.0),
+                        3 if round % 5 == 0 => Some(f32::NAN),
+                        _ => Some((next() % 2000) as f32 * 0.37e-3 - 0.3),
+                    })
+                    .collect();
+                for (op, identity) in ops {
+                    let plain: Vec<f32> = parts.iter().map(|p| p.unwrap_or(identity)).collect();
+                    let want = tree(&parts, op).unwrap_or(identity);
+                    let got = tree_of(&plain, identity, op);
+                    assert!(
+                        got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                        "{got} != {want} ({launched} threads)"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,17 +1,23 @@
-//! The CPU twin of a block map: each block iteration runs the block
-//! program in order, the iterations in chunks on the CPU device's kernel
-//! pool (the fast path's loop, `MapRanges::chunked`). Its `shared` data is
-//! the iteration's own (fresh for each one), its `register` data one copy per
-//! thread-map iteration (`q`), its thread maps loops over their iterations
-//! in order, and its barriers nothing (the phases already run one after
-//! the other). Block reductions follow the GPU kernel's combination order
-//! (see `BodyEmitter::thread_map`), so the CPU device computes the same
-//! bits as the GPU for a block size.
+//! The CPU twin of a block map: a block iteration is a task's work, the
+//! block program run in order; the block iterations (each a unit of its
+//! own) in chunks on the CPU device's kernel pool (the fast path's loop,
+//! `MapRanges::chunked`). Its `shared` data is a plain array per task
+//! (undefined at the start of each block iteration, as on the GPU), its
+//! `register` data one copy per thread-map iteration (`q`), its thread
+//! maps plain loops over their iterations in order (`thread_map`), and its
+//! barriers nothing (the phases already run one after the other; where
+//! they fall is the IR's `Stmt::Barrier`, never recomputed here). Indices
+//! the glue prechecked (`ir::bounds`, the same interval analysis as the
+//! flat maps and the PTX kernel) are not checked again. Block reductions
+//! follow the GPU kernel's combination order, so the CPU device computes
+//! the same bits as the GPU for a block size; a reduction into one element
+//! from every block iteration combines per chunk, then in chunk order
+//! (reproducible for a thread count; on the GPU it is an atomic per block).
 
 use super::access::AccessPlan;
 use super::body::{BodyEmitter, DataAccess};
 use super::place::Place;
-use super::ranges::{MapRanges, PointCode};
+use super::ranges::{ChunkResults, MapRanges, PointCode};
 use super::tokens::{combine_values as combine, literal, rust_type, zero_of};
 use crate::codegen::abi::KernelAbi;
 use crate::codegen::names::{self, RangeScope};
@@ -22,8 +28,9 @@ use quote::quote;
 
 /// The block iterations of block map `m`, for the twin of `abi`: in
 /// chunks on `workers` (the CPU device's kernel pool), its buffers reached
-/// as `plan` says (`twin::block_plan`: plain where the block iterations
-/// cannot share an element, atomic cells otherwise).
+/// as `plan` says (the map's plan: plain where the block iterations
+/// cannot share an element, chunk partials for reductions into one
+/// element, atomic cells otherwise).
 pub(crate) fn block_iterations(
     sdfg: &Sdfg,
     abi: &KernelAbi,
@@ -51,7 +58,7 @@ pub(crate) fn block_iterations(
     let what = format!("block map `{}`", m.name.text);
     // Shapes of the block data (symbols and literals), once per launch.
     let mut shapes = TokenStream::new();
-    let mut per_task = TokenStream::new();
+    let mut per_chunk = TokenStream::new();
     for &c in &block.data {
         let k = &sdfg.containers[c];
         let name = &k.name.text;
@@ -69,9 +76,10 @@ pub(crate) fn block_iterations(
         let t = rust_type(k.elem);
         let zero = literal(zero_of(k.elem));
         let len = quote!(#ext.iter().product::<usize>());
-        per_task.extend(match k.storage {
-            // Undefined at the start of each block iteration (validation
-            // rejects a read before a write): zero here.
+        // Once per chunk: block data is undefined at the start of each
+        // block iteration (validation rejects a read before a write), so
+        // the task's block iterations reuse one copy.
+        per_chunk.extend(match k.storage {
             Storage::Shared => quote! {
                 let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #len];
             },
@@ -88,23 +96,44 @@ pub(crate) fn block_iterations(
         sdfg,
         inner: Place::kernel_twin(sdfg, m.params.len(), plan),
     };
-    let code = BodyEmitter::block_map(&place, &m.body, &sdfg.containers).stmts(&m.body.stmts);
+    let emit = BodyEmitter::block_map(&place, &m.body, &sdfg.containers, constant_launched(block));
+    // The glue prechecks no access of a map with a dependent range.
+    let emit = if m.has_dependent_ranges() {
+        emit
+    } else {
+        emit.after_prechecks()
+    };
+    let emit = emit.with_partials(&plan.reductions);
+    let code = emit.stmts(&m.body.stmts);
     let ranges = MapRanges {
         map: m,
         scope: RangeScope::Kernel,
         data: &place,
     };
-    let body = quote! {
-        #per_task
-        #code
+    let partials = emit.partial_locals();
+    let tuple = emit.partial_tuple();
+    let results = ChunkResults {
+        locals: quote!(#per_chunk #partials),
+        result: tuple.clone(),
+        pattern: tuple,
+        combine: emit.combine_partials(),
     };
-    let iterations = ranges.chunked(&PointCode::One(body), &abi.name, workers, None);
+    let iterations = ranges.chunked(&PointCode::One(code), &abi.name, workers, Some(&results));
     quote! {
         let #threads: usize = #rtb::threads(#what, &[#(#dims),*])?;
         let #launched: usize = #rtb::launched(#threads);
         #shapes
         #iterations
     }
+}
+
+/// The threads a block launches (whole warps) when its size is a
+/// constant of 1 to 1024 threads (another is an `Err` at the launch).
+fn constant_launched(block: &crate::ir::Block) -> Option<usize> {
+    block
+        .constant_threads()
+        .filter(|n| (1..=1024).contains(n))
+        .map(|n| (n as usize).div_ceil(32) * 32)
 }
 
 /// Where a block program's data lives in the twin: block data in the

@@ -9,12 +9,13 @@
 //! lazy `&&`/`||`/`if`, IEEE floats without contraction.
 
 use super::access::Reduction;
+use super::thread_map::BlockPartial;
 use super::tokens::{combine_values, literal, one_of, rust_type, zero_of};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
-    range_end, uniform_reductions, BinOp, Container, ContainerId, Expr, ExprKind, LocalId, MathFn,
-    RangeEnd, ScalarType, Stmt, SymbolId, TaskletBody, ThreadMap, UnOp, VarRef, WcrOp,
+    range_end, BinOp, Container, ContainerId, Expr, ExprKind, LocalId, MathFn, RangeEnd,
+    ScalarType, Stmt, SymbolId, TaskletBody, UnOp, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -63,25 +64,21 @@ pub(crate) struct BodyEmitter<'a> {
     pub(super) lanes: bool,
     /// Which locals a `let` declares (the others are `for` variables).
     pub(super) let_locals: Vec<bool>,
-    /// Fault code of each access by the address of its index slice and
-    /// whether it stores (how a block reduction, known by its index, finds
-    /// its code).
-    index_codes: Vec<(*const Expr, bool, u32)>,
     /// In a block map's twin: the containers (for its block reductions).
-    block: Option<&'a [Container]>,
-    /// The block reductions of the thread map being emitted: (container,
-    /// index key, operator, the partials' variable).
-    block_partials: RefCell<Vec<(ContainerId, String, WcrOp, proc_macro2::Ident)>>,
+    pub(super) block: Option<&'a [Container]>,
+    /// In a block map's twin: the threads the kernel launches per block
+    /// when the block's size is a constant (block partials are then arrays).
+    pub(super) block_launched: Option<usize>,
+    /// The block reductions of the thread map being emitted.
+    pub(super) block_partials: RefCell<Vec<BlockPartial>>,
 }
 
 impl<'a> BodyEmitter<'a> {
     pub fn new(data: &'a dyn DataAccess, body: &'a TaskletBody) -> BodyEmitter<'a> {
         let mut codes = Vec::new();
         let mut next = 1u32;
-        let mut index_codes = Vec::new();
         for_each_access(&body.stmts, &mut |site| {
             codes.push((site.node.key(), next, site.is_prechecked()));
-            index_codes.push((site.index.as_ptr(), site.is_store, next));
             next += 1;
         });
         let mut let_locals = vec![false; body.locals.len()];
@@ -100,21 +97,24 @@ impl<'a> BodyEmitter<'a> {
             partials: &[],
             lanes: false,
             let_locals,
-            index_codes,
             block: None,
+            block_launched: None,
             block_partials: RefCell::new(Vec::new()),
         }
     }
 
     /// The body of a block map (thread maps run in order; block reductions
-    /// combine per-thread partials in the GPU's order, see `thread_map`).
+    /// combine per-thread partials in the GPU's order, see `thread_map`);
+    /// `launched`: the threads per block in whole warps, when a constant.
     pub fn block_map(
         data: &'a dyn DataAccess,
         body: &'a TaskletBody,
         containers: &'a [Container],
+        launched: Option<usize>,
     ) -> BodyEmitter<'a> {
         let mut e = BodyEmitter::new(data, body);
         e.block = Some(containers);
+        e.block_launched = launched;
         e
     }
 
@@ -197,21 +197,12 @@ impl<'a> BodyEmitter<'a> {
                 partials: &[],
                 lanes: false,
                 let_locals: Vec::new(),
-                index_codes: Vec::new(),
                 block: None,
+                block_launched: None,
                 block_partials: RefCell::new(Vec::new()),
             },
             containers,
         )
-    }
-
-    /// The fault code of the access with index slice `index` (a block
-    /// reduction's, in `thread_map`).
-    fn code_of(&self, index: &[Expr], is_store: bool) -> u32 {
-        self.index_codes
-            .iter()
-            .find(|(p, s, _)| *p == index.as_ptr() && *s == is_store)
-            .map_or(u32::MAX, |c| c.2)
     }
 
     /// The fault code of the access at `node` and whether it is prechecked.
@@ -695,129 +686,6 @@ impl<'a> BodyEmitter<'a> {
             | MathFn::Complex => a,
             MathFn::MulAdd => quote!(#a.mul_add(#b, #c)),
         }
-    }
-
-    /// A thread map run by one task: its iterations in row-major order,
-    /// the linear iteration number in `__q` (which copy of register data
-    /// an iteration sees). A block reduction keeps one partial per thread
-    /// of the block (iteration `q` runs on thread `q mod B`, in increasing
-    /// `q`), then combines them in the GPU kernel's order
-    /// (`__glue::block::tree`) and updates the target once: the CPU device
-    /// computes the same bits as the GPU.
-    fn thread_map(&self, t: &ThreadMap, loops: &LoopScope) -> TokenStream {
-        let q = names::thread_iteration();
-        let (threads, launched) = (names::block_threads(), names::launched_threads());
-        let block = rt::block();
-        let reductions = self
-            .block
-            .map(|c| uniform_reductions(t, c))
-            .unwrap_or_default();
-        let mut setup = TokenStream::new();
-        let mut finish = TokenStream::new();
-        let mut partials = Vec::new();
-        for (k, r) in reductions.iter().enumerate() {
-            let ty = rust_type(self.data.elem_type(r.container));
-            let part = names::block_partials(k);
-            setup.extend(quote! {
-                let mut #part: ::std::vec::Vec<::core::option::Option<#ty>> =
-                    ::std::vec![::core::option::Option::None; #launched];
-            });
-            let elem = self.data.elem_type(r.container);
-            let combined = combine_values(r.op, elem, quote!(__a), quote!(__b));
-            let offset = self.offset(r.container, r.index);
-            let code = self.code_of(r.index, true);
-            let flat = names::fault_index();
-            let fault = self.data.fault(code, quote!(#flat));
-            let store = self
-                .data
-                .store(r.container, quote!(__o), quote!(__v), Some(r.op));
-            finish.extend(quote! {
-                if let ::core::option::Option::Some(__v) = #block::tree(&#part, |__a: #ty, __b: #ty| #combined) {
-                    match #offset {
-                        ::core::result::Result::Ok(__o) => { #store }
-                        ::core::result::Result::Err(#flat) => { #fault }
-                    }
-                }
-            });
-            let key = r.index.iter().map(Expr::key).collect::<Vec<_>>().join(",");
-            partials.push((r.container, key, r.op, part));
-        }
-        let outer = std::mem::replace(&mut *self.block_partials.borrow_mut(), partials);
-        let mut inner = loops.clone();
-        for p in &t.params {
-            inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref(), &t.body);
-        }
-        let body: TokenStream = t.body.iter().map(|s| self.stmt(s, &inner)).collect();
-        *self.block_partials.borrow_mut() = outer;
-        let mut code = quote! {
-            #body
-            #q += 1;
-        };
-        for (d, p) in t.params.iter().enumerate().rev() {
-            let name = names::local(p.local);
-            let ty = rust_type(p.start.ty);
-            let a = self.expr(&p.start);
-            // `..=last` ends at `last + 1` in i128 (no wrap at the maximum).
-            let b = match range_end(&p.end, p.inclusive) {
-                RangeEnd::Exclusive(e) => {
-                    let e = self.expr(e);
-                    quote!((#e) as i128)
-                }
-                RangeEnd::Inclusive(last) => {
-                    let l = self.expr(last);
-                    quote!((#l) as i128 + 1)
-                }
-            };
-            let st = match &p.step {
-                Some(e) => self.expr(e),
-                None => literal(one_of(p.start.ty)),
-            };
-            let r = names::thread_range(d);
-            let (start, step, count, i) = (r.start, r.step, r.count, r.end);
-            // Ranges are block-level: evaluated once, before the iterations.
-            setup.extend(quote! {
-                let #start: i128 = (#a) as i128;
-                let #step: i128 = (#st) as i128;
-                let #count: u64 = {
-                    let __e: i128 = #b;
-                    if #step > 0 && __e > #start { ((__e - #start + #step - 1) / #step) as u64 } else { 0 }
-                };
-            });
-            code = quote! {
-                for #i in 0..#count {
-                    let #name: #ty = (#start + (#i as i128) * #step) as #ty;
-                    #code
-                }
-            };
-        }
-        let _ = threads;
-        quote! {{
-            #setup
-            let mut #q: usize = 0;
-            #code
-            let _ = #q;
-            #finish
-        }}
-    }
-
-    /// Inside a thread map, an update of one of its block reductions goes
-    /// to the partial of the thread running the iteration.
-    fn partial_update(&self, c: ContainerId, index: &[Expr], value: &Expr) -> Option<TokenStream> {
-        let partials = self.block_partials.borrow();
-        let key = index.iter().map(Expr::key).collect::<Vec<_>>().join(",");
-        let (_, _, op, part) = partials.iter().find(|p| p.0 == c && p.1 == key)?;
-        let elem = self.data.elem_type(c);
-        let v = self.expr(value);
-        let combined = combine_values(*op, elem, quote!(__p), quote!(__v));
-        let (q, threads) = (names::thread_iteration(), names::block_threads());
-        Some(quote! {{
-            let __v = #v;
-            let __t: usize = #q % #threads;
-            #part[__t] = ::core::option::Option::Some(match #part[__t] {
-                ::core::option::Option::Some(__p) => #combined,
-                ::core::option::Option::None => __v,
-            });
-        }})
     }
 }
 

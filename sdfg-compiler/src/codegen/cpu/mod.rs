@@ -9,7 +9,7 @@
 //! element per chunk ([`partials`]), and the Rust twin of each
 //! `gpu` map that the CPU device runs in place of its PTX kernel ([`twin`],
 //! which also holds the chunked loop `cpu` maps share; a block map's in
-//! [`block`]). The glue places these pieces in the state machine.
+//! [`block`], its thread maps and block reductions in [`thread_map`]). The glue places these pieces in the state machine.
 
 pub(crate) mod access;
 pub(crate) mod block;
@@ -19,5 +19,6 @@ pub(crate) mod lanes;
 pub(crate) mod partials;
 pub(crate) mod place;
 pub(crate) mod ranges;
+pub(crate) mod thread_map;
 pub(crate) mod tokens;
 pub(crate) mod twin;

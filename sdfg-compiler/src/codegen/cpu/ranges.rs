@@ -99,8 +99,10 @@ impl MapRanges<'_> {
 
     /// Runs `body` once per point of the range in contiguous chunks on
     /// `workers` (a `runtime::__glue::par::Workers`): a chunk is a run of
-    /// rows (every dimension but the innermost) or, in one dimension, of
-    /// iterations; each row runs the innermost dimension in order. `what`
+    /// points in row-major order (a row: every dimension but the
+    /// innermost fixed), each row's part of it running the innermost
+    /// dimension in order; a block map's chunk is a run of block
+    /// iterations. `what`
     /// names the map in the error when the point count overflows `usize`.
     /// With `results`, each chunk also returns a value, combined after the
     /// map in chunk order (reproducible for a given number of threads).
@@ -131,12 +133,17 @@ impl MapRanges<'_> {
         let t_inner = names::flat_position(inner);
         let p_inner = self.param_value(inner, &t_inner);
         let c_inner = &counts[inner];
-        // The outer positions of unit `__u` (row-major, the last outer
-        // dimension fastest), then their parameters.
+        // A block map's iteration is a whole block program: each is a unit
+        // of its own (four 128 x 128 tiles of a 256^2 product are four
+        // tasks, not two rows of them).
+        let points = n > 1 && self.map.block.is_some();
+        // The positions of unit `__u` (row-major, the last dimension
+        // fastest): the outer ones of a row, or all of a point.
+        let decomposed = if points { n } else { inner };
         let mut outer = TokenStream::new();
         if n > 1 {
             outer.extend(quote!(let __rest: usize = __u;));
-            for d in (0..inner).rev() {
+            for d in (0..decomposed).rev() {
                 let t = names::flat_position(d);
                 let c = &counts[d];
                 outer.extend(if d == 0 {
@@ -148,7 +155,7 @@ impl MapRanges<'_> {
                     }
                 });
             }
-            for d in 0..inner {
+            for d in 0..decomposed {
                 outer.extend(self.param_value(d, &names::flat_position(d)));
             }
         }
@@ -178,17 +185,39 @@ impl MapRanges<'_> {
                 }
             }
         };
-        let (units, unit_len, loops) = if n > 1 {
-            let run = inner_run(quote!(0usize), quote!(__unit_len));
+        let (units, unit_len, loops) = if points {
+            let PointCode::One(code) = body else {
+                return TokenStream::new();
+            };
             (
-                quote!(if __unit_len == 0 {
-                    0
-                } else {
-                    __total / __unit_len
-                }),
-                quote!((#c_inner as usize)),
+                quote!(__total),
+                quote!(1usize),
                 quote! {
                     for __u in __units {
+                        #outer
+                        #code
+                    }
+                },
+            )
+        } else if n > 1 {
+            // A chunk is a run of points in row-major order: whole rows
+            // and, at its ends, parts of rows (a map of few long rows, 16
+            // rows of softmax statistics on 16 threads, still gets several
+            // chunks per thread). Each row's part runs the innermost
+            // dimension in order. The position advances before the row's
+            // code, which may `continue` past a dependent range's end.
+            let run = inner_run(quote!(__lo), quote!(__hi));
+            (
+                quote!(__total),
+                quote!(1usize),
+                quote! {
+                    let __row_len: usize = #c_inner as usize;
+                    let mut __at: usize = __units.start;
+                    while __at < __units.end {
+                        let __u: usize = __at / __row_len;
+                        let __lo: usize = __at - __u * __row_len;
+                        let __hi: usize = ::core::cmp::Ord::min(__row_len, __lo + (__units.end - __at));
+                        __at += __hi - __lo;
                         #outer
                         #run
                     }

@@ -3,7 +3,7 @@
 //! and binds each one as the ABI's [`Passing`] says: a scalar by value, a
 //! buffer as the map's [`AccessPlan`] decides (a plain slice it only reads,
 //! a plain view of the elements its iterations own or reduce into after the
-//! map, atomic cells otherwise; a block map's as [`block_plan`] says). The map runs in chunks on the device's
+//! map, atomic cells otherwise). The map runs in chunks on the device's
 //! kernel pool, like a `cpu` map on the caller's ([`parallel_map`]).
 
 use super::access::{AccessPlan, Mode};
@@ -29,8 +29,17 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     let (prologue, iteration) = if m.block.is_some() {
         // A block map's program (block data, thread maps, the GPU's
         // reduction order) is `block`'s; its block iterations are chunked
-        // like a map's points, its buffers reached as `block_plan` says.
-        let plan = block_plan(sdfg, abi, m);
+        // like a map's points. Its plan is the map's over the block
+        // program, whose block parameters are the map's parameters (a
+        // thread map's are locals): one task runs a whole block iteration,
+        // so a buffer the program only reads is a plain slice, one whose
+        // every access holds a block parameter plus an invariant in one
+        // dimension (a row per block iteration) a plain view (two block
+        // iterations, hence two chunks, never touch one element), and a
+        // reduction into an element fixed for the map takes chunk partials
+        // (each block's value after its tree goes to its chunk's partial,
+        // see `thread_map`).
+        let plan = twin_plan(sdfg, abi, m);
         let iteration = super::block::block_iterations(sdfg, abi, m, &plan, workers);
         (prologue(sdfg, abi, &plan), iteration)
     } else {
@@ -83,26 +92,6 @@ fn twin_plan(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> AccessPlan {
                 }
                 _ => {}
             }
-        }
-    }
-    plan
-}
-
-/// The access plan of a block map's twin: the map's plan over its block
-/// program, whose block parameters are the map's parameters (a thread
-/// map's are locals). One task runs a whole block iteration, so a buffer
-/// the program only reads is a plain slice and one whose every access
-/// holds a block parameter plus an invariant in one dimension (a row per
-/// block iteration) a plain view: two block iterations, hence two chunks,
-/// never touch one element. A reduction into an element fixed for the
-/// map stays on atomic cells: the block program's own reductions update it
-/// after their tree (`BodyEmitter::thread_map`), outside the chunk
-/// partials' store path.
-fn block_plan(sdfg: &Sdfg, abi: &KernelAbi, m: &Map) -> AccessPlan {
-    let mut plan = twin_plan(sdfg, abi, m);
-    for c in 0..sdfg.containers.len() {
-        if plan.mode(c) == Mode::Partials {
-            plan.set_mode(c, Mode::Cells);
         }
     }
     plan
