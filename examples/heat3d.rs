@@ -3,7 +3,9 @@
 //! against plain Rust.
 //!
 //! Run: `cargo run --release --example heat3d [-- --n 120 --tsteps 500]`
-//! (the CPU device, when there is no GPU, runs `--small` sizes).
+//! (the CPU device, when there is no GPU, runs `--small` sizes);
+//! `--persistent` runs `Heat3dPersistent`: the same program with
+//! `#[persistent] state step`, every step in one cooperative launch.
 
 #[path = "common/mod.rs"]
 mod common;

@@ -141,7 +141,7 @@ pub(crate) fn graph_rows(
 /// One mode of a workload: warm-up calls (a key's first call runs on
 /// streams, its second records the graph), device-timed calls, wall-timed
 /// `run()`s, the counts of one `run()`, then a checked `run()`.
-fn measure(
+pub(crate) fn measure(
     work: &mut dyn Workload,
     graphs: bool,
     stream: &Stream,

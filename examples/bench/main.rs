@@ -51,6 +51,7 @@ mod graphs;
 mod kinds;
 mod output;
 mod overhead;
+mod persistent;
 mod report;
 mod sections;
 
@@ -179,6 +180,7 @@ fn main() -> AnyResult<()> {
     };
 
     let graph_rows = graphs::graph_rows(&device, &stream, reps, small, seeds.next())?;
+    let persistent_row = persistent::persistent_row(&device, &stream, reps, small, seeds.next())?;
     let first_loads = if gpu {
         graphs::first_loads()
             .map_err(|e| eprintln!("first loads in new processes: {e}"))
@@ -207,6 +209,7 @@ fn main() -> AnyResult<()> {
     graphs::print_first_loads(&first_loads);
     print_overhead(&overhead);
     graphs::print_graph_rows(&graph_rows);
+    persistent::print_persistent_row(&persistent_row, small);
     print_shapes(&shape_rows, copy_gbs);
     print_kernel_table(&rows, copy_gbs, gpu);
 
@@ -230,6 +233,9 @@ fn main() -> AnyResult<()> {
             .filter(|r| !r.passed())
             .map(|r| r.name.as_str()),
     );
+    if !persistent_row.passed() {
+        failed.push("heat3d (persistent)");
+    }
     std::fs::create_dir_all(&out_dir)?;
     let json = to_json(
         &device,

@@ -1,37 +1,54 @@
 //! NPBench heat_3d: a host-driven loop of two 7-point stencil maps in 3-D.
 
-use crate::common::{impl_two_grid_launch, AnyResult, Check, Launch, Options, TwoGrids, Workload};
+use crate::common::{launch_on_or_own, AnyResult, Check, Launch, Options, TwoGrids, Workload};
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
-sdfg! {
-    /// NPBench `heat_3d`: for t in 1..TSTEPS, B from A, then A from B.
-    pub sdfg Heat3d {
-        symbol N: i64; symbol TSTEPS: i64;
-        gpu A: f64[N, N, N];
-        gpu B: f64[N, N, N];
-        state init {}
-        state step {
-            map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
-                B[i, j, k] = 0.125 * (A[i+1, j, k] - 2.0 * A[i, j, k] + A[i-1, j, k])
-                    + 0.125 * (A[i, j+1, k] - 2.0 * A[i, j, k] + A[i, j-1, k])
-                    + 0.125 * (A[i, j, k+1] - 2.0 * A[i, j, k] + A[i, j, k-1])
-                    + A[i, j, k];
-            }
-            map a[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
-                A[i, j, k] = 0.125 * (B[i+1, j, k] - 2.0 * B[i, j, k] + B[i-1, j, k])
-                    + 0.125 * (B[i, j+1, k] - 2.0 * B[i, j, k] + B[i, j-1, k])
-                    + 0.125 * (B[i, j, k+1] - 2.0 * B[i, j, k] + B[i, j, k-1])
-                    + B[i, j, k];
+/// The program, once as written and once with its loop as one kernel.
+macro_rules! heat3d_program {
+    ($(#[$doc:meta])* $name:ident $(, #[$state:meta])?) => {
+        sdfg! {
+            $(#[$doc])*
+            pub sdfg $name {
+                symbol N: i64; symbol TSTEPS: i64;
+                gpu A: f64[N, N, N];
+                gpu B: f64[N, N, N];
+                state init {}
+                $(#[$state])?
+                state step {
+                    map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+                        B[i, j, k] = 0.125 * (A[i+1, j, k] - 2.0 * A[i, j, k] + A[i-1, j, k])
+                            + 0.125 * (A[i, j+1, k] - 2.0 * A[i, j, k] + A[i, j-1, k])
+                            + 0.125 * (A[i, j, k+1] - 2.0 * A[i, j, k] + A[i, j, k-1])
+                            + A[i, j, k];
+                    }
+                    map a[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+                        A[i, j, k] = 0.125 * (B[i+1, j, k] - 2.0 * B[i, j, k] + B[i-1, j, k])
+                            + 0.125 * (B[i, j+1, k] - 2.0 * B[i, j, k] + B[i, j-1, k])
+                            + 0.125 * (B[i, j, k+1] - 2.0 * B[i, j, k] + B[i, j, k-1])
+                            + B[i, j, k];
+                    }
+                }
+                state done {}
+                init -> step if TSTEPS > 1 { t = 1 }
+                init -> done if TSTEPS <= 1;
+                step -> step if t + 1 < TSTEPS { t = t + 1 }
+                step -> done if t + 1 >= TSTEPS;
             }
         }
-        state done {}
-        init -> step if TSTEPS > 1 { t = 1 }
-        init -> done if TSTEPS <= 1;
-        step -> step if t + 1 < TSTEPS { t = t + 1 }
-        step -> done if t + 1 >= TSTEPS;
-    }
+    };
 }
+
+heat3d_program!(
+    /// NPBench `heat_3d`: for t in 1..TSTEPS, B from A, then A from B.
+    Heat3d
+);
+heat3d_program!(
+    /// `Heat3d` with `#[persistent] state step`: every step in one
+    /// cooperative launch, a grid-wide barrier after each map.
+    Heat3dPersistent,
+    #[persistent]
+);
 
 /// One sweep over the interior in the DSL's operation order (bit-exact);
 /// planes in parallel, each row through slices of the neighbouring rows
@@ -72,15 +89,28 @@ pub const SMALL: (usize, usize) = (40, 20);
 
 pub struct Heat3dWorkload {
     program: Heat3d,
+    /// `--persistent`: calls run `Heat3dPersistent` instead.
+    persistent: Option<Heat3dPersistent>,
     grids: TwoGrids,
 }
 
 impl Heat3dWorkload {
-    /// `--n` (default 120; 40 small), `--tsteps` (default 500; 20 small).
+    /// `--n` (default 120; 40 small), `--tsteps` (default 500; 20 small),
+    /// `--persistent` (the loop as one kernel).
     pub fn new(device: &Device, opts: &Options, small: bool) -> AnyResult<Self> {
         let (n, tsteps) = if small { SMALL } else { FULL };
         let (n, tsteps): (usize, usize) = (opts.get("n", n), opts.get("tsteps", tsteps));
-        Self::with_sizes(device, n, tsteps)
+        let work = Self::with_sizes(device, n, tsteps)?;
+        if opts.flag("persistent") {
+            return work.into_persistent(device);
+        }
+        Ok(work)
+    }
+
+    /// Calls run `Heat3dPersistent` (the same grids and sizes).
+    pub fn into_persistent(mut self, device: &Device) -> AnyResult<Self> {
+        self.persistent = Some(Heat3dPersistent::load(device)?);
+        Ok(self)
     }
 
     /// An N^3 grid and TSTEPS steps.
@@ -90,8 +120,18 @@ impl Heat3dWorkload {
         }
         Ok(Heat3dWorkload {
             program: Heat3d::load(device)?,
+            persistent: None,
             grids: TwoGrids::new(device, n, tsteps, n * n * n)?,
         })
+    }
+
+    /// Why the persistent program ran launch by launch, if it did.
+    #[allow(dead_code)] // the bench reads it, the example does not
+    pub fn notes(&self) -> Vec<String> {
+        self.persistent
+            .as_ref()
+            .map(|p| p.graph_notes())
+            .unwrap_or_default()
     }
 
     /// Time steps: NPBench's `for t in range(1, TSTEPS)`.
@@ -100,11 +140,45 @@ impl Heat3dWorkload {
     }
 }
 
-impl_two_grid_launch!(Heat3dWorkload, Heat3dArgs);
+impl Launch for Heat3dWorkload {
+    fn launch<R>(
+        &mut self,
+        stream: Option<&Stream>,
+        then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
+    ) -> sdfg::runtime::Result<R> {
+        let g = &mut self.grids;
+        let (n, tsteps) = (g.n as i64, g.tsteps as i64);
+        let running = match &self.persistent {
+            Some(p) => {
+                let args = Heat3dPersistentArgs {
+                    N: n,
+                    TSTEPS: tsteps,
+                    A: &mut g.a,
+                    B: &mut g.b,
+                };
+                launch_on_or_own!(p, stream, args)?
+            }
+            None => {
+                let args = Heat3dArgs {
+                    N: n,
+                    TSTEPS: tsteps,
+                    A: &mut g.a,
+                    B: &mut g.b,
+                };
+                launch_on_or_own!(self.program, stream, args)?
+            }
+        };
+        then(running)
+    }
+}
 
 impl Workload for Heat3dWorkload {
     fn name(&self) -> &'static str {
-        "heat3d"
+        if self.persistent.is_some() {
+            "heat3d (persistent)"
+        } else {
+            "heat3d"
+        }
     }
     fn sizes(&self) -> String {
         let (n, tsteps) = (self.grids.n, self.grids.tsteps);
@@ -132,7 +206,10 @@ impl Workload for Heat3dWorkload {
         self.run_call()
     }
     fn set_graphs(&mut self, on: bool) {
-        self.program.set_graphs(on)
+        self.program.set_graphs(on);
+        if let Some(p) = &self.persistent {
+            p.set_graphs(on);
+        }
     }
     fn host_version_ms(&mut self) -> f64 {
         self.grids.reference_ms(heat3d_reference)

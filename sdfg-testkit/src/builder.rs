@@ -309,6 +309,7 @@ impl SdfgBuilder {
             name: Name::new(name, sp()),
             stmts: Vec::new(),
             graph: Dataflow::default(),
+            persistent: None,
         });
         self.sdfg.states.len() - 1
     }

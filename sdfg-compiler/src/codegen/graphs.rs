@@ -371,6 +371,7 @@ fn add_loop_parts(sdfg: &mut Sdfg, s: StateId, l: &DeviceLoop) -> LoopParts {
         name: Name::new(format!("__sdfg_graph_{state_name}"), span),
         stmts,
         graph,
+        persistent: None,
     });
     LoopParts {
         state: s,

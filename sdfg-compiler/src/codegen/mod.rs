@@ -3,7 +3,8 @@
 //! runs on the host (tasklet bodies, `cpu`/`seq` maps, the kernels' twins
 //! for the CPU device), and [`glue`] the items `sdfg!` expands to and the
 //! state machine, written against sdfg-runtime. [`graphs`] adds what the
-//! conditional nodes of device loops need before any of them runs. Every
+//! conditional nodes of device loops need before any of them runs,
+//! [`persistent`] the barriers and kernels of `#[persistent]` states. Every
 //! generated name comes from [`names`], every path into the runtime from
 //! `runtime_paths`; [`replay`] is the macro through which other `sdfg!`s
 //! call the program.
@@ -13,6 +14,7 @@ pub(crate) mod cpu;
 pub mod glue;
 pub mod graphs;
 pub mod names;
+pub mod persistent;
 pub mod ptx;
 pub mod replay;
 pub(crate) mod runtime_paths;
@@ -31,7 +33,24 @@ pub fn generate(sdfg: &Sdfg, schedule: &Schedule, texts: &glue::Texts) -> TokenS
         None => (sdfg, schedule, &[][..]),
     };
     let abis = abi::kernel_abis(sdfg);
-    let ptx = ptx::generate_for(sdfg, &abis, &ptx::Tuning::default());
+    // Persistent states gain their barriers (the maps' kernels stay as they are).
+    let mut with_barriers = None;
+    let persistent = if schedule.graphs.has_persistent() {
+        let mut out = sdfg.clone();
+        let kernels = persistent::augment(&mut out, schedule, &abis);
+        with_barriers = Some(out);
+        kernels
+    } else {
+        Vec::new()
+    };
+    let sdfg = with_barriers.as_ref().unwrap_or(sdfg);
+    let ptx = ptx::generate_with(sdfg, &abis, &persistent, &ptx::Tuning::default());
     let cubins = ptx::ptxas::embedded_cubins(&ptx.text, !abis.is_empty());
-    glue::generate(sdfg, schedule, loops, &abis, &ptx, &cubins, texts)
+    let kernels = glue::Kernels {
+        abis: &abis,
+        ptx: &ptx,
+        persistent: &persistent,
+        cubins: &cubins,
+    };
+    glue::generate(sdfg, schedule, loops, &kernels, texts)
 }

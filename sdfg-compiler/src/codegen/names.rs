@@ -333,6 +333,20 @@ pub fn kernel_entries(sdfg: &Sdfg, maps: &[(StateId, StmtId)]) -> Vec<String> {
     out
 }
 
+/// The PTX entry name of the persistent kernel of state `state`:
+/// `p_<state>`, with a `_<n>` suffix when `taken` (the maps' entries and
+/// earlier persistent ones) holds it already.
+pub fn persistent_entry(sdfg: &Sdfg, state: StateId, taken: &[String]) -> String {
+    let base = format!("p_{}", ptx_safe(bare(&sdfg.states[state].name.text)));
+    let mut name = base.clone();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    name
+}
+
 fn ptx_safe(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {

@@ -73,6 +73,13 @@ paths! {
     graph_step => [::sdfg::runtime::__glue::GraphStep];
     /// Ends a recording an error left (`GraphGuard::default()`).
     graph_guard => [::sdfg::runtime::__glue::GraphGuard];
+    /// `PersistentPhase { kernel, name, twin, first, count }`: a phase of a
+    /// persistent kernel's CPU twin.
+    persistent_phase => [::sdfg::runtime::__glue::persistent::PersistentPhase];
+    /// `run_phases(args, &phases, iterations)`: a persistent kernel's twin.
+    persistent_run_phases => [::sdfg::runtime::__glue::persistent::run_phases];
+    /// `persistent_config(&[phase configs]) -> LaunchConfig`.
+    persistent_config => [::sdfg::runtime::__glue::persistent::persistent_config];
 
     // What kernel twins and host maps use.
     kernel_args => [::sdfg::runtime::__glue::KernelArgs];

@@ -190,6 +190,10 @@ pub struct State {
     pub stmts: Vec<Statement>,
     /// The state's dataflow graph, built from the statements' memlets.
     pub graph: Dataflow,
+    /// `#[persistent]` (where it was written): the state's loop over
+    /// itself runs as one kernel with grid-wide barriers
+    /// (`validate::persistent`, `schedule::graphs::PersistentLoop`).
+    pub persistent: Option<Span>,
 }
 
 #[derive(Clone, Debug)]
@@ -225,6 +229,43 @@ impl Statement {
             StatementKind::Wait(_) => "wait".to_string(),
             StatementKind::Nested(n) => n.callee.name.text.clone(),
         }
+    }
+
+    /// Every symbol the statement mentions: a map's ranges and body, and
+    /// the subsets of its memlets.
+    pub fn symbols_used(&self) -> std::collections::BTreeSet<SymbolId> {
+        let mut out = std::collections::BTreeSet::new();
+        let mut visit = |e: &Expr| {
+            e.walk(&mut |x| {
+                if let ExprKind::Var(VarRef::Symbol(sym)) = x.kind {
+                    out.insert(sym);
+                }
+            })
+        };
+        if let StatementKind::Map(m) = &self.kind {
+            for p in &m.params {
+                visit(&p.start);
+                visit(&p.end);
+                if let Some(step) = &p.step {
+                    visit(step);
+                }
+            }
+            for b in &m.body.stmts {
+                b.walk_exprs(&mut |x| visit(x));
+            }
+        }
+        for m in &self.memlets {
+            for d in &m.subset {
+                match d {
+                    SubsetDim::Index(i) => visit(i),
+                    SubsetDim::Range { start, end } => {
+                        visit(start);
+                        visit(end);
+                    }
+                }
+            }
+        }
+        out
     }
 }
 

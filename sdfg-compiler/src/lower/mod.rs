@@ -411,6 +411,7 @@ impl<'a> Lowerer<'a> {
             name: name_of(&s.name),
             stmts,
             graph,
+            persistent: s.persistent,
         }
     }
 

@@ -61,6 +61,8 @@ pub(super) fn sdfg_attribute(attr: &Attribute, header: &mut Header) -> Result<()
         }
         "start" => Err(Diagnostic::error(span, "`#[start]` belongs on a state")
             .help("write it before `state NAME { ... }` inside the sdfg")),
+        "persistent" => Err(Diagnostic::error(span, "`#[persistent]` belongs on a state")
+            .help("write it before the `state NAME { ... }` that loops over itself, inside the sdfg")),
         _ => {
             let d = Diagnostic::error(span, format!("unknown attribute `#[{name}]`"));
             Err(match closest_name(&name, ["streams", "sync", "graph", "start"]) {
@@ -192,6 +194,8 @@ pub(super) fn parse_graph(input: ParseStream) -> syn::Result<GraphPolicy> {
 #[derive(Default)]
 pub(super) struct ItemAttributes {
     pub(super) start: Option<Span>,
+    /// `#[persistent]` (a state's loop as one kernel).
+    pub(super) persistent: Option<Span>,
     /// `#[independent(A, B)]`: where it was written and the names.
     pub(super) independent: Option<(Span, Vec<Ident>)>,
 }
@@ -219,6 +223,14 @@ pub(super) fn item_attributes(
                 }
                 out.start = Some(span);
             }
+            "persistent" if matches!(attr.meta, syn::Meta::Path(_)) => {
+                if out.persistent.is_some() {
+                    diags.push(
+                        Diagnostic::error(span, "duplicate `#[persistent]`").help("write it once"),
+                    );
+                }
+                out.persistent = Some(span);
+            }
             "independent" => match independent_names(attr) {
                 Ok(names) => match &mut out.independent {
                     Some((_, all)) => all.extend(names),
@@ -232,7 +244,7 @@ pub(super) fn item_attributes(
             ),
             _ => diags.push(
                 Diagnostic::error(span, format!("unknown attribute `#[{name}]` here"))
-                    .help("a state takes `#[start]`, a map `#[independent(CONTAINER, ...)]`"),
+                    .help("a state takes `#[start]` and `#[persistent]`, a map `#[independent(CONTAINER, ...)]`"),
             ),
         }
     }

@@ -193,11 +193,19 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
         );
     }
     let start = attributes.start;
+    let persistent = attributes.persistent;
     if input.peek(syn::Ident) && input.peek2(Token![->]) {
         if let Some(span) = start {
             diags.push(
                 Diagnostic::error(span, "`#[start]` belongs on a state, not on an edge")
                     .help("write `#[start] state NAME { ... }`"),
+            );
+        }
+        if let Some(span) = persistent {
+            diags.push(
+                Diagnostic::error(span, "`#[persistent]` belongs on a state, not on an edge").help(
+                    "write `#[persistent] state NAME { ... }` on the state that loops over itself",
+                ),
             );
         }
         // Edge expressions may index containers (`A[0, 1]`): rewrite first.
@@ -215,10 +223,17 @@ pub(super) fn parse_item(input: ParseStream, diags: &mut Diagnostics) -> syn::Re
                 .help("write `#[start] state NAME { ... }`"),
         );
     }
+    if let Some(span) = persistent.filter(|_| kw != "state") {
+        diags.push(
+            Diagnostic::error(span, "`#[persistent]` belongs on a state").help(
+                "write `#[persistent] state NAME { ... }` on the state that loops over itself",
+            ),
+        );
+    }
     let item = match kw.as_str() {
         "symbol" => Item::Symbol(parse_symbol(input)?),
         "transient" | "host" | "pinned" | "gpu" => Item::Container(parse_container(input)?),
-        "state" => Item::State(parse_state(input, start, diags)?),
+        "state" => Item::State(parse_state(input, start, persistent, diags)?),
         "sdfg" => Item::Nested(Box::new(parse_nested(input, diags)?)),
         "extern" => Item::Extern(parse_extern(input)?),
         _ => {
@@ -401,6 +416,7 @@ fn parse_extern(input: ParseStream) -> syn::Result<ExternDecl> {
 fn parse_state(
     input: ParseStream,
     start: Option<Span>,
+    persistent: Option<Span>,
     diags: &mut Diagnostics,
 ) -> syn::Result<StateDecl> {
     input.parse::<Ident>()?;
@@ -425,7 +441,12 @@ fn parse_state(
             Err(e) => diags.extend(at_end_of_chunk(e, end).into()),
         }
     }
-    Ok(StateDecl { start, name, stmts })
+    Ok(StateDecl {
+        start,
+        persistent,
+        name,
+        stmts,
+    })
 }
 
 fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<StmtAst> {
@@ -434,6 +455,15 @@ fn parse_statement(input: ParseStream, diags: &mut Diagnostics) -> syn::Result<S
         diags.push(
             Diagnostic::error(span, "`#[start]` belongs on a state, not on a statement")
                 .help("write `#[start] state NAME { ... }`"),
+        );
+    }
+    if let Some(span) = attributes.persistent {
+        diags.push(
+            Diagnostic::error(
+                span,
+                "`#[persistent]` belongs on a state, not on a statement",
+            )
+            .help("write `#[persistent] state NAME { ... }` on the state that loops over itself"),
         );
     }
     let Some(kw) = keyword(input) else {

@@ -113,11 +113,14 @@ pub struct ContainerDecl {
     pub shape: Vec<syn::Expr>,
 }
 
-/// `[#[start]] state NAME { statements }`
+/// `[#[start]] [#[persistent]] state NAME { statements }`
 #[derive(Clone, Debug)]
 pub struct StateDecl {
     /// The span of `#[start]` when present.
     pub start: Option<Span>,
+    /// The span of `#[persistent]` when present: the state's loop over
+    /// itself runs as one kernel (`validate::persistent` checks the state).
+    pub persistent: Option<Span>,
     pub name: Ident,
     pub stmts: Vec<StmtAst>,
 }

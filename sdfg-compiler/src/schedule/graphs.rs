@@ -21,7 +21,7 @@
 
 use crate::ir::{
     ContainerId, EdgeId, Expr, ExprKind, GraphPolicy, MapSchedule, Sdfg, State, StateId, Statement,
-    StatementKind, StmtId, Storage, SubsetDim, SymbolId, VarRef,
+    StatementKind, StmtId, Storage, SymbolId,
 };
 use std::collections::BTreeSet;
 
@@ -45,6 +45,9 @@ pub enum StatePlan {
     Captured,
     /// A loop decided on the device: a conditional WHILE node.
     DeviceLoop(DeviceLoop),
+    /// `#[persistent]`: the state's loop over itself is one kernel launch
+    /// (on streams, outside graph segments; whatever the graph policy).
+    Persistent(PersistentLoop),
     /// Runs on streams, operation by operation.
     Streams { reason: String },
 }
@@ -63,6 +66,19 @@ pub struct DeviceLoop {
     pub symbols: Vec<SymbolId>,
 }
 
+/// A `#[persistent]` state (checked by `validate::persistent`): its maps
+/// run as the phases of one kernel, in textual order, with a grid-wide
+/// barrier after each; the host counts the loop's iterations from the
+/// symbols and launches the kernel once (cooperatively, so every block is
+/// resident; where the device cannot, the state runs launch by launch).
+#[derive(Clone, Debug)]
+pub struct PersistentLoop {
+    /// The edge back to the state.
+    pub edge: EdgeId,
+    /// The state's maps (every statement), in order: the kernel's phases.
+    pub phases: Vec<StmtId>,
+}
+
 /// How the loop of a state over itself runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LoopForm {
@@ -70,6 +86,8 @@ pub enum LoopForm {
     Unrolled,
     /// A conditional WHILE node, decided on the GPU.
     Conditional,
+    /// One persistent kernel: every iteration inside one launch.
+    Persistent,
     /// The host runs the loop, state by state.
     Host { reason: String },
 }
@@ -79,7 +97,7 @@ impl GraphPlan {
     pub fn has_segments(&self) -> bool {
         self.states
             .iter()
-            .any(|s| !matches!(s, StatePlan::Streams { .. }))
+            .any(|s| matches!(s, StatePlan::Captured | StatePlan::DeviceLoop(_)))
     }
 
     /// Is state `s` captured?
@@ -129,12 +147,28 @@ impl GraphPlan {
         }
     }
 
+    /// Does any state run as a persistent kernel?
+    pub fn has_persistent(&self) -> bool {
+        self.states
+            .iter()
+            .any(|s| matches!(s, StatePlan::Persistent(_)))
+    }
+
+    /// The persistent loop of state `s`, if it is one.
+    pub fn persistent(&self, s: StateId) -> Option<&PersistentLoop> {
+        match self.states.get(s) {
+            Some(StatePlan::Persistent(p)) => Some(p),
+            _ => None,
+        }
+    }
+
     /// How the loop of state `s` over itself runs (None: it has no edge to itself).
     pub fn loop_form(&self, sdfg: &Sdfg, s: StateId) -> Option<LoopForm> {
         sdfg.out_edges(s).find(|(_, e)| e.to == s)?;
         Some(match &self.states[s] {
             StatePlan::Captured => LoopForm::Unrolled,
             StatePlan::DeviceLoop(_) => LoopForm::Conditional,
+            StatePlan::Persistent(_) => LoopForm::Persistent,
             StatePlan::Streams { reason } => LoopForm::Host {
                 reason: reason.clone(),
             },
@@ -163,6 +197,10 @@ impl GraphPlan {
                         data.join(", ")
                     )
                 }
+                StatePlan::Persistent(p) => format!(
+                    "state `{name}`: a persistent kernel (one cooperative launch runs every iteration of its loop: {} phase(s), a grid-wide barrier after each; launch by launch where the device has no cooperative launch)",
+                    p.phases.len()
+                ),
                 StatePlan::Streams { reason } if looped => {
                     format!("state `{name}`: runs on streams; its loop runs on the host: {reason}")
                 }
@@ -179,6 +217,7 @@ impl GraphPlan {
 pub fn plan(sdfg: &Sdfg) -> GraphPlan {
     let states = (0..sdfg.states.len())
         .map(|s| match sdfg.graph {
+            _ if sdfg.states[s].persistent.is_some() => persistent_plan(sdfg, s),
             GraphPolicy::Off => StatePlan::Streams {
                 reason: "`#[graph(off)]`".into(),
             },
@@ -188,6 +227,19 @@ pub fn plan(sdfg: &Sdfg) -> GraphPlan {
     GraphPlan {
         policy: sdfg.graph,
         states,
+    }
+}
+
+/// A `#[persistent]` state (valid: `validate::persistent` checked it).
+fn persistent_plan(sdfg: &Sdfg, s: StateId) -> StatePlan {
+    match sdfg.out_edges(s).find(|(_, e)| e.to == s) {
+        Some((edge, _)) => StatePlan::Persistent(PersistentLoop {
+            edge,
+            phases: (0..sdfg.states[s].stmts.len()).collect(),
+        }),
+        None => StatePlan::Streams {
+            reason: "`#[persistent]` on a state without a loop".into(),
+        },
     }
 }
 
@@ -281,40 +333,11 @@ fn captured_refusal(sdfg: &Sdfg, s: StateId) -> Option<String> {
 
 /// Every symbol a state's statements mention (ranges, bodies, subsets).
 fn symbols_used(state: &State) -> BTreeSet<SymbolId> {
-    let mut out = BTreeSet::new();
-    let mut visit = |e: &Expr| {
-        e.walk(&mut |x| {
-            if let ExprKind::Var(VarRef::Symbol(sym)) = x.kind {
-                out.insert(sym);
-            }
-        })
-    };
-    for st in &state.stmts {
-        if let StatementKind::Map(m) = &st.kind {
-            for p in &m.params {
-                visit(&p.start);
-                visit(&p.end);
-                if let Some(step) = &p.step {
-                    visit(step);
-                }
-            }
-            for b in &m.body.stmts {
-                b.walk_exprs(&mut |x| visit(x));
-            }
-        }
-        for m in &st.memlets {
-            for d in &m.subset {
-                match d {
-                    SubsetDim::Index(i) => visit(i),
-                    SubsetDim::Range { start, end } => {
-                        visit(start);
-                        visit(end);
-                    }
-                }
-            }
-        }
-    }
-    out
+    state
+        .stmts
+        .iter()
+        .flat_map(|st| st.symbols_used())
+        .collect()
 }
 
 /// State `s` as a device loop; `Err(Some(why))` when it has a self edge

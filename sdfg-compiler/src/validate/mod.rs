@@ -14,6 +14,8 @@
 //! - `cycles`: cycles of states the run can never leave;
 //! - `symbols`: symbols read before any edge assigns them;
 //! - `shapes`: shapes use only symbols no edge assigns (fixed for a run);
+//! - `persistent`: `#[persistent]` states (only flat `gpu` maps, a loop
+//!   over symbols);
 //! - `nested`: the callees of nested SDFG calls, each on its own first.
 
 mod block;
@@ -22,6 +24,7 @@ mod conflicts;
 mod cycles;
 pub mod dependence;
 mod nested;
+mod persistent;
 mod races;
 mod reach;
 mod shapes;
@@ -41,6 +44,7 @@ pub fn validate(sdfg: &Sdfg) -> Result<(), Diagnostics> {
     conflicts::check(sdfg, &mut diags);
     races::check(sdfg, &mut diags);
     block::check(sdfg, &mut diags);
+    persistent::check(sdfg, &mut diags);
     reach::check(sdfg, &mut diags);
     cycles::check(sdfg, &mut diags);
     symbols::check(sdfg, &mut diags);

@@ -6,6 +6,7 @@
 //! libcuda is loaded whenever one of their methods runs (cudarc panics on a
 //! call without libcuda).
 
+pub(crate) mod cooperative;
 pub(crate) mod graph;
 pub(crate) mod load;
 

@@ -564,6 +564,13 @@ impl Context {
     pub fn graph_keys(&self) -> usize {
         lock(&self.graphs).keys()
     }
+
+    /// Keeps `why` among the program's notes (`Program::graph_notes`):
+    /// a persistent state ran launch by launch (the device has no
+    /// cooperative launch, or none of its blocks fits).
+    pub fn note(&self, why: String) {
+        lock(&self.graphs).note(why);
+    }
 }
 
 /// A context taken from a program's pool for one call. Derefs to [`Context`].

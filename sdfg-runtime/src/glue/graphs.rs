@@ -169,7 +169,7 @@ impl Graphs {
         }
     }
 
-    fn note(&self, why: String) {
+    pub(crate) fn note(&self, why: String) {
         const MAX_NOTES: usize = 32;
         let mut notes = lock(&self.notes);
         if !notes.contains(&why) && notes.len() < MAX_NOTES {

@@ -6,7 +6,7 @@
 //! in [`interval`]), the launch checks and reduction order of block maps
 //! ([`block`]), the CPU-twin plumbing ([`KernelEntry`], [`KernelArgs`],
 //! [`cells`], `rayon`) and the chunked loops of `cpu` maps and twins
-//! ([`par`]). Hidden from the documentation; its paths follow the macro,
+//! ([`par`]), the CPU twins of persistent kernels ([`persistent`]). Hidden from the documentation; its paths follow the macro,
 //! not semver.
 
 pub mod block;
@@ -15,6 +15,7 @@ pub(crate) mod context;
 pub(crate) mod graphs;
 pub mod interval;
 pub mod par;
+pub mod persistent;
 pub(crate) mod program;
 pub(crate) mod spec;
 

@@ -31,6 +31,8 @@ pub struct Program {
     pool: Arc<ContextPool>,
     /// Graph segments on (see [`Program::set_graphs`]).
     graphs: AtomicBool,
+    /// Persistent states as one kernel (see [`Program::set_persistent`]).
+    persistent: AtomicBool,
     /// Why segments ran on streams (shared with the contexts).
     notes: Arc<Mutex<Vec<String>>>,
 }
@@ -76,6 +78,7 @@ impl Program {
             module,
             pool: Arc::new(ContextPool::default()),
             graphs: AtomicBool::new(graphs_allowed_by_env()),
+            persistent: AtomicBool::new(switched_on_by_env("SDFG_PERSISTENT")),
             notes: Arc::default(),
         })
     }
@@ -195,8 +198,33 @@ impl Program {
         self.graphs.store(on, Ordering::Relaxed);
     }
 
-    /// Why segments of this program ran on streams instead of as graphs
-    /// (distinct reasons, at most 32).
+    /// Do `#[persistent]` states run as one kernel in later calls? On at
+    /// load unless the environment variable `SDFG_PERSISTENT` is `off` (or
+    /// `0`).
+    ///
+    /// ```
+    /// # use sdfg_runtime::Device;
+    /// # use sdfg_runtime::__glue::{Program, ProgramSpec, StreamSpec};
+    /// # static SPEC: ProgramSpec = unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default) };
+    /// let program = unsafe { Program::load(&Device::cpu(), &SPEC) }?;
+    /// program.set_persistent(false);
+    /// assert!(!program.persistent_enabled());
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn persistent_enabled(&self) -> bool {
+        self.persistent.load(Ordering::Relaxed)
+    }
+
+    /// Runs `#[persistent]` states launch by launch (or again as one
+    /// kernel) in later calls: a switch for benchmarks and tests comparing
+    /// the two. Results are the same.
+    pub fn set_persistent(&self, on: bool) {
+        self.persistent.store(on, Ordering::Relaxed);
+    }
+
+    /// Why segments of this program ran on streams instead of as graphs,
+    /// and why a persistent state ran launch by launch instead of as one
+    /// kernel (distinct reasons, at most 32).
     ///
     /// ```
     /// # use sdfg_runtime::Device;
@@ -213,6 +241,14 @@ impl Program {
 
 /// `SDFG_GRAPHS=off` (or `0`, `false`) turns graph segments off in the
 /// whole process (read once).
+/// Is the switch `var` of the environment not `off` (`0`, `false`)?
+fn switched_on_by_env(var: &str) -> bool {
+    !matches!(
+        std::env::var(var).as_deref().map(str::trim),
+        Ok("off" | "0" | "false")
+    )
+}
+
 fn graphs_allowed_by_env() -> bool {
     static ALLOWED: OnceLock<bool> = OnceLock::new();
     *ALLOWED.get_or_init(|| {

@@ -12,5 +12,6 @@ pub(crate) mod fill;
 pub(crate) mod graph;
 pub(crate) mod launch;
 pub(crate) mod pending;
+pub(crate) mod persistent;
 pub(crate) mod running;
 pub(crate) mod stream;

@@ -265,6 +265,7 @@ mod tests {
             loops: &[],
             abis: &abis,
             ptx: &ptx,
+            persistent: &[],
             cubins: &[],
         };
         check(&g);

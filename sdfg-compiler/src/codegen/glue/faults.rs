@@ -42,6 +42,11 @@ impl Glue<'_> {
                 let state = state.name.text.as_str();
                 quote!(#kernel_sites { map: #map, state: #state, accesses: &[#(#accesses),*] })
             })
+            // A persistent kernel's phases fault under their maps' kernels.
+            .chain(self.persistent.iter().map(|p| {
+                let state = self.sdfg.states[p.state].name.text.as_str();
+                quote!(#kernel_sites { map: "", state: #state, accesses: &[] })
+            }))
             .collect()
     }
 }

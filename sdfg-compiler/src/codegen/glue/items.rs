@@ -56,13 +56,15 @@ impl Glue<'_> {
             (rt::kernel_entry(), rt::program_spec(), rt::stream_spec());
 
         let fields = self.arg_fields();
-        let twins: Vec<TokenStream> = self.abis.iter().map(|a| kernel_twin(sdfg, a)).collect();
+        let mut twins: Vec<TokenStream> = self.abis.iter().map(|a| kernel_twin(sdfg, a)).collect();
+        twins.extend(self.persistent.iter().map(|p| self.persistent_twin(p)));
         let entries: Vec<TokenStream> = self
             .abis
             .iter()
-            .map(|a| {
-                let n = &a.name;
-                let f = names::kernel_twin(&a.name);
+            .map(|a| &a.name)
+            .chain(self.persistent.iter().map(|p| &p.name))
+            .map(|n| {
+                let f = names::kernel_twin(n);
                 quote!(#kernel_entry { name: #n, cpu: #f })
             })
             .collect();
@@ -193,8 +195,16 @@ impl Glue<'_> {
                     self.__program.set_graphs(on)
                 }
 
+                /// Runs `#[persistent]` states launch by launch (or again as one
+                /// kernel each) in later calls of this loaded program: a switch for
+                /// comparing the two. Results are the same.
+                pub fn set_persistent(&self, on: bool) {
+                    self.__program.set_persistent(on)
+                }
+
                 /// Why segments of this program ran on streams instead of as graphs
-                /// (too few operations, no conditional nodes in the driver, ...).
+                /// (too few operations, no conditional nodes in the driver, ...), and
+                /// why a persistent state ran launch by launch.
                 pub fn graph_notes(&self) -> ::std::vec::Vec<::std::string::String> {
                     self.__program.graph_notes()
                 }

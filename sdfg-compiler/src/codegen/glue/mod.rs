@@ -22,13 +22,16 @@
 //! and launch shape), `faults` (what access codes mean, for fault
 //! messages), `segments` (graph segments: their entry and exit at the top
 //! of the state machine, and the arms that record a device loop and finish
-//! it). Names come from [`super::names`], paths into the runtime from
+//! it), `persistent` (the arm of a `#[persistent]` state: its iterations
+//! counted on the host, one launch, launch by launch where it cannot).
+//! Names come from [`super::names`], paths into the runtime from
 //! `runtime_paths`.
 
 mod args;
 mod block;
 mod faults;
 mod items;
+mod persistent;
 mod prechecks;
 mod segments;
 mod statements;
@@ -38,6 +41,7 @@ use super::abi::KernelAbi;
 use super::cpu::tokens::rust_type;
 use super::graphs::LoopParts;
 use super::names;
+use super::persistent::PersistentKernel;
 use super::ptx::{PtxKernel, PtxModule};
 use crate::ir::{ContainerId, Sdfg, StateId, StmtId, SymbolId, TaskletBody};
 use crate::schedule::Schedule;
@@ -54,17 +58,24 @@ pub struct Texts {
     pub sdfg_json: Result<String, String>,
 }
 
+/// The kernels of one program: `abis` the maps' kernels' ABIs, `ptx` the
+/// module generated from them, `persistent` the kernels of persistent
+/// states (after the maps' in the module), `cubins` the module assembled by
+/// `ptxas` (embedded, so a GPU they fit skips the JIT).
+pub struct Kernels<'a> {
+    pub abis: &'a [KernelAbi],
+    pub ptx: &'a PtxModule,
+    pub persistent: &'a [PersistentKernel],
+    pub cubins: &'a [(u32, Vec<u8>)],
+}
+
 /// Everything `sdfg!` expands to for one validated SDFG: `loops` the parts
-/// added for its device loops, `abis` its kernels' ABIs, `ptx` the module
-/// generated from them, `cubins` that module assembled by `ptxas` (embedded,
-/// so a GPU they fit skips the JIT).
+/// added for its device loops, `kernels` its kernels.
 pub fn generate(
     sdfg: &Sdfg,
     schedule: &Schedule,
     loops: &[LoopParts],
-    abis: &[KernelAbi],
-    ptx: &PtxModule,
-    cubins: &[(u32, Vec<u8>)],
+    kernels: &Kernels<'_>,
     texts: &Texts,
 ) -> TokenStream {
     let g = Glue {
@@ -72,9 +83,10 @@ pub fn generate(
         sdfg,
         schedule,
         loops,
-        abis,
-        ptx,
-        cubins,
+        abis: kernels.abis,
+        ptx: kernels.ptx,
+        persistent: kernels.persistent,
+        cubins: kernels.cubins,
     };
     g.items(texts)
 }
@@ -88,6 +100,8 @@ struct Glue<'a> {
     loops: &'a [LoopParts],
     abis: &'a [KernelAbi],
     ptx: &'a PtxModule,
+    /// The persistent kernels (`codegen::persistent`).
+    persistent: &'a [PersistentKernel],
     /// The PTX assembled at build time, per compute capability (embedded).
     cubins: &'a [(u32, Vec<u8>)],
 }

@@ -11,6 +11,7 @@ use crate::codegen::cpu::ranges::MapRanges;
 use crate::codegen::cpu::tokens::rust_type;
 use crate::codegen::cpu::twin::parallel_map;
 use crate::codegen::names::{self, RangeScope};
+use crate::codegen::persistent::phase_items_per_thread;
 use crate::codegen::runtime_paths as rt;
 use crate::ir::{
     ContainerId, Map, MapSchedule, StateId, Statement, StatementKind, StmtId, Storage, TaskletBody,
@@ -36,13 +37,41 @@ impl Glue<'_> {
     /// The launch of a `gpu` map's kernel: each argument as its ABI
     /// parameter says, from where the glue holds that value.
     fn kernel_launch(&self, sid: StateId, k: StmtId, st: &Statement, m: &Map) -> TokenStream {
-        let (index, abi, shape) = self.kernel(sid, k);
+        let (index, _, _) = self.kernel(sid, k);
         let stream = self.stream_of(sid, k);
+        let (config, args) = self.launch_parts(sid, k, st, m, false);
+        let kernel_arg = rt::kernel_arg();
+        quote! {{
+            let __cfg = #config;
+            let __args: &[#kernel_arg<'_>] = &[#(#args),*];
+            // SAFETY: `__module` is this SDFG's module and `__args` is the
+            // parameter list of kernel `#index`'s ABI, built by the generator
+            // that wrote the kernel.
+            unsafe { #stream.launch(__module, #index, &__cfg, __args) }?;
+        }}
+    }
+
+    /// A `gpu` map's launch configuration and its kernel's arguments, in
+    /// the ABI's order (a persistent kernel passes them on as its phase's,
+    /// `phase`: sized for the phase's items per thread).
+    pub(super) fn launch_parts(
+        &self,
+        sid: StateId,
+        k: StmtId,
+        st: &Statement,
+        m: &Map,
+        phase: bool,
+    ) -> (TokenStream, Vec<TokenStream>) {
+        let (_, abi, shape) = self.kernel(sid, k);
         let counts: Vec<_> = (0..m.params.len())
             .map(|d| names::range(RangeScope::Statement(k), d).count)
             .collect();
         let [bx, by, bz] = shape.block;
-        let ipt = shape.items_per_thread;
+        let ipt = if phase {
+            phase_items_per_thread(m.params.len(), shape.items_per_thread)
+        } else {
+            shape.items_per_thread
+        };
         let rows = shape.rows_per_thread;
         let kernel_arg = rt::kernel_arg();
         let args: Vec<TokenStream> = abi
@@ -110,14 +139,7 @@ impl Glue<'_> {
         } else {
             quote!(#launch_config::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows))
         };
-        quote! {{
-            let __cfg = #config;
-            let __args: &[#kernel_arg<'_>] = &[#(#args),*];
-            // SAFETY: `__module` is this SDFG's module and `__args` is the
-            // parameter list of kernel `#index`'s ABI, built by the generator
-            // that wrote the kernel.
-            unsafe { #stream.launch(__module, #index, &__cfg, __args) }?;
-        }}
+        (config, args)
     }
 
     /// Binds each container a host statement touches: `&[T]` to read,

@@ -160,6 +160,7 @@ impl Glue<'_> {
             .collect();
         let start = sdfg.start;
         let segment_setup = self.segment_setup();
+        let persistent_setup = self.persistent_setup();
         let segment_step = self.segment_step();
         let loop_arms = self.loop_arms();
         quote! {
@@ -174,6 +175,7 @@ impl Glue<'_> {
                 let __device: &#device = self.__program.device();
                 let __module = self.__program.module();
                 #segment_setup
+                #persistent_setup
                 let mut __state: usize = #start;
                 loop {
                     #segment_step
@@ -207,10 +209,33 @@ impl Glue<'_> {
     }
 
     fn state_arm(&self, sid: StateId) -> TokenStream {
+        if let Some(p) = self.persistent.iter().find(|p| p.state == sid) {
+            return self.persistent_arm(p);
+        }
         let state = &self.sdfg.states[sid];
-        let sched = &self.schedule.states[sid];
         let prechecks = self.prechecks(state);
         let move_in = self.move_in();
+        let body = self.state_body(sid);
+        let move_out = self.move_out();
+        let edges = self.edges(sid);
+        let end = self.end_of_machine();
+        quote! {
+            #sid => {
+                #prechecks
+                #move_in
+                #body
+                #move_out
+                #edges
+                #end
+            }
+        }
+    }
+
+    /// The statements of a state with their waits and marks, and the
+    /// state-end settle.
+    pub(super) fn state_body(&self, sid: StateId) -> TokenStream {
+        let state = &self.sdfg.states[sid];
+        let sched = &self.schedule.states[sid];
         let mut body = TokenStream::new();
         for (k, st) in state.stmts.iter().enumerate() {
             for sp in sched.syncs.iter().filter(|p| p.site == SyncSite::Before(k)) {
@@ -226,19 +251,7 @@ impl Glue<'_> {
         for sp in sched.syncs.iter().filter(|p| p.site == SyncSite::StateEnd) {
             body.extend(self.wait(sp.container, sp.span));
         }
-        let move_out = self.move_out();
-        let edges = self.edges(sid);
-        let end = self.end_of_machine();
-        quote! {
-            #sid => {
-                #prechecks
-                #move_in
-                #body
-                #move_out
-                #edges
-                #end
-            }
-        }
+        body
     }
 
     /// Moves every host container into the arm's local binding.

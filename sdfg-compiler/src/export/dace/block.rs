@@ -51,6 +51,7 @@ pub(super) fn block_sdfg(
             name: Name::new(name, map.name.span),
             stmts,
             graph,
+            persistent: None,
         });
     }
     // Every statement's memlets, including block data.

@@ -250,6 +250,7 @@ impl Inliner<'_> {
                 name: Name::new(name, state.name.span),
                 graph: dataflow::build(&stmts),
                 stmts,
+                persistent: state.persistent,
             });
         }
         let after_name = self.names.state(after);
@@ -258,6 +259,7 @@ impl Inliner<'_> {
             name: Name::new(after_name, self.call.span),
             stmts: Vec::new(),
             graph: Dataflow::default(),
+            persistent: None,
         });
         // The callee's edges, then the ways out of it.
         for e in &callee.edges {
@@ -346,6 +348,7 @@ impl Inliner<'_> {
             name: Name::new(name, span),
             graph: dataflow::build(&stmts),
             stmts,
+            persistent: None,
         });
         self.flat.edges.push(InterstateEdge {
             from: zero,

@@ -32,7 +32,8 @@ impl<'a> KernelEmitter<'a> {
                         *container,
                         BufferRegs {
                             base,
-                            read_only: *access == BufferAccess::Read,
+                            read_only: *access == BufferAccess::Read
+                                && !self.coherent.contains(container),
                             extents: Vec::new(),
                         },
                     );

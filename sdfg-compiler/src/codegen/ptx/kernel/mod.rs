@@ -30,6 +30,8 @@
 //!   operation, 16 bits in memory;
 //! - [`complex`]: `c32`/`c64` values as register pairs: arithmetic,
 //!   functions, memory, reductions.
+//! - [`persistent`]: a map as one phase of a persistent kernel, and the
+//!   entry that loops over the phases with grid-wide barriers;
 //! - [`block`]: the kernel of a block map (block iterations, block-level
 //!   code, thread maps, barriers), [`block_data`] its shared and register
 //!   data and block reductions.
@@ -48,6 +50,7 @@ mod hoist;
 mod launch;
 mod memory;
 mod narrow;
+pub(super) mod persistent;
 mod reductions;
 mod regs;
 mod vector;
@@ -120,6 +123,13 @@ pub(super) struct KernelEmitter<'a> {
     partials: HashMap<ContainerId, (WcrOp, Reg, Reg)>,
     /// The state of a block map's kernel (None for a flat map).
     block: Option<block::BlockCx>,
+    /// Between `$L` and a label's number: empty for a kernel, `p<k>` for
+    /// phase `k` of a persistent kernel (its labels share one entry).
+    label_prefix: String,
+    /// Containers some phase of a persistent kernel writes: never loaded
+    /// with `ld.global.nc` (that cache is not coherent with the writes of
+    /// earlier phases of the same launch).
+    coherent: BTreeSet<ContainerId>,
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -164,6 +174,8 @@ impl<'a> KernelEmitter<'a> {
             store_hint: "",
             partials: HashMap::new(),
             block: None,
+            label_prefix: String::new(),
+            coherent: BTreeSet::new(),
         }
     }
 
@@ -182,7 +194,7 @@ impl<'a> KernelEmitter<'a> {
 
     fn label(&mut self) -> String {
         self.labels += 1;
-        format!("$L_{}", self.labels)
+        format!("$L{}_{}", self.label_prefix, self.labels)
     }
 
     fn ins(&mut self, s: impl AsRef<str>) {
@@ -272,23 +284,7 @@ impl<'a> KernelEmitter<'a> {
         if self.map.block.is_some() {
             return self.emit_block(state, stmt);
         }
-        let dims = self.map.params.len();
-        let (block, ipt, rows) = if self.map.gpu_tasklet {
-            // One thread: the body runs once (a 0-d map's single iteration).
-            ([1, 1, 1], 1, 1)
-        } else if self.map.has_dependent_ranges() {
-            // One item per thread: an iteration past a dependent range's end
-            // must not issue the loads a tile would hoist (`ir::ranges`).
-            launch::dependent_geometry(dims)
-        } else {
-            geometry(dims, &self.map.body.stmts, tuning)
-        };
-        if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
-            self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
-        }
-        if tuning.streaming_stores {
-            self.store_hint = ".cs";
-        }
+        let (block, ipt, rows) = self.flat_shape(tuning);
         let name = self.abi.name.clone();
         let mut header = String::new();
         let _ = writeln!(
@@ -322,6 +318,29 @@ impl<'a> KernelEmitter<'a> {
             block_map: None,
         };
         (text, kernel)
+    }
+
+    /// The launch shape of a flat map's kernel (block, items per thread in
+    /// x, rows per thread in y); sets the tuning's cache hints.
+    fn flat_shape(&mut self, tuning: &Tuning) -> ([u32; 3], u32, u32) {
+        let dims = self.map.params.len();
+        let shape = if self.map.gpu_tasklet {
+            // One thread: the body runs once (a 0-d map's single iteration).
+            ([1, 1, 1], 1, 1)
+        } else if self.map.has_dependent_ranges() {
+            // One item per thread: an iteration past a dependent range's end
+            // must not issue the loads a tile would hoist (`ir::ranges`).
+            launch::dependent_geometry(dims)
+        } else {
+            geometry(dims, &self.map.body.stmts, tuning)
+        };
+        if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
+            self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
+        }
+        if tuning.streaming_stores {
+            self.store_hint = ".cs";
+        }
+        shape
     }
 
     /// `.visible .entry NAME(params)` (without the body's brace).

@@ -1,0 +1,110 @@
+//! Persistent kernels (issue 15, item 3) beside graphs and streams: heat3d
+//! with `#[persistent] state step` (every step in one cooperative launch,
+//! a grid-wide barrier after each map, the grids kept in L2 when they fit)
+//! against the same program launch by launch, on streams and as a graph.
+//!
+//! Every mode checks its results, and the persistent mode must have been
+//! one launch per call: the numbers are what they claim to be.
+
+use crate::baselines::Reps;
+use crate::common::{AnyResult, Table};
+use crate::graphs::{measure, Mode};
+use crate::heat3d;
+use sdfg::prelude::*;
+
+/// heat3d in its three modes.
+pub(crate) struct PersistentRow {
+    pub(crate) sizes: String,
+    pub(crate) streams: Mode,
+    pub(crate) graphs: Mode,
+    pub(crate) persistent: Mode,
+    /// The program's notes (why it ran launch by launch, if it did).
+    pub(crate) notes: Vec<String>,
+}
+
+/// The issue's target and stretch target for heat3d N=120 T=500 (device ms).
+const TARGET_MS: f64 = 6.3;
+const STRETCH_MS: f64 = 4.8;
+
+impl PersistentRow {
+    /// Every mode right, and the persistent mode one launch per call.
+    pub(crate) fn passed(&self) -> bool {
+        self.streams.check.passed
+            && self.graphs.check.passed
+            && self.persistent.check.passed
+            && self.persistent.counts.kernel_launches == 1
+    }
+}
+
+pub(crate) fn persistent_row(
+    device: &Device,
+    stream: &Stream,
+    reps: Reps,
+    small: bool,
+    seed: u64,
+) -> AnyResult<PersistentRow> {
+    let (n, t) = if small { heat3d::SMALL } else { heat3d::FULL };
+    println!("  running heat3d N={n} T={t}: streams, graphs, persistent ...");
+    let mut plain = heat3d::Heat3dWorkload::with_sizes(device, n, t)?;
+    let streams = measure(&mut plain, false, stream, reps, seed)?;
+    let graphs = measure(&mut plain, true, stream, reps, seed)?;
+    let mut persistent =
+        heat3d::Heat3dWorkload::with_sizes(device, n, t)?.into_persistent(device)?;
+    let persistent_mode = measure(&mut persistent, true, stream, reps, seed)?;
+    Ok(PersistentRow {
+        sizes: format!("N={n} TSTEPS={t}"),
+        streams,
+        graphs,
+        persistent: persistent_mode,
+        notes: persistent.notes(),
+    })
+}
+
+pub(crate) fn print_persistent_row(row: &PersistentRow, small: bool) {
+    println!();
+    println!(
+        "Persistent kernel vs graphs vs streams (heat3d; device ms: median of event-timed \
+         calls on one stream; wall ms: median run(); kernels the host launched per call):"
+    );
+    let mut t = Table::new(&[
+        "mode",
+        "device ms",
+        "wall ms",
+        "launches",
+        "graph launches",
+        "check",
+    ]);
+    for (mode, m) in [
+        ("streams", &row.streams),
+        ("graphs", &row.graphs),
+        ("persistent", &row.persistent),
+    ] {
+        t.row(vec![
+            format!("{mode} ({})", row.sizes),
+            format!("{:.4}", m.device_ms),
+            format!("{:.4}", m.wall_ms),
+            m.counts.kernel_launches.to_string(),
+            m.counts.graph_launches.to_string(),
+            if m.check.passed { "passed" } else { "FAILED" }.into(),
+        ]);
+    }
+    t.print();
+    if !small {
+        let got = row.persistent.device_ms;
+        let verdict = |ms: f64| if got <= ms { "met" } else { "MISSED" };
+        println!(
+            "  target (H200): heat3d N=120 T=500 persistent <= {TARGET_MS} ms: {}; stretch <= {STRETCH_MS} ms: {}",
+            verdict(TARGET_MS),
+            verdict(STRETCH_MS)
+        );
+    }
+    for n in &row.notes {
+        println!("  heat3d (persistent): {n}");
+    }
+    if !row.passed() {
+        println!(
+            "  heat3d persistent FAILED: {}; launches per call {}",
+            row.persistent.check.detail, row.persistent.counts.kernel_launches
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! The persistent kernel of a `#[persistent]` state
+//! (`codegen::persistent`): one `.entry` that runs the state's loop. Its
+//! parameters are the maps' kernels' parameters, in order and under the
+//! same names, then the barrier's address and the iteration count. Each
+//! map is a *phase*: the map's own grid-stride loops (emitted as for its
+//! kernel, so they are correct for any grid and any block) in a `{ }`
+//! scope of their own registers, its labels prefixed by the phase. After
+//! every phase the blocks meet at a grid-wide barrier: always, not only
+//! where the next phase reads what this one wrote, because the next
+//! iteration's first phase follows the last one and stencil loops
+//! alternate their buffers, so in the programs this is for every barrier
+//! is needed; a dependence test between phases would save none of them.
+//!
+//! The barrier (sense by generation): every thread of a block reaches
+//! `bar.sync`; the block's leader reads the generation, then arrives
+//! (`fence.acq_rel.gpu`, then an `atom.acq_rel.gpu` add on the arrival
+//! count: the block's writes are released with it). The last arrival
+//! resets the count and publishes the next generation with
+//! `st.release.gpu`; the others spin on `ld.acquire.gpu` until the
+//! generation changes; a second `bar.sync` lets the block go on. The
+//! launch is cooperative (`Stream::launch_persistent`), so every block is
+//! resident and the spin cannot wait for a block without an SM.
+//!
+//! Loads of data some phase writes are plain `ld.global`, never
+//! `ld.global.nc`: the non-coherent cache could hold what an earlier phase
+//! of the same launch overwrote. The iteration count comes from the host
+//! (the loop reads only symbols), so the loop is uniform.
+
+use super::{param_decl, KernelEmitter};
+use crate::codegen::abi::KernelAbi;
+use crate::codegen::persistent::PersistentKernel;
+use crate::codegen::ptx::{MathFunc, Tuning};
+use crate::ir::{ContainerId, Sdfg, StatementKind};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+impl KernelEmitter<'_> {
+    /// The map as phase `phase` of a persistent kernel: its loops in a
+    /// scope of their own, leaving through `exit`.
+    fn emit_phase(
+        mut self,
+        tuning: &Tuning,
+        phase: usize,
+        exit: &str,
+        coherent: BTreeSet<ContainerId>,
+    ) -> String {
+        self.label_prefix = format!("p{phase}");
+        self.coherent = coherent;
+        let (_, ipt, rows) = self.flat_shape(tuning);
+        let ranges = self.load_params();
+        self.start_scalar_reductions();
+        self.grid_loops(&ranges, ipt, rows);
+        self.finish_scalar_reductions();
+        self.ins(format!("bra.uni {exit}"));
+        let decls = self.register_decls();
+        format!(
+            "\t// phase {phase}: map `{}`, {ipt} item(s) per thread in x, {rows} row(s) in y\n\t{{\n{decls}{}\t}}\n",
+            self.map.name.text, self.code
+        )
+    }
+}
+
+/// The `.entry` of `kernel` (its phases' ABIs in `abis`).
+pub(crate) fn persistent_entry(
+    sdfg: &Sdfg,
+    abis: &[KernelAbi],
+    kernel: &PersistentKernel,
+    funcs: &mut BTreeSet<MathFunc>,
+    tuning: &Tuning,
+) -> String {
+    let name = &kernel.name;
+    let state = &sdfg.states[kernel.state];
+    // What any phase writes: loaded coherently in every phase.
+    let coherent: BTreeSet<ContainerId> = kernel
+        .phases
+        .iter()
+        .flat_map(|&i| &state.stmts[abis[i].stmt].memlets)
+        .filter(|m| m.access.is_write())
+        .map(|m| m.container)
+        .collect();
+    let mut params = Vec::new();
+    let mut maps = Vec::new();
+    for &i in &kernel.phases {
+        let abi = &abis[i];
+        for (k, p) in abi.params.iter().enumerate() {
+            params.push(format!(
+                "\t{}",
+                param_decl(p, &format!("{}_param_{k}", abi.name))
+            ));
+        }
+        if let StatementKind::Map(m) = &state.stmts[abi.stmt].kind {
+            maps.push(format!("`{}`", m.name.text));
+        }
+    }
+    params.push(format!("\t.param .u64 {name}_barrier"));
+    params.push(format!("\t.param .u64 {name}_iterations"));
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "// persistent kernel of state `{}`: phases {}, a grid-wide barrier after each",
+        state.name.text,
+        maps.join(", ")
+    );
+    let _ = writeln!(
+        text,
+        ".visible .entry {name}(\n{}\n)\n{{",
+        params.join(",\n")
+    );
+    text.push_str("\t.reg .pred %bp<3>;\n\t.reg .b32 %br<8>;\n\t.reg .b64 %brd<4>;\n");
+    for ins in [
+        format!("ld.param.u64 %brd0, [{name}_barrier]"),
+        "cvta.to.global.u64 %brd1, %brd0".into(),
+        // The arrival count at +0, the generation at +4.
+        "add.u64 %brd2, %brd1, 4".into(),
+        format!("ld.param.u64 %brd3, [{name}_iterations]"),
+        "setp.eq.u64 %bp0, %brd3, 0".into(),
+        "@%bp0 bra $P_exit".into(),
+        // %bp1: not the block's leader (thread 0, 0, 0).
+        "mov.u32 %br0, %tid.x".into(),
+        "mov.u32 %br1, %tid.y".into(),
+        "or.b32 %br0, %br0, %br1".into(),
+        "mov.u32 %br1, %tid.z".into(),
+        "or.b32 %br0, %br0, %br1".into(),
+        "setp.ne.u32 %bp1, %br0, 0".into(),
+        // %br2: the blocks of the grid less one (the last arrival's old count).
+        "mov.u32 %br2, %nctaid.x".into(),
+        "mov.u32 %br3, %nctaid.y".into(),
+        "mul.lo.u32 %br2, %br2, %br3".into(),
+        "mov.u32 %br3, %nctaid.z".into(),
+        "mul.lo.u32 %br2, %br2, %br3".into(),
+        "sub.u32 %br2, %br2, 1".into(),
+    ] {
+        let _ = writeln!(text, "\t{ins};");
+    }
+    text.push_str("$P_top:\n");
+    let last = kernel.phases.len().saturating_sub(1);
+    let tuning = &phase_tuning(tuning);
+    for (phase, &i) in kernel.phases.iter().enumerate() {
+        let abi = &abis[i];
+        let StatementKind::Map(map) = &state.stmts[abi.stmt].kind else {
+            continue;
+        };
+        let exit = format!("$P_done_{phase}");
+        let body = KernelEmitter::new(sdfg, map, abi, i, funcs).emit_phase(
+            tuning,
+            phase,
+            &exit,
+            coherent.clone(),
+        );
+        text.push_str(&body);
+        let _ = writeln!(text, "{exit}:");
+        if phase == last {
+            // The last iteration needs no barrier after its last phase.
+            text.push_str(
+                "\tsub.u64 %brd3, %brd3, 1;\n\tsetp.eq.u64 %bp0, %brd3, 0;\n\t@%bp0 bra $P_exit;\n",
+            );
+        }
+        text.push_str(&grid_barrier(phase));
+    }
+    text.push_str("\tbra.uni $P_top;\n$P_exit:\n\tret;\n}\n");
+    text
+}
+
+/// The launch shape of the phases: one item per thread in x in maps of two
+/// and more dimensions (`codegen::persistent::phase_items_per_thread`;
+/// rows as tuned). The grid is capped at the blocks resident at once, so the
+/// registers of the largest phase decide how many blocks run: heat3d's
+/// phases need 64 registers this way instead of 96 with two items (ptxas,
+/// sm_90), 8 resident blocks of 128 threads per SM instead of 5. Not yet
+/// measured as a persistent kernel on a GPU.
+fn phase_tuning(tuning: &Tuning) -> Tuning {
+    Tuning {
+        items_2d: 1,
+        ..*tuning
+    }
+}
+
+/// The grid-wide barrier after phase `k` (see the module's docs).
+fn grid_barrier(k: usize) -> String {
+    let (wait, join) = (format!("$P_wait_{k}"), format!("$P_join_{k}"));
+    let mut out = String::new();
+    let _ = writeln!(out, "\t// grid-wide barrier {k}");
+    for line in [
+        "\tbar.sync 0;".to_string(),
+        format!("\t@%bp1 bra {join};"),
+        "\tld.relaxed.gpu.global.u32 %br4, [%brd2];".into(),
+        "\tfence.acq_rel.gpu;".into(),
+        "\tatom.acq_rel.gpu.global.add.u32 %br5, [%brd1], 1;".into(),
+        "\tsetp.ne.u32 %bp2, %br5, %br2;".into(),
+        format!("\t@%bp2 bra {wait};"),
+        "\tst.relaxed.gpu.global.u32 [%brd1], 0;".into(),
+        "\tadd.u32 %br6, %br4, 1;".into(),
+        "\tst.release.gpu.global.u32 [%brd2], %br6;".into(),
+        format!("\tbra.uni {join};"),
+        format!("{wait}:"),
+        "\tld.acquire.gpu.global.u32 %br7, [%brd2];".into(),
+        "\tsetp.eq.u32 %bp2, %br7, %br4;".into(),
+        format!("\t@%bp2 bra {wait};"),
+        format!("{join}:"),
+        "\tbar.sync 0;".into(),
+    ] {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
