@@ -53,11 +53,57 @@ fn sdfg_embeds_a_cubin_per_requested_gpu() {
         return;
     }
     let archs = sdfg_compiler::codegen::ptx::ptxas::cubin_archs();
-    assert_eq!(cubins.iter().map(|c| c.0).collect::<Vec<_>>(), archs);
-    for (cc, image) in &cubins {
-        assert!(image.starts_with(b"\x7fELF"), "sm_{cc}: not an ELF image");
+    assert_eq!(cubins.iter().map(|c| c.cc).collect::<Vec<_>>(), archs);
+    for c in &cubins {
+        assert!(
+            c.image.starts_with(b"\x7fELF"),
+            "sm_{}: not an ELF image",
+            c.cc
+        );
+        assert_eq!(c.grid_waits, c.cc >= 90, "sm_{}: grid waits", c.cc);
     }
     assert!(sdfg_compiler::codegen::ptx::ptxas::embedded_cubins(&m.text, false).is_empty());
+}
+
+/// Every map kernel (flat, block, one-thread) carries the grid-dependency
+/// mark once, at the start of its body; for sm_90 the mark becomes the
+/// waits and ptxas takes the module; for sm_80 nothing changes.
+#[test]
+fn map_kernels_wait_for_their_grid_dependencies_from_sm_90() {
+    use sdfg_compiler::codegen::ptx::{for_arch, GRID_DEPENDENCY_MARK};
+    for (name, sdfg) in [("axpy", axpy()), ("stencil", stencil()), ("dot", dot())] {
+        let m = generate(&sdfg);
+        let entries = m.text.matches(".visible .entry").count();
+        assert_eq!(
+            m.text.matches(GRID_DEPENDENCY_MARK).count(),
+            entries,
+            "{name}"
+        );
+        assert!(!m.text.contains("griddepcontrol"), "{name}: sm_80 text");
+        assert_eq!(for_arch(&m.text, 80), (m.text.clone(), false));
+        let (hopper, waits) = for_arch(&m.text, 90);
+        assert!(waits, "{name}");
+        assert!(hopper.contains(".target sm_90\n"), "{name}");
+        assert_eq!(
+            hopper.matches("griddepcontrol.wait;").count(),
+            entries,
+            "{name}"
+        );
+        // The wait comes before the kernel's first memory access.
+        for body in hopper.split(".visible .entry").skip(1) {
+            let wait = body.find("griddepcontrol.wait;").expect("a wait");
+            for access in ["ld.global", "st.global", "atom.global", "red.global"] {
+                if let Some(at) = body.find(access) {
+                    assert!(wait < at, "{name}: {access} before the wait");
+                }
+            }
+        }
+        let hopper = PtxModule {
+            text: hopper,
+            kernels: m.kernels.clone(),
+        };
+        assemble(&format!("{name}_sm90"), &hopper);
+    }
 }
 
 fn range(name: &str, ty: ScalarType, start: Expr, end: Expr) -> MapParam {

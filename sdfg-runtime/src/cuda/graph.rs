@@ -35,6 +35,10 @@ pub(crate) struct KernelNode {
     pub(crate) shared_bytes: u32,
     /// One 16-byte slot per parameter, little-endian (as for `launch`).
     pub(crate) params: Vec<u128>,
+    /// The kernel waits for its grid dependencies before it touches memory
+    /// (`Module::programmatic_launches`): its edges from other kernels may
+    /// be programmatic, so it is scheduled while they finish.
+    pub(crate) programmatic: bool,
 }
 
 /// One 2-D device-to-device copy: `height` rows of `width_bytes`.
@@ -88,6 +92,9 @@ const GRAPH_SYMBOLS: [&str; 7] = [
 /// The entry points of conditional nodes (CUDA 12.3 and later).
 const CONDITIONAL_SYMBOLS: [&str; 2] = ["cuGraphConditionalHandleCreate", "cuGraphAddNode_v2"];
 
+/// The entry point of edges with data (programmatic edges; CUDA 12.3).
+const EDGE_DATA_SYMBOLS: [&str; 1] = ["cuGraphAddDependencies_v2"];
+
 /// The oldest driver whose conditional WHILE nodes may be set from their
 /// own body (CUDA 12.4).
 const CONDITIONAL_DRIVER: i32 = 12040;
@@ -114,6 +121,13 @@ pub(crate) fn graph_support() -> Result<()> {
             "cuda graphs: the driver has no `{name}`"
         ))),
     }
+}
+
+/// Whether the driver can add programmatic edges (else every edge is a
+/// full dependency, which is always right).
+fn programmatic_edges_supported() -> bool {
+    static SUPPORT: OnceLock<bool> = OnceLock::new();
+    *SUPPORT.get_or_init(|| missing_symbol(&EDGE_DATA_SYMBOLS).is_none())
 }
 
 /// `Ok` when conditional WHILE nodes can be built (driver 12.4 or later with
@@ -244,6 +258,9 @@ impl Builder<'_> {
         handle: Option<sys::CUgraphConditionalHandle>,
     ) -> Result<()> {
         let mut made: Vec<sys::CUgraphNode> = Vec::with_capacity(nodes.len());
+        // Which of `made` are kernel nodes (the upstream end of a
+        // programmatic edge must be one).
+        let mut kernels: Vec<bool> = Vec::with_capacity(nodes.len());
         for node in nodes {
             let mut deps = Vec::with_capacity(node.deps.len());
             for &d in &node.deps {
@@ -256,6 +273,12 @@ impl Builder<'_> {
                 deps.push(dep);
             }
             let added = match &node.work {
+                // Programmatic edges only in the top-level graph: a loop
+                // body keeps full dependencies.
+                NodeWork::Kernel(k) if k.programmatic && handle.is_none() => {
+                    let from_kernels: Vec<bool> = node.deps.iter().map(|&d| kernels[d]).collect();
+                    add_waiting_kernel(graph, &deps, &from_kernels, k)
+                }
                 NodeWork::Kernel(k) => add_kernel(graph, &deps, k.function, k, &k.params),
                 NodeWork::Copy(c) => add_copy(self.ctx, graph, &deps, c),
                 NodeWork::SetCondition { flag } => {
@@ -270,6 +293,7 @@ impl Builder<'_> {
                         block: [1, 1, 1],
                         shared_bytes: 0,
                         params: Vec::new(),
+                        programmatic: false,
                     };
                     add_kernel(
                         graph,
@@ -282,6 +306,10 @@ impl Builder<'_> {
                 NodeWork::While { body } => self.add_while(graph, &deps, body),
             }?;
             made.push(added);
+            kernels.push(matches!(
+                node.work,
+                NodeWork::Kernel(_) | NodeWork::SetCondition { .. }
+            ));
         }
         Ok(())
     }
@@ -402,6 +430,61 @@ fn add_kernel(
     unsafe { sys::cuGraphAddKernelNode_v2(&mut node, graph, deps_ptr(deps), deps.len(), &p) }
         .result()
         .map_err(driver("cuGraphAddKernelNode"))?;
+    Ok(node)
+}
+
+/// A kernel node that waits for its grid dependencies: its edges from the
+/// kernel nodes among `deps` (`from_kernels`) are programmatic (the kernel
+/// may be scheduled once every block of the upstream kernel has started
+/// its body: `griddepcontrol.launch_dependents`), the others full. Plain
+/// edges where the driver has no edge data.
+fn add_waiting_kernel(
+    graph: sys::CUgraph,
+    deps: &[sys::CUgraphNode],
+    from_kernels: &[bool],
+    kernel: &KernelNode,
+) -> Result<sys::CUgraphNode> {
+    if !programmatic_edges_supported() || !from_kernels.contains(&true) {
+        return add_kernel(graph, deps, kernel.function, kernel, &kernel.params);
+    }
+    let node = add_kernel(graph, &[], kernel.function, kernel, &kernel.params)?;
+    let to = vec![node; deps.len()];
+    let edges: Vec<sys::CUgraphEdgeData> = from_kernels
+        .iter()
+        .map(|&programmatic| {
+            // All zero: a full dependency (the default edge).
+            let (port, kind) = if programmatic {
+                (
+                    sys::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC as u8,
+                    sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8,
+                )
+            } else {
+                (0, 0)
+            };
+            sys::CUgraphEdgeData {
+                from_port: port,
+                to_port: 0,
+                type_: kind,
+                reserved: [0; 5],
+            }
+        })
+        .collect();
+    // SAFETY: `from`, `to` and `edges` have `deps.len()` entries each; every
+    // node belongs to `graph`; a programmatic edge joins two kernel nodes
+    // and its downstream kernel waits for its grid dependencies before it
+    // touches memory (`KernelNode::programmatic`), so it sees everything
+    // the upstream kernel wrote.
+    unsafe {
+        sys::cuGraphAddDependencies_v2(
+            graph,
+            deps.as_ptr(),
+            to.as_ptr(),
+            edges.as_ptr(),
+            deps.len(),
+        )
+    }
+    .result()
+    .map_err(driver("cuGraphAddDependencies"))?;
     Ok(node)
 }
 

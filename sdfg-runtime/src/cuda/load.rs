@@ -32,20 +32,27 @@ pub(crate) enum Origin {
     Jit,
 }
 
-/// Loads `ptx` (with the build's `cubins`: compute capability and image)
-/// the fastest way this process can; see the module docs.
+/// Loads `ptx` (with the build's `cubins`: compute capability, image, and
+/// whether its kernels wait for their grid dependencies) the fastest way
+/// this process can; see the module docs. The flag returned says whether
+/// its kernels may be launched with programmatic dependencies: only an
+/// embedded cubin's kernels wait for them (the PTX targets `sm_80`, which
+/// has no `griddepcontrol`), and `SDFG_PDL=off` says no.
 pub(crate) fn load_module(
     ctx: &Arc<CudaContext>,
     ptx: &str,
-    cubins: &[(u32, &[u8])],
+    cubins: &[(u32, &[u8], bool)],
     names: &[&str],
-) -> Result<(CudaModule, Origin)> {
+) -> Result<(CudaModule, Origin, bool)> {
     let settings = settings();
     if settings.embedded {
-        let mine = cubins.iter().find(|(cc, _)| *cc == ctx.compute_capability);
-        if let Some((_, image)) = mine {
+        let mine = cubins
+            .iter()
+            .find(|(cc, _, _)| *cc == ctx.compute_capability);
+        if let Some((_, image, grid_waits)) = mine {
             if let Ok(module) = load_cubin(ctx, image, names) {
-                return Ok((module, Origin::EmbeddedCubin));
+                let programmatic = *grid_waits && settings.programmatic;
+                return Ok((module, Origin::EmbeddedCubin, programmatic));
             }
         }
     }
@@ -60,30 +67,33 @@ pub(crate) fn load_module(
     if let Some(file) = &cache {
         if let Some(image) = file.read(ptx) {
             if let Ok(module) = load_cubin(ctx, &image, names) {
-                return Ok((module, Origin::CachedCubin));
+                return Ok((module, Origin::CachedCubin, false));
             }
         }
         if let Ok(image) = link_ptx(ctx, ptx) {
             if let Ok(module) = load_cubin(ctx, &image, names) {
                 file.write(ptx, &image);
-                return Ok((module, Origin::Jit));
+                return Ok((module, Origin::Jit, false));
             }
         }
     }
-    Ok((CudaModule::load(ctx, ptx, names)?, Origin::Jit))
+    Ok((CudaModule::load(ctx, ptx, names)?, Origin::Jit, false))
 }
 
 struct Settings {
     embedded: bool,
+    /// `SDFG_PDL` is not `off`: programmatic dependent launches allowed.
+    programmatic: bool,
     cache_dir: Option<PathBuf>,
 }
 
-/// `SDFG_CUBIN` and `SDFG_CUBIN_CACHE`, read once.
+/// `SDFG_CUBIN`, `SDFG_CUBIN_CACHE` and `SDFG_PDL`, read once.
 fn settings() -> &'static Settings {
     static SETTINGS: OnceLock<Settings> = OnceLock::new();
     SETTINGS.get_or_init(|| {
         let off = |v: &str| matches!(v.trim(), "off" | "0" | "false");
         let embedded = !std::env::var("SDFG_CUBIN").is_ok_and(|v| off(&v));
+        let programmatic = !std::env::var("SDFG_PDL").is_ok_and(|v| off(&v));
         let cache_dir = match std::env::var("SDFG_CUBIN_CACHE") {
             Ok(v) if off(&v) => None,
             Ok(v) if !v.trim().is_empty() => Some(PathBuf::from(v)),
@@ -91,6 +101,7 @@ fn settings() -> &'static Settings {
         };
         Settings {
             embedded,
+            programmatic,
             cache_dir,
         }
     })

@@ -635,17 +635,21 @@ pub(crate) fn allow_shared_bytes(f: sys::CUfunction, shared_bytes: u32) -> Resul
 
 /// Launches `f` with the given parameter storage (one 16-byte slot per
 /// parameter, little-endian, so 1-, 2-, 4- and 8-byte parameters read their
-/// low bytes).
+/// low bytes). `programmatic`: `f` waits for its grid dependencies before
+/// it touches memory (`Module::programmatic_launches`), so it is launched
+/// with programmatic stream serialization: it may be scheduled while the
+/// kernel before it on the stream finishes (only that kernel's dependency
+/// is relaxed, and the wait restores it; copies and event waits keep
+/// theirs).
 pub(crate) fn launch(
     stream: &CudaStream,
     f: sys::CUfunction,
-    grid: [u32; 3],
-    block: [u32; 3],
-    shared_bytes: u32,
+    shape: LaunchShape,
     params: &mut [u128],
+    programmatic: bool,
 ) -> Result<()> {
     stream.ctx.bind()?;
-    allow_shared_bytes(f, shared_bytes)?;
+    allow_shared_bytes(f, shape.shared_bytes)?;
     // One 16-byte slot per parameter (a complex value fills it; the driver
     // reads as many low bytes as the kernel's parameter has). The pointer
     // array is on the stack for up to `INLINE` parameters: a launch
@@ -667,6 +671,41 @@ pub(crate) fn launch(
         );
         &mut spilled
     };
+    let (grid, block) = (shape.grid, shape.block);
+    if programmatic {
+        // SAFETY: the value is a union of plain integers and structs of
+        // them, for which all-zero bytes are valid.
+        let mut value: sys::CUlaunchAttributeValue = unsafe { std::mem::zeroed() };
+        // The member the attribute's id names.
+        value.programmaticStreamSerializationAllowed = 1;
+        let mut attribute = sys::CUlaunchAttribute {
+            id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+            pad: [0; 4],
+            value,
+        };
+        let config = sys::CUlaunchConfig {
+            gridDimX: grid[0],
+            gridDimY: grid[1],
+            gridDimZ: grid[2],
+            blockDimX: block[0],
+            blockDimY: block[1],
+            blockDimZ: block[2],
+            sharedMemBytes: shape.shared_bytes,
+            hStream: stream.raw,
+            attrs: &mut attribute,
+            numAttrs: 1,
+        };
+        // SAFETY: as for `cuLaunchKernel` below; `config` and its one
+        // attribute live across the call; the kernel's first instruction
+        // waits for the kernels it depends on (the caller's promise), so
+        // the relaxed serialization cannot let it see or clobber data they
+        // still use.
+        return unsafe {
+            sys::cuLaunchKernelEx(&config, f, pointers.as_mut_ptr(), std::ptr::null_mut())
+        }
+        .result()
+        .map_err(driver("cuLaunchKernelEx"));
+    }
     // SAFETY: `f` comes from a loaded module of this context; every pointer
     // points to a live, 16-byte aligned u128 that the driver copies during
     // the call (it reads the parameter's size from the kernel); buffer
@@ -677,12 +716,20 @@ pub(crate) fn launch(
             f,
             (grid[0], grid[1], grid[2]),
             (block[0], block[1], block[2]),
-            shared_bytes,
+            shape.shared_bytes,
             stream.raw,
             pointers,
         )
     }
     .map_err(driver("cuLaunchKernel"))
+}
+
+/// A launch's grid, block and dynamic shared memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaunchShape {
+    pub(crate) grid: [u32; 3],
+    pub(crate) block: [u32; 3],
+    pub(crate) shared_bytes: u32,
 }
 
 /// Issues a fill of `bytes` bytes at device address `ptr` with zeros on

@@ -84,8 +84,9 @@ pub struct ProgramSpec {
     pub(crate) streams: StreamSpec,
     /// Per kernel (launch-index order), what its fault codes mean.
     pub(crate) sites: &'static [KernelSites],
-    /// Its PTX assembled at build time, per compute capability.
-    pub(crate) cubins: &'static [(u32, &'static [u8])],
+    /// Its PTX assembled at build time, per compute capability, and whether
+    /// that cubin's kernels wait for their grid dependencies.
+    pub(crate) cubins: &'static [(u32, &'static [u8], bool)],
 }
 
 impl ProgramSpec {
@@ -119,23 +120,34 @@ impl ProgramSpec {
         }
     }
 
-    /// The spec with cubins of its PTX, per compute capability (`major * 10
-    /// + minor`): loading one that fits the GPU skips the JIT.
+    /// The spec with cubins of its PTX, per compute capability
+    /// (`major * 10 + minor`): loading one that fits the GPU skips the JIT.
+    /// The flag says that the cubin's kernels start with
+    /// `griddepcontrol.wait`, so the runtime may launch them with
+    /// programmatic dependencies.
     ///
     /// # Safety
     ///
     /// Each cubin is the spec's PTX assembled (by `ptxas`) for its compute
-    /// capability, so that it keeps the promise of [`ProgramSpec::new`].
+    /// capability, so that it keeps the promise of [`ProgramSpec::new`];
+    /// where its flag is true, every kernel launched through
+    /// [`Stream::launch`] waits for its grid dependencies before it touches
+    /// memory (as `sdfg_compiler::codegen::ptx::for_arch` makes it).
+    ///
+    /// [`Stream::launch`]: crate::Stream::launch
     ///
     /// ```
     /// use sdfg_runtime::__glue::{ProgramSpec, StreamSpec};
-    /// static CUBINS: [(u32, &[u8]); 0] = [];
+    /// static CUBINS: [(u32, &[u8], bool); 0] = [];
     /// // SAFETY: no kernels and no cubins.
     /// static SPEC: ProgramSpec =
     ///     unsafe { ProgramSpec::new("p", "", &[], StreamSpec::Default).with_cubins(&CUBINS) };
     /// assert_eq!(SPEC.name(), "p");
     /// ```
-    pub const unsafe fn with_cubins(self, cubins: &'static [(u32, &'static [u8])]) -> ProgramSpec {
+    pub const unsafe fn with_cubins(
+        self,
+        cubins: &'static [(u32, &'static [u8], bool)],
+    ) -> ProgramSpec {
         ProgramSpec { cubins, ..self }
     }
 

@@ -57,7 +57,7 @@ impl Module {
     pub(crate) unsafe fn load_with_cubins(
         device: &Device,
         ptx: &'static str,
-        cubins: &'static [(u32, &'static [u8])],
+        cubins: &'static [(u32, &'static [u8], bool)],
         kernels: &'static [KernelEntry],
     ) -> Result<Arc<Module>> {
         let key = ModuleKey {
@@ -74,18 +74,18 @@ impl Module {
         if let Some(module) = cache.get(&key) {
             return Ok(Arc::clone(module));
         }
-        let (cuda, origin) = match device.cuda() {
+        let (cuda, origin, grid_waits) = match device.cuda() {
             Some(ctx) => {
                 let names: Vec<&str> = kernels.iter().map(|k| k.name).collect();
-                let (module, origin) = load_module(ctx, ptx, cubins, &names)?;
+                let (module, origin, grid_waits) = load_module(ctx, ptx, cubins, &names)?;
                 let origin = match origin {
                     Origin::EmbeddedCubin => ModuleOrigin::EmbeddedCubin,
                     Origin::CachedCubin => ModuleOrigin::CachedCubin,
                     Origin::Jit => ModuleOrigin::Jit,
                 };
-                (Some(module), origin)
+                (Some(module), origin, grid_waits)
             }
-            None => (None, ModuleOrigin::CpuTwins),
+            None => (None, ModuleOrigin::CpuTwins, false),
         };
         let module = Arc::new(Module {
             device_id: device.id(),
@@ -93,6 +93,7 @@ impl Module {
             cpu: kernels.iter().map(|k| k.cpu).collect(),
             cuda,
             origin,
+            programmatic: grid_waits,
         });
         cache.insert(key, Arc::clone(&module));
         Ok(module)
@@ -132,6 +133,7 @@ impl Module {
             cpu: Vec::new(),
             cuda: Some(cuda),
             origin: ModuleOrigin::Jit,
+            programmatic: false,
         }))
     }
 }

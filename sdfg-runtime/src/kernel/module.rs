@@ -37,6 +37,10 @@ pub struct Module {
     pub(super) cpu: Vec<CpuKernel>,
     pub(super) cuda: Option<CudaModule>,
     pub(super) origin: ModuleOrigin,
+    /// Every kernel it launches starts with `griddepcontrol.wait` (an
+    /// embedded `sm_90` cubin), and `SDFG_PDL` does not switch programmatic
+    /// launches off: see [`Module::programmatic_launches`].
+    pub(super) programmatic: bool,
 }
 
 /// Where a loaded module's kernels came from (the first load of a module
@@ -89,6 +93,24 @@ impl Module {
     /// ```
     pub fn origin(&self) -> ModuleOrigin {
         self.origin
+    }
+
+    /// Whether launches of its kernels may start before the kernels they
+    /// depend on have finished (programmatic dependent launch: in a CUDA
+    /// graph, kernel-to-kernel edges become programmatic): true when its
+    /// machine code came from a cubin embedded for `sm_90` or later, whose
+    /// kernels first wait for their dependencies (`griddepcontrol.wait`),
+    /// unless `SDFG_PDL=off`. Always false on the CPU device and for PTX
+    /// the driver compiled.
+    ///
+    /// ```
+    /// // SAFETY: no kernels, so nothing can be launched.
+    /// let m = unsafe { sdfg_runtime::Module::load(&sdfg_runtime::Device::cpu(), "", &[]) }?;
+    /// assert!(!m.programmatic_launches());
+    /// # Ok::<(), sdfg_runtime::Error>(())
+    /// ```
+    pub fn programmatic_launches(&self) -> bool {
+        self.programmatic
     }
 
     pub(crate) fn kernel_name(&self, kernel: usize) -> Result<&Arc<str>> {

@@ -528,6 +528,7 @@ mod tests {
                 block: [1, 1, 1],
                 shared_bytes: 0,
                 params: vec![u128::from(tag)],
+                programmatic: false,
             }),
             accesses,
         }

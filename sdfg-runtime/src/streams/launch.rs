@@ -143,6 +143,7 @@ impl Stream {
                 let fault_ptr = self.inner.fault.device_ptr();
                 let param_bits = |a: &KernelArg<'_>| a.param_bits(fault_ptr);
                 let names_kernel = std::ptr::eq(slot, &self.inner.fault);
+                let programmatic = module.programmatic_launches();
                 if recording::is_recording() {
                     let node = KernelNode {
                         function: FunctionHandle(function),
@@ -150,6 +151,7 @@ impl Stream {
                         block: config.block,
                         shared_bytes: config.shared_bytes,
                         params: args.iter().map(param_bits).collect(),
+                        programmatic,
                     };
                     let accesses: Vec<(&Tracker, AccessKind)> = accesses.collect();
                     let op = RecordedOp::new(OpWork::CudaKernel(node), &accesses);
@@ -174,10 +176,13 @@ impl Stream {
                     cuda::launch(
                         op.cuda_stream(),
                         function,
-                        config.grid,
-                        config.block,
-                        config.shared_bytes,
+                        cuda::LaunchShape {
+                            grid: config.grid,
+                            block: config.block,
+                            shared_bytes: config.shared_bytes,
+                        },
                         params,
+                        programmatic,
                     )?;
                     // The stream's slot gets raw codes: remember who may
                     // have written one.

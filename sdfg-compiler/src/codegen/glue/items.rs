@@ -77,14 +77,15 @@ impl Glue<'_> {
         };
         let introspection = rt::introspection_methods();
         let ncubins = self.cubins.len();
-        let cubin_archs: Vec<u32> = self.cubins.iter().map(|c| c.0).collect();
+        let cubin_archs: Vec<u32> = self.cubins.iter().map(|c| c.cc).collect();
         let module_origin = rt::module_origin();
         let cubins: Vec<TokenStream> = self
             .cubins
             .iter()
-            .map(|(cc, bytes)| {
-                let image = proc_macro2::Literal::byte_string(bytes);
-                quote!((#cc, #image))
+            .map(|c| {
+                let (cc, waits) = (c.cc, c.grid_waits);
+                let image = proc_macro2::Literal::byte_string(&c.image);
+                quote!((#cc, #image, #waits))
             })
             .collect();
         let plan: Vec<String> = self
@@ -117,7 +118,7 @@ impl Glue<'_> {
                 #[allow(unused_imports)]
                 use super::*;
                 pub(super) static KERNELS: [#kernel_entry; #nkernels] = [#(#entries),*];
-                pub(super) static CUBINS: [(u32, &[u8]); #ncubins] = [#(#cubins),*];
+                pub(super) static CUBINS: [(u32, &[u8], bool); #ncubins] = [#(#cubins),*];
                 pub(super) static SITES: [#kernel_sites; #nkernels] = [#(#sites),*];
                 // SAFETY: the PTX, the kernel table and the glue that launches
                 // them are generated together from this one SDFG: each launch
@@ -155,6 +156,13 @@ impl Glue<'_> {
                 /// cubin cache, the driver's JIT, or (CPU device) their Rust twins.
                 pub fn module_origin(&self) -> #module_origin {
                     self.__program.module().origin()
+                }
+
+                /// Whether its kernels are launched with programmatic dependencies (each
+                /// scheduled while the kernels it depends on finish, in CUDA graphs): an
+                /// embedded cubin for `sm_90` or later, unless `SDFG_PDL=off`.
+                pub fn programmatic_launches(&self) -> bool {
+                    self.__program.module().programmatic_launches()
                 }
 
                 /// The device this program runs on.

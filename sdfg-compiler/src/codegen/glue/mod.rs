@@ -42,6 +42,7 @@ use super::cpu::tokens::rust_type;
 use super::graphs::LoopParts;
 use super::names;
 use super::persistent::PersistentKernel;
+use super::ptx::ptxas::EmbeddedCubin;
 use super::ptx::{PtxKernel, PtxModule};
 use crate::ir::{ContainerId, Sdfg, StateId, StmtId, SymbolId, TaskletBody};
 use crate::schedule::Schedule;
@@ -66,7 +67,7 @@ pub struct Kernels<'a> {
     pub abis: &'a [KernelAbi],
     pub ptx: &'a PtxModule,
     pub persistent: &'a [PersistentKernel],
-    pub cubins: &'a [(u32, Vec<u8>)],
+    pub cubins: &'a [EmbeddedCubin],
 }
 
 /// Everything `sdfg!` expands to for one validated SDFG: `loops` the parts
@@ -103,7 +104,7 @@ struct Glue<'a> {
     /// The persistent kernels (`codegen::persistent`).
     persistent: &'a [PersistentKernel],
     /// The PTX assembled at build time, per compute capability (embedded).
-    cubins: &'a [(u32, Vec<u8>)],
+    cubins: &'a [EmbeddedCubin],
 }
 
 impl Glue<'_> {

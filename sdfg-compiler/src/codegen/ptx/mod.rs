@@ -34,6 +34,51 @@ use crate::codegen::persistent::PersistentKernel;
 use crate::ir::{MathFn, Sdfg, StateId, StatementKind, StmtId};
 use std::collections::BTreeSet;
 
+/// The line every launched kernel (a map's, not a persistent state's)
+/// starts its body with: a comment for the `sm_80` PTX, where it does
+/// nothing, and the place [`for_arch`] puts the grid-dependency waits for
+/// `sm_90` and later.
+pub const GRID_DEPENDENCY_MARK: &str =
+    "\t// grid dependency: wait for the kernels this one depends on\n";
+
+/// The first compute capability with programmatic dependent launch
+/// (`griddepcontrol`, PTX ISA 7.8, `sm_90`).
+pub const GRID_DEPENDENCY_CC: u32 = 90;
+
+/// The module text to assemble for compute capability `cc`, and whether its
+/// kernels wait for their grid dependencies.
+///
+/// From `sm_90` on, every [`GRID_DEPENDENCY_MARK`] becomes
+/// `griddepcontrol.wait` (the kernel waits until the kernels it depends on
+/// have completed and their writes are visible: before any other
+/// instruction, so nothing it reads or writes can race with them) followed
+/// by `griddepcontrol.launch_dependents` (the kernel that depends on this
+/// one may be scheduled now: it will wait in turn). A kernel launched
+/// without a programmatic dependency passes both at once, so the module is
+/// right whichever way the runtime launches it; one launched with one (a
+/// graph's programmatic edge) starts while its predecessor finishes,
+/// hiding the launch latency. Other targets get the text unchanged.
+///
+/// ```
+/// use sdfg_compiler::codegen::ptx::{for_arch, GRID_DEPENDENCY_MARK};
+/// let ptx = format!(".version 8.0\n.target sm_80\n.entry k()\n{{\n{GRID_DEPENDENCY_MARK}\tret;\n}}\n");
+/// let (hopper, waits) = for_arch(&ptx, 90);
+/// assert!(waits && hopper.contains(".target sm_90") && hopper.contains("griddepcontrol.wait;"));
+/// assert_eq!(for_arch(&ptx, 80), (ptx.clone(), false));
+/// ```
+pub fn for_arch(ptx: &str, cc: u32) -> (String, bool) {
+    if cc < GRID_DEPENDENCY_CC || !ptx.contains(GRID_DEPENDENCY_MARK) {
+        return (ptx.to_string(), false);
+    }
+    let text = ptx
+        .replacen(".target sm_80\n", ".target sm_90\n", 1)
+        .replace(
+            GRID_DEPENDENCY_MARK,
+            "\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n",
+        );
+    (text, true)
+}
+
 /// The PTX of all `gpu` maps of one SDFG.
 #[derive(Clone, Debug)]
 pub struct PtxModule {

@@ -123,15 +123,34 @@ pub fn cubin(ptx: &str, cc: u32) -> Option<Vec<u8>> {
     result
 }
 
+/// A module assembled for one compute capability, as `sdfg!` embeds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EmbeddedCubin {
+    /// `major * 10 + minor`.
+    pub cc: u32,
+    pub image: Vec<u8>,
+    /// Its kernels start with `griddepcontrol.wait` ([`super::for_arch`]),
+    /// so the runtime may launch them with programmatic dependencies.
+    pub grid_waits: bool,
+}
+
 /// The cubins `sdfg!` embeds for a module: one per [`cubin_archs`] entry
-/// that ptxas assembles (none for a module without kernels).
-pub fn embedded_cubins(ptx: &str, has_kernels: bool) -> Vec<(u32, Vec<u8>)> {
+/// that ptxas assembles (none for a module without kernels), each from the
+/// module's text for its target ([`super::for_arch`]).
+pub fn embedded_cubins(ptx: &str, has_kernels: bool) -> Vec<EmbeddedCubin> {
     if !has_kernels {
         return Vec::new();
     }
     cubin_archs()
         .into_iter()
-        .filter_map(|cc| Some((cc, cubin(ptx, cc)?)))
+        .filter_map(|cc| {
+            let (text, grid_waits) = super::for_arch(ptx, cc);
+            Some(EmbeddedCubin {
+                cc,
+                image: cubin(&text, cc)?,
+                grid_waits,
+            })
+        })
         .collect()
 }
 

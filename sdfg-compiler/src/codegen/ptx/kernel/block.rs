@@ -122,7 +122,11 @@ impl<'a> KernelEmitter<'a> {
                 static_shared_bytes,
             ));
         }
-        let text = format!("{header}{{\n{decls}{}}}\n", self.code);
+        let text = format!(
+            "{header}{{\n{decls}{}{}}}\n",
+            crate::codegen::ptx::GRID_DEPENDENCY_MARK,
+            self.code
+        );
         let launch = BlockLaunch {
             threads,
             static_shared_bytes,

@@ -307,7 +307,11 @@ impl<'a> KernelEmitter<'a> {
         self.ins("ret");
 
         let decls = self.register_decls();
-        let text = format!("{header}{decls}{}}}\n", self.code);
+        let text = format!(
+            "{header}{decls}{}{}}}\n",
+            crate::codegen::ptx::GRID_DEPENDENCY_MARK,
+            self.code
+        );
         let kernel = PtxKernel {
             state,
             stmt,
