@@ -12,7 +12,13 @@
 //! The partition depends only on the sizes, the grain and the number of
 //! threads, never on timing: reductions that keep one partial per chunk
 //! and combine them in chunk order ([`map_chunks`]) give the same result
-//! on every run with the same thread count.
+//! on every run with the same thread count. A map without results
+//! ([`for_each_chunk`]) runs finer *pieces* of the same units instead (up
+//! to `PIECES_PER_THREAD` per thread, each worth at least
+//! `PIECE_GRAINS` grains): its order does not matter, and with many small
+//! tasks a thread that the rest of the machine slows down leaves its share
+//! to the others (on 16 threads, four chunks per thread left the last
+//! thread's chunk alone at the end).
 
 use crate::cpu::pool::KernelPool;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
@@ -22,6 +28,13 @@ use std::ops::Range;
 /// by the rest of the machine hands work to the others, few enough that a
 /// chunk's fixed costs (a task, its partials) stay negligible.
 const CHUNKS_PER_THREAD: usize = 4;
+
+/// At most this many pieces per thread for maps without results.
+const PIECES_PER_THREAD: usize = 16;
+
+/// A piece is worth at least this many grains (a task's fixed cost stays
+/// small against its work).
+const PIECE_GRAINS: usize = 4;
 
 /// The threads a map's chunks run on: the caller's rayon pool
 /// ([`Workers::caller`]) or a CPU device's kernel pool
@@ -79,6 +92,8 @@ impl<'a> Workers<'a> {
 pub struct Chunks {
     units: usize,
     chunks: usize,
+    /// The finer partition [`for_each_chunk`] runs (at least `chunks`).
+    pieces: usize,
 }
 
 impl Chunks {
@@ -98,19 +113,27 @@ impl Chunks {
             return Chunks {
                 units: 0,
                 chunks: 0,
+                pieces: 0,
             };
         }
         let iterations = units.saturating_mul(unit_len);
-        let by_grain = (iterations / grain.max(1)).max(1);
         let threads = threads.max(1);
-        let chunks = if by_grain >= threads {
-            threads.saturating_mul((by_grain / threads).min(CHUNKS_PER_THREAD))
-        } else {
-            by_grain
+        // `per_thread` tasks per thread of at least `grain` iterations each.
+        let count = |grain: usize, per_thread: usize| {
+            let by_grain = (iterations / grain.max(1)).max(1);
+            let n = if by_grain >= threads {
+                threads.saturating_mul((by_grain / threads).min(per_thread))
+            } else {
+                by_grain
+            };
+            n.min(units)
         };
+        let chunks = count(grain, CHUNKS_PER_THREAD);
+        let pieces = count(grain.max(1).saturating_mul(PIECE_GRAINS), PIECES_PER_THREAD);
         Chunks {
             units,
-            chunks: chunks.min(units),
+            chunks,
+            pieces: pieces.max(chunks),
         }
     }
 
@@ -122,13 +145,38 @@ impl Chunks {
     /// The units of chunk `c` (`c < count()`): an even split, the larger
     /// chunks last.
     pub fn units(&self, c: usize) -> Range<usize> {
-        let at = |k: usize| ((k as u128 * self.units as u128) / self.chunks as u128) as usize;
-        at(c)..at(c + 1)
+        split(self.units, self.chunks, c)
+    }
+
+    /// The number of pieces ([`for_each_chunk`]'s partition).
+    pub fn piece_count(&self) -> usize {
+        self.pieces
+    }
+
+    /// The units of piece `p` (`p < piece_count()`), split like chunks.
+    ///
+    /// ```
+    /// use sdfg_runtime::__glue::par::Chunks;
+    /// // 2048 rows of a loop body (grain 1) on 16 threads: 4 chunks per
+    /// // thread for reductions, 16 pieces per thread otherwise.
+    /// let c = Chunks::for_threads(2048, 1, 1, 16);
+    /// assert_eq!((c.count(), c.piece_count()), (64, 256));
+    /// assert_eq!(c.piece_units(255), 2040..2048);
+    /// ```
+    pub fn piece_units(&self, p: usize) -> Range<usize> {
+        split(self.units, self.pieces, p)
     }
 }
 
-/// Runs `body` once per chunk, in parallel on `workers` (on the calling
-/// thread when there is one chunk).
+/// Part `k` of `units` split evenly into `parts`, the larger parts last.
+fn split(units: usize, parts: usize, k: usize) -> Range<usize> {
+    let at = |k: usize| ((k as u128 * units as u128) / parts as u128) as usize;
+    at(k)..at(k + 1)
+}
+
+/// Runs `body` once per piece of `chunks` (its finer partition, for maps
+/// whose pieces produce nothing to combine), in parallel on `workers` (on
+/// the calling thread when there is one piece).
 ///
 /// ```
 /// use sdfg_runtime::__glue::par::{for_each_chunk, Chunks, Workers};
@@ -141,16 +189,20 @@ impl Chunks {
 /// assert_eq!(seen.into_inner(), 1000);
 /// ```
 pub fn for_each_chunk(workers: Workers<'_>, chunks: &Chunks, body: impl Fn(Range<usize>) + Sync) {
-    match chunks.count() {
+    match chunks.piece_count() {
         0 => {}
-        1 => body(chunks.units(0)),
+        1 => body(chunks.piece_units(0)),
         n => {
-            let all = || (0..n).into_par_iter().for_each(|c| body(chunks.units(c)));
+            let all = || {
+                (0..n)
+                    .into_par_iter()
+                    .for_each(|p| body(chunks.piece_units(p)))
+            };
             match workers.0 {
                 Where::Caller => all(),
                 Where::Kernels(pool) => match pool.rayon() {
                     Some(rayon) => rayon.install(all),
-                    None => (0..n).for_each(|c| body(chunks.units(c))),
+                    None => (0..n).for_each(|p| body(chunks.piece_units(p))),
                 },
             }
         }
@@ -221,15 +273,48 @@ mod tests {
             if by_grain >= threads && units >= threads * CHUNKS_PER_THREAD {
                 assert_eq!(c.count() % threads, 0, "{units} x {len} on {threads}");
             }
-            let mut next = 0;
-            for k in 0..c.count() {
-                let r = c.units(k);
-                assert_eq!(r.start, next);
-                assert!(!r.is_empty());
-                next = r.end;
+            for (parts, of) in [
+                (
+                    c.count(),
+                    &(|k| c.units(k)) as &dyn Fn(usize) -> Range<usize>,
+                ),
+                (c.piece_count(), &|k| c.piece_units(k)),
+            ] {
+                let mut next = 0;
+                for k in 0..parts {
+                    let r = of(k);
+                    assert_eq!(r.start, next);
+                    assert!(!r.is_empty());
+                    next = r.end;
+                }
+                assert_eq!(next, units);
             }
-            assert_eq!(next, units);
+            // Pieces: never fewer than chunks, at most 16 per thread, each
+            // worth 4 grains where there is enough work for more than the chunks.
+            assert!(c.piece_count() >= c.count() && c.piece_count() <= units);
+            assert!(c.piece_count() <= (threads * PIECES_PER_THREAD).max(c.count()));
+            if c.piece_count() > c.count() {
+                assert!(units * len / c.piece_count() >= grain * PIECE_GRAINS);
+            }
         }
+    }
+
+    #[test]
+    fn for_each_chunk_runs_every_piece_once() {
+        let pool = KernelPool::new(4, "test".into());
+        let chunks = Chunks::for_threads(100_000, 1, 256, 4);
+        assert_eq!((chunks.count(), chunks.piece_count()), (16, 64));
+        let seen: Vec<std::sync::atomic::AtomicU8> = (0..100_000)
+            .map(|_| std::sync::atomic::AtomicU8::new(0))
+            .collect();
+        for_each_chunk(Workers::kernels(&pool), &chunks, |r| {
+            for u in r {
+                seen[u].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        });
+        assert!(seen
+            .iter()
+            .all(|s| s.load(std::sync::atomic::Ordering::Relaxed) == 1));
     }
 
     /// What makes reductions reproducible: the results come back in chunk
