@@ -615,63 +615,6 @@ fn the_build_embeds_cubins_when_ptxas_is_at_hand() {
     );
 }
 
-/// On a GPU of compute capability 9.0 or later that loaded the embedded
-/// cubin, the kernels of a graph are linked by programmatic edges, and a
-/// kernel launched on a stream after another uses programmatic stream
-/// serialization: each is scheduled while the one before it finishes and
-/// waits (`griddepcontrol`) before it touches memory. A chain of 2 x 20
-/// kernels of many blocks each, where every kernel reads what the one
-/// before it wrote, must give the reference bits in both modes at every
-/// call: a kernel that read early would see the previous step's values.
-#[test]
-fn programmatic_launches_keep_every_dependency() {
-    let Some(device) = common::gpu_or_skip("programmatic launches") else {
-        return;
-    };
-    for graphs in [true, false] {
-        programmatic_chain(&device, graphs);
-    }
-}
-
-fn programmatic_chain(device: &Device, graphs: bool) {
-    let program = TimeLoop::load(device).unwrap();
-    program.set_graphs(graphs);
-    let embedded = program.module_origin() == sdfg::runtime::ModuleOrigin::EmbeddedCubin;
-    let hopper = device
-        .compute_capability()
-        .is_some_and(|(major, _)| major >= 9);
-    let switched_off = std::env::var("SDFG_PDL").is_ok_and(|v| v.trim() == "off");
-    assert_eq!(
-        program.programmatic_launches(),
-        embedded && hopper && !switched_off,
-        "origin {:?}, capability {:?}",
-        program.module_origin(),
-        device.compute_capability()
-    );
-    let (n, t) = (1usize << 20, 20usize);
-    let (mut a, mut b) = (initial(n), vec![0.0; n]);
-    time_loop_reference(&mut a, &mut b, t);
-    let mut da = DeviceBuffer::from_slice(device, &initial(n)).unwrap();
-    let mut db = DeviceBuffer::<f64>::zeros(device, n).unwrap();
-    for run in 0..6 {
-        da.copy_from_slice(&initial(n)).unwrap();
-        db.copy_from_slice(&vec![0.0; n]).unwrap();
-        let before = device.counters();
-        program
-            .run(TimeLoopArgs {
-                N: n as i64,
-                T: t as i64,
-                A: &mut da,
-                B: &mut db,
-            })
-            .unwrap();
-        let launched = (device.counters() - before).graph_launches;
-        assert_eq!(launched, u64::from(graphs && run > 0), "run {run}");
-        assert!(da.to_vec().unwrap() == a, "A, run {run}, graphs {graphs}");
-        assert!(db.to_vec().unwrap() == b, "B, run {run}, graphs {graphs}");
-    }
-}
-
 sdfg! {
     /// The GUIDE's example (section 15), word for word.
     #[streams(auto)]
