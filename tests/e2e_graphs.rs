@@ -9,41 +9,9 @@ mod common;
 
 use sdfg::prelude::*;
 
-sdfg! {
-    /// A time loop over symbols: every state is captured, the loop unrolled.
-    #[streams(single)]
-    pub sdfg TimeLoop {
-        symbol N: i64; symbol T: i64;
-        gpu A: f64[N];
-        gpu B: f64[N];
-        state init {}
-        state step {
-            map b[i in 1..N-1] on gpu { B[i] = 0.5 * (A[i - 1] + A[i + 1]); }
-            map a[i in 1..N-1] on gpu { A[i] = 0.5 * (B[i - 1] + B[i + 1]); }
-        }
-        state done {}
-        init -> step { t = 0 }
-        step -> step if t + 1 < T { t = t + 1 }
-        step -> done;
-    }
-}
+common::fixtures::time_loop!(sdfg);
 
-/// `TimeLoop` in plain Rust, in the kernels' operation order.
-fn time_loop_reference(a: &mut [f64], b: &mut [f64], t: usize) {
-    let n = a.len();
-    for _ in 0..t {
-        for i in 1..n - 1 {
-            b[i] = 0.5 * (a[i - 1] + a[i + 1]);
-        }
-        for i in 1..n - 1 {
-            a[i] = 0.5 * (b[i - 1] + b[i + 1]);
-        }
-    }
-}
-
-fn initial(n: usize) -> Vec<f64> {
-    (0..n).map(|i| ((i * 37) % 11) as f64 - 3.0).collect()
-}
+use common::{time_loop_initial as initial, time_loop_reference};
 
 #[test]
 fn the_schedule_captures_gpu_only_states_and_unrolls_their_loop() {

@@ -12,42 +12,9 @@ mod common;
 
 use sdfg::prelude::*;
 
-sdfg! {
-    /// A time loop over symbols: each of its 2 T kernels reads what the
-    /// one before it wrote.
-    #[streams(single)]
-    pub sdfg Chain {
-        symbol N: i64; symbol T: i64;
-        gpu A: f64[N];
-        gpu B: f64[N];
-        state init {}
-        state step {
-            map b[i in 1..N-1] on gpu { B[i] = 0.5 * (A[i - 1] + A[i + 1]); }
-            map a[i in 1..N-1] on gpu { A[i] = 0.5 * (B[i - 1] + B[i + 1]); }
-        }
-        state done {}
-        init -> step { t = 0 }
-        step -> step if t + 1 < T { t = t + 1 }
-        step -> done;
-    }
-}
+common::fixtures::time_loop!(sdfg);
 
-/// `Chain` in plain Rust, in the kernels' operation order.
-fn chain_reference(a: &mut [f64], b: &mut [f64], t: usize) {
-    let n = a.len();
-    for _ in 0..t {
-        for i in 1..n - 1 {
-            b[i] = 0.5 * (a[i - 1] + a[i + 1]);
-        }
-        for i in 1..n - 1 {
-            a[i] = 0.5 * (b[i - 1] + b[i + 1]);
-        }
-    }
-}
-
-fn initial(n: usize) -> Vec<f64> {
-    (0..n).map(|i| ((i * 37) % 11) as f64 - 3.0).collect()
-}
+use common::{time_loop_initial as initial, time_loop_reference};
 
 /// A chain of 2 x 20 kernels of many blocks each, where every kernel reads
 /// what the one before it wrote, must give the reference bits on streams
@@ -59,12 +26,25 @@ fn programmatic_launches_keep_every_dependency() {
         return;
     };
     for graphs in [true, false] {
-        programmatic_chain(&device, graphs);
+        check_chain(&device, graphs, 1 << 20, 20, 6);
     }
 }
 
-fn programmatic_chain(device: &Device, graphs: bool) {
-    let program = Chain::load(device).unwrap();
+/// The CPU device has no programmatic launches (its kernels are Rust
+/// twins) and computes the same chain.
+#[test]
+fn the_cpu_device_launches_nothing_programmatically() {
+    for graphs in [true, false] {
+        check_chain(&Device::cpu(), graphs, 1000, 5, 3);
+    }
+}
+
+/// Runs `TimeLoop` `runs` times on `device` (graphs on or off) and checks
+/// that programmatic launches are on exactly where they can be, that the
+/// second and later calls are one graph launch when graphs are on, and the
+/// results bit for bit.
+fn check_chain(device: &Device, graphs: bool, n: usize, t: usize, runs: usize) {
+    let program = TimeLoop::load(device).unwrap();
     program.set_graphs(graphs);
     let embedded = program.module_origin() == sdfg::runtime::ModuleOrigin::EmbeddedCubin;
     let hopper = device
@@ -78,17 +58,16 @@ fn programmatic_chain(device: &Device, graphs: bool) {
         program.module_origin(),
         device.compute_capability()
     );
-    let (n, t) = (1usize << 20, 20usize);
     let (mut a, mut b) = (initial(n), vec![0.0; n]);
-    chain_reference(&mut a, &mut b, t);
+    time_loop_reference(&mut a, &mut b, t);
     let mut da = DeviceBuffer::from_slice(device, &initial(n)).unwrap();
     let mut db = DeviceBuffer::<f64>::zeros(device, n).unwrap();
-    for run in 0..6 {
+    for run in 0..runs {
         da.copy_from_slice(&initial(n)).unwrap();
         db.copy_from_slice(&vec![0.0; n]).unwrap();
         let before = device.counters();
         program
-            .run(ChainArgs {
+            .run(TimeLoopArgs {
                 N: n as i64,
                 T: t as i64,
                 A: &mut da,
@@ -96,32 +75,15 @@ fn programmatic_chain(device: &Device, graphs: bool) {
             })
             .unwrap();
         let launched = (device.counters() - before).graph_launches;
-        assert_eq!(launched, u64::from(graphs && run > 0), "run {run}");
-        assert!(da.to_vec().unwrap() == a, "A, run {run}, graphs {graphs}");
-        assert!(db.to_vec().unwrap() == b, "B, run {run}, graphs {graphs}");
+        let on = device.name();
+        assert_eq!(launched, u64::from(graphs && run > 0), "run {run} on {on}");
+        assert!(
+            da.to_vec().unwrap() == a,
+            "A, run {run}, graphs {graphs}, {on}"
+        );
+        assert!(
+            db.to_vec().unwrap() == b,
+            "B, run {run}, graphs {graphs}, {on}"
+        );
     }
-}
-
-/// The CPU device has no programmatic launches (its kernels are Rust
-/// twins) and computes the same chain.
-#[test]
-fn the_cpu_device_launches_nothing_programmatically() {
-    let device = Device::cpu();
-    let program = Chain::load(&device).unwrap();
-    assert!(!program.programmatic_launches());
-    let (n, t) = (1000usize, 5usize);
-    let (mut a, mut b) = (initial(n), vec![0.0; n]);
-    chain_reference(&mut a, &mut b, t);
-    let mut da = DeviceBuffer::from_slice(&device, &initial(n)).unwrap();
-    let mut db = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
-    program
-        .run(ChainArgs {
-            N: n as i64,
-            T: t as i64,
-            A: &mut da,
-            B: &mut db,
-        })
-        .unwrap();
-    assert_eq!(da.to_vec().unwrap(), a);
-    assert_eq!(db.to_vec().unwrap(), b);
 }

@@ -632,3 +632,31 @@ macro_rules! block_features {
     };
 }
 pub(crate) use block_features;
+
+/// A time loop over symbols (`tests/e2e_graphs.rs`,
+/// `tests/e2e_programmatic.rs`): every state is captured in a graph, the
+/// loop unrolled into it, and each of the 2 T kernels reads what the one
+/// before it wrote. `common::time_loop_reference` is it in plain Rust.
+macro_rules! time_loop {
+    ($sink:ident) => {
+        $sink! {
+            /// A time loop over symbols: every state is captured, the loop unrolled.
+            #[streams(single)]
+            pub sdfg TimeLoop {
+                symbol N: i64; symbol T: i64;
+                gpu A: f64[N];
+                gpu B: f64[N];
+                state init {}
+                state step {
+                    map b[i in 1..N-1] on gpu { B[i] = 0.5 * (A[i - 1] + A[i + 1]); }
+                    map a[i in 1..N-1] on gpu { A[i] = 0.5 * (B[i - 1] + B[i + 1]); }
+                }
+                state done {}
+                init -> step { t = 0 }
+                step -> step if t + 1 < T { t = t + 1 }
+                step -> done;
+            }
+        }
+    };
+}
+pub(crate) use time_loop;

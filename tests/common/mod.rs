@@ -29,3 +29,21 @@ pub fn devices(test: &str) -> Vec<Device> {
     out.extend(gpu_or_skip(test));
     out
 }
+
+/// `fixtures::time_loop!` in plain Rust, in the kernels' operation order.
+pub fn time_loop_reference(a: &mut [f64], b: &mut [f64], t: usize) {
+    let n = a.len();
+    for _ in 0..t {
+        for i in 1..n - 1 {
+            b[i] = 0.5 * (a[i - 1] + a[i + 1]);
+        }
+        for i in 1..n - 1 {
+            a[i] = 0.5 * (b[i - 1] + b[i + 1]);
+        }
+    }
+}
+
+/// The start of `fixtures::time_loop!`'s A: small integers, none equal to its neighbours'.
+pub fn time_loop_initial(n: usize) -> Vec<f64> {
+    (0..n).map(|i| ((i * 37) % 11) as f64 - 3.0).collect()
+}
