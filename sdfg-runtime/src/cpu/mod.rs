@@ -8,4 +8,5 @@ pub(crate) mod chunks;
 pub(crate) mod memory;
 pub(crate) mod plain;
 pub(crate) mod pool;
+pub(crate) mod thread_copies;
 pub(crate) mod worker;
