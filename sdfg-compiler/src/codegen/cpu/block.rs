@@ -104,25 +104,7 @@ pub(crate) fn block_iterations(
         emit.after_prechecks()
     };
     let emit = emit.with_partials(&plan.reductions);
-    let sequential = emit.stmts(&m.body.stmts);
-    // A second copy of the program for launches with fewer block
-    // iterations than threads: its eligible thread maps run on the block
-    // iteration's share of the threads (`thread_map::phase_on_threads`).
-    // Chosen once per launch, outside the program: the first copy's loops
-    // are what they would be without the second.
-    emit.phases_on_threads.set(true);
-    let on_threads = emit.stmts(&m.body.stmts);
-    emit.phases_on_threads.set(false);
-    let code = if on_threads.to_string() == sequential.to_string() {
-        sequential
-    } else {
-        // `__total` and `__workers`: the block iterations' loop's
-        // (`MapRanges::chunked`).
-        quote! {
-            let __share: usize = __workers.threads() / ::core::cmp::Ord::max(__total, 1);
-            if __share > 1 { #on_threads } else { #sequential }
-        }
-    };
+    let code = emit.stmts(&m.body.stmts);
     let ranges = MapRanges {
         map: m,
         scope: RangeScope::Kernel,

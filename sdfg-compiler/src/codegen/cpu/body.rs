@@ -19,7 +19,7 @@ use crate::ir::{
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 /// How the emitted code reaches data in one place.
 pub(crate) trait DataAccess {
@@ -76,10 +76,6 @@ pub(crate) struct BodyEmitter<'a> {
     pub(super) block_launched: Option<usize>,
     /// The block reductions of the thread map being emitted.
     pub(super) block_partials: RefCell<Vec<BlockPartial>>,
-    /// In a block map's twin: the thread maps that may run on several
-    /// threads (`thread_map::phase_data`) do (the program's copy for
-    /// launches with fewer block iterations than threads, `cpu::block`).
-    pub(super) phases_on_threads: Cell<bool>,
 }
 
 impl<'a> BodyEmitter<'a> {
@@ -109,7 +105,6 @@ impl<'a> BodyEmitter<'a> {
             block: None,
             block_launched: None,
             block_partials: RefCell::new(Vec::new()),
-            phases_on_threads: Cell::new(false),
         }
     }
 
@@ -210,7 +205,6 @@ impl<'a> BodyEmitter<'a> {
                 block: None,
                 block_launched: None,
                 block_partials: RefCell::new(Vec::new()),
-                phases_on_threads: Cell::new(false),
             },
             containers,
         )

@@ -224,7 +224,7 @@ impl BodyEmitter<'_> {
                 #code
             };
             match self.phase_data(t) {
-                Some(data) if partials.is_empty() && self.phases_on_threads.get() => {
+                Some(data) if partials.is_empty() => {
                     let counts: Vec<Ident> = (0..values.len())
                         .map(|d| names::thread_range(d).count)
                         .collect();
@@ -298,16 +298,15 @@ impl BodyEmitter<'_> {
         ok.then_some(data)
     }
 
-    /// A thread map that may run on several threads ([`Self::phase_data`]),
-    /// in the block program's copy for launches with fewer block
-    /// iterations than the CPU device has threads (`cpu::block`, which
-    /// defines `__share`: the threads per block iteration): the block
-    /// iteration's share of the threads runs one piece each of its
-    /// iterations, each iteration `q` at its position in row-major order
-    /// (what `sequential` counts), the block's shared data read through
-    /// slices and its register data through `ThreadCopies` views (iteration
-    /// `q` touches only copy `q`). With too few iterations to share,
-    /// `sequential`.
+    /// A thread map that may run on several threads ([`Self::phase_data`])
+    /// does so when the launch has fewer block iterations than the CPU
+    /// device has threads (`__total` and `__workers` of the block
+    /// iterations' loop, `MapRanges::chunked`): each block iteration's
+    /// share of the threads runs pieces of its iterations, each iteration
+    /// `q` at its position in row-major order (what `sequential` counts),
+    /// the block's shared data read through slices and its register data
+    /// through `ThreadCopies` views (iteration `q` touches only copy `q`).
+    /// Otherwise, or with too few iterations to share, `sequential`.
     fn phase_on_threads(
         &self,
         data: &[(ContainerId, Storage)],
@@ -353,11 +352,10 @@ impl BodyEmitter<'_> {
         }
         quote! {
             let __iterations: usize = 1usize #(* (#counts as usize))*;
-            if __iterations >= 2 * __share {
+            let __share: usize = __workers.threads() / ::core::cmp::Ord::max(__total, 1);
+            if __share > 1 && __iterations >= 2 * __share {
                 #views
-                // One piece per thread of the share (a phase is short: more
-                // tasks would cost more than the balance they buy).
-                let __pieces = #par::for_threads(__iterations, 1, __iterations.div_ceil(__share), __share);
+                let __pieces = #par::for_threads(__iterations, 1, 1, __share);
                 #for_each(__workers, &__pieces, |__qs: ::core::ops::Range<usize>| {
                     #bind
                     for #q in __qs {
