@@ -190,64 +190,6 @@ fn gemm_with_shared_tiles_and_register_blocks() {
     }
 }
 
-/// With fewer block iterations than threads, the CPU device runs each
-/// block's thread maps that write only register data and atomic cells on
-/// several threads (each iteration still on one thread, in its own copy of
-/// the register data): the same bits on 1, 3 and 8 threads, and the exact
-/// product for small integers.
-#[test]
-fn thread_maps_share_the_threads_when_blocks_are_few() {
-    let (m, n, k) = (256usize, 128usize, 64usize);
-    let mut rng = Rng::new(29);
-    let mut values = |len: usize, exact: bool| -> Vec<f32> {
-        (0..len)
-            .map(|_| {
-                let r = rng.next_u64();
-                if exact {
-                    (r % 7) as f32 - 3.0
-                } else {
-                    (r % 1_000_003) as f32 / 1_000_003.0 - 0.5
-                }
-            })
-            .collect()
-    };
-    for exact in [true, false] {
-        let (a, b) = (values(m * k, exact), values(k * n, exact));
-        let mut results = Vec::new();
-        for threads in [1, 3, 8] {
-            let device = Device::cpu_with_threads(threads);
-            let program = BlockGemm::load(&device).unwrap();
-            let (da, db) = (
-                DeviceBuffer::from_slice(&device, &a).unwrap(),
-                DeviceBuffer::from_slice(&device, &b).unwrap(),
-            );
-            let mut dc = DeviceBuffer::<f32>::zeros(&device, m * n).unwrap();
-            program
-                .run(BlockGemmArgs {
-                    M: m as i64,
-                    N: n as i64,
-                    K: k as i64,
-                    A: &da,
-                    B: &db,
-                    C: &mut dc,
-                })
-                .unwrap();
-            results.push(dc.to_vec().unwrap());
-        }
-        let bits = |c: &[f32]| c.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&results[0]), bits(&results[1]), "1 and 3 threads");
-        assert_eq!(bits(&results[0]), bits(&results[2]), "1 and 8 threads");
-        if exact {
-            for i in 0..m {
-                for j in 0..n {
-                    let want: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();
-                    assert_eq!(results[2][i * n + j], want, "C[{i}, {j}]");
-                }
-            }
-        }
-    }
-}
-
 /// The gemm kernel on the simulator (all 256 threads of a block, warp by
 /// warp up to each barrier): two block iterations on one block, three
 /// steps of k, against plain Rust (small integers: exact in any order).

@@ -8,5 +8,4 @@ pub(crate) mod chunks;
 pub(crate) mod memory;
 pub(crate) mod plain;
 pub(crate) mod pool;
-pub(crate) mod thread_copies;
 pub(crate) mod worker;

@@ -2,14 +2,9 @@
 //! (threads per block from symbols, one thread per iteration of thread maps
 //! with register data), and the combination order of a block reduction,
 //! which the twin follows so that the CPU device computes the same bits as
-//! the GPU (docs/PTX.md, "Block maps"); and the view of a block's register
-//! data through which a thread map's iterations run on several threads
-//! ([`ThreadCopies`], when a launch has fewer block iterations than the
-//! CPU device has threads).
+//! the GPU (docs/PTX.md, "Block maps").
 
 use crate::error::Error;
-
-pub use crate::cpu::thread_copies::ThreadCopies;
 
 /// Threads per block `dims` ask for (their product): 1 to 1024, else an
 /// `Err` naming the block map.

@@ -207,8 +207,4 @@ impl DataAccess for BlockPlace<'_> {
     fn elem_type(&self, c: ContainerId) -> ScalarType {
         self.inner.elem_type(c)
     }
-
-    fn atomic_store(&self, c: ContainerId) -> bool {
-        self.element(c, &TokenStream::new()).is_none() && self.inner.atomic_store(c)
-    }
 }

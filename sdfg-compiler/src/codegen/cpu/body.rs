@@ -42,11 +42,6 @@ pub(crate) trait DataAccess {
     /// Map parameter `n` (None outside maps).
     fn param(&self, n: usize) -> TokenStream;
     fn elem_type(&self, c: ContainerId) -> ScalarType;
-    /// Whether a plain store to `c` is atomic (a cell), so that threads
-    /// may store to `c` at once without a data race.
-    fn atomic_store(&self, _c: ContainerId) -> bool {
-        false
-    }
 }
 
 /// Emits a body. Fault codes number the body's accesses 1, 2, ... in the

@@ -175,10 +175,6 @@ impl DataAccess for Place<'_> {
     fn elem_type(&self, c: ContainerId) -> ScalarType {
         self.sdfg.containers[c].elem
     }
-
-    fn atomic_store(&self, c: ContainerId) -> bool {
-        matches!(&self.kind, PlaceKind::Parallel { plan, .. } if matches!(plan.mode(c), Mode::Cells))
-    }
 }
 
 /// A store through an atomic cell (plain or a reduction).

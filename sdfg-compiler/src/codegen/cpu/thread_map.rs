@@ -22,8 +22,7 @@ use super::tokens::{combine_values, literal, one_of, rust_type};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{AccessNode, LoopScope};
 use crate::ir::{
-    range_end, uniform_reductions, ContainerId, Expr, ExprKind, RangeEnd, Stmt, Storage, ThreadMap,
-    WcrOp,
+    range_end, uniform_reductions, ContainerId, Expr, RangeEnd, Stmt, ThreadMap, WcrOp,
 };
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -218,26 +217,10 @@ impl BodyEmitter<'_> {
                     }
                 };
             }
-            let sequential = quote! {
+            quote! {
                 let mut __next_q: usize = 0;
                 let mut __next_t: usize = 0;
                 #code
-            };
-            match self.phase_data(t) {
-                Some(data) if partials.is_empty() => {
-                    let counts: Vec<Ident> = (0..values.len())
-                        .map(|d| names::thread_range(d).count)
-                        .collect();
-                    let positions: Vec<TokenStream> = (0..values.len())
-                        .map(|d| {
-                            let i = names::thread_range(d).end;
-                            let v = value(d, quote!(#i));
-                            quote!(#v)
-                        })
-                        .collect();
-                    self.phase_on_threads(&data, &counts, &positions, &body, sequential)
-                }
-                _ => sequential,
             }
         };
         quote! {{
@@ -245,130 +228,6 @@ impl BodyEmitter<'_> {
             #code
             #finish
         }}
-    }
-
-    /// The block data a thread map's iterations may touch from several
-    /// threads at once, or None when they may not run so: the body stores
-    /// only to register data (iteration `q`'s own copy) and to containers
-    /// stored through atomic cells, updates nothing (`+=` and the like
-    /// combine with what another iteration may store), assigns only
-    /// locals it declares itself, and reads what it likes (no iteration
-    /// writes shared data, so none writes what another reads). The data
-    /// returned is the shared and register data it names, which the
-    /// threads see through a shared slice and a `ThreadCopies` view.
-    fn phase_data(&self, t: &ThreadMap) -> Option<Vec<(ContainerId, Storage)>> {
-        let containers = self.block?;
-        let mut declared = Vec::new();
-        for s in &t.body {
-            s.walk(&mut |x| match x {
-                Stmt::Let { local, .. } => declared.push(*local),
-                Stmt::For { var, .. } => declared.push(*var),
-                _ => {}
-            });
-        }
-        let mut ok = true;
-        let mut data: Vec<(ContainerId, Storage)> = Vec::new();
-        let note = |c: ContainerId, data: &mut Vec<(ContainerId, Storage)>| {
-            let storage = containers[c].storage;
-            if matches!(storage, Storage::Shared | Storage::Register)
-                && !data.iter().any(|(d, _)| *d == c)
-            {
-                data.push((c, storage));
-            }
-        };
-        for s in &t.body {
-            s.walk(&mut |x| match x {
-                Stmt::Store { container, wcr, .. } => {
-                    let storage = containers[*container].storage;
-                    ok &= wcr.is_none()
-                        && (storage == Storage::Register
-                            || (storage != Storage::Shared && self.data.atomic_store(*container)));
-                    note(*container, &mut data);
-                }
-                Stmt::AssignLocal { local, .. } => ok &= declared.contains(local),
-                Stmt::ThreadMap(_) | Stmt::Barrier(_) => ok = false,
-                _ => {}
-            });
-            s.walk_exprs(&mut |e| {
-                if let ExprKind::Load { container, .. } = &e.kind {
-                    note(*container, &mut data);
-                }
-            });
-        }
-        ok.then_some(data)
-    }
-
-    /// A thread map that may run on several threads ([`Self::phase_data`])
-    /// does so when the launch has fewer block iterations than the CPU
-    /// device has threads (`__total` and `__workers` of the block
-    /// iterations' loop, `MapRanges::chunked`): each block iteration's
-    /// share of the threads runs pieces of its iterations, each iteration
-    /// `q` at its position in row-major order (what `sequential` counts),
-    /// the block's shared data read through slices and its register data
-    /// through `ThreadCopies` views (iteration `q` touches only copy `q`).
-    /// Otherwise, or with too few iterations to share, `sequential`.
-    fn phase_on_threads(
-        &self,
-        data: &[(ContainerId, Storage)],
-        counts: &[Ident],
-        positions: &[TokenStream],
-        body: &TokenStream,
-        sequential: TokenStream,
-    ) -> TokenStream {
-        let (q, block, par) = (names::thread_iteration(), rt::block(), rt::par_chunks());
-        let for_each = rt::par_for_each_chunk();
-        let containers = self.block.unwrap_or_default();
-        let mut views = TokenStream::new();
-        let mut bind = TokenStream::new();
-        for (c, storage) in data {
-            let d = names::data(&containers[*c].name.text);
-            let view = quote::format_ident!("__view{}", *c);
-            if *storage == Storage::Register {
-                // SAFETY (of the generated `new`): iteration `q` indexes
-                // only copy `q` of register data (offsets below its length,
-                // as in the sequential loop), and each iteration runs on
-                // one thread.
-                views
-                    .extend(quote!(let #view = unsafe { #block::ThreadCopies::new(&mut #d[..]) };));
-                bind.extend(quote!(let mut #d = #view;));
-            } else {
-                views.extend(quote!(let #view: &[_] = &#d[..];));
-                bind.extend(quote!(let #d = #view;));
-            }
-        }
-        // Row-major position of iteration `q`: the innermost dimension
-        // varies fastest, as in the nested loops.
-        let mut split = TokenStream::new();
-        for d in (0..counts.len()).rev() {
-            let (i, count) = (names::thread_range(d).end, &counts[d]);
-            split.extend(if d == 0 {
-                quote!(let #i: u64 = __rest as u64;)
-            } else {
-                quote! {
-                    let #i: u64 = (__rest % (#count as usize)) as u64;
-                    let __rest: usize = __rest / (#count as usize);
-                }
-            });
-        }
-        quote! {
-            let __iterations: usize = 1usize #(* (#counts as usize))*;
-            let __share: usize = __workers.threads() / ::core::cmp::Ord::max(__total, 1);
-            if __share > 1 && __iterations >= 2 * __share {
-                #views
-                let __pieces = #par::for_threads(__iterations, 1, 1, __share);
-                #for_each(__workers, &__pieces, |__qs: ::core::ops::Range<usize>| {
-                    #bind
-                    for #q in __qs {
-                        let __rest: usize = #q;
-                        #split
-                        #(#positions)*
-                        #body
-                    }
-                });
-            } else {
-                #sequential
-            }
-        }
     }
 
     /// Inside a thread map, an update of one of its block reductions goes
