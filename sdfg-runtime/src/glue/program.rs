@@ -239,8 +239,6 @@ impl Program {
     }
 }
 
-/// `SDFG_GRAPHS=off` (or `0`, `false`) turns graph segments off in the
-/// whole process (read once).
 /// Is the switch `var` of the environment not `off` (`0`, `false`)?
 fn switched_on_by_env(var: &str) -> bool {
     !matches!(
@@ -249,12 +247,9 @@ fn switched_on_by_env(var: &str) -> bool {
     )
 }
 
+/// `SDFG_GRAPHS=off` (or `0`, `false`) turns graph segments off in the
+/// whole process (read once).
 fn graphs_allowed_by_env() -> bool {
     static ALLOWED: OnceLock<bool> = OnceLock::new();
-    *ALLOWED.get_or_init(|| {
-        !matches!(
-            std::env::var("SDFG_GRAPHS").as_deref().map(str::trim),
-            Ok("off" | "0" | "false")
-        )
-    })
+    *ALLOWED.get_or_init(|| switched_on_by_env("SDFG_GRAPHS"))
 }
