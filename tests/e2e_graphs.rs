@@ -427,23 +427,8 @@ fn the_schedule_says_why_states_run_on_streams() {
     );
 }
 
-sdfg! {
-    /// The same loop with `#[graph(off)]`: every call on streams.
-    #[streams(single)]
-    #[graph(off)]
-    pub sdfg TimeLoopOff {
-        symbol N: i64; symbol T: i64;
-        gpu A: f64[N];
-        gpu B: f64[N];
-        state init {}
-        state step {
-            map b[i in 1..N-1] on gpu { B[i] = 0.5 * (A[i - 1] + A[i + 1]); }
-            map a[i in 1..N-1] on gpu { A[i] = 0.5 * (B[i - 1] + B[i + 1]); }
-        }
-        init -> step { t = 0 }
-        step -> step if t + 1 < T { t = t + 1 }
-    }
-}
+// The same loop with `#[graph(off)]`: every call on streams.
+common::fixtures::time_loop!(sdfg, TimeLoopOff, #[graph(off)]);
 
 #[test]
 fn graph_off_runs_every_call_on_streams() {
@@ -452,6 +437,7 @@ fn graph_off_runs_every_call_on_streams() {
         [
             "state `init`: runs on streams: `#[graph(off)]`",
             "state `step`: runs on streams; its loop runs on the host: `#[graph(off)]`",
+            "state `done`: runs on streams: `#[graph(off)]`",
         ]
     );
     let device = Device::cpu();

@@ -637,12 +637,19 @@ pub(crate) use block_features;
 /// `tests/e2e_programmatic.rs`): every state is captured in a graph, the
 /// loop unrolled into it, and each of the 2 T kernels reads what the one
 /// before it wrote. `common::time_loop_reference` is it in plain Rust.
+/// `time_loop!(sink)` is `TimeLoop`; `time_loop!(sink, Name, #[attr] ...)`
+/// the same program named `Name`, with more attributes (`#[graph(off)]`).
 macro_rules! time_loop {
     ($sink:ident) => {
+        $crate::common::fixtures::time_loop!($sink, TimeLoop,);
+    };
+    ($sink:ident, $name:ident, $($attr:tt)*) => {
         $sink! {
-            /// A time loop over symbols: every state is captured, the loop unrolled.
+            /// A time loop over symbols (with `#[graph(auto)]`, the default,
+            /// every state is captured and the loop unrolled).
             #[streams(single)]
-            pub sdfg TimeLoop {
+            $($attr)*
+            pub sdfg $name {
                 symbol N: i64; symbol T: i64;
                 gpu A: f64[N];
                 gpu B: f64[N];
