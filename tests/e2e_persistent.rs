@@ -8,45 +8,9 @@ mod common;
 
 use sdfg::prelude::*;
 
-/// heat3d's loop (examples/common/heat3d.rs), once per form.
-macro_rules! heat3d {
-    ($(#[$attr:meta])* $name:ident) => {
-        sdfg! {
-            pub sdfg $name {
-                symbol N: i64; symbol TSTEPS: i64;
-                gpu A: f64[N, N, N];
-                gpu B: f64[N, N, N];
-                state init {}
-                $(#[$attr])*
-                state step {
-                    map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
-                        B[i, j, k] = 0.125 * (A[i+1, j, k] - 2.0 * A[i, j, k] + A[i-1, j, k])
-                            + 0.125 * (A[i, j+1, k] - 2.0 * A[i, j, k] + A[i, j-1, k])
-                            + 0.125 * (A[i, j, k+1] - 2.0 * A[i, j, k] + A[i, j, k-1])
-                            + A[i, j, k];
-                    }
-                    map a[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
-                        A[i, j, k] = 0.125 * (B[i+1, j, k] - 2.0 * B[i, j, k] + B[i-1, j, k])
-                            + 0.125 * (B[i, j+1, k] - 2.0 * B[i, j, k] + B[i, j-1, k])
-                            + 0.125 * (B[i, j, k+1] - 2.0 * B[i, j, k] + B[i, j, k-1])
-                            + B[i, j, k];
-                    }
-                }
-                state done {}
-                init -> step if TSTEPS > 1 { t = 1 }
-                init -> done if TSTEPS <= 1;
-                step -> step if t + 1 < TSTEPS { t = t + 1 }
-                step -> done if t + 1 >= TSTEPS;
-            }
-        }
-    };
-}
-
-heat3d!(Heat3dStreams);
-heat3d!(
-    #[persistent]
-    Heat3dPersistent
-);
+// heat3d's loop (the fixture `examples/common/heat3d.rs` runs), once per form.
+common::fixtures::heat3d!(sdfg, Heat3dStreams);
+common::fixtures::heat3d!(sdfg, Heat3dPersistent, #[persistent]);
 
 sdfg! {
     /// A persistent loop with a reduction, a 1-D stencil and a symbol the

@@ -4,46 +4,13 @@ use crate::common::{launch_on_or_own, AnyResult, Check, Launch, Options, TwoGrid
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
-/// The program, once as written and once with its loop as one kernel.
-macro_rules! heat3d_program {
-    ($(#[$doc:meta])* $name:ident $(, #[$state:meta])?) => {
-        sdfg! {
-            $(#[$doc])*
-            pub sdfg $name {
-                symbol N: i64; symbol TSTEPS: i64;
-                gpu A: f64[N, N, N];
-                gpu B: f64[N, N, N];
-                state init {}
-                $(#[$state])?
-                state step {
-                    map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
-                        B[i, j, k] = 0.125 * (A[i+1, j, k] - 2.0 * A[i, j, k] + A[i-1, j, k])
-                            + 0.125 * (A[i, j+1, k] - 2.0 * A[i, j, k] + A[i, j-1, k])
-                            + 0.125 * (A[i, j, k+1] - 2.0 * A[i, j, k] + A[i, j, k-1])
-                            + A[i, j, k];
-                    }
-                    map a[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
-                        A[i, j, k] = 0.125 * (B[i+1, j, k] - 2.0 * B[i, j, k] + B[i-1, j, k])
-                            + 0.125 * (B[i, j+1, k] - 2.0 * B[i, j, k] + B[i, j-1, k])
-                            + 0.125 * (B[i, j, k+1] - 2.0 * B[i, j, k] + B[i, j, k-1])
-                            + B[i, j, k];
-                    }
-                }
-                state done {}
-                init -> step if TSTEPS > 1 { t = 1 }
-                init -> done if TSTEPS <= 1;
-                step -> step if t + 1 < TSTEPS { t = t + 1 }
-                step -> done if t + 1 >= TSTEPS;
-            }
-        }
-    };
-}
-
-heat3d_program!(
+crate::common::fixtures::heat3d!(
+    sdfg,
     /// NPBench `heat_3d`: for t in 1..TSTEPS, B from A, then A from B.
     Heat3d
 );
-heat3d_program!(
+crate::common::fixtures::heat3d!(
+    sdfg,
     /// `Heat3d` with `#[persistent] state step`: every step in one
     /// cooperative launch, a grid-wide barrier after each map.
     Heat3dPersistent,

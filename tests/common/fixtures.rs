@@ -667,3 +667,42 @@ macro_rules! time_loop {
     };
 }
 pub(crate) use time_loop;
+
+/// NPBench `heat_3d` (`examples/common/heat3d.rs`, `tests/e2e_persistent.rs`):
+/// a host-driven loop of two 7-point stencil maps in 3-D.
+/// `heat3d!(sink, /// docs Name)`, or `heat3d!(sink, Name, #[persistent])`
+/// for the state `step` with an attribute (its loop as one kernel).
+macro_rules! heat3d {
+    ($sink:ident, $(#[$doc:meta])* $name:ident $(, #[$state:meta])?) => {
+        $sink! {
+            $(#[$doc])*
+            pub sdfg $name {
+                symbol N: i64; symbol TSTEPS: i64;
+                gpu A: f64[N, N, N];
+                gpu B: f64[N, N, N];
+                state init {}
+                $(#[$state])?
+                state step {
+                    map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+                        B[i, j, k] = 0.125 * (A[i+1, j, k] - 2.0 * A[i, j, k] + A[i-1, j, k])
+                            + 0.125 * (A[i, j+1, k] - 2.0 * A[i, j, k] + A[i, j-1, k])
+                            + 0.125 * (A[i, j, k+1] - 2.0 * A[i, j, k] + A[i, j, k-1])
+                            + A[i, j, k];
+                    }
+                    map a[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+                        A[i, j, k] = 0.125 * (B[i+1, j, k] - 2.0 * B[i, j, k] + B[i-1, j, k])
+                            + 0.125 * (B[i, j+1, k] - 2.0 * B[i, j, k] + B[i, j-1, k])
+                            + 0.125 * (B[i, j, k+1] - 2.0 * B[i, j, k] + B[i, j, k-1])
+                            + B[i, j, k];
+                    }
+                }
+                state done {}
+                init -> step if TSTEPS > 1 { t = 1 }
+                init -> done if TSTEPS <= 1;
+                step -> step if t + 1 < TSTEPS { t = t + 1 }
+                step -> done if t + 1 >= TSTEPS;
+            }
+        }
+    };
+}
+pub(crate) use heat3d;
