@@ -205,6 +205,19 @@ impl<'a> BodyEmitter<'a> {
         )
     }
 
+    /// When store site `code` reduces into a chunk partial (a local
+    /// combined after the map), the update of that partial by `__v`.
+    pub(super) fn chunk_partial_update(&self, code: u32) -> Option<TokenStream> {
+        let r = self.partials.iter().find(|r| r.code == code)?;
+        let part = names::partial(code);
+        let combined = combine_values(r.op, r.elem, quote!(#part), quote!(__v));
+        let hit = r.guarded.then(|| {
+            let hit = names::partial_hit(code);
+            quote!(#hit = true;)
+        });
+        Some(quote!(#part = #combined; #hit))
+    }
+
     /// The fault code of the access at `node` and whether it is prechecked.
     pub(super) fn site(&self, node: AccessNode<'_>) -> (u32, bool) {
         let key = node.key();
@@ -255,20 +268,11 @@ impl<'a> BodyEmitter<'a> {
                 }
                 let v = self.expr(value);
                 let (code, prechecked) = self.site(AccessNode::Store(s));
-                if let Some(r) = self.partials.iter().find(|r| r.code == code) {
+                if let Some(update) = self.chunk_partial_update(code) {
                     // A chunk partial: the element is combined after the map.
-                    let part = names::partial(code);
-                    let combined = combine_values(r.op, r.elem, quote!(#part), quote!(__v));
-                    let hit = if r.guarded {
-                        let hit = names::partial_hit(code);
-                        quote!(#hit = true;)
-                    } else {
-                        TokenStream::new()
-                    };
                     return quote! {{
                         let __v = #v;
-                        #part = #combined;
-                        #hit
+                        #update
                     }};
                 }
                 let store = self.data.store(*container, quote!(__o), quote!(__v), *wcr);

@@ -290,16 +290,8 @@ impl BodyEmitter<'_> {
         op: WcrOp,
         prechecked: bool,
     ) -> TokenStream {
-        if let Some(r) = self.partials.iter().find(|r| r.code == code) {
-            let part = names::partial(code);
-            let combined = combine_values(r.op, r.elem, quote!(#part), quote!(__v));
-            let hit = if r.guarded {
-                let hit = names::partial_hit(code);
-                quote!(#hit = true;)
-            } else {
-                TokenStream::new()
-            };
-            return quote!({ #part = #combined; #hit });
+        if let Some(update) = self.chunk_partial_update(code) {
+            return quote!({ #update });
         }
         let store = self.data.store(c, quote!(__o), quote!(__v), Some(op));
         if prechecked {
