@@ -536,8 +536,8 @@ mod tests {
 }
 
 /// The language's `min` and `max`: for floats IEEE 754-2019 minimumNumber /
-/// maximumNumber (a NaN operand is ignored, and -0.0 < +0.0), which is what
-/// PTX `min`/`max` compute. Rust's `f64::min` leaves the sign of a zero
+/// maximumNumber (a NaN operand is ignored, two NaNs give the canonical
+/// `NAN`, and -0.0 < +0.0), which is what PTX `min`/`max` compute. Rust's `f64::min` leaves the sign of a zero
 /// result unspecified, so the CPU side must not use it. For integers the
 /// usual order.
 ///
@@ -560,7 +560,9 @@ macro_rules! min_max_float {
         impl MinMaxNumber for $t {
             #[inline]
             fn min_number(self, other: $t) -> $t {
-                if self.is_nan() || (self == other && self.is_sign_positive()) {
+                if self.is_nan() && other.is_nan() {
+                    <$t>::NAN
+                } else if self.is_nan() || (self == other && self.is_sign_positive()) {
                     other
                 } else if other.is_nan() || self < other {
                     self
@@ -572,7 +574,9 @@ macro_rules! min_max_float {
             }
             #[inline]
             fn max_number(self, other: $t) -> $t {
-                if self.is_nan() || (self == other && self.is_sign_negative()) {
+                if self.is_nan() && other.is_nan() {
+                    <$t>::NAN
+                } else if self.is_nan() || (self == other && self.is_sign_negative()) {
                     other
                 } else if other.is_nan() || self > other {
                     self

@@ -89,6 +89,9 @@ paths! {
     num_elem => [::sdfg::runtime::NumElem];
     /// `MinMaxNumber::{min_number, max_number}` (IEEE minimumNumber).
     min_max_number => [::sdfg::runtime::MinMaxNumber];
+    /// `FoldKey::{max_key, from_max_key, min_key, from_min_key}`: a float
+    /// `min`/`max` loop folded in integer keys (vectorizes).
+    fold_key => [::sdfg::runtime::__glue::fold::FoldKey];
     /// `SumElem::reduce_sum` (every type a `+=` reduction takes, complex too).
     sum_elem => [::sdfg::runtime::SumElem];
     /// `num_complex::Complex`, the complex types `c32`/`c64`.

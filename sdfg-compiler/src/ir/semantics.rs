@@ -124,12 +124,15 @@ pub fn f32_round_to_odd(x: f64) -> f32 {
     f32::from_bits(toward_zero.to_bits() | 1)
 }
 
-/// IEEE 754-2019 minimumNumber: a NaN operand is ignored and -0.0 < +0.0
+/// IEEE 754-2019 minimumNumber: a NaN operand is ignored (two give the
+/// canonical NaN) and -0.0 < +0.0
 /// (PTX `min`; Rust's `f64::min` leaves the sign of a zero unspecified).
 /// Works on f32 values too: widening to f64 is exact. The runtime's
 /// `MinMaxNumber` is the same function for the CPU device.
 pub fn min_number(x: f64, y: f64) -> f64 {
-    if x.is_nan() {
+    if x.is_nan() && y.is_nan() {
+        f64::NAN
+    } else if x.is_nan() {
         y
     } else if y.is_nan() {
         x
@@ -148,7 +151,9 @@ pub fn min_number(x: f64, y: f64) -> f64 {
 
 /// IEEE 754-2019 maximumNumber (see [`min_number`]).
 pub fn max_number(x: f64, y: f64) -> f64 {
-    if x.is_nan() {
+    if x.is_nan() && y.is_nan() {
+        f64::NAN
+    } else if x.is_nan() {
         y
     } else if y.is_nan() {
         x

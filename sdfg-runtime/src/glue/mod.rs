@@ -5,13 +5,15 @@
 //! ([`GraphStep`]), the argument and bounds checks ([`check`]; index ranges
 //! in [`interval`]), the launch checks and reduction order of block maps
 //! ([`block`]), the CPU-twin plumbing ([`KernelEntry`], [`KernelArgs`],
-//! [`cells`], `rayon`) and the chunked loops of `cpu` maps and twins
-//! ([`par`]), the CPU twins of persistent kernels ([`persistent`]). Hidden from the documentation; its paths follow the macro,
-//! not semver.
+//! [`cells`], `rayon`, `min`/`max` loops in integer keys: [`fold`]) and
+//! the chunked loops of `cpu` maps and twins ([`par`]), the CPU twins of
+//! persistent kernels ([`persistent`]). Hidden from the documentation; its
+//! paths follow the macro, not semver.
 
 pub mod block;
 pub mod check;
 pub(crate) mod context;
+pub mod fold;
 pub(crate) mod graphs;
 pub mod interval;
 pub mod par;

@@ -120,7 +120,7 @@ impl<'a> BodyEmitter<'a> {
 
     /// A local as the code reads and writes it: `__l3`, or in lane-blocked
     /// code, for a `let` local, `__l3[__lane]`.
-    fn local_place(&self, l: LocalId) -> TokenStream {
+    pub(super) fn local_place(&self, l: LocalId) -> TokenStream {
         let name = names::local(l);
         if self.lanes && self.let_locals[l] {
             quote!(#name[__lane])
@@ -312,6 +312,9 @@ impl<'a> BodyEmitter<'a> {
                 body,
                 ..
             } => {
+                if let Some(folded) = self.keyed_fold(s) {
+                    return folded;
+                }
                 let inner = loops.enter_loop(*var, start, end, step.as_ref(), body);
                 let b_tokens: TokenStream = body.iter().map(|s| self.stmt(s, &inner)).collect();
                 self.for_loop(

@@ -5,7 +5,8 @@
 //! for reductions, atomic cells otherwise), map ranges iterated on the host
 //! in chunks or in order ([`ranges`]), index ranges computed once on the
 //! host ([`intervals`]), blocks of neighbouring points run side by side
-//! where a loop strides across them ([`lanes`]), reductions into one
+//! where a loop strides across them ([`lanes`]), `min`/`max` loops as
+//! vectorizable folds ([`fold`]), reductions into one
 //! element per chunk ([`partials`]), and the Rust twin of each
 //! `gpu` map that the CPU device runs in place of its PTX kernel ([`twin`],
 //! which also holds the chunked loop `cpu` maps share; a block map's in
@@ -14,6 +15,7 @@
 pub(crate) mod access;
 pub(crate) mod block;
 pub(crate) mod body;
+pub(crate) mod fold;
 pub(crate) mod intervals;
 pub(crate) mod lanes;
 pub(crate) mod partials;
