@@ -205,6 +205,16 @@ pub fn register_len(container: &str) -> Ident {
     format_ident!("__rl_{}", container)
 }
 
+/// A block team's copies of block data, one per block iteration.
+pub fn team_copies(container: &str) -> Ident {
+    format_ident!("__tc_{}", container)
+}
+
+/// The views of [`team_copies`] the team's members index.
+pub fn team_views(container: &str) -> Ident {
+    format_ident!("__tv_{}", container)
+}
+
 /// A local variable (or `for` variable) of a tasklet body.
 pub fn local(l: LocalId) -> Ident {
     format_ident!("__l{}", l)

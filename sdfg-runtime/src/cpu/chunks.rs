@@ -61,6 +61,14 @@ impl<'a> Workers<'a> {
         Workers(Where::Kernels(pool))
     }
 
+    /// The CPU device's kernel pool these are (None: the caller's pool).
+    pub(crate) fn kernel_pool(&self) -> Option<&'a KernelPool> {
+        match self.0 {
+            Where::Caller => None,
+            Where::Kernels(pool) => Some(pool),
+        }
+    }
+
     /// How many threads the chunks are cut for.
     ///
     /// ```

@@ -12,6 +12,7 @@
 
 use crate::lock::lock;
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A rayon pool of a fixed number of threads, started at its first use.
@@ -19,6 +20,8 @@ pub(crate) struct KernelPool {
     threads: usize,
     label: String,
     pool: OnceLock<Option<rayon::ThreadPool>>,
+    /// A team launch holds the pool (`cpu::team`: one at a time).
+    team_busy: AtomicBool,
 }
 
 impl KernelPool {
@@ -43,12 +46,18 @@ impl KernelPool {
             threads: threads.max(1),
             label,
             pool: OnceLock::new(),
+            team_busy: AtomicBool::new(false),
         }
     }
 
     /// The number of threads kernels are split for.
     pub(crate) fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// Set while a team launch runs on the pool (`cpu::team::Team`).
+    pub(crate) fn team_busy(&self) -> &AtomicBool {
+        &self.team_busy
     }
 
     /// The rayon pool, started at the first call; None when its threads

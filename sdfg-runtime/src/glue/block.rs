@@ -2,9 +2,12 @@
 //! (threads per block from symbols, one thread per iteration of thread maps
 //! with register data), and the combination order of a block reduction,
 //! which the twin follows so that the CPU device computes the same bits as
-//! the GPU (docs/PTX.md, "Block maps").
+//! the GPU (docs/PTX.md, "Block maps"); block iterations on teams of
+//! threads when a launch has fewer of them than threads ([`Team`]).
 
 use crate::error::Error;
+
+pub use crate::cpu::team::{team_launches, Member, Team, TeamData};
 
 /// Threads per block `dims` ask for (their product): 1 to 1024, else an
 /// `Err` naming the block map.

@@ -13,6 +13,14 @@
 //! the same bits as the GPU for a block size; a reduction into one element
 //! from every block iteration combines per chunk, then in chunk order
 //! (reproducible for a thread count; on the GPU it is an atomic per block).
+//!
+//! A launch with fewer block iterations than threads (four tiles of a
+//! 256^2 product on 16 threads) runs each on a *team* instead, when the
+//! program allows (`runs_in_teams`): the block program a second time, for
+//! a member (`BodyEmitter::in_team`: its GPU threads' iterations, barriers
+//! that wait, block-level stores by member 0), `shared` data one copy per
+//! block iteration behind `TeamData` views, `register` data each member's
+//! own (`runtime::cpu::team` has the argument why this is race-free).
 
 use super::access::AccessPlan;
 use super::body::{BodyEmitter, DataAccess};
@@ -22,7 +30,7 @@ use super::tokens::{combine_values as combine, literal, rust_type, zero_of};
 use crate::codegen::abi::KernelAbi;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::{BlockSize, ContainerId, Map, ScalarType, Sdfg, Storage, SymbolId, WcrOp};
+use crate::ir::{BlockSize, ContainerId, Map, ScalarType, Sdfg, Stmt, Storage, SymbolId, WcrOp};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -59,6 +67,11 @@ pub(crate) fn block_iterations(
     // Shapes of the block data (symbols and literals), once per launch.
     let mut shapes = TokenStream::new();
     let mut per_chunk = TokenStream::new();
+    // A team's `shared` data: one copy per block iteration, and the views
+    // its members index (`register` data is each member's own).
+    let mut per_team = TokenStream::new();
+    let mut per_member = TokenStream::new();
+    let team_rt = rt::block();
     for &c in &block.data {
         let k = &sdfg.containers[c];
         let name = &k.name.text;
@@ -79,37 +92,85 @@ pub(crate) fn block_iterations(
         // Once per chunk: block data is undefined at the start of each
         // block iteration (validation rejects a read before a write), so
         // the task's block iterations reuse one copy.
-        per_chunk.extend(match k.storage {
-            Storage::Shared => quote! {
-                let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #len];
-            },
+        let len = match k.storage {
+            Storage::Shared => len,
             _ => {
                 let rl = names::register_len(name);
-                quote! {
-                    let #rl: usize = #len;
-                    let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #threads * #rl];
-                }
+                shapes.extend(quote!(let #rl: usize = #len;));
+                quote!(#threads * #rl)
             }
+        };
+        let alloc = quote! {
+            let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #len];
+        };
+        per_chunk.extend(alloc.clone());
+        if k.storage == Storage::Register {
+            // Thread-private: each member has its own (it touches only the
+            // copies of its GPU threads), a vector the compiler knows no
+            // other pointer reaches.
+            per_member.extend(alloc);
+            continue;
+        }
+        let (copies, views) = (names::team_copies(name), names::team_views(name));
+        per_team.extend(quote! {
+            let mut #copies: ::std::vec::Vec<::std::vec::Vec<#t>> =
+                (0..__total).map(|_| ::std::vec![#zero; #len]).collect();
+            // SAFETY: the members of a block iteration's team touch its
+            // copy as the GPU's threads touch block data: iterations of a
+            // thread map never conflict (validated), conflicting phases
+            // are separated by barriers (`Member::wait`, placed by the
+            // compiler), and each GPU thread's iterations run on one member.
+            let #views: ::std::vec::Vec<#team_rt::TeamData<'_, #t>> = #copies
+                .iter_mut()
+                .map(|__c| unsafe { #team_rt::TeamData::new(&mut __c[..]) })
+                .collect();
+        });
+        per_member.extend(quote! {
+            #[allow(unused_mut)]
+            let mut #d = #views[__u];
         });
     }
     let place = BlockPlace {
         sdfg,
         inner: Place::kernel_twin(sdfg, m.params.len(), plan),
     };
-    let emit = BodyEmitter::block_map(&place, &m.body, &sdfg.containers, constant_launched(block));
-    // The glue prechecks no access of a map with a dependent range.
-    let emit = if m.has_dependent_ranges() {
-        emit
-    } else {
-        emit.after_prechecks()
+    let emitter = || {
+        let emit =
+            BodyEmitter::block_map(&place, &m.body, &sdfg.containers, constant_launched(block));
+        // The glue prechecks no access of a map with a dependent range.
+        let emit = if m.has_dependent_ranges() {
+            emit
+        } else {
+            emit.after_prechecks()
+        };
+        emit.with_partials(&plan.reductions)
     };
-    let emit = emit.with_partials(&plan.reductions);
+    let emit = emitter();
     let code = emit.stmts(&m.body.stmts);
     let ranges = MapRanges {
         map: m,
         scope: RangeScope::Kernel,
         data: &place,
     };
+    let team = runs_in_teams(m, plan).then(|| {
+        let code = emitter().in_team().stmts(&m.body.stmts);
+        let position = ranges.block_iteration();
+        quote! {
+            match #team_rt::Team::new(__workers, __total) {
+                ::core::option::Option::None => false,
+                ::core::option::Option::Some(__team) => {
+                    #per_team
+                    __team.run(&|__member: #team_rt::Member<'_>| {
+                        let __u: usize = __member.unit;
+                        #per_member
+                        #position
+                        #code
+                    });
+                    true
+                }
+            }
+        }
+    });
     let partials = emit.partial_locals();
     let tuple = emit.partial_tuple();
     let results = ChunkResults {
@@ -118,13 +179,42 @@ pub(crate) fn block_iterations(
         pattern: tuple,
         combine: emit.combine_partials(),
     };
-    let iterations = ranges.chunked(&PointCode::One(code), &abi.name, workers, Some(&results));
+    let iterations = ranges.chunked(
+        &PointCode::One(code),
+        &abi.name,
+        workers,
+        Some(&results),
+        team,
+    );
     quote! {
         let #threads: usize = #rtb::threads(#what, &[#(#dims),*])?;
         let #launched: usize = #rtb::launched(#threads);
         #shapes
         #iterations
     }
+}
+
+/// Whether a launch of `m` with fewer block iterations than threads runs
+/// each on a team of threads (`runtime::cpu::team`): when no thread map
+/// reduces (`+=` and the like: into block partials, or from several
+/// members into one element), no reduction goes into a chunk partial, and
+/// no range depends on another (its `continue` needs the chunk loop).
+fn runs_in_teams(m: &Map, plan: &AccessPlan) -> bool {
+    let mut thread_maps = 0;
+    let mut reduces = false;
+    for s in &m.body.stmts {
+        s.walk(&mut |x| {
+            if let Stmt::ThreadMap(t) = x {
+                thread_maps += 1;
+                for inner in &t.body {
+                    inner.walk(&mut |y| {
+                        reduces |= matches!(y, Stmt::Store { wcr: Some(_), .. });
+                    });
+                }
+            }
+        });
+    }
+    thread_maps > 0 && !reduces && plan.reductions.is_empty() && !m.has_dependent_ranges()
 }
 
 /// The threads a block launches (whole warps) when its size is a

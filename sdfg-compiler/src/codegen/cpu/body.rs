@@ -19,7 +19,7 @@ use crate::ir::{
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// How the emitted code reaches data in one place.
 pub(crate) trait DataAccess {
@@ -71,6 +71,13 @@ pub(crate) struct BodyEmitter<'a> {
     pub(super) block_launched: Option<usize>,
     /// The block reductions of the thread map being emitted.
     pub(super) block_partials: RefCell<Vec<BlockPartial>>,
+    /// In a block map's twin: the program a member of a block team runs
+    /// (`runtime::cpu::team`; `__member` in scope): thread maps run the
+    /// member's GPU threads, barriers wait for the team, block-level
+    /// stores are member 0's.
+    pub(super) team: bool,
+    /// Emitting the body of a thread map (not block-level statements).
+    pub(super) in_thread_map: Cell<bool>,
 }
 
 impl<'a> BodyEmitter<'a> {
@@ -100,6 +107,8 @@ impl<'a> BodyEmitter<'a> {
             block: None,
             block_launched: None,
             block_partials: RefCell::new(Vec::new()),
+            team: false,
+            in_thread_map: Cell::new(false),
         }
     }
 
@@ -116,6 +125,12 @@ impl<'a> BodyEmitter<'a> {
         e.block = Some(containers);
         e.block_launched = launched;
         e
+    }
+
+    /// The program of a member of a block team (see `team`).
+    pub fn in_team(mut self) -> Self {
+        self.team = true;
+        self
     }
 
     /// A local as the code reads and writes it: `__l3`, or in lane-blocked
@@ -200,6 +215,8 @@ impl<'a> BodyEmitter<'a> {
                 block: None,
                 block_launched: None,
                 block_partials: RefCell::new(Vec::new()),
+                team: false,
+                in_thread_map: Cell::new(false),
             },
             containers,
         )
@@ -255,6 +272,14 @@ impl<'a> BodyEmitter<'a> {
                 let place = self.local_place(*local);
                 let v = self.expr(value);
                 quote!(#place = #v;)
+            }
+            // A block-level store is thread 0's, so member 0's in a team:
+            // the store as any other, under `rank == 0`.
+            Stmt::Store { .. } if self.team && !self.in_thread_map.get() => {
+                self.in_thread_map.set(true);
+                let store = self.stmt(s, loops);
+                self.in_thread_map.set(false);
+                quote!(if __member.rank == 0 { #store })
             }
             Stmt::Store {
                 container,
@@ -334,7 +359,9 @@ impl<'a> BodyEmitter<'a> {
             Stmt::Break { .. } => quote!(break;),
             Stmt::Continue { .. } => quote!(continue;),
             Stmt::ThreadMap(t) => self.thread_map(t, loops),
-            // One task runs the phases in order: a barrier is their boundary.
+            // A team waits for its members; one task runs the phases in
+            // order, so for it a barrier is only their boundary.
+            Stmt::Barrier(_) if self.team => quote!(__member.wait();),
             Stmt::Barrier(_) => TokenStream::new(),
         }
     }

@@ -97,6 +97,35 @@ impl MapRanges<'_> {
             .collect()
     }
 
+    /// The positions and parameters of the first `dims` dimensions at unit
+    /// `__u` (row-major over those dimensions, the last fastest).
+    fn position_of_unit(&self, dims: usize) -> TokenStream {
+        let counts = self.counts();
+        let mut out = quote!(let __rest: usize = __u;);
+        for d in (0..dims).rev() {
+            let t = names::flat_position(d);
+            let c = &counts[d];
+            out.extend(if d == 0 {
+                quote!(let #t: usize = __rest;)
+            } else {
+                quote! {
+                    let #t: usize = __rest % (#c as usize);
+                    let __rest: usize = __rest / (#c as usize);
+                }
+            });
+        }
+        for d in 0..dims {
+            out.extend(self.param_value(d, &names::flat_position(d)));
+        }
+        out
+    }
+
+    /// A block map's parameters at its block iteration `__u` (for a block
+    /// team's members, which run one block iteration each).
+    pub fn block_iteration(&self) -> TokenStream {
+        self.position_of_unit(self.map.params.len())
+    }
+
     /// Runs `body` once per point of the range in contiguous chunks on
     /// `workers` (a `runtime::__glue::par::Workers`): a chunk is a run of
     /// points in row-major order (a row: every dimension but the
@@ -106,12 +135,16 @@ impl MapRanges<'_> {
     /// names the map in the error when the point count overflows `usize`.
     /// With `results`, each chunk also returns a value, combined after the
     /// map in chunk order (reproducible for a given number of threads).
+    /// `instead`: a `bool` expression tried first (with `__total` and
+    /// `__workers` in scope); when it is true it ran the map and the
+    /// chunks do not run (a block map's team, `codegen::cpu::block`).
     pub fn chunked(
         &self,
         body: &PointCode,
         what: &str,
         workers: TokenStream,
         results: Option<&ChunkResults>,
+        instead: Option<TokenStream>,
     ) -> TokenStream {
         let counts = self.counts();
         let n = counts.len();
@@ -139,26 +172,11 @@ impl MapRanges<'_> {
         let points = n > 1 && self.map.block.is_some();
         // The positions of unit `__u` (row-major, the last dimension
         // fastest): the outer ones of a row, or all of a point.
-        let decomposed = if points { n } else { inner };
-        let mut outer = TokenStream::new();
-        if n > 1 {
-            outer.extend(quote!(let __rest: usize = __u;));
-            for d in (0..decomposed).rev() {
-                let t = names::flat_position(d);
-                let c = &counts[d];
-                outer.extend(if d == 0 {
-                    quote!(let #t: usize = __rest;)
-                } else {
-                    quote! {
-                        let #t: usize = __rest % (#c as usize);
-                        let __rest: usize = __rest / (#c as usize);
-                    }
-                });
-            }
-            for d in 0..decomposed {
-                outer.extend(self.param_value(d, &names::flat_position(d)));
-            }
-        }
+        let outer = if n > 1 {
+            self.position_of_unit(if points { n } else { inner })
+        } else {
+            TokenStream::new()
+        };
         // The innermost positions `lo..hi` of one unit, point by point or
         // in blocks of lanes.
         let inner_run = |lo: TokenStream, hi: TokenStream| match body {
@@ -240,9 +258,8 @@ impl MapRanges<'_> {
             let __workers = #workers;
             let __chunks = #chunks::new(#units, __unit_len, #grain, __workers);
         };
-        match results {
+        let run = match results {
             None => quote! {
-                #setup
                 #for_each(__workers, &__chunks, move |__units: ::core::ops::Range<usize>| {
                     #loops
                 });
@@ -251,7 +268,6 @@ impl MapRanges<'_> {
                 let (locals, result, pattern, combine) =
                     (&r.locals, &r.result, &r.pattern, &r.combine);
                 quote! {
-                    #setup
                     let __results = #map_chunks(__workers, &__chunks, move |__units: ::core::ops::Range<usize>| {
                         #locals
                         #loops
@@ -262,6 +278,15 @@ impl MapRanges<'_> {
                     }
                 }
             }
+        };
+        match instead {
+            None => quote!(#setup #run),
+            Some(other) => quote! {
+                #setup
+                if !{ #other } {
+                    #run
+                }
+            },
         }
     }
 

@@ -104,7 +104,9 @@ impl BodyEmitter<'_> {
         for p in &t.params {
             inner = inner.enter_loop(p.local, &p.start, &p.end, p.step.as_ref(), &t.body);
         }
+        let was_inside = self.in_thread_map.replace(true);
         let body: TokenStream = t.body.iter().map(|s| self.stmt(s, &inner)).collect();
+        self.in_thread_map.set(was_inside);
         *self.block_partials.borrow_mut() = outer;
         // An iteration updates its thread's partial through a local (a
         // register, not a load and a store per update). The body cannot
@@ -166,7 +168,40 @@ impl BodyEmitter<'_> {
                 let #name: #ty = ((#start as i64).wrapping_add((#i as i64).wrapping_mul(#step as i64))) as #ty;
             }
         };
-        let code = if t.params.len() == 1 && !partials.is_empty() {
+        let code = if self.team {
+            // A team member: the iterations of its GPU threads (iteration
+            // `q` on thread `q mod B`), round by round, each iteration's
+            // position in row-major order. Teams run no block reductions
+            // (`codegen::cpu::block`), so no thread partials.
+            let counts: Vec<Ident> = (0..values.len())
+                .map(|d| names::thread_range(d).count)
+                .collect();
+            let mut split = quote!(let __rest: usize = #q;);
+            for d in (0..values.len()).rev() {
+                let (i, count) = (names::thread_range(d).end, &counts[d]);
+                split.extend(if d == 0 {
+                    quote!(let #i: u64 = __rest as u64;)
+                } else {
+                    quote! {
+                        let #i: u64 = (__rest % (#count as usize)) as u64;
+                        let __rest: usize = __rest / (#count as usize);
+                    }
+                });
+                split.extend(value(d, quote!(#i)));
+            }
+            quote! {
+                let __n: usize = 1usize #(* (#counts as usize))*;
+                let (__t_lo, __t_hi) = __member.threads(#threads);
+                let mut __round: usize = 0;
+                while __round < __n {
+                    for #q in (__round + __t_lo)..::core::cmp::Ord::min(__round + __t_hi, __n) {
+                        #split
+                        #body
+                    }
+                    __round += #threads;
+                }
+            }
+        } else if t.params.len() == 1 && !partials.is_empty() {
             // Rounds of `B` iterations: thread `__bt` of a round is the loop
             // counter, the partials sliced to the round (no index checks).
             let count = names::thread_range(0).count;

@@ -220,7 +220,7 @@ pub(crate) fn parallel_map(
         (emit, PointCode::One(code))
     };
     if plan.reductions.is_empty() {
-        return ranges.chunked(&code, what, workers, None);
+        return ranges.chunked(&code, what, workers, None, None);
     }
     let tuple = emit.partial_tuple();
     let results = ChunkResults {
@@ -229,5 +229,5 @@ pub(crate) fn parallel_map(
         pattern: tuple,
         combine: emit.combine_partials(),
     };
-    ranges.chunked(&code, what, workers, Some(&results))
+    ranges.chunked(&code, what, workers, Some(&results), None)
 }

@@ -1,0 +1,292 @@
+//! Block teams: when a launch of a block map has fewer block iterations
+//! than the CPU device has threads (four 128 x 128 tiles of a 256^2 product
+//! on 16 threads), each block iteration runs on a *team* of threads, as
+//! the GPU runs it on a block of threads. Every member runs the whole block
+//! program; a thread map's iterations are split between the members by the
+//! GPU thread that runs them (iteration `q` on thread `q mod B`, threads
+//! split into equal runs), a `Stmt::Barrier` is [`Member::wait`], and the
+//! stores of thread 0 (block-level statements) are member 0's.
+//!
+//! Why this is race-free is the GPU kernel's own proof: the iterations of
+//! a thread map never conflict (`validate::block::races`), the compiler
+//! placed a barrier before every phase that conflicts with an earlier one
+//! (`ir::barriers`), and a GPU thread's iterations all run on one member,
+//! so what the barrier placer leaves unsynchronized because one thread
+//! keeps it stays with one member. Block data is one copy per block
+//! iteration, seen by its members through [`TeamData`].
+//!
+//! Members spin at a barrier (then yield), so they must all run at once:
+//! a team launch runs one member per thread of the device's kernel pool
+//! (`ThreadPool::broadcast`), and only one team launch at a time per pool
+//! ([`Team::new`] says no while another holds it; that launch then runs
+//! its block iterations as usual). Other work on the pool never waits for
+//! a team (twins never block), so every member starts.
+
+use super::chunks::Workers;
+use std::marker::PhantomData;
+use std::ops::{Index, IndexMut};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+static TEAM_LAUNCHES: AtomicU64 = AtomicU64::new(0);
+
+/// How many team launches this process has run (for tests: whether a
+/// launch took the team path).
+pub fn team_launches() -> u64 {
+    TEAM_LAUNCHES.load(Ordering::Relaxed)
+}
+
+/// The right to run one team launch on a kernel pool (see the module).
+pub struct Team<'a> {
+    pool: &'a rayon::ThreadPool,
+    busy: &'a AtomicBool,
+    units: usize,
+    size: usize,
+}
+
+impl<'a> Team<'a> {
+    /// A team launch of `units` block iterations on `workers`, when each
+    /// gets at least two threads and no other team launch holds the pool;
+    /// else None (the caller runs the block iterations as usual).
+    pub fn new(workers: Workers<'a>, units: usize) -> Option<Team<'a>> {
+        let (kernels, threads) = (workers.kernel_pool()?, workers.threads());
+        if units == 0 || threads / units < 2 {
+            return None;
+        }
+        let pool = kernels.rayon()?;
+        let busy = kernels.team_busy();
+        busy.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .ok()?;
+        Some(Team {
+            pool,
+            busy,
+            units,
+            size: threads / units,
+        })
+    }
+
+    /// The members per block iteration.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// Runs `member` once per member of every block iteration, all at once.
+    pub fn run(&self, member: &(dyn Fn(Member<'_>) + Sync)) {
+        TEAM_LAUNCHES.fetch_add(1, Ordering::Relaxed);
+        let barriers: Vec<TeamBarrier> = (0..self.units)
+            .map(|_| TeamBarrier::new(self.size))
+            .collect();
+        let (units, size) = (self.units, self.size);
+        self.pool.broadcast(|ctx| {
+            let i = ctx.index();
+            if i < units * size {
+                member(Member {
+                    unit: i / size,
+                    rank: i % size,
+                    size,
+                    barrier: &barriers[i / size],
+                });
+            }
+        });
+    }
+}
+
+impl Drop for Team<'_> {
+    fn drop(&mut self) {
+        self.busy.store(false, Ordering::Release);
+    }
+}
+
+/// One member of a block iteration's team.
+#[derive(Clone, Copy)]
+pub struct Member<'a> {
+    /// The block iteration (unit) the team runs.
+    pub unit: usize,
+    /// This member's place in the team, from 0.
+    pub rank: usize,
+    /// The members of the team.
+    pub size: usize,
+    barrier: &'a TeamBarrier,
+}
+
+impl Member<'_> {
+    /// Waits until every member of the team has reached this barrier; what
+    /// each wrote before it is visible to all after it.
+    #[inline]
+    pub fn wait(&self) {
+        self.barrier.wait();
+    }
+
+    /// The first and past-the-last GPU thread of the block's `threads`
+    /// whose thread-map iterations this member runs: equal runs of threads.
+    #[inline]
+    pub fn threads(&self, threads: usize) -> (usize, usize) {
+        (
+            self.rank * threads / self.size,
+            (self.rank + 1) * threads / self.size,
+        )
+    }
+}
+
+/// A reusable barrier of `size` threads that spins, then yields.
+struct TeamBarrier {
+    size: usize,
+    arrived: AtomicUsize,
+    generation: AtomicUsize,
+}
+
+impl TeamBarrier {
+    fn new(size: usize) -> TeamBarrier {
+        TeamBarrier {
+            size,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+        }
+    }
+
+    fn wait(&self) {
+        let generation = self.generation.load(Ordering::Acquire);
+        // AcqRel: the last arrival acquires every earlier member's writes
+        // (a release sequence on `arrived`) and publishes them with the
+        // generation's Release; waiters acquire it.
+        if self.arrived.fetch_add(1, Ordering::AcqRel) + 1 == self.size {
+            self.arrived.store(0, Ordering::Relaxed);
+            self.generation.fetch_add(1, Ordering::Release);
+            return;
+        }
+        let mut spins = 0u32;
+        while self.generation.load(Ordering::Acquire) == generation {
+            if spins < 1 << 14 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                // An oversubscribed machine: let the other members run.
+                std::thread::yield_now();
+            }
+        }
+    }
+}
+
+/// One block iteration's block data (`shared`, or `register` with a copy
+/// per thread-map iteration), shared by its team's members. `Copy`: each
+/// member indexes its own copy of the view like the vector it views (every
+/// index is checked against the length).
+///
+/// ```
+/// use sdfg_runtime::__glue::block::TeamData;
+/// let mut v = vec![0u32; 8];
+/// // SAFETY: the two threads touch disjoint halves.
+/// let view = unsafe { TeamData::new(&mut v) };
+/// std::thread::scope(|s| {
+///     for half in 0..2 {
+///         s.spawn(move || {
+///             let mut d = view;
+///             for i in half * 4..half * 4 + 4 {
+///                 d[i] = i as u32;
+///             }
+///         });
+///     }
+/// });
+/// assert_eq!(v, [0, 1, 2, 3, 4, 5, 6, 7]);
+/// ```
+pub struct TeamData<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<T> Clone for TeamData<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for TeamData<'_, T> {}
+
+// SAFETY: the view is a borrowed `&mut [T]` shared by one team; `new`'s
+// contract rules out two threads touching one element at once when one
+// of them writes it, and `T: Send + Sync` may be reached from any thread.
+unsafe impl<T: Send + Sync> Send for TeamData<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync> Sync for TeamData<'_, T> {}
+
+impl<'a, T> TeamData<'a, T> {
+    /// A view of `s`, exclusively borrowed while the view and its copies
+    /// live.
+    ///
+    /// # Safety
+    /// While any copy lives, no two threads access one element at once when
+    /// one of them writes it, unless a [`Member::wait`] of both orders the
+    /// accesses (generated code: the module's argument).
+    pub unsafe fn new(s: &'a mut [T]) -> TeamData<'a, T> {
+        TeamData {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+            _borrow: PhantomData,
+        }
+    }
+}
+
+impl<T> Index<usize> for TeamData<'_, T> {
+    type Output = T;
+
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        assert!(i < self.len, "block data index {i} out of {}", self.len);
+        // SAFETY: in bounds (checked); by `new`'s contract no other thread
+        // writes element `i` while this one reads it.
+        unsafe { &*self.ptr.add(i) }
+    }
+}
+
+impl<T> IndexMut<usize> for TeamData<'_, T> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        assert!(i < self.len, "block data index {i} out of {}", self.len);
+        // SAFETY: in bounds (checked); by `new`'s contract no other thread
+        // touches element `i` while this one writes it.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::pool::KernelPool;
+
+    #[test]
+    fn members_meet_at_barriers_and_see_each_others_writes() {
+        let pool = KernelPool::new(8, "team-test".into());
+        let workers = Workers::kernels(&pool);
+        let team = Team::new(workers, 2).expect("8 threads for 2 units");
+        assert_eq!(team.size(), 4);
+        // A second team launch on the pool is refused while one holds it.
+        assert!(Team::new(workers, 2).is_none());
+        let mut data: Vec<Vec<usize>> = vec![vec![0; 64]; 2];
+        let views: Vec<TeamData<'_, usize>> = data
+            .iter_mut()
+            .map(|v| unsafe { TeamData::new(v) })
+            .collect();
+        let sums: Vec<AtomicUsize> = (0..8).map(|_| AtomicUsize::new(0)).collect();
+        team.run(&|m: Member<'_>| {
+            let mut d = views[m.unit];
+            for round in 0..50 {
+                let (lo, hi) = m.threads(64);
+                for i in lo..hi {
+                    d[i] = round * 1000 + i;
+                }
+                m.wait();
+                // Every member reads what the others wrote before the barrier.
+                let s: usize = (0..64).map(|i| d[i]).sum();
+                assert_eq!(s, 64 * round * 1000 + 63 * 32);
+                m.wait();
+            }
+            sums[m.unit * 4 + m.rank].fetch_add(1, Ordering::Relaxed);
+        });
+        assert!(sums.iter().all(|s| s.load(Ordering::Relaxed) == 1));
+        drop(team);
+        assert!(Team::new(workers, 2).is_some());
+        assert!(
+            Team::new(workers, 5).is_none(),
+            "fewer than two threads per unit"
+        );
+    }
+}
