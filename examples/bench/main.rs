@@ -178,6 +178,13 @@ fn main() -> AnyResult<()> {
     } else {
         Vec::new()
     };
+    let heat3d_shape_n = if small { 40 } else { 120 };
+    let heat3d_shape_rows = if gpu && selected(Kind::Heat3d) {
+        println!("  running heat3d launch shapes ...");
+        shapes::heat3d_shapes(&device, &stream, heat3d_shape_n, reps.warmup, reps.timed)?
+    } else {
+        Vec::new()
+    };
 
     let graph_rows = graphs::graph_rows(&device, &stream, reps, small, seeds.next())?;
     let persistent_row = persistent::persistent_row(&device, &stream, reps, small, seeds.next())?;
@@ -210,7 +217,16 @@ fn main() -> AnyResult<()> {
     print_overhead(&overhead);
     graphs::print_graph_rows(&graph_rows);
     persistent::print_persistent_row(&persistent_row, small);
-    print_shapes(&shape_rows, copy_gbs);
+    print_shapes(
+        "stencil2d launch shapes (one jacobi sweep B from A",
+        &shape_rows,
+        copy_gbs,
+    );
+    print_shapes(
+        &format!("heat3d launch shapes (one 7-point sweep B from A, N = {heat3d_shape_n}"),
+        &heat3d_shape_rows,
+        copy_gbs,
+    );
     print_kernel_table(&rows, copy_gbs, gpu);
 
     let mut failed: Vec<&str> = rows
@@ -226,6 +242,9 @@ fn main() -> AnyResult<()> {
     );
     if shape_rows.iter().any(|r| r.mismatch.is_some()) {
         failed.push("stencil2d launch shapes");
+    }
+    if heat3d_shape_rows.iter().any(|r| r.mismatch.is_some()) {
+        failed.push("heat3d launch shapes");
     }
     failed.extend(
         graph_rows

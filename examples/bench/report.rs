@@ -81,15 +81,13 @@ pub(crate) fn met(value: f64, target: f64, higher_is_better: bool) -> String {
     format!("{} ({margin:+.1})", if ok { "met" } else { "MISSED" })
 }
 
-/// The stencil's launch shapes, fastest first.
-pub(crate) fn print_shapes(rows: &[shapes::ShapeRow], copy_gbs: f64) {
+/// A stencil's launch shapes, fastest first, under `title`.
+pub(crate) fn print_shapes(title: &str, rows: &[shapes::ShapeRow], copy_gbs: f64) {
     if rows.is_empty() {
         return;
     }
     println!();
-    println!(
-        "stencil2d launch shapes (one jacobi sweep B from A; median ms of event-timed sweeps):"
-    );
+    println!("{title}; median ms of event-timed sweeps):");
     let mut sorted: Vec<&shapes::ShapeRow> = rows.iter().collect();
     sorted.sort_by(|a, b| a.ms.total_cmp(&b.ms));
     let mut t = Table::new(&["shape", "ms/sweep", "GB/s", "% copy", "check"]);

@@ -21,7 +21,7 @@ crate::common::fixtures::heat3d!(
 /// planes in parallel, each row through slices of the neighbouring rows
 /// (bounds checks the compiler hoists, so the inner loop vectorizes: the
 /// plain Rust a user who cares about speed writes).
-fn sweep(n: usize, src: &[f64], dst: &mut [f64]) {
+pub fn sweep(n: usize, src: &[f64], dst: &mut [f64]) {
     let row = |i: usize, j: usize| &src[(i * n + j) * n..][..n];
     dst.par_chunks_mut(n * n)
         .enumerate()

@@ -1,13 +1,15 @@
-//! Launch shapes of the 2-D stencil: the jacobi sweep `B = 0.2 * (5-point
-//! sum of A)` compiled with several `ptx::Tuning`s (block, items per thread
-//! in x, rows per thread in y), each checked bit for bit against the plain
-//! Rust sweep and timed with device events. This is how the default tuning
-//! was chosen (docs/BENCHMARKS.md); it needs a GPU.
+//! Launch shapes of the stencils: the jacobi sweep `B = 0.2 * (5-point
+//! sum of A)` and heat3d's 7-point sweep, compiled with several
+//! `ptx::Tuning`s (block, items per thread in x, rows per thread in y, or
+//! in z for 3-D maps), each checked bit for bit against the plain Rust
+//! sweep and timed with device events. This is how the default tuning was
+//! chosen (docs/BENCHMARKS.md); it needs a GPU.
 
 use crate::common::{
     bit_mismatch, device_time_ms, f64_bits, gb_per_s, median_ms, random_f64, AnyResult,
 };
-use crate::jacobi2d::{sweep, Jacobi2d};
+use crate::heat3d::{sweep as heat3d_sweep, Heat3d};
+use crate::jacobi2d::{sweep as sweep_2d, Jacobi2d};
 use sdfg::compiler::codegen::abi::ParamValue;
 use sdfg::compiler::codegen::ptx::{generate_tuned, Tuning};
 use sdfg::prelude::*;
@@ -42,11 +44,12 @@ impl ShapeRow {
             hints += &format!(", >= {} blocks/SM", t.min_blocks_per_sm);
         }
         format!(
-            "block {}x{}, {} in x, {} rows{hints}{}",
+            "block {}x{}, {} in x, {} rows{}{hints}{}",
             t.block_2d[0],
             t.block_2d[1],
             t.items_2d,
             t.rows_2d,
+            if t.rows_3d_in_z { "" } else { " (3-D: in y)" },
             if self.is_default() { " (default)" } else { "" }
         )
     }
@@ -112,95 +115,174 @@ pub fn stencil_shapes(
     reps: usize,
 ) -> AnyResult<Vec<ShapeRow>> {
     let ir = Jacobi2d::ir().map_err(|d| format!("{d:?}"))?;
-    let host_a = random_f64(n * n, 0x5A17);
-    let host_b = random_f64(n * n, 0x5A18);
-    let mut want = host_b.clone();
-    sweep(n, &host_a, &mut want);
-    let a = DeviceBuffer::from_slice(device, &host_a)?;
-    let mut out = Vec::new();
-    for tuning in candidates() {
-        // A candidate that fails (a JIT error, a launch error) is a row with
-        // its error, not the end of the benchmark.
-        let row = measure(
-            device, stream, n, warmup, reps, &ir, &a, &host_b, &want, tuning,
-        )
-        .unwrap_or_else(|e| ShapeRow {
-            tuning,
-            ms: f64::NAN,
-            gb_per_s: f64::NAN,
-            mismatch: Some(format!("error: {e}")),
-        });
-        out.push(row);
-    }
-    Ok(out)
+    let sweep = Sweep::new(&ir, 2, n, sweep_2d);
+    Ok(candidates()
+        .into_iter()
+        .map(|tuning| sweep.row(device, stream, warmup, reps, tuning))
+        .collect())
 }
 
-/// One candidate: compile, load, time `reps` sweeps, check the last one.
-#[allow(clippy::too_many_arguments)]
-fn measure(
+/// heat3d's sweep (`B` from `A`, 7 points in 3-D, `n`^3) with its thread's
+/// rows along y (the 2-D default) and along z, the outermost dimension,
+/// with a few blocks and run lengths.
+pub fn heat3d_shapes(
     device: &Device,
     stream: &Stream,
     n: usize,
     warmup: usize,
     reps: usize,
-    ir: &sdfg::compiler::ir::Sdfg,
-    a: &DeviceBuffer<f64>,
-    host_b: &[f64],
-    want: &[f64],
-    tuning: Tuning,
-) -> AnyResult<ShapeRow> {
-    let module_ptx = generate_tuned(ir, &tuning);
-    // Kernel 0 is map `b` of state `step`: B from A.
-    let kernel = &module_ptx.kernels[0];
-    let names = module_ptx
-        .kernels
-        .iter()
-        .map(|k| k.abi.name.clone())
-        .collect();
-    // SAFETY: the PTX backend generated this module from `ir`, and the one
-    // launch below passes kernel 0's ABI parameters (built from `kernel.abi`)
-    // with extents and ranges that keep every access inside A and B.
-    let module = unsafe { Module::load_dynamic(device, module_ptx.text.clone(), names) }?;
-    let b = DeviceBuffer::from_slice(device, host_b)?;
-    let inner = (n - 2) as u64;
-    let args: Vec<KernelArg<'_>> = kernel
-        .abi
-        .params
-        .iter()
-        .map(|p| match &p.value {
-            ParamValue::Buffer { container: 0, .. } => Ok(KernelArg::read(a)),
-            ParamValue::Buffer { .. } => Ok(KernelArg::write(&b)),
-            ParamValue::Extent { .. } => Ok(KernelArg::value(n as u64)),
-            ParamValue::Symbol(0) => Ok(KernelArg::value(n as i64)),
-            ParamValue::RangeStart(_) => Ok(KernelArg::value(1i64)),
-            ParamValue::RangeCount(_) => Ok(KernelArg::value(inner)),
-            ParamValue::RangeStep(_) => Ok(KernelArg::value(1i64)),
-            ParamValue::Fault => Ok(KernelArg::fault()),
-            other => Err(format!("unexpected jacobi kernel parameter {other:?}")),
+) -> AnyResult<Vec<ShapeRow>> {
+    let ir = Heat3d::ir().map_err(|d| format!("{d:?}"))?;
+    let sweep = Sweep::new(&ir, 3, n, heat3d_sweep);
+    let base = Tuning::default();
+    let shape = |block_2d: [u32; 2], rows_2d: u32, rows_3d_in_z: bool| Tuning {
+        block_2d,
+        rows_2d,
+        rows_3d_in_z,
+        ..base
+    };
+    let mut tunings = vec![base, shape(base.block_2d, base.rows_2d, !base.rows_3d_in_z)];
+    for (block, rows) in [
+        ([64, 2], 2),
+        ([64, 2], 8),
+        ([32, 4], 4),
+        ([128, 1], 4),
+        ([32, 8], 4),
+    ] {
+        tunings.push(shape(block, rows, true));
+    }
+    Ok(tunings
+        .into_iter()
+        .map(|tuning| sweep.row(device, stream, warmup, reps, tuning))
+        .collect())
+}
+
+/// One stencil sweep `B` from `A` (kernel 0 of the program: map `b` of
+/// state `step`) on an `n`^dims grid, its interior `1..n-1` in every
+/// dimension, checked bit for bit against plain Rust.
+struct Sweep<'a> {
+    ir: &'a sdfg::compiler::ir::Sdfg,
+    dims: usize,
+    n: usize,
+    host_a: Vec<f64>,
+    host_b: Vec<f64>,
+    want: Vec<f64>,
+}
+
+impl<'a> Sweep<'a> {
+    fn new(
+        ir: &'a sdfg::compiler::ir::Sdfg,
+        dims: usize,
+        n: usize,
+        reference: fn(usize, &[f64], &mut [f64]),
+    ) -> Self {
+        let len = n.pow(dims as u32);
+        let host_a = random_f64(len, 0x5A17);
+        let host_b = random_f64(len, 0x5A18);
+        let mut want = host_b.clone();
+        reference(n, &host_a, &mut want);
+        Sweep {
+            ir,
+            dims,
+            n,
+            host_a,
+            host_b,
+            want,
+        }
+    }
+
+    /// The row of `tuning`; a candidate that fails (a JIT error, a launch
+    /// error) is a row with its error, not the end of the benchmark.
+    fn row(
+        &self,
+        device: &Device,
+        stream: &Stream,
+        warmup: usize,
+        reps: usize,
+        tuning: Tuning,
+    ) -> ShapeRow {
+        self.measure(device, stream, warmup, reps, tuning)
+            .unwrap_or_else(|e| ShapeRow {
+                tuning,
+                ms: f64::NAN,
+                gb_per_s: f64::NAN,
+                mismatch: Some(format!("error: {e}")),
+            })
+    }
+
+    /// One candidate: compile, load, time `reps` sweeps, check the last one.
+    fn measure(
+        &self,
+        device: &Device,
+        stream: &Stream,
+        warmup: usize,
+        reps: usize,
+        tuning: Tuning,
+    ) -> AnyResult<ShapeRow> {
+        let n = self.n;
+        let module_ptx = generate_tuned(self.ir, &tuning);
+        let kernel = &module_ptx.kernels[0];
+        let names = module_ptx
+            .kernels
+            .iter()
+            .map(|k| k.abi.name.clone())
+            .collect();
+        // SAFETY: the PTX backend generated this module from `ir`, and the
+        // one launch below passes kernel 0's ABI parameters (built from
+        // `kernel.abi`) with extents and ranges that keep every access
+        // inside A and B.
+        let module = unsafe { Module::load_dynamic(device, module_ptx.text.clone(), names) }?;
+        let a = DeviceBuffer::from_slice(device, &self.host_a)?;
+        let b = DeviceBuffer::from_slice(device, &self.host_b)?;
+        let inner = (n - 2) as u64;
+        let args: Vec<KernelArg<'_>> = kernel
+            .abi
+            .params
+            .iter()
+            .map(|p| match &p.value {
+                ParamValue::Buffer { container: 0, .. } => Ok(KernelArg::read(&a)),
+                ParamValue::Buffer { .. } => Ok(KernelArg::write(&b)),
+                ParamValue::Extent { .. } => Ok(KernelArg::value(n as u64)),
+                ParamValue::Symbol(0) => Ok(KernelArg::value(n as i64)),
+                ParamValue::RangeStart(_) => Ok(KernelArg::value(1i64)),
+                ParamValue::RangeCount(_) => Ok(KernelArg::value(inner)),
+                ParamValue::RangeStep(_) => Ok(KernelArg::value(1i64)),
+                ParamValue::Fault => Ok(KernelArg::fault()),
+                other => Err(format!("unexpected stencil kernel parameter {other:?}")),
+            })
+            .collect::<Result<_, _>>()?;
+        let counts = vec![inner; self.dims];
+        let tiles = if kernel.rows_in_z {
+            LaunchConfig::for_tiles_in_z
+        } else {
+            LaunchConfig::for_tiles
+        };
+        let config = tiles(
+            device,
+            &counts,
+            kernel.block,
+            kernel.items_per_thread,
+            kernel.rows_per_thread,
+        );
+        let ms = median_ms(warmup, reps, || {
+            Ok(device_time_ms(stream, |s| {
+                // SAFETY: see the module load above.
+                unsafe { s.launch(&module, 0, &config, &args) }?;
+                s.record_timing_event()
+            })?)
+        })?;
+        stream.synchronize()?;
+        drop(args);
+        let got = b.to_vec()?;
+        let (full, inner) = (
+            (n as f64).powi(self.dims as i32),
+            (inner as f64).powi(self.dims as i32),
+        );
+        Ok(ShapeRow {
+            tuning,
+            ms,
+            gb_per_s: gb_per_s(8.0 * (full + inner), ms),
+            mismatch: bit_mismatch("B", &got, &self.want, f64_bits),
         })
-        .collect::<Result<_, _>>()?;
-    let config = LaunchConfig::for_tiles(
-        device,
-        &[inner, inner],
-        kernel.block,
-        kernel.items_per_thread,
-        kernel.rows_per_thread,
-    );
-    let ms = median_ms(warmup, reps, || {
-        Ok(device_time_ms(stream, |s| {
-            // SAFETY: see the module load above.
-            unsafe { s.launch(&module, 0, &config, &args) }?;
-            s.record_timing_event()
-        })?)
-    })?;
-    stream.synchronize()?;
-    drop(args);
-    let got = b.to_vec()?;
-    let (full, inner) = (n as f64, (n - 2) as f64);
-    Ok(ShapeRow {
-        tuning,
-        ms,
-        gb_per_s: gb_per_s(8.0 * (full * full + inner * inner), ms),
-        mismatch: bit_mismatch("B", &got, want, f64_bits),
-    })
+    }
 }

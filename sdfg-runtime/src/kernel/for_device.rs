@@ -203,6 +203,36 @@ impl LaunchConfig {
         }
     }
 
+    /// [`LaunchConfig::for_tiles`] for a 3-D map whose threads run their
+    /// `rows_per_thread` consecutive iterations along z (dimension 0)
+    /// instead of y: the z grid covers `block.z * rows_per_thread` planes
+    /// per block, the y grid one row per thread.
+    ///
+    /// ```
+    /// use sdfg_runtime::{Device, LaunchConfig};
+    /// let dev = Device::cpu();
+    /// let c = LaunchConfig::for_tiles_in_z(&dev, &[120, 120, 120], [64, 2, 1], 1, 4);
+    /// assert_eq!(c.grid, [2, 60, 30]);
+    /// ```
+    pub fn for_tiles_in_z(
+        device: &Device,
+        counts: &[u64],
+        block: [u32; 3],
+        items_per_thread: u32,
+        rows_per_thread: u32,
+    ) -> LaunchConfig {
+        let mut config = LaunchConfig::for_tiles(device, counts, block, items_per_thread, 1);
+        if counts.len() >= 3 {
+            let per_block_z =
+                (block[2].max(1) as u64).saturating_mul(rows_per_thread.max(1) as u64);
+            let planes: u64 = counts[..counts.len() - 2]
+                .iter()
+                .fold(1u64, |a, &c| a.saturating_mul(c));
+            config.grid[2] = planes.div_ceil(per_block_z).min(65535) as u32;
+        }
+        config
+    }
+
     /// A block map's kernel: 1-D blocks of `threads` (whole warps), a 1-D
     /// grid that strides over `iterations` block iterations (capped at
     /// `sm_count * 32` blocks, the kernel loops over the rest), and

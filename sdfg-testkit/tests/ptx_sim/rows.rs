@@ -78,7 +78,39 @@ fn row_runs_share_loads_only_when_legal() {
             );
         }
     }
-    // 3-D: the rows are the middle dimension.
+    // 3-D: the rows run along the outermost dimension (z), also with a
+    // step there (no shared loads then) and with them in y instead.
+    for z_step in [1i64, 2] {
+        let sdfg = stencil_3d(z_step);
+        for size in [3usize, 8, 13] {
+            let (a, out) = (0, 1);
+            let d = fill(
+                &sdfg,
+                &[(a, vec![size; 3]), (out, vec![size; 3])],
+                size as u64 + z_step as u64,
+            );
+            check(
+                &format!("rows 3-d, step {z_step} in z"),
+                &sdfg,
+                &[Value::I64(size as i64)],
+                &d,
+                &[[1, 1, 1], [2, 2, 2], [1, 3, 2]],
+            );
+        }
+    }
+}
+
+/// A 7-point stencil in 3-D (`A` is container 0, `O` container 1), with
+/// step `z_step` in its outermost dimension.
+fn stencil_3d(z_step: i64) -> Sdfg {
+    let f = |c: ContainerId, index: Vec<Expr>| e::load(c, F64, index);
+    let plus = |x: &Expr, c: i64| {
+        if c == 0 {
+            x.clone()
+        } else {
+            e::add(x.clone(), e::i64(c))
+        }
+    };
     let mut b = SdfgBuilder::new("rows3d");
     let n = b.symbol("N", I64);
     let shape = vec![e::sym(n, I64), e::sym(n, I64), e::sym(n, I64)];
@@ -111,22 +143,47 @@ fn row_runs_share_loads_only_when_legal() {
             None,
         )
     };
-    b.gpu_map(st, "m", vec![inner("k"), inner("i"), inner("j")], body);
-    let sdfg = b.build();
-    for size in [3usize, 8, 13] {
-        let d = fill(
-            &sdfg,
-            &[(a, vec![size; 3]), (out, vec![size; 3])],
-            size as u64,
-        );
-        check(
-            "rows 3-d",
-            &sdfg,
-            &[Value::I64(size as i64)],
-            &d,
-            &[[1, 1, 1], [2, 2, 2]],
-        );
-    }
+    let mut outer = inner("k");
+    outer.step = (z_step != 1).then(|| e::i64(z_step));
+    b.gpu_map(st, "m", vec![outer, inner("i"), inner("j")], body);
+    b.build()
+}
+
+/// A 3-D stencil's thread runs its rows along z: the loads of the
+/// neighbouring planes (`A[k +- 1, ..]`, a plane away, which only L2
+/// serves) are shared between its rows. With the rows in y as many loads
+/// are issued, but the shared ones are the row neighbours (`A[.., i +- 1,
+/// ..]`, which L1 holds for the block's other threads anyway) and every
+/// point loads both of its plane neighbours.
+#[test]
+fn rows_in_z_share_the_neighbouring_planes() {
+    use sdfg_compiler::codegen::ptx::{generate_tuned, Tuning};
+    let sdfg = stencil_3d(1);
+    let loads = |tuning: &Tuning| {
+        let m = generate_tuned(&sdfg, tuning);
+        let k = &m.kernels[0];
+        let full = m.text.split("full tile").nth(1).expect("a full tile");
+        let full = full.split("partial tile").next().unwrap();
+        (
+            k.rows_in_z,
+            k.rows_per_thread,
+            full.matches("ld.global.nc.f64").count(),
+        )
+    };
+    let in_z = Tuning::default();
+    let in_y = Tuning {
+        rows_3d_in_z: false,
+        ..in_z
+    };
+    let (z, rows, z_loads) = loads(&in_z);
+    let (y, _, y_loads) = loads(&in_y);
+    assert!(z && !y && rows == 4);
+    // Per x item: in z, planes k-1 .. k+4 (6) and 4 rows of i, j
+    // neighbours (16); in y, rows i-1 .. i+4 (6) and 4 rows of k, j
+    // neighbours (16): the same count, but in y the 8 `k +- 1` loads are
+    // whole planes away, in z the `i +- 1` ones are one row away.
+    assert_eq!(z_loads, 22 * in_z.items_2d as usize);
+    assert_eq!(y_loads, z_loads);
 }
 
 /// The jacobi 5-point stencil's full tile loads each of the `rows + 2`

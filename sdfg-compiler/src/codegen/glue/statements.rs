@@ -136,6 +136,8 @@ impl Glue<'_> {
         let config = if m.block.is_some() {
             let state_name = &self.sdfg.states[sid].name.text;
             self.block_launch_config(k, m, shape, state_name)
+        } else if shape.rows_in_z {
+            quote!(#launch_config::for_tiles_in_z(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows))
         } else {
             quote!(#launch_config::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows))
         };

@@ -18,7 +18,11 @@
 //! block.z), 65535)` (`LaunchConfig::for_tiles`). In y a thread handles
 //! `rows_per_thread` consecutive iterations: with step 1, a load that one
 //! row's iteration shares with another's (`A[i + 1, j]` of row i is
-//! `A[i, j]` of row i + 1) is issued once for all of them.
+//! `A[i, j]` of row i + 1) is issued once for all of them. A 3-D map's
+//! rows run along z instead (`Tuning::rows_3d_in_z`, `PtxKernel::rows_in_z`;
+//! `grid.y = ceil(count_y / block.y)`, `grid.z = ceil(count_z / (block.z *
+//! rows_per_thread))`: `LaunchConfig::for_tiles_in_z`): the loads a whole
+//! plane away are then the shared ones.
 //!
 //! This file is the front door: the module, its kernels and their launch
 //! shapes. `kernel` emits one entry per map (and the persistent kernels
@@ -98,8 +102,12 @@ pub struct PtxKernel {
     pub block: [u32; 3],
     /// Consecutive-tile iterations per thread per grid-stride step in x.
     pub items_per_thread: u32,
-    /// Consecutive iterations per thread per grid-stride step in y.
+    /// Consecutive iterations per thread per grid-stride step in y (in z
+    /// with `rows_in_z`).
     pub rows_per_thread: u32,
+    /// A 3-D map whose rows run along z, the outermost dimension
+    /// (`Tuning::rows_3d_in_z`; `LaunchConfig::for_tiles_in_z`).
+    pub rows_in_z: bool,
     /// How to launch the kernel of a block map (None: a flat map). Its
     /// `block` is `[B rounded up to whole warps, 1, 1]` when `B` is a
     /// constant, else `[0, 1, 1]` (the launch computes it from the symbols).
@@ -148,6 +156,11 @@ pub struct Tuning {
     /// Blocks per SM ptxas must make room for (`.maxntid` + `.minnctapersm`,
     /// which caps the registers per thread); 0: no directive.
     pub min_blocks_per_sm: u32,
+    /// 3-D maps: a thread's `rows_2d` rows run along the outermost
+    /// dimension (z) instead of y, so the loads of neighbouring planes,
+    /// which no other thread of the block shares, are issued once per run
+    /// of planes (a 7-point stencil reads 1.5 planes per point, not 3).
+    pub rows_3d_in_z: bool,
 }
 
 impl Default for Tuning {
@@ -161,6 +174,7 @@ impl Default for Tuning {
             l2_prefetch: 0,
             streaming_stores: false,
             min_blocks_per_sm: 0,
+            rows_3d_in_z: true,
         }
     }
 }

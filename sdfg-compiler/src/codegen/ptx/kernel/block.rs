@@ -142,6 +142,7 @@ impl<'a> KernelEmitter<'a> {
             block: [threads.map_or(0, |n| n.div_ceil(32) * 32), 1, 1],
             items_per_thread: 1,
             rows_per_thread: 1,
+            rows_in_z: false,
             block_map: Some(launch),
         };
         (text, kernel)

@@ -1,6 +1,7 @@
 //! The kernel's parameters and launch shape: loading the `.param`s, the
 //! grid-stride loops over x, y and z, and the tiles (several items in x,
-//! runs of rows in y) each thread runs per step.
+//! runs of rows in y, or in z for 3-D maps with `rows_in_z`) each thread
+//! runs per step.
 
 use super::fault::slot_words;
 use super::hoist::{hoistable_loads, shared_load, SharedLoad};
@@ -187,7 +188,22 @@ impl<'a> KernelEmitter<'a> {
         ];
         // z: the product of the outer dimensions.
         let mut z_end = None;
-        if dims >= 3 {
+        // With several rows per thread: the iteration index of the first.
+        let mut y_run = None;
+        if dims == 3 && self.rows_in_z && rows > 1 {
+            // Runs of `rows` planes: dimension 0 is the row dimension.
+            let (tz, stride_z, _) = self.thread_start_and_stride('z', 1);
+            let head = self.label();
+            let end = self.label();
+            self.place(&head);
+            let z0 = self.reg(Class::B64);
+            self.ins(format!("mul.lo.u64 {z0}, {tz}, {rows}"));
+            let p = self.reg(Class::Pred);
+            self.ins(format!("setp.ge.u64 {p}, {z0}, {}", ranges[0].1));
+            self.ins(format!("@{p} bra {end}"));
+            y_run = Some((z0, rows));
+            z_end = Some((head, end, tz, stride_z));
+        } else if dims >= 3 {
             let count_z = self.reg(Class::B64);
             self.mov(count_z, ranges[0].1);
             for r in &ranges[1..dims - 2] {
@@ -225,8 +241,6 @@ impl<'a> KernelEmitter<'a> {
             z_end = Some((head, end, tz, stride_z));
         }
         let mut y_end = None;
-        // With several rows per thread: the iteration index of the first.
-        let mut y_run = None;
         if dims >= 2 {
             let d = dims - 2;
             let (ty, stride_y, _) = self.thread_start_and_stride('y', 1);
@@ -234,7 +248,7 @@ impl<'a> KernelEmitter<'a> {
             let end = self.label();
             self.place(&head);
             let p = self.reg(Class::Pred);
-            if rows <= 1 {
+            if rows <= 1 || y_run.is_some() {
                 self.ins(format!("setp.ge.u64 {p}, {ty}, {}", ranges[d].1));
                 self.ins(format!("@{p} bra {end}"));
                 self.params[d] = self.param_value(d, ty, ranges[d]);
@@ -279,6 +293,16 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
+    /// The dimension a thread's rows run along: y (the second innermost),
+    /// or z (dimension 0) for a 3-D map with `rows_in_z`.
+    fn row_dim(&self, dims: usize) -> usize {
+        if self.rows_in_z && dims == 3 {
+            0
+        } else {
+            dims.wrapping_sub(2)
+        }
+    }
+
     /// One grid-stride step in x: `ipt` iterations `tx + k * ntid.x`
     /// (coalesced across the block for every k), for one row or, with
     /// `y_run = Some((y0, rows))`, for the rows `y0 .. y0 + rows`. A full
@@ -307,7 +331,7 @@ impl<'a> KernelEmitter<'a> {
             self.body();
             return;
         }
-        let dy = dims.wrapping_sub(2);
+        let dy = self.row_dim(dims);
         let partial = self.label();
         let done = self.label();
         let p = self.reg(Class::Pred);
@@ -365,7 +389,7 @@ impl<'a> KernelEmitter<'a> {
     ) {
         let done = done.to_string();
         let dims = ranges.len();
-        let dy = dims.wrapping_sub(2);
+        let dy = self.row_dim(dims);
         let set_x = |this: &mut Self, t: Reg| {
             if dims >= 1 {
                 this.params[dims - 1] = this.param_value(dims - 1, t, ranges[dims - 1]);
@@ -441,7 +465,7 @@ impl<'a> KernelEmitter<'a> {
         guarded: bool,
     ) {
         let dims = ranges.len();
-        let dy = dims.wrapping_sub(2);
+        let dy = self.row_dim(dims);
         let hoist = hoistable_loads(self.sdfg, self.map);
         let rows = y_run.map_or(1, |(_, rows)| rows);
         // Per item k in x: its iteration and (guarded) whether it is in range.

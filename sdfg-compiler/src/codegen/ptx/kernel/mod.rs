@@ -130,6 +130,8 @@ pub(super) struct KernelEmitter<'a> {
     /// with `ld.global.nc` (that cache is not coherent with the writes of
     /// earlier phases of the same launch).
     coherent: BTreeSet<ContainerId>,
+    /// A 3-D map's rows run along z (dimension 0) instead of y.
+    rows_in_z: bool,
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -176,6 +178,7 @@ impl<'a> KernelEmitter<'a> {
             block: None,
             label_prefix: String::new(),
             coherent: BTreeSet::new(),
+            rows_in_z: false,
         }
     }
 
@@ -289,8 +292,8 @@ impl<'a> KernelEmitter<'a> {
         let mut header = String::new();
         let _ = writeln!(
             header,
-            "// map `{}` (state {state}, statement {stmt}): block {:?}, {ipt} item(s) per thread in x, {rows} row(s) in y",
-            self.map.name.text, block
+            "// map `{}` (state {state}, statement {stmt}): block {:?}, {ipt} item(s) per thread in x, {rows} row(s) in {}",
+            self.map.name.text, block, if self.rows_in_z { "z" } else { "y" }
         );
         header.push_str(&self.entry_header(&name));
         // Only the unrolled kernels take the tuned shape (and its occupancy).
@@ -319,6 +322,7 @@ impl<'a> KernelEmitter<'a> {
             block,
             items_per_thread: ipt,
             rows_per_thread: rows,
+            rows_in_z: self.rows_in_z,
             block_map: None,
         };
         (text, kernel)
@@ -338,6 +342,7 @@ impl<'a> KernelEmitter<'a> {
         } else {
             geometry(dims, &self.map.body.stmts, tuning)
         };
+        self.rows_in_z = dims == 3 && shape.2 > 1 && tuning.rows_3d_in_z;
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
             self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
         }
@@ -393,6 +398,7 @@ impl<'a> KernelEmitter<'a> {
             block: [1, 1, 1],
             items_per_thread: 1,
             rows_per_thread: 1,
+            rows_in_z: false,
             block_map: None,
         }
     }
