@@ -35,6 +35,31 @@ pub fn team_launches() -> u64 {
     TEAM_LAUNCHES.load(Ordering::Relaxed)
 }
 
+/// How teams run: `SDFG_TEAMS=off` runs every block iteration as one
+/// task; `SDFG_TEAMS=<n>` caps a team at n members; `SDFG_TEAM_SPIN=<n>`:
+/// spins at a barrier before yielding the thread.
+struct Settings {
+    max_members: usize,
+    spins: u32,
+}
+
+fn settings() -> &'static Settings {
+    static SETTINGS: std::sync::OnceLock<Settings> = std::sync::OnceLock::new();
+    SETTINGS.get_or_init(|| {
+        let var = |name: &str| std::env::var(name).ok();
+        Settings {
+            max_members: match var("SDFG_TEAMS").as_deref() {
+                Some("off") => 0,
+                Some(n) => n.parse().unwrap_or(usize::MAX),
+                None => usize::MAX,
+            },
+            spins: var("SDFG_TEAM_SPIN")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(1 << 14),
+        }
+    })
+}
+
 /// The right to run one team launch on a kernel pool (see the module).
 pub struct Team<'a> {
     pool: &'a rayon::ThreadPool,
@@ -49,7 +74,8 @@ impl<'a> Team<'a> {
     /// else None (the caller runs the block iterations as usual).
     pub fn new(workers: Workers<'a>, units: usize) -> Option<Team<'a>> {
         let (kernels, threads) = (workers.kernel_pool()?, workers.threads());
-        if units == 0 || threads / units < 2 {
+        let cap = settings().max_members;
+        if units == 0 || threads / units < 2 || cap < 2 {
             return None;
         }
         let pool = kernels.rayon()?;
@@ -60,7 +86,7 @@ impl<'a> Team<'a> {
             pool,
             busy,
             units,
-            size: threads / units,
+            size: (threads / units).min(cap),
         })
     }
 
@@ -153,9 +179,9 @@ impl TeamBarrier {
             self.generation.fetch_add(1, Ordering::Release);
             return;
         }
-        let mut spins = 0u32;
+        let (mut spins, limit) = (0u32, settings().spins);
         while self.generation.load(Ordering::Acquire) == generation {
-            if spins < 1 << 14 {
+            if spins < limit {
                 std::hint::spin_loop();
                 spins += 1;
             } else {

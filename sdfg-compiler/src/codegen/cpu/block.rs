@@ -92,16 +92,17 @@ pub(crate) fn block_iterations(
         // Once per chunk: block data is undefined at the start of each
         // block iteration (validation rejects a read before a write), so
         // the task's block iterations reuse one copy.
-        let len = match k.storage {
-            Storage::Shared => len,
+        let alloc = match k.storage {
+            Storage::Shared => quote! {
+                let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #len];
+            },
             _ => {
                 let rl = names::register_len(name);
-                shapes.extend(quote!(let #rl: usize = #len;));
-                quote!(#threads * #rl)
+                quote! {
+                    let #rl: usize = #len;
+                    let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #threads * #rl];
+                }
             }
-        };
-        let alloc = quote! {
-            let mut #d: ::std::vec::Vec<#t> = ::std::vec![#zero; #len];
         };
         per_chunk.extend(alloc.clone());
         if k.storage == Storage::Register {
