@@ -42,12 +42,23 @@ fn fill(sdfg: &Sdfg, shapes: &[(ContainerId, Vec<usize>)], seed: u64) -> Data {
 
 /// Runs map 0 both ways and compares every container element (exactly).
 fn check(name: &str, sdfg: &Sdfg, symbols: &[Value], data: &Data, grids: &[[u32; 3]]) -> u32 {
-    let m = generate(sdfg);
+    check_module(name, sdfg, &generate(sdfg), symbols, data, grids)
+}
+
+/// [`check`] with the kernels of `m` (generated from `sdfg`).
+fn check_module(
+    name: &str,
+    sdfg: &Sdfg,
+    m: &sdfg_compiler::codegen::ptx::PtxModule,
+    symbols: &[Value],
+    data: &Data,
+    grids: &[[u32; 3]],
+) -> u32 {
     let k = &m.kernels[0];
     let (want, want_fault) = eval_map(sdfg, k.state, k.stmt, symbols, data);
     let mut fault_word = 0;
     for &grid in grids {
-        let (got, fault) = simulate_map(sdfg, &m, 0, symbols, data, grid)
+        let (got, fault) = simulate_map(sdfg, m, 0, symbols, data, grid)
             .unwrap_or_else(|e| panic!("{name}: {e}\n{}", m.text));
         for (c, (_, w)) in &want {
             let g = &got[c].1;

@@ -78,10 +78,16 @@ fn row_runs_share_loads_only_when_legal() {
             );
         }
     }
-    // 3-D: the rows run along the outermost dimension (z), also with a
-    // step there (no shared loads then) and with them in y instead.
-    for z_step in [1i64, 2] {
+    // 3-D: the rows run along y (the default) or along the outermost
+    // dimension (z), also with a step there (no shared loads then).
+    for (z_step, in_z) in [(1i64, false), (1, true), (2, false), (2, true)] {
         let sdfg = stencil_3d(z_step);
+        let tuning = sdfg_compiler::codegen::ptx::Tuning {
+            rows_3d_in_z: in_z,
+            ..Default::default()
+        };
+        let m = sdfg_compiler::codegen::ptx::generate_tuned(&sdfg, &tuning);
+        assert_eq!(m.kernels[0].rows_in_z, in_z);
         for size in [3usize, 8, 13] {
             let (a, out) = (0, 1);
             let d = fill(
@@ -89,9 +95,10 @@ fn row_runs_share_loads_only_when_legal() {
                 &[(a, vec![size; 3]), (out, vec![size; 3])],
                 size as u64 + z_step as u64,
             );
-            check(
-                &format!("rows 3-d, step {z_step} in z"),
+            check_module(
+                &format!("rows 3-d, step {z_step} in dimension 0, rows in z: {in_z}"),
                 &sdfg,
+                &m,
                 &[Value::I64(size as i64)],
                 &d,
                 &[[1, 1, 1], [2, 2, 2], [1, 3, 2]],
@@ -170,10 +177,10 @@ fn rows_in_z_share_the_neighbouring_planes() {
             full.matches("ld.global.nc.f64").count(),
         )
     };
-    let in_z = Tuning::default();
-    let in_y = Tuning {
-        rows_3d_in_z: false,
-        ..in_z
+    let in_y = Tuning::default();
+    let in_z = Tuning {
+        rows_3d_in_z: true,
+        ..in_y
     };
     let (z, rows, z_loads) = loads(&in_z);
     let (y, _, y_loads) = loads(&in_y);

@@ -19,7 +19,7 @@
 //! `rows_per_thread` consecutive iterations: with step 1, a load that one
 //! row's iteration shares with another's (`A[i + 1, j]` of row i is
 //! `A[i, j]` of row i + 1) is issued once for all of them. A 3-D map's
-//! rows run along z instead (`Tuning::rows_3d_in_z`, `PtxKernel::rows_in_z`;
+//! rows may run along z instead (`Tuning::rows_3d_in_z`, `PtxKernel::rows_in_z`;
 //! `grid.y = ceil(count_y / block.y)`, `grid.z = ceil(count_z / (block.z *
 //! rows_per_thread))`: `LaunchConfig::for_tiles_in_z`): the loads a whole
 //! plane away are then the shared ones.
@@ -160,6 +160,8 @@ pub struct Tuning {
     /// dimension (z) instead of y, so the loads of neighbouring planes,
     /// which no other thread of the block shares, are issued once per run
     /// of planes (a 7-point stencil reads 1.5 planes per point, not 3).
+    /// Off by default: on the H200, heat3d N=120 (in L2) ran no faster
+    /// (docs/BENCHMARKS.md, "heat3d launch shapes").
     pub rows_3d_in_z: bool,
 }
 
@@ -174,7 +176,7 @@ impl Default for Tuning {
             l2_prefetch: 0,
             streaming_stores: false,
             min_blocks_per_sm: 0,
-            rows_3d_in_z: true,
+            rows_3d_in_z: false,
         }
     }
 }
