@@ -3,20 +3,26 @@
 
 use super::*;
 
+/// An f64 element of `c`.
+fn f(c: ContainerId, index: Vec<Expr>) -> Expr {
+    e::load(c, F64, index)
+}
+
+/// `x + c` (just `x` for 0).
+fn plus(x: &Expr, c: i64) -> Expr {
+    if c == 0 {
+        x.clone()
+    } else {
+        e::add(x.clone(), e::i64(c))
+    }
+}
+
 /// Several rows per thread in y: loads shared between rows (the row
 /// parameter plus a constant, in any index position) are issued once, but
 /// only with step 1; row-independent loads, steps > 1, partial row runs and
 /// 3-D maps all still match the evaluator.
 #[test]
 fn row_runs_share_loads_only_when_legal() {
-    let f = |c: ContainerId, index: Vec<Expr>| e::load(c, F64, index);
-    let plus = |x: &Expr, c: i64| {
-        if c == 0 {
-            x.clone()
-        } else {
-            e::add(x.clone(), e::i64(c))
-        }
-    };
     for y_step in [1i64, 2, 3] {
         let mut b = SdfgBuilder::new("rows");
         let n = b.symbol("N", I64);
@@ -110,14 +116,6 @@ fn row_runs_share_loads_only_when_legal() {
 /// A 7-point stencil in 3-D (`A` is container 0, `O` container 1), with
 /// step `z_step` in its outermost dimension.
 fn stencil_3d(z_step: i64) -> Sdfg {
-    let f = |c: ContainerId, index: Vec<Expr>| e::load(c, F64, index);
-    let plus = |x: &Expr, c: i64| {
-        if c == 0 {
-            x.clone()
-        } else {
-            e::add(x.clone(), e::i64(c))
-        }
-    };
     let mut b = SdfgBuilder::new("rows3d");
     let n = b.symbol("N", I64);
     let shape = vec![e::sym(n, I64), e::sym(n, I64), e::sym(n, I64)];
