@@ -105,11 +105,16 @@ impl<'a> Team<'a> {
         self.pool.broadcast(|ctx| {
             let i = ctx.index();
             if i < units * size {
+                let barrier = &barriers[i / size];
+                // A member that panics poisons its team's barrier, so the
+                // others panic at their next wait instead of waiting
+                // forever; the broadcast then re-raises the panic.
+                let _poison = PoisonOnUnwind(barrier);
                 member(Member {
                     unit: i / size,
                     rank: i % size,
                     size,
-                    barrier: &barriers[i / size],
+                    barrier,
                 });
             }
         });
@@ -153,11 +158,24 @@ impl Member<'_> {
     }
 }
 
+/// Poisons a barrier when dropped during a panic.
+struct PoisonOnUnwind<'a>(&'a TeamBarrier);
+
+impl Drop for PoisonOnUnwind<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.poisoned.store(true, Ordering::Release);
+        }
+    }
+}
+
 /// A reusable barrier of `size` threads that spins, then yields.
 struct TeamBarrier {
     size: usize,
     arrived: AtomicUsize,
     generation: AtomicUsize,
+    /// A member panicked (see `Team::run`).
+    poisoned: AtomicBool,
 }
 
 impl TeamBarrier {
@@ -166,6 +184,7 @@ impl TeamBarrier {
             size,
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
+            poisoned: AtomicBool::new(false),
         }
     }
 
@@ -181,6 +200,9 @@ impl TeamBarrier {
         }
         let (mut spins, limit) = (0u32, settings().spins);
         while self.generation.load(Ordering::Acquire) == generation {
+            if self.poisoned.load(Ordering::Acquire) {
+                panic!("another thread of this block team panicked");
+            }
             if spins < limit {
                 std::hint::spin_loop();
                 spins += 1;
@@ -308,6 +330,18 @@ mod tests {
             sums[m.unit * 4 + m.rank].fetch_add(1, Ordering::Relaxed);
         });
         assert!(sums.iter().all(|s| s.load(Ordering::Relaxed) == 1));
+        drop(team);
+        // A member's panic reaches the caller; its team does not hang.
+        let team = Team::new(workers, 2).expect("free again");
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            team.run(&|m: Member<'_>| {
+                if m.unit == 1 && m.rank == 2 {
+                    panic!("a member fails");
+                }
+                m.wait();
+            })
+        }));
+        assert!(caught.is_err());
         drop(team);
         assert!(Team::new(workers, 2).is_some());
         assert!(

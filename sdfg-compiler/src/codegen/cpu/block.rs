@@ -198,8 +198,9 @@ pub(crate) fn block_iterations(
 /// Whether a launch of `m` with fewer block iterations than threads runs
 /// each on a team of threads (`runtime::cpu::team`): when no thread map
 /// reduces (`+=` and the like: into block partials, or from several
-/// members into one element), no reduction goes into a chunk partial, and
-/// no range depends on another (its `continue` needs the chunk loop).
+/// members into one element), no reduction goes into a chunk partial, no
+/// range depends on another (its `continue` needs the chunk loop), and the
+/// map has parameters (the block iteration's position).
 fn runs_in_teams(m: &Map, plan: &AccessPlan) -> bool {
     let mut thread_maps = 0;
     let mut reduces = false;
@@ -215,7 +216,11 @@ fn runs_in_teams(m: &Map, plan: &AccessPlan) -> bool {
             }
         });
     }
-    thread_maps > 0 && !reduces && plan.reductions.is_empty() && !m.has_dependent_ranges()
+    thread_maps > 0
+        && !reduces
+        && plan.reductions.is_empty()
+        && !m.has_dependent_ranges()
+        && !m.params.is_empty()
 }
 
 /// The threads a block launches (whole warps) when its size is a
