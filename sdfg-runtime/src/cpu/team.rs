@@ -169,7 +169,11 @@ impl Drop for PoisonOnUnwind<'_> {
     }
 }
 
-/// A reusable barrier of `size` threads that spins, then yields.
+/// A reusable barrier of `size` threads that spins, then yields. Aligned
+/// to 128 bytes (two cache lines, the unit of the adjacent-line
+/// prefetcher): the teams' barriers lie side by side in one vector, and
+/// one team's spinning must not pull the line another team is updating.
+#[repr(align(128))]
 struct TeamBarrier {
     size: usize,
     arrived: AtomicUsize,
