@@ -18,6 +18,7 @@ common::fixtures::block_softmax!(sdfg);
 common::fixtures::block_softmax_registers!(sdfg);
 common::fixtures::block_dot!(sdfg);
 common::fixtures::block_gemm!(sdfg);
+common::fixtures::block_gemm_runner!();
 common::fixtures::block_features!(sdfg);
 
 fn softmax_reference(rows: usize, cols: usize, x: &[f32]) -> Vec<f32> {
@@ -164,23 +165,7 @@ fn gemm_with_shared_tiles_and_register_blocks() {
         let b: Vec<f32> = (0..k * n)
             .map(|_| (rng.next_u64() % 7) as f32 - 3.0)
             .collect();
-        let program = BlockGemm::load(&device).unwrap();
-        let (da, db) = (
-            DeviceBuffer::from_slice(&device, &a).unwrap(),
-            DeviceBuffer::from_slice(&device, &b).unwrap(),
-        );
-        let mut dc = DeviceBuffer::<f32>::zeros(&device, m * n).unwrap();
-        program
-            .run(BlockGemmArgs {
-                M: m as i64,
-                N: n as i64,
-                K: k as i64,
-                A: &da,
-                B: &db,
-                C: &mut dc,
-            })
-            .unwrap();
-        let c = dc.to_vec().unwrap();
+        let c = gemm_on(&device, (m, n, k), &a, &b);
         for i in 0..m {
             for j in 0..n {
                 let want: f32 = (0..k).map(|p| a[i * k + p] * b[p * n + j]).sum();

@@ -587,6 +587,38 @@ macro_rules! block_gemm {
 }
 pub(crate) use block_gemm;
 
+/// `gemm_on(device, (m, n, k), a, b) -> C`: one call of `block_gemm!`'s
+/// program (in the test crate that expanded it).
+macro_rules! block_gemm_runner {
+    () => {
+        fn gemm_on(
+            device: &Device,
+            (m, n, k): (usize, usize, usize),
+            a: &[f32],
+            b: &[f32],
+        ) -> Vec<f32> {
+            let program = BlockGemm::load(device).unwrap();
+            let (da, db) = (
+                DeviceBuffer::from_slice(device, a).unwrap(),
+                DeviceBuffer::from_slice(device, b).unwrap(),
+            );
+            let mut dc = DeviceBuffer::<f32>::zeros(device, m * n).unwrap();
+            program
+                .run(BlockGemmArgs {
+                    M: m as i64,
+                    N: n as i64,
+                    K: k as i64,
+                    A: &da,
+                    B: &db,
+                    C: &mut dc,
+                })
+                .unwrap();
+            dc.to_vec().unwrap()
+        }
+    };
+}
+pub(crate) use block_gemm_runner;
+
 /// Block-map features together: a block size from a symbol, `shared` data
 /// sized by a symbol (dynamic shared memory), block-level `let`, `if` and
 /// `for`, a reduction into `gpu` data (one atomic per block), a histogram
