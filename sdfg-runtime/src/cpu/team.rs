@@ -16,8 +16,9 @@
 //! iteration, seen by its members through [`TeamData`].
 //!
 //! Members spin at a barrier (then yield), so they must all run at once:
-//! a team launch runs one member per thread of the device's kernel pool
-//! (`ThreadPool::broadcast`), and only one team launch at a time per pool
+//! a team launch runs its members on threads of the device's kernel pool
+//! (`ThreadPool::broadcast`; seven eighths of them, see [`Team::new`]),
+//! and only one team launch at a time per pool
 //! ([`Team::new`] says no while another holds it; that launch then runs
 //! its block iterations as usual). Other work on the pool never waits for
 //! a team (twins never block), so every member starts.
