@@ -55,18 +55,23 @@ impl ShapeRow {
     }
 }
 
+/// The default tuning with another block, items in x and rows.
+fn shape(block_2d: [u32; 2], items_2d: u32, rows_2d: u32) -> Tuning {
+    Tuning {
+        block_2d,
+        items_2d,
+        rows_2d,
+        ..Tuning::default()
+    }
+}
+
 /// The shapes compared: the default with and without cache hints, its
 /// neighbours, the previous default (64x2, 2 in x, 4 rows), the first
 /// default (128x2, 2 in x, one row) and the hand-written baseline's shape
 /// (32x8, one element).
 fn candidates() -> Vec<Tuning> {
     let base = Tuning::default();
-    let with = |block_2d: [u32; 2], items_2d: u32, rows_2d: u32| Tuning {
-        block_2d,
-        items_2d,
-        rows_2d,
-        ..base
-    };
+    let with = shape;
     let hints = |l2_prefetch: u32, streaming_stores: bool| Tuning {
         l2_prefetch,
         streaming_stores,
@@ -136,13 +141,11 @@ pub fn heat3d_shapes(
     // A sweep of 120^3 takes microseconds: time 50 back to back per sample.
     let sweep = Sweep::new(&ir, 3, n, heat3d_sweep, 50);
     let base = Tuning::default();
-    let shape = |block_2d: [u32; 2], rows_2d: u32, rows_3d_in_z: bool| Tuning {
-        block_2d,
-        rows_2d,
+    let in_z = |block_2d: [u32; 2], rows_2d: u32, rows_3d_in_z: bool| Tuning {
         rows_3d_in_z,
-        ..base
+        ..shape(block_2d, base.items_2d, rows_2d)
     };
-    let mut tunings = vec![base, shape([32, 4], 4, false), shape([128, 1], 4, false)];
+    let mut tunings = vec![base, in_z([32, 4], 4, false), in_z([128, 1], 4, false)];
     for (block, rows) in [
         ([64, 2], 4),
         ([64, 2], 2),
@@ -151,7 +154,7 @@ pub fn heat3d_shapes(
         ([128, 1], 4),
         ([32, 8], 4),
     ] {
-        tunings.push(shape(block, rows, true));
+        tunings.push(in_z(block, rows, true));
     }
     Ok(tunings
         .into_iter()
