@@ -2,6 +2,7 @@
 //! often the stencil's are issued.
 
 use super::*;
+use sdfg_compiler::codegen::ptx::{generate_tuned, Tuning};
 
 /// An f64 element of `c`.
 fn f(c: ContainerId, index: Vec<Expr>) -> Expr {
@@ -75,24 +76,41 @@ fn row_runs_share_loads_only_when_legal() {
                 ],
                 (rows * cols) as u64 + y_step as u64,
             );
-            check(
-                &format!("rows step {y_step} {rows}x{cols}"),
-                &sdfg,
-                &[Value::I64(rows as i64), Value::I64(cols as i64)],
-                &d,
-                &[[1, 1, 1], [2, 3, 1], [3, 1, 1]],
-            );
+            // Several items in x and odd run lengths: the full tiles
+            // address row r + 1 one row stride after row r, per item.
+            for tuning in [
+                Tuning::default(),
+                Tuning {
+                    items_2d: 2,
+                    rows_2d: 3,
+                    ..Default::default()
+                },
+                Tuning {
+                    block_2d: [32, 4],
+                    rows_2d: 5,
+                    ..Default::default()
+                },
+            ] {
+                check_module(
+                    &format!("rows step {y_step} {rows}x{cols} {tuning:?}"),
+                    &sdfg,
+                    &generate_tuned(&sdfg, &tuning),
+                    &[Value::I64(rows as i64), Value::I64(cols as i64)],
+                    &d,
+                    &[[1, 1, 1], [2, 3, 1], [3, 1, 1]],
+                );
+            }
         }
     }
     // 3-D: the rows run along y (the default) or along the outermost
     // dimension (z), also with a step there (no shared loads then).
     for (z_step, in_z) in [(1i64, false), (1, true), (2, false), (2, true)] {
         let sdfg = stencil_3d(z_step);
-        let tuning = sdfg_compiler::codegen::ptx::Tuning {
+        let tuning = Tuning {
             rows_3d_in_z: in_z,
             ..Default::default()
         };
-        let m = sdfg_compiler::codegen::ptx::generate_tuned(&sdfg, &tuning);
+        let m = generate_tuned(&sdfg, &tuning);
         assert_eq!(m.kernels[0].rows_in_z, in_z);
         for size in [3usize, 8, 13] {
             let (a, out) = (0, 1);
@@ -203,4 +221,40 @@ fn stencil_rows_issue_shared_loads_once() {
     assert!(rows > 1, "2-D stencils run several rows per thread");
     let loads = m.text.matches("ld.global.nc.f64").count();
     assert_eq!(loads, 2 * ipt * (rows + 2 + 2 * rows) + 5, "{}", m.text);
+}
+
+/// A full tile computes the row-major address of an access (three 64-bit
+/// multiply-adds in 3-D) only in its first row; every later row's lies one
+/// row stride after the row before (`kernel/row_run.rs`). So a run of 8
+/// rows computes as many of them as a run of 4, along y and along z.
+#[test]
+fn full_tiles_step_addresses_from_row_to_row() {
+    let sdfg = stencil_3d(1);
+    let row_major_cores = |rows_2d: u32, rows_3d_in_z: bool| {
+        let m = generate_tuned(
+            &sdfg,
+            &Tuning {
+                rows_2d,
+                rows_3d_in_z,
+                ..Default::default()
+            },
+        );
+        assert_eq!(m.kernels[0].rows_per_thread, rows_2d);
+        // The base address of A, the kernel's first buffer parameter.
+        let a_base = m
+            .text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("cvta.to.global.u64 "))
+            .and_then(|l| l.split(',').next())
+            .expect("a buffer parameter")
+            .to_string();
+        let full = m.text.split("full tile").nth(1).expect("a full tile");
+        let full = full.split("partial tile").next().unwrap();
+        full.matches(&format!(", 8, {a_base};")).count()
+    };
+    for in_z in [false, true] {
+        let (four, eight) = (row_major_cores(4, in_z), row_major_cores(8, in_z));
+        assert!(four > 0, "row 0 computes its addresses");
+        assert_eq!(four, eight, "rows in z: {in_z}: {four} vs {eight}");
+    }
 }

@@ -6,6 +6,7 @@
 use super::fault::slot_words;
 use super::hoist::{hoistable_loads, shared_load, SharedLoad};
 use super::regs::{mem_type, Class, Reg};
+use super::row_run::RowRun;
 use super::{BufferRegs, FaultSlot, KernelEmitter};
 use crate::codegen::abi::{BufferAccess, ParamValue};
 use crate::codegen::ptx::Tuning;
@@ -482,9 +483,25 @@ impl<'a> KernelEmitter<'a> {
             }
             xs.push((t, inside));
         }
+        // Each item's x parameter, computed once for all rows (the same
+        // register in every row, which `RowRun` keys the item by).
+        let x_values: Vec<(Option<Reg>, Option<Reg>)> = xs
+            .iter()
+            .map(|&(t, inside)| {
+                let x = (dims >= 1).then(|| self.param_value(dims - 1, t, ranges[dims - 1]));
+                (x, inside)
+            })
+            .collect();
         let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
         let mut items = Vec::new();
+        // Full tiles run their rows with step 1: addresses one row apart.
+        if y_run.is_some() && !guarded {
+            self.row_run = Some(RowRun::new(dy));
+        }
         for r in 0..rows {
+            if let Some(run) = self.row_run.as_mut() {
+                run.row = r;
+            }
             let mut row_inside = None;
             if let Some((y0, _)) = y_run {
                 let t = self.reg(Class::B64);
@@ -497,9 +514,9 @@ impl<'a> KernelEmitter<'a> {
                 }
                 self.params[dy] = self.param_value(dy, t, ranges[dy]);
             }
-            for (k, &(t, x_inside)) in xs.iter().enumerate() {
-                if dims >= 1 {
-                    self.params[dims - 1] = self.param_value(dims - 1, t, ranges[dims - 1]);
+            for (k, &(x_value, x_inside)) in x_values.iter().enumerate() {
+                if let Some(x) = x_value {
+                    self.params[dims - 1] = x;
                 }
                 let guard = match (row_inside, x_inside) {
                     (Some(a), Some(b)) => {
@@ -525,10 +542,20 @@ impl<'a> KernelEmitter<'a> {
                     };
                     loaded.insert(*e as *const Expr, reg);
                 }
-                items.push((params, loaded, guard));
+                items.push((params, loaded, guard, r));
             }
         }
-        for (params, loaded, guard) in items {
+        self.item_bodies(items);
+        self.row_run = None;
+    }
+
+    /// The bodies of unrolled items, each with its parameters, its leading
+    /// loads and (guarded tiles) whether it is in range.
+    fn item_bodies(&mut self, items: Vec<ItemRun>) {
+        for (params, loaded, guard, row) in items {
+            if let Some(run) = self.row_run.as_mut() {
+                run.row = row;
+            }
             let skip = self.label();
             if let Some(g) = guard {
                 self.ins(format!("@!{g} bra {skip}"));
@@ -543,6 +570,10 @@ impl<'a> KernelEmitter<'a> {
         self.hoisted.clear();
     }
 }
+
+/// One unrolled item: its map parameters, its leading loads, (in a guarded
+/// tile) the predicate that says it is in range, and its row in the run.
+type ItemRun = (Vec<Reg>, HashMap<*const Expr, Reg>, Option<Reg>, u32);
 
 /// The launch shape of a map with a dependent range: one item per thread.
 pub(super) fn dependent_geometry(dims: usize) -> ([u32; 3], u32, u32) {

@@ -57,54 +57,39 @@ impl<'a> KernelEmitter<'a> {
         // by neighbouring accesses (A[i, j - 1], A[i + 1, j], ... in a
         // stencil: ptxas reuses one product), `c` adds a constant stride.
         // Exact: the host proved every index in range, so no wrap happens.
-        let mut wide = Vec::new();
-        let mut consts = Vec::new();
-        for (d, e) in index.iter().enumerate() {
-            // Unrolled constants only in the innermost index: a byte offset
-            // (in outer ones they would cost a product with the extents
-            // per access, and registers).
-            let (core, c) = if !prechecked {
-                (e, 0)
-            } else if d + 1 == index.len() {
-                self.split_index(e)
-            } else {
-                split_constant(e)
-            };
-            let r = self.expr(core);
-            wide.push(self.widen_index(r, core.ty));
-            consts.push(c);
-        }
-        let oob = if prechecked {
-            None
-        } else {
-            let any = self.reg(Class::Pred);
-            for (d, (i, ext)) in wide.iter().zip(&extents).enumerate() {
-                // A negative index is a huge unsigned one: one compare covers both ends.
-                if d == 0 {
-                    self.ins(format!("setp.ge.u64 {any}, {i}, {ext}"));
+        let split: Vec<(&Expr, i64)> = index
+            .iter()
+            .enumerate()
+            .map(|(d, e)| {
+                // Unrolled constants only in the innermost index: a byte
+                // offset (in outer ones they would cost a product with the
+                // extents per access, and registers).
+                if !prechecked {
+                    (e, 0)
+                } else if d + 1 == index.len() {
+                    self.split_index(e)
                 } else {
-                    let p = self.reg(Class::Pred);
-                    self.ins(format!("setp.ge.u64 {p}, {i}, {ext}"));
-                    self.ins(format!("or.pred {any}, {any}, {p}"));
+                    split_constant(e)
                 }
-            }
-            Some(any)
+            })
+            .collect();
+        let cores: Vec<&Expr> = split.iter().map(|&(e, _)| e).collect();
+        let consts: Vec<i64> = split.iter().map(|&(_, c)| c).collect();
+        let next_row = if prechecked {
+            self.next_row_core(container, &cores, &extents, size)
+        } else {
+            None
         };
-        // Row-major linear offset by Horner: ((i0 * E1 + i1) * E2 + i2) ...
-        let lin = self.reg(Class::B64);
-        self.mov(lin, wide[0]);
-        for d in 1..wide.len() {
-            self.ins(format!(
-                "mad.lo.u64 {lin}, {lin}, {}, {}",
-                extents[d], wide[d]
-            ));
-        }
-        // The byte address of the core; neighbours add a byte offset to it,
-        // so ptxas computes the core once for a stencil's accesses and folds
-        // a constant offset into the load (`[core+8]`).
-        let core = self.reg(Class::B64);
-        self.ins(format!("mad.lo.u64 {core}, {lin}, {size}, {base}"));
-        let guard = oob.map(|oob| Guard { oob, index: lin });
+        let (core, guard) = match next_row {
+            Some(core) => (core, None),
+            None => {
+                let (core, guard) = self.core_address(&cores, &extents, size, base, prechecked);
+                if prechecked {
+                    self.remember_row_core(container, &cores, core);
+                }
+                (core, guard)
+            }
+        };
         if consts.iter().all(|&c| c == 0) {
             return Some((core, guard));
         }
@@ -126,6 +111,54 @@ impl<'a> KernelEmitter<'a> {
             self.ins(format!("mad.lo.u64 {addr}, {k}, {size}, {core}"));
         }
         Some((addr, guard))
+    }
+
+    /// The byte address of an access's index cores (row-major, by Horner:
+    /// `((i0 * E1 + i1) * E2 + i2) * size + base`) and, when the host did
+    /// not check them, their bounds guard.
+    fn core_address(
+        &mut self,
+        cores: &[&'a Expr],
+        extents: &[Reg],
+        size: usize,
+        base: Reg,
+        prechecked: bool,
+    ) -> (Reg, Option<Guard>) {
+        let mut wide = Vec::with_capacity(cores.len());
+        for core in cores {
+            let r = self.expr(core);
+            wide.push(self.widen_index(r, core.ty));
+        }
+        let oob = if prechecked {
+            None
+        } else {
+            let any = self.reg(Class::Pred);
+            for (d, (i, ext)) in wide.iter().zip(extents).enumerate() {
+                // A negative index is a huge unsigned one: one compare covers both ends.
+                if d == 0 {
+                    self.ins(format!("setp.ge.u64 {any}, {i}, {ext}"));
+                } else {
+                    let p = self.reg(Class::Pred);
+                    self.ins(format!("setp.ge.u64 {p}, {i}, {ext}"));
+                    self.ins(format!("or.pred {any}, {any}, {p}"));
+                }
+            }
+            Some(any)
+        };
+        let lin = self.reg(Class::B64);
+        self.mov(lin, wide[0]);
+        for d in 1..wide.len() {
+            self.ins(format!(
+                "mad.lo.u64 {lin}, {lin}, {}, {}",
+                extents[d], wide[d]
+            ));
+        }
+        // The byte address of the core; neighbours add a byte offset to it,
+        // so ptxas computes the core once for a stencil's accesses and folds
+        // a constant offset into the load (`[core+8]`).
+        let core = self.reg(Class::B64);
+        self.ins(format!("mad.lo.u64 {core}, {lin}, {size}, {base}"));
+        (core, oob.map(|oob| Guard { oob, index: lin }))
     }
 
     /// An index value as 64 bits, extended by the signedness of its type.

@@ -19,6 +19,8 @@
 //!   neighbouring rows share;
 //! - [`control`]: statements, locals, `if` and `for`;
 //! - [`memory`]: addresses, bounds checks, loads and stores;
+//! - [`row_run`]: addresses along a full tile's run of rows, one row
+//!   stride apart;
 //! - [`fault`]: the record of a skipped access in the call's fault slot;
 //! - [`reductions`]: WCR updates (atomics, CAS loops) and per-thread
 //!   partials of scalar reductions;
@@ -53,6 +55,7 @@ mod narrow;
 pub(super) mod persistent;
 mod reductions;
 mod regs;
+mod row_run;
 mod vector;
 
 use super::{MathFunc, PtxKernel, Tuning};
@@ -132,6 +135,8 @@ pub(super) struct KernelEmitter<'a> {
     coherent: BTreeSet<ContainerId>,
     /// A 3-D map's rows run along z (dimension 0) instead of y.
     rows_in_z: bool,
+    /// A full tile's run of rows: addresses one row stride apart.
+    row_run: Option<row_run::RowRun>,
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -179,6 +184,7 @@ impl<'a> KernelEmitter<'a> {
             label_prefix: String::new(),
             coherent: BTreeSet::new(),
             rows_in_z: false,
+            row_run: None,
         }
     }
 
