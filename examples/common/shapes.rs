@@ -66,9 +66,9 @@ fn shape(block_2d: [u32; 2], items_2d: u32, rows_2d: u32) -> Tuning {
 }
 
 /// The shapes compared: the default with and without cache hints, its
-/// neighbours, the previous default (64x2, 2 in x, 4 rows), the first
-/// default (128x2, 2 in x, one row) and the hand-written baseline's shape
-/// (32x8, one element).
+/// neighbours, the previous defaults (64x2 with 4 rows, and 2 in x), the
+/// first default (128x2, 2 in x, one row) and the hand-written baseline's
+/// shape (32x8, one element).
 fn candidates() -> Vec<Tuning> {
     let base = Tuning::default();
     let with = shape;
@@ -85,9 +85,12 @@ fn candidates() -> Vec<Tuning> {
         base,
         hints(256, false),
         hints(0, true),
+        with([128, 1], 1, 4),
+        with([128, 1], 1, 5),
+        with([128, 1], 1, 8),
+        with([64, 2], 1, 4),
         with([64, 2], 1, 2),
         with([64, 2], 1, 6),
-        with([128, 1], 1, 4),
         with([32, 4], 1, 4),
         with([64, 2], 2, 4),
         with([64, 2], 2, 2),
@@ -145,7 +148,12 @@ pub fn heat3d_shapes(
         rows_3d_in_z,
         ..shape(block_2d, base.items_2d, rows_2d)
     };
-    let mut tunings = vec![base, in_z([32, 4], 4, false), in_z([128, 1], 4, false)];
+    let mut tunings = vec![
+        base,
+        in_z([64, 2], 4, false),
+        in_z([32, 4], 4, false),
+        in_z([128, 1], 4, false),
+    ];
     for (block, rows) in [
         ([64, 2], 4),
         ([64, 2], 2),

@@ -200,12 +200,13 @@ fn rows_in_z_share_the_neighbouring_planes() {
     };
     let (z, rows, z_loads) = loads(&in_z);
     let (y, _, y_loads) = loads(&in_y);
-    assert!(z && !y && rows == 4);
-    // Per x item: in z, planes k-1 .. k+4 (6) and 4 rows of i, j
-    // neighbours (16); in y, rows i-1 .. i+4 (6) and 4 rows of k, j
-    // neighbours (16): the same count, but in y the 8 `k +- 1` loads are
+    assert!(z && !y && rows == in_z.rows_2d && rows > 1);
+    // Per x item: in z, planes k-1 .. k+rows (rows + 2) and `rows` rows of
+    // i, j neighbours (4 each); in y, rows i-1 .. i+rows and `rows` rows of
+    // k, j neighbours: the same count, but in y the `k +- 1` loads are
     // whole planes away, in z the `i +- 1` ones are one row away.
-    assert_eq!(z_loads, 22 * in_z.items_2d as usize);
+    let rows = rows as usize;
+    assert_eq!(z_loads, (rows + 2 + 4 * rows) * in_z.items_2d as usize);
     assert_eq!(y_loads, z_loads);
 }
 

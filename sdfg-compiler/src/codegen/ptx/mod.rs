@@ -170,9 +170,9 @@ impl Default for Tuning {
         Tuning {
             block_1d: 256,
             items_1d: 4,
-            block_2d: [64, 2],
+            block_2d: [128, 1],
             items_2d: 1,
-            rows_2d: 4,
+            rows_2d: 6,
             l2_prefetch: 0,
             streaming_stores: false,
             min_blocks_per_sm: 0,
