@@ -27,9 +27,7 @@ use std::marker::PhantomData;
 /// assert_eq!(x[999], 999.0);
 /// ```
 pub struct PlainView<'a, T> {
-    ptr: *mut T,
-    len: usize,
-    _borrow: PhantomData<&'a [T]>,
+    slice: SharedSlice<'a, T>,
 }
 
 impl<T> Clone for PlainView<'_, T> {
@@ -39,21 +37,68 @@ impl<T> Clone for PlainView<'_, T> {
 }
 impl<T> Copy for PlainView<'_, T> {}
 
-// SAFETY: the view is a borrowed `&mut [T]` shared between the threads of
-// one map; every access is an `unsafe fn` whose contract rules out data
-// races, and `T: Send + Sync` may move between threads.
-unsafe impl<T: Send + Sync> Send for PlainView<'_, T> {}
+/// A borrowed `&mut [T]` as a raw pointer and a length that the threads of
+/// one map or one block team share: `Copy`, `Send` and `Sync`. It gives out
+/// only raw element pointers; the views built on it ([`PlainView`],
+/// `team::TeamData`) state and argue the contract that rules out data
+/// races.
+pub(crate) struct SharedSlice<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<T> Clone for SharedSlice<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SharedSlice<'_, T> {}
+
+// SAFETY: the slice is a borrowed `&mut [T]` shared between threads; it
+// only hands out raw pointers, and every view that dereferences them does
+// so in an `unsafe fn` (or behind an `unsafe` constructor) whose contract
+// rules out data races. `T: Send + Sync` may be reached from any thread.
+unsafe impl<T: Send + Sync> Send for SharedSlice<'_, T> {}
 // SAFETY: as above.
-unsafe impl<T: Send + Sync> Sync for PlainView<'_, T> {}
+unsafe impl<T: Send + Sync> Sync for SharedSlice<'_, T> {}
+
+impl<'a, T> SharedSlice<'a, T> {
+    /// The slice of `s`, exclusively borrowed while the slice and its
+    /// copies live.
+    pub(crate) fn new(s: &'a mut [T]) -> SharedSlice<'a, T> {
+        SharedSlice {
+            ptr: s.as_mut_ptr(),
+            len: s.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The number of elements.
+    #[inline(always)]
+    pub(crate) fn len(self) -> usize {
+        self.len
+    }
+
+    /// The address of element `i`.
+    ///
+    /// # Safety
+    /// `i <= self.len()` (in or one past the borrowed slice, so the
+    /// pointer arithmetic stays in bounds: `add`, which the optimizer may
+    /// assume, and the compiler vectorize on).
+    #[inline(always)]
+    pub(crate) unsafe fn at(self, i: usize) -> *mut T {
+        // SAFETY: in or one past the borrowed slice, by the contract.
+        unsafe { self.ptr.add(i) }
+    }
+}
 
 impl<'a, T: Elem> PlainView<'a, T> {
     /// The view of an exclusively borrowed slice (a host container of a
     /// `cpu` map): nothing else reads or writes it while the view lives.
     pub fn new(s: &'a mut [T]) -> PlainView<'a, T> {
         PlainView {
-            ptr: s.as_mut_ptr(),
-            len: s.len(),
-            _borrow: PhantomData,
+            slice: SharedSlice::new(s),
         }
     }
 
@@ -66,22 +111,25 @@ impl<'a, T: Elem> PlainView<'a, T> {
         #[allow(clippy::let_unit_value)]
         let () = T::SAME_LAYOUT;
         PlainView {
-            // A pointer derived from `&[T::Cell]` may write: the cells are
-            // `UnsafeCell`s, and `T` has their layout (asserted above).
-            ptr: cells.as_ptr() as *mut T,
-            len: cells.len(),
-            _borrow: PhantomData,
+            slice: SharedSlice {
+                // A pointer derived from `&[T::Cell]` may write: the cells
+                // are `UnsafeCell`s, and `T` has their layout (asserted
+                // above).
+                ptr: cells.as_ptr() as *mut T,
+                len: cells.len(),
+                _borrow: PhantomData,
+            },
         }
     }
 
     /// The number of elements.
     pub fn len(&self) -> usize {
-        self.len
+        self.slice.len()
     }
 
     /// No elements?
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.slice.len() == 0
     }
 
     /// Element `i`.
@@ -90,9 +138,9 @@ impl<'a, T: Elem> PlainView<'a, T> {
     /// `i < self.len()`, and no other thread writes element `i` meanwhile.
     #[inline(always)]
     pub unsafe fn get(self, i: usize) -> T {
-        debug_assert!(i < self.len);
+        debug_assert!(i < self.slice.len());
         // SAFETY: in bounds and race free by the contract.
-        unsafe { self.ptr.add(i).read() }
+        unsafe { self.slice.at(i).read() }
     }
 
     /// Writes element `i`.
@@ -102,9 +150,9 @@ impl<'a, T: Elem> PlainView<'a, T> {
     /// meanwhile.
     #[inline(always)]
     pub unsafe fn set(self, i: usize, v: T) {
-        debug_assert!(i < self.len);
+        debug_assert!(i < self.slice.len());
         // SAFETY: in bounds and race free by the contract.
-        unsafe { self.ptr.add(i).write(v) }
+        unsafe { self.slice.at(i).write(v) }
     }
 }
 

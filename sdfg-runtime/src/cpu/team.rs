@@ -24,7 +24,7 @@
 //! a team (twins never block), so every member starts.
 
 use super::chunks::Workers;
-use std::marker::PhantomData;
+use super::plain::SharedSlice;
 use std::ops::{Index, IndexMut};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
@@ -249,9 +249,7 @@ impl TeamBarrier {
 /// assert_eq!(v, [0, 1, 2, 3, 4, 5, 6, 7]);
 /// ```
 pub struct TeamData<'a, T> {
-    ptr: *mut T,
-    len: usize,
-    _borrow: PhantomData<&'a mut [T]>,
+    slice: SharedSlice<'a, T>,
 }
 
 impl<T> Clone for TeamData<'_, T> {
@@ -260,13 +258,6 @@ impl<T> Clone for TeamData<'_, T> {
     }
 }
 impl<T> Copy for TeamData<'_, T> {}
-
-// SAFETY: the view is a borrowed `&mut [T]` shared by one team; `new`'s
-// contract rules out two threads touching one element at once when one
-// of them writes it, and `T: Send + Sync` may be reached from any thread.
-unsafe impl<T: Send + Sync> Send for TeamData<'_, T> {}
-// SAFETY: as above.
-unsafe impl<T: Send + Sync> Sync for TeamData<'_, T> {}
 
 impl<'a, T> TeamData<'a, T> {
     /// A view of `s`, exclusively borrowed while the view and its copies
@@ -278,9 +269,7 @@ impl<'a, T> TeamData<'a, T> {
     /// accesses (generated code: the module's argument).
     pub unsafe fn new(s: &'a mut [T]) -> TeamData<'a, T> {
         TeamData {
-            ptr: s.as_mut_ptr(),
-            len: s.len(),
-            _borrow: PhantomData,
+            slice: SharedSlice::new(s),
         }
     }
 }
@@ -290,20 +279,22 @@ impl<T> Index<usize> for TeamData<'_, T> {
 
     #[inline(always)]
     fn index(&self, i: usize) -> &T {
-        assert!(i < self.len, "block data index {i} out of {}", self.len);
+        let len = self.slice.len();
+        assert!(i < len, "block data index {i} out of {len}");
         // SAFETY: in bounds (checked); by `new`'s contract no other thread
         // writes element `i` while this one reads it.
-        unsafe { &*self.ptr.add(i) }
+        unsafe { &*self.slice.at(i) }
     }
 }
 
 impl<T> IndexMut<usize> for TeamData<'_, T> {
     #[inline(always)]
     fn index_mut(&mut self, i: usize) -> &mut T {
-        assert!(i < self.len, "block data index {i} out of {}", self.len);
+        let len = self.slice.len();
+        assert!(i < len, "block data index {i} out of {len}");
         // SAFETY: in bounds (checked); by `new`'s contract no other thread
         // touches element `i` while this one writes it.
-        unsafe { &mut *self.ptr.add(i) }
+        unsafe { &mut *self.slice.at(i) }
     }
 }
 
