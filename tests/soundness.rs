@@ -470,6 +470,85 @@ fn inclusive_ranges_reach_the_types_maximum() {
 }
 
 sdfg! {
+    /// Copies whose subsets end at `N` inclusive, host to GPU and back.
+    pub sdfg CopyToMaxU64 {
+        symbol S: u64;
+        symbol N: u64;
+        host X: f64[4];
+        gpu G: f64[4];
+        host Y: f64[4];
+        state s {
+            copy X[S..=N] -> G[S..=N];
+            copy G[S..=N] -> Y[S..=N];
+        }
+    }
+}
+
+sdfg! {
+    /// `CopyToMaxU64` with `i64` symbols.
+    pub sdfg CopyToMaxI64 {
+        symbol S: i64;
+        symbol N: i64;
+        host X: f64[4];
+        gpu G: f64[4];
+        host Y: f64[4];
+        state s {
+            copy X[S..=N] -> G[S..=N];
+            copy G[S..=N] -> Y[S..=N];
+        }
+    }
+}
+
+/// A copy subset `S..=N` ends at `N + 1` as a mathematical integer: with
+/// `N` the type's maximum it is out of bounds (in `u64`, `N + 1` wraps to
+/// 0, and the subset `0..0` would have copied nothing without a word).
+#[test]
+fn copy_subsets_that_end_at_the_types_maximum_are_out_of_bounds() {
+    for device in common::devices("copy_subsets_that_end_at_the_types_maximum_are_out_of_bounds") {
+        let on = device.name();
+        let x = [1.0, 2.0, 3.0, 4.0];
+        let unsigned = CopyToMaxU64::load(&device).unwrap();
+        let signed = CopyToMaxI64::load(&device).unwrap();
+        let mut run = |s: i128, n: i128| -> (Result<(), Error>, Vec<f64>) {
+            let mut g = DeviceBuffer::<f64>::zeros(&device, 4).unwrap();
+            let mut y = vec![0.0; 4];
+            let result = if s >= 0 && n > i64::MAX as i128 {
+                unsigned.run(CopyToMaxU64Args {
+                    S: s as u64,
+                    N: n as u64,
+                    X: &x,
+                    G: &mut g,
+                    Y: &mut y,
+                })
+            } else {
+                signed.run(CopyToMaxI64Args {
+                    S: s as i64,
+                    N: n as i64,
+                    X: &x,
+                    G: &mut g,
+                    Y: &mut y,
+                })
+            };
+            (result, y)
+        };
+        let (ok, y) = run(1, 3);
+        ok.unwrap();
+        assert_eq!(y, [0.0, 2.0, 3.0, 4.0], "on {on}");
+        for (s, n) in [
+            (0, u64::MAX as i128),
+            (u64::MAX as i128, u64::MAX as i128),
+            (0, i64::MAX as i128),
+            (i64::MAX as i128, i64::MAX as i128),
+            (i64::MIN as i128, i64::MAX as i128),
+        ] {
+            let (result, y) = run(s, n);
+            expect_out_of_bounds(result, "X", &format!("X[{s}..={n}] on {on}"));
+            assert_eq!(y, [0.0; 4], "nothing copied: X[{s}..={n}] on {on}");
+        }
+    }
+}
+
+sdfg! {
     /// Work in the first state, a pinned argument used in the second.
     pub sdfg PinnedLater {
         symbol N: i64;

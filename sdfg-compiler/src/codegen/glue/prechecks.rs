@@ -15,7 +15,7 @@ use crate::ir::bounds::{
     for_each_access, for_each_map_access, hull_plan, AccessSite, IntervalPlan, PlanVar,
 };
 use crate::ir::{
-    ContainerId, MapParam, RangeEnd, State, Statement, StatementKind, StmtId, SubsetDim,
+    ContainerId, ExprKind, MapParam, RangeEnd, State, Statement, StatementKind, StmtId, SubsetDim,
 };
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -96,8 +96,9 @@ impl Glue<'_> {
                         quote!({ let __i = (#i) as i128; (__i, __i + 1) })
                     }
                     SubsetDim::Range { start, end } => {
-                        let (a, b) = (emit.expr(start), emit.expr(end));
-                        quote!(((#a) as i128, (#b) as i128))
+                        let a = emit.expr(start);
+                        let b = exclusive_end(&emit, subset_end(end));
+                        quote!(((#a) as i128, #b))
                     }
                 })
                 .collect();
@@ -238,5 +239,25 @@ mod tests {
         // Each check names its index twice (wrap-around and bounds messages).
         let checks = |c: &str| glue.matches(&format!("index 0 of `{c}` in `t`")).count();
         assert_eq!((checks("Y"), checks("X")), (2, 4), "{glue}");
+    }
+}
+
+/// How the glue evaluates a copy subset's exclusive end. `a..=last` is
+/// lowered to the end `last + 1`, which wraps in the symbols' type when
+/// `last` is its maximum (`X[0..=N]` with `N == u64::MAX` would become the
+/// empty `0..0` and copy nothing): an end `x + 1` adds the one in `i128`
+/// instead. It differs from the type's arithmetic only where that wraps,
+/// and no such end is inside a container, so the copy is an out-of-bounds
+/// error naming it.
+fn subset_end(end: &crate::ir::Expr) -> RangeEnd<'_> {
+    match &end.kind {
+        ExprKind::Binary {
+            op: crate::ir::BinOp::Add,
+            lhs,
+            rhs,
+        } if matches!(&rhs.kind, ExprKind::Lit(v) if v.as_i128() == Some(1)) => {
+            RangeEnd::Inclusive(lhs)
+        }
+        _ => RangeEnd::Exclusive(end),
     }
 }
