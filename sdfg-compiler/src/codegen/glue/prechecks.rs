@@ -227,21 +227,6 @@ impl Glue<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    /// `Y[i] = Y[i] + 1` reads and writes the same element: one check of
-    /// its range per call, not two; a different index is still checked.
-    #[test]
-    fn the_same_index_is_checked_once() {
-        let source = "sdfg P { symbol N: i64; gpu X: f32[N]; gpu Y: f32[N]; \
-             state s { map t[i in 1..N] on gpu { Y[i] = Y[i] + X[i] * X[i - 1]; } } }";
-        let glue = crate::expand(source.parse().expect("tokens")).to_string();
-        // Each check names its index twice (wrap-around and bounds messages).
-        let checks = |c: &str| glue.matches(&format!("index 0 of `{c}` in `t`")).count();
-        assert_eq!((checks("Y"), checks("X")), (2, 4), "{glue}");
-    }
-}
-
 /// How the glue evaluates a copy subset's exclusive end. `a..=last` is
 /// lowered to the end `last + 1`, which wraps in the symbols' type when
 /// `last` is its maximum (`X[0..=N]` with `N == u64::MAX` would become the
@@ -259,5 +244,20 @@ fn subset_end(end: &crate::ir::Expr) -> RangeEnd<'_> {
             RangeEnd::Inclusive(lhs)
         }
         _ => RangeEnd::Exclusive(end),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// `Y[i] = Y[i] + 1` reads and writes the same element: one check of
+    /// its range per call, not two; a different index is still checked.
+    #[test]
+    fn the_same_index_is_checked_once() {
+        let source = "sdfg P { symbol N: i64; gpu X: f32[N]; gpu Y: f32[N]; \
+             state s { map t[i in 1..N] on gpu { Y[i] = Y[i] + X[i] * X[i - 1]; } } }";
+        let glue = crate::expand(source.parse().expect("tokens")).to_string();
+        // Each check names its index twice (wrap-around and bounds messages).
+        let checks = |c: &str| glue.matches(&format!("index 0 of `{c}` in `t`")).count();
+        assert_eq!((checks("Y"), checks("X")), (2, 4), "{glue}");
     }
 }
