@@ -509,7 +509,7 @@ fn copy_subsets_that_end_at_the_types_maximum_are_out_of_bounds() {
         let x = [1.0, 2.0, 3.0, 4.0];
         let unsigned = CopyToMaxU64::load(&device).unwrap();
         let signed = CopyToMaxI64::load(&device).unwrap();
-        let mut run = |s: i128, n: i128| -> (Result<(), Error>, Vec<f64>) {
+        let run = |s: i128, n: i128| -> (Result<(), Error>, Vec<f64>) {
             let mut g = DeviceBuffer::<f64>::zeros(&device, 4).unwrap();
             let mut y = vec![0.0; 4];
             let result = if s >= 0 && n > i64::MAX as i128 {
