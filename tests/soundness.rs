@@ -469,35 +469,27 @@ fn inclusive_ranges_reach_the_types_maximum() {
     }
 }
 
-sdfg! {
-    /// Copies whose subsets end at `N` inclusive, host to GPU and back.
-    pub sdfg CopyToMaxU64 {
-        symbol S: u64;
-        symbol N: u64;
-        host X: f64[4];
-        gpu G: f64[4];
-        host Y: f64[4];
-        state s {
-            copy X[S..=N] -> G[S..=N];
-            copy G[S..=N] -> Y[S..=N];
+/// `copy_to_max!(Name, T)`: copies whose subsets end at `N: T` inclusive,
+/// host to GPU and back.
+macro_rules! copy_to_max {
+    ($name:ident, $t:ident) => {
+        sdfg! {
+            pub sdfg $name {
+                symbol S: $t;
+                symbol N: $t;
+                host X: f64[4];
+                gpu G: f64[4];
+                host Y: f64[4];
+                state s {
+                    copy X[S..=N] -> G[S..=N];
+                    copy G[S..=N] -> Y[S..=N];
+                }
+            }
         }
-    }
+    };
 }
-
-sdfg! {
-    /// `CopyToMaxU64` with `i64` symbols.
-    pub sdfg CopyToMaxI64 {
-        symbol S: i64;
-        symbol N: i64;
-        host X: f64[4];
-        gpu G: f64[4];
-        host Y: f64[4];
-        state s {
-            copy X[S..=N] -> G[S..=N];
-            copy G[S..=N] -> Y[S..=N];
-        }
-    }
-}
+copy_to_max!(CopyToMaxU64, u64);
+copy_to_max!(CopyToMaxI64, i64);
 
 /// A copy subset `S..=N` ends at `N + 1` as a mathematical integer: with
 /// `N` the type's maximum it is out of bounds (in `u64`, `N + 1` wraps to
