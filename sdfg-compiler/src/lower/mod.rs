@@ -665,6 +665,7 @@ impl<'a> Lowerer<'a> {
                     Some(lowered) => out.push(SubsetDim::Range {
                         start: lowered.start,
                         end: lowered.end,
+                        inclusive: lowered.inclusive,
                     }),
                     None => ok = false,
                 }

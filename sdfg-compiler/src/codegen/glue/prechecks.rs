@@ -15,7 +15,7 @@ use crate::ir::bounds::{
     for_each_access, for_each_map_access, hull_plan, AccessSite, IntervalPlan, PlanVar,
 };
 use crate::ir::{
-    ContainerId, ExprKind, MapParam, RangeEnd, State, Statement, StatementKind, StmtId, SubsetDim,
+    range_end, ContainerId, MapParam, RangeEnd, State, Statement, StatementKind, StmtId, SubsetDim,
 };
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -95,9 +95,16 @@ impl Glue<'_> {
                         let i = emit.expr(i);
                         quote!({ let __i = (#i) as i128; (__i, __i + 1) })
                     }
-                    SubsetDim::Range { start, end } => {
+                    SubsetDim::Range {
+                        start,
+                        end,
+                        inclusive,
+                    } => {
+                        // `a..=last` ends at `last + 1` in i128, where it
+                        // cannot wrap (`X[0..=N]` with `N == u64::MAX` is
+                        // out of bounds, not the empty `0..0`).
                         let a = emit.expr(start);
-                        let b = exclusive_end(&emit, subset_end(end));
+                        let b = exclusive_end(&emit, range_end(end, *inclusive));
                         quote!(((#a) as i128, #b))
                     }
                 })
@@ -224,26 +231,6 @@ impl Glue<'_> {
             };
         }
         quote!({ #checks })
-    }
-}
-
-/// How the glue evaluates a copy subset's exclusive end. `a..=last` is
-/// lowered to the end `last + 1`, which wraps in the symbols' type when
-/// `last` is its maximum (`X[0..=N]` with `N == u64::MAX` would become the
-/// empty `0..0` and copy nothing): an end `x + 1` adds the one in `i128`
-/// instead. It differs from the type's arithmetic only where that wraps,
-/// and no such end is inside a container, so the copy is an out-of-bounds
-/// error naming it.
-fn subset_end(end: &crate::ir::Expr) -> RangeEnd<'_> {
-    match &end.kind {
-        ExprKind::Binary {
-            op: crate::ir::BinOp::Add,
-            lhs,
-            rhs,
-        } if matches!(&rhs.kind, ExprKind::Lit(v) if v.as_i128() == Some(1)) => {
-            RangeEnd::Inclusive(lhs)
-        }
-        _ => RangeEnd::Exclusive(end),
     }
 }
 
