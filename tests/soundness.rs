@@ -541,6 +541,49 @@ fn copy_subsets_that_end_at_the_types_maximum_are_out_of_bounds() {
 }
 
 sdfg! {
+    /// A callee's inclusive copy subset, on containers bound to subsets of
+    /// the caller's: inlined, it ends at `1 + N + 1` of `X` and `Y`.
+    pub sdfg NestedCopyToMax {
+        symbol N: u64;
+        host X: f64[4];
+        host Y: f64[4];
+        sdfg Part {
+            symbol M: u64;
+            host D: f64[3];
+            host E: f64[3];
+            state s { copy D[0..=M] -> E[0..=M]; }
+        }
+        state s { Part(M = N, D = X[1..4], E = Y[1..4]); }
+    }
+}
+
+/// The same through a nested SDFG: composing the callee's `0..=M` with the
+/// binding's offset keeps it inclusive (`X[1..=1 + M]`).
+#[test]
+fn inlined_copy_subsets_that_end_at_the_types_maximum_are_out_of_bounds() {
+    let device = Device::cpu();
+    let program = NestedCopyToMax::load(&device).unwrap();
+    let x = [1.0, 2.0, 3.0, 4.0];
+    let mut y = vec![0.0; 4];
+    program
+        .run(NestedCopyToMaxArgs {
+            N: 1,
+            X: &x,
+            Y: &mut y,
+        })
+        .unwrap();
+    assert_eq!(y, [0.0, 2.0, 3.0, 0.0]);
+    let mut y = vec![0.0; 4];
+    let result = program.run(NestedCopyToMaxArgs {
+        N: u64::MAX,
+        X: &x,
+        Y: &mut y,
+    });
+    expect_out_of_bounds(result, "X", "X[1..=1 + u64::MAX] through Part");
+    assert_eq!(y, [0.0; 4], "nothing copied");
+}
+
+sdfg! {
     /// Work in the first state, a pinned argument used in the second.
     pub sdfg PinnedLater {
         symbol N: i64;

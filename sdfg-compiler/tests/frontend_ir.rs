@@ -61,7 +61,7 @@ fn subset(sdfg: &Sdfg, s: &Subset) -> String {
         .iter()
         .map(|d| match d {
             SubsetDim::Index(i) => show(sdfg, i),
-            SubsetDim::Range { start, end, .. } => {
+            SubsetDim::Range { start, end } => {
                 format!("{}..{}", show(sdfg, start), show(sdfg, end))
             }
         })

@@ -398,7 +398,7 @@ impl Dump<'_> {
         s.iter()
             .map(|d| match d {
                 SubsetDim::Index(e) => self.index(e, body),
-                SubsetDim::Range { start, end, .. } => {
+                SubsetDim::Range { start, end } => {
                     format!("{}..{}", self.index(start, body), self.index(end, body))
                 }
             })

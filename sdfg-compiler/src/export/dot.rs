@@ -657,7 +657,7 @@ fn subset_text_in(name: &str, subset: &Subset, sdfg: &Sdfg, names: &BodyNames) -
         .iter()
         .map(|d| match d {
             SubsetDim::Index(e) => expr_to_rust(e, sdfg, names),
-            SubsetDim::Range { start, end, .. } => format!(
+            SubsetDim::Range { start, end } => format!(
                 "{}..{}",
                 expr_to_rust(start, sdfg, names),
                 expr_to_rust(end, sdfg, names)

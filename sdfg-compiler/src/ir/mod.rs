@@ -258,7 +258,7 @@ impl Statement {
             for d in &m.subset {
                 match d {
                     SubsetDim::Index(i) => visit(i),
-                    SubsetDim::Range { start, end, .. } => {
+                    SubsetDim::Range { start, end } => {
                         visit(start);
                         visit(end);
                     }
@@ -442,14 +442,8 @@ pub type Subset = Vec<SubsetDim>;
 pub enum SubsetDim {
     /// One index (may depend on map parameters: `A[i, j - 1]`).
     Index(Expr),
-    /// `start..end`, end exclusive (as a mathematical integer: written
-    /// `start..=last`, `end` is `last + 1` ([`inclusive_end`]) and
-    /// `inclusive` is set; run-time code reads [`range_end`]).
-    Range {
-        start: Expr,
-        end: Expr,
-        inclusive: bool,
-    },
+    /// `start..end`, end exclusive.
+    Range { start: Expr, end: Expr },
 }
 
 /// An interstate edge `from -> to [if cond] [{ x = e; ... }]`.

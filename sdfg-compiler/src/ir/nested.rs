@@ -39,7 +39,7 @@ impl Binding {
     /// The subset dimensions that are ranges (one per dimension of `inner`).
     pub fn ranges(&self) -> impl Iterator<Item = (&Expr, &Expr)> {
         self.subset.iter().filter_map(|d| match d {
-            SubsetDim::Range { start, end, .. } => Some((start, end)),
+            SubsetDim::Range { start, end } => Some((start, end)),
             SubsetDim::Index(_) => None,
         })
     }

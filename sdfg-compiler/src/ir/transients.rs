@@ -52,7 +52,7 @@ fn first_write_covers(sdfg: &Sdfg, c: ContainerId, k: StmtId) -> bool {
                         .iter()
                         .zip(&container.shape)
                         .all(|(d, extent)| match d {
-                            SubsetDim::Range { start, end, .. } => {
+                            SubsetDim::Range { start, end } => {
                                 constant_value(start) == Some(0) && same_form(end, extent)
                             }
                             SubsetDim::Index(_) => false,

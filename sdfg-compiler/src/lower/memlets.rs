@@ -18,7 +18,6 @@ pub(crate) fn whole(c: &Container) -> Subset {
         .map(|dim| SubsetDim::Range {
             start: Expr::lit(Value::from_bits(dim.ty, 0), dim.span),
             end: dim.clone(),
-            inclusive: false,
         })
         .collect()
 }

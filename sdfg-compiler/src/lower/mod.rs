@@ -665,7 +665,6 @@ impl<'a> Lowerer<'a> {
                     Some(lowered) => out.push(SubsetDim::Range {
                         start: lowered.start,
                         end: lowered.end,
-                        inclusive: lowered.inclusive,
                     }),
                     None => ok = false,
                 }

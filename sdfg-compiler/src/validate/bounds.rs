@@ -182,7 +182,7 @@ fn bounds_of(dim: &SubsetDim) -> (Option<Affine>, Option<Affine>) {
             let b = a.clone().and_then(|a| a.offset(1));
             (a, b)
         }
-        SubsetDim::Range { start, end, .. } => (Affine::of(start), Affine::of(end)),
+        SubsetDim::Range { start, end } => (Affine::of(start), Affine::of(end)),
     }
 }
 
@@ -214,7 +214,7 @@ fn copy(sdfg: &Sdfg, stmt: &Statement, copy: &crate::ir::Copy, diags: &mut Diagn
     let extents = |m: &Memlet| -> Option<Vec<Affine>> {
         let mut out = Vec::new();
         for dim in &m.subset {
-            if let SubsetDim::Range { start, end, .. } = dim {
+            if let SubsetDim::Range { start, end } = dim {
                 let e = Affine::of(end)?.add(&Affine::of(start)?, -1)?;
                 if e.as_constant() != Some(1) {
                     out.push(e);
@@ -248,7 +248,7 @@ fn subset_text(sdfg: &Sdfg, m: &Memlet, c: &Container) -> String {
         .iter()
         .map(|d| match d {
             SubsetDim::Index(i) => expr_text(sdfg, &[], i),
-            SubsetDim::Range { start, end, .. } => {
+            SubsetDim::Range { start, end } => {
                 format!(
                     "{}..{}",
                     expr_text(sdfg, &[], start),

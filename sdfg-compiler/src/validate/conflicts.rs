@@ -176,7 +176,7 @@ fn interval(d: &SubsetDim, params: &[MapParam]) -> Option<(Affine, Affine)> {
             let hi = lo.clone().offset(1)?;
             (lo, hi)
         }
-        SubsetDim::Range { start, end, .. } => (Affine::of(start)?, Affine::of(end)?),
+        SubsetDim::Range { start, end } => (Affine::of(start)?, Affine::of(end)?),
     };
     if !lo.has_params() {
         return Some((lo, hi));

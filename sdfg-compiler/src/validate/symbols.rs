@@ -105,7 +105,7 @@ fn first_read<'a>(
                         for d in &m.subset {
                             match d {
                                 SubsetDim::Index(i) => exprs.push(i),
-                                SubsetDim::Range { start, end, .. } => {
+                                SubsetDim::Range { start, end } => {
                                     exprs.push(start);
                                     exprs.push(end);
                                 }
@@ -122,7 +122,7 @@ fn first_read<'a>(
                         for d in &b.subset {
                             match d {
                                 SubsetDim::Index(i) => exprs.push(i),
-                                SubsetDim::Range { start, end, .. } => {
+                                SubsetDim::Range { start, end } => {
                                     exprs.push(start);
                                     exprs.push(end);
                                 }

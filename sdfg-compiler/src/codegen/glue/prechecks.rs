@@ -15,7 +15,8 @@ use crate::ir::bounds::{
     for_each_access, for_each_map_access, hull_plan, AccessSite, IntervalPlan, PlanVar,
 };
 use crate::ir::{
-    range_end, ContainerId, MapParam, RangeEnd, State, Statement, StatementKind, StmtId, SubsetDim,
+    BinOp, ContainerId, Expr, ExprKind, MapParam, RangeEnd, State, Statement, StatementKind,
+    StmtId, SubsetDim, UnOp,
 };
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -92,20 +93,12 @@ impl Glue<'_> {
                 .iter()
                 .map(|d| match d {
                     SubsetDim::Index(i) => {
-                        let i = emit.expr(i);
-                        quote!({ let __i = (#i) as i128; (__i, __i + 1) })
+                        let i = exact_bound(&emit, i);
+                        quote!({ let __i = #i; (__i, __i.saturating_add(1)) })
                     }
-                    SubsetDim::Range {
-                        start,
-                        end,
-                        inclusive,
-                    } => {
-                        // `a..=last` ends at `last + 1` in i128, where it
-                        // cannot wrap (`X[0..=N]` with `N == u64::MAX` is
-                        // out of bounds, not the empty `0..0`).
-                        let a = emit.expr(start);
-                        let b = exclusive_end(&emit, range_end(end, *inclusive));
-                        quote!(((#a) as i128, #b))
+                    SubsetDim::Range { start, end } => {
+                        let (a, b) = (exact_bound(&emit, start), exact_bound(&emit, end));
+                        quote!((#a, #b))
                     }
                 })
                 .collect();
@@ -231,6 +224,35 @@ impl Glue<'_> {
             };
         }
         quote!({ #checks })
+    }
+}
+
+/// A copy subset bound as an exact `i128`: its `+`, `-`, `*` and negation
+/// do not wrap in the symbols' type (saturating in `i128`, where a value
+/// out of its range is out of every container anyway), other operators
+/// keep the type's meaning. A subset end `a..=N` is `N + 1` in the IR: with
+/// `N == u64::MAX` it would wrap to 0 and the subset `0..0` would copy
+/// nothing; the offsets that inlining a nested SDFG adds to its subsets
+/// (`X[1..=1 + M]`) are checked the same way.
+fn exact_bound(emit: &BodyEmitter<'_>, e: &Expr) -> TokenStream {
+    let exact = |x: &Expr| exact_bound(emit, x);
+    match &e.kind {
+        ExprKind::Binary { op, lhs, rhs } if matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul) => {
+            let (a, b) = (exact(lhs), exact(rhs));
+            match op {
+                BinOp::Add => quote!((#a).saturating_add(#b)),
+                BinOp::Sub => quote!((#a).saturating_sub(#b)),
+                _ => quote!((#a).saturating_mul(#b)),
+            }
+        }
+        ExprKind::Unary { op: UnOp::Neg, arg } => {
+            let a = exact(arg);
+            quote!((#a).saturating_neg())
+        }
+        _ => {
+            let v = emit.expr(e);
+            quote!(((#v) as i128))
+        }
     }
 }
 

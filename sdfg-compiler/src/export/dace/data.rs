@@ -79,7 +79,7 @@ impl Cx<'_> {
                         let i = self.py_in(e, names);
                         range_json(&i, &i)
                     }
-                    SubsetDim::Range { start, end, .. } => {
+                    SubsetDim::Range { start, end } => {
                         // Simplified when it is symbolic; with map parameters
                         // in it, spelled out (the simplifier knows symbols only).
                         let last = if crate::ir::bounds::reads_only_symbols(end) {
@@ -119,7 +119,7 @@ impl Cx<'_> {
             .iter()
             .map(|d| match d {
                 SubsetDim::Index(_) => "1".to_string(),
-                SubsetDim::Range { start, end, .. } => self.extent(start, end),
+                SubsetDim::Range { start, end } => self.extent(start, end),
             })
             .collect();
         product(&extents)

@@ -216,7 +216,7 @@ pub(super) fn hull(inner: &[(&Memlet, &crate::ir::Map)], cx: &Cx) -> Option<Vec<
         for (m, map) in inner {
             let (lo, hi) = match m.subset.get(d)? {
                 SubsetDim::Index(e) => interval(e, &map.params, cx)?,
-                SubsetDim::Range { start, end, .. } => {
+                SubsetDim::Range { start, end } => {
                     let (lo, _) = interval(start, &map.params, cx)?;
                     let (_, hi) = interval(end, &map.params, cx)?;
                     (lo, hi.offset(-1)?)

@@ -190,14 +190,9 @@ impl Rename<'_> {
     pub fn subset(&self, c: ContainerId, subset: &Subset) -> (ContainerId, Subset) {
         let dim = |d: &SubsetDim| match d {
             SubsetDim::Index(e) => SubsetDim::Index(self.expr(e)),
-            SubsetDim::Range {
-                start,
-                end,
-                inclusive,
-            } => SubsetDim::Range {
+            SubsetDim::Range { start, end } => SubsetDim::Range {
                 start: self.expr(start),
                 end: self.expr(end),
-                inclusive: *inclusive,
             },
         };
         match &self.containers[c] {
@@ -211,32 +206,15 @@ impl Rename<'_> {
                     .iter()
                     .map(|d| match d {
                         SubsetDim::Index(e) => SubsetDim::Index(e.clone()),
-                        SubsetDim::Range {
-                            start,
-                            end,
-                            inclusive,
-                        } => match inner.next() {
+                        SubsetDim::Range { start, end } => match inner.next() {
                             Some(SubsetDim::Index(i)) => SubsetDim::Index(add(start, i)),
-                            Some(SubsetDim::Range {
-                                start: a,
-                                end: b,
-                                inclusive: b_inclusive,
-                            }) => SubsetDim::Range {
+                            Some(SubsetDim::Range { start: a, end: b }) => SubsetDim::Range {
                                 start: add(start, a),
-                                // An inclusive end stays `last + 1`, with
-                                // the offset added to `last`.
-                                end: match range_end(&b, b_inclusive) {
-                                    RangeEnd::Inclusive(last) => {
-                                        inclusive_end(add(start, last.clone()))
-                                    }
-                                    RangeEnd::Exclusive(b) => add(start, b.clone()),
-                                },
-                                inclusive: b_inclusive,
+                                end: add(start, b),
                             },
                             None => SubsetDim::Range {
                                 start: start.clone(),
                                 end: end.clone(),
-                                inclusive: *inclusive,
                             },
                         },
                     })
