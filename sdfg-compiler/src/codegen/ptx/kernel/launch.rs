@@ -545,13 +545,6 @@ impl<'a> KernelEmitter<'a> {
                 items.push((params, loaded, guard, r));
             }
         }
-        self.item_bodies(items);
-        self.row_run = None;
-    }
-
-    /// The bodies of unrolled items, each with its parameters, its leading
-    /// loads and (guarded tiles) whether it is in range.
-    fn item_bodies(&mut self, items: Vec<ItemRun>) {
         for (params, loaded, guard, row) in items {
             if let Some(run) = self.row_run.as_mut() {
                 run.row = row;
@@ -568,12 +561,9 @@ impl<'a> KernelEmitter<'a> {
             }
         }
         self.hoisted.clear();
+        self.row_run = None;
     }
 }
-
-/// One unrolled item: its map parameters, its leading loads, (in a guarded
-/// tile) the predicate that says it is in range, and its row in the run.
-type ItemRun = (Vec<Reg>, HashMap<*const Expr, Reg>, Option<Reg>, u32);
 
 /// The launch shape of a map with a dependent range: one item per thread.
 pub(super) fn dependent_geometry(dims: usize) -> ([u32; 3], u32, u32) {
