@@ -753,3 +753,82 @@ fn block_reductions_follow_the_kernel_order_with_idle_threads() {
         }
     }
 }
+
+sdfg! {
+    /// Register data written piecewise across thread maps: the first map
+    /// writes element 0, the second reads it and writes element 1, the
+    /// third reads both; `mul_add` rounds once (where a separate multiply
+    /// and add would round twice).
+    pub sdfg RegisterPieces {
+        symbol N: i64;
+        gpu X: f32[N];
+        gpu Y: f32[N];
+        gpu Fused: f32[N];
+        state s {
+            map tiles[t in 0..N / 64] on gpu block(64) {
+                register r: f32[2];
+                map first[i in 0..64] on threads { r[0] = X[t * 64 + i]; }
+                map second[i in 0..64] on threads { r[1] = r[0].mul_add(r[0], -1.0); }
+                map third[i in 0..64] on threads {
+                    Y[t * 64 + i] = r[0] + r[1];
+                    Fused[t * 64 + i] = r[1];
+                }
+            }
+        }
+    }
+}
+
+/// Register data keeps each GPU thread's elements from one thread map to
+/// the next, also the ones a map does not write (the CPU device's twin
+/// copies a thread's register array into a local and back around each
+/// iteration); `mul_add` is fused on every device (the twin's FMA copy and
+/// its plain copy alike), with the block iterations in one task, on teams
+/// (16 threads, 2 block iterations) and on the GPU.
+#[test]
+fn register_data_survives_thread_maps_and_mul_add_is_fused() {
+    let n = 128usize;
+    // 1 + k 2^-12: x * x - 1 = k 2^-11 + k^2 2^-24, which f32 holds
+    // exactly; rounding the product first drops the 2^-24 part for odd k.
+    let x: Vec<f32> = (0..n)
+        .map(|i| 1.0 + ((i % 64) as f32 + 1.0) * (2.0f32).powi(-12))
+        .collect();
+    let mut devices = common::devices("register pieces");
+    devices.push(Device::cpu_with_threads(16));
+    for device in devices {
+        let teams_before = sdfg::runtime::__glue::block::team_launches();
+        let program = RegisterPieces::load(&device).unwrap();
+        let xs = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let mut ys = DeviceBuffer::from_slice(&device, &vec![f32::NAN; n]).unwrap();
+        let mut fused = DeviceBuffer::from_slice(&device, &vec![f32::NAN; n]).unwrap();
+        program
+            .run(RegisterPiecesArgs {
+                N: n as i64,
+                X: &xs,
+                Y: &mut ys,
+                Fused: &mut fused,
+            })
+            .unwrap();
+        let (y, f) = (ys.to_vec().unwrap(), fused.to_vec().unwrap());
+        let unfused = (0..n).filter(|&i| f[i] != x[i] * x[i] - 1.0).count();
+        assert_eq!(
+            unfused,
+            n / 2,
+            "odd k tells fused from not, on {}",
+            device.name()
+        );
+        for i in 0..n {
+            let xi = x[i] as f64;
+            let want = (xi * xi - 1.0) as f32; // exact in f64, so one rounding
+            assert_eq!(
+                f[i].to_bits(),
+                want.to_bits(),
+                "Fused[{i}] on {}",
+                device.name()
+            );
+            assert_eq!(y[i], x[i] + want, "Y[{i}] on {}", device.name());
+        }
+        if device.name().contains("16 threads") {
+            assert!(sdfg::runtime::__glue::block::team_launches() > teams_before);
+        }
+    }
+}

@@ -82,17 +82,43 @@ pub fn gemm_check(dims: [usize; 3], a: &[f32], b: &[f32], got: &[f32], seed: u64
 }
 
 /// The plain Rust (rayon) version: rows of C in parallel, i-l-j loops with
-/// `mul_add` (the same roundings as the block program per element).
-pub fn gemm_rayon([_, n, k]: [usize; 3], a: &[f32], b: &[f32], c: &mut [f32]) {
-    c.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
-        row.iter_mut().for_each(|x| *x = 0.0);
-        for l in 0..k {
-            let ail = a[i * k + l];
-            for (x, &blj) in row.iter_mut().zip(&b[l * n..(l + 1) * n]) {
-                *x = ail.mul_add(blj, *x);
-            }
+/// `mul_add` (the same roundings as the block program per element). Where
+/// the CPU has FMA it runs a copy compiled for it, as the CPU device's twin
+/// of the block program does (`sdfg::runtime` chooses the same way), so the
+/// comparison is between the same instructions, not between an FMA and a
+/// call into libm's `fmaf`.
+pub fn gemm_rayon(dims: [usize; 3], a: &[f32], b: &[f32], c: &mut [f32]) {
+    // The loops, written once for the two copies (a closure takes the
+    // target features of the function it is written in, not of the one
+    // it is inlined into).
+    macro_rules! rows {
+        ($dims:expr, $a:expr, $b:expr, $c:expr) => {{
+            let ([_, n, k], a, b): ([usize; 3], &[f32], &[f32]) = ($dims, $a, $b);
+            $c.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
+                row.iter_mut().for_each(|x| *x = 0.0);
+                for l in 0..k {
+                    let ail = a[i * k + l];
+                    for (x, &blj) in row.iter_mut().zip(&b[l * n..(l + 1) * n]) {
+                        *x = ail.mul_add(blj, *x);
+                    }
+                }
+            })
+        }};
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "fma")]
+        unsafe fn with_fma(dims: [usize; 3], a: &[f32], b: &[f32], c: &mut [f32]) {
+            rows!(dims, a, b, c)
         }
-    });
+        if std::env::var("SDFG_CPU_FMA").map_or(true, |v| v != "off")
+            && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU executes FMA (checked just above).
+            return unsafe { with_fma(dims, a, b, c) };
+        }
+    }
+    rows!(dims, a, b, c)
 }
 
 impl GemmWorkload {

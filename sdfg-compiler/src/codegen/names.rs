@@ -205,6 +205,19 @@ pub fn register_len(container: &str) -> Ident {
     format_ident!("__rl_{}", container)
 }
 
+/// The running thread-map iteration's register data of constant length,
+/// in a local array (indices into it need no checks where the compiler
+/// sees they are below its length).
+pub fn register_view(container: &str) -> Ident {
+    format_ident!("__rv_{}", container)
+}
+
+/// Where `register_view`'s array comes from and goes back to: the
+/// iteration's chunk of the thread's register vector.
+pub fn register_copy(container: &str) -> Ident {
+    format_ident!("__rc_{}", container)
+}
+
 /// A block team's copies of block data, one per block iteration.
 pub fn team_copies(container: &str) -> Ident {
     format_ident!("__tc_{}", container)

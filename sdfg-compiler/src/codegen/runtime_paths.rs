@@ -112,6 +112,8 @@ paths! {
     plain_view => [::sdfg::runtime::__glue::par::PlainView];
     /// `assert_covers(name, len, &extents)` before unchecked offsets.
     assert_covers => [::sdfg::runtime::__glue::par::assert_covers];
+    /// `has_fma()`: whether a twin runs its copy compiled with FMA.
+    has_fma => [::sdfg::runtime::__glue::par::has_fma];
     /// Block maps: `threads(what, dims)`, `launched(threads)`,
     /// `one_iteration_per_thread(what, n, threads)`, `tree(parts, combine)`.
     block => [::sdfg::runtime::__glue::block];

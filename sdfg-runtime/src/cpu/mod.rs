@@ -6,6 +6,7 @@
 //! threads runs each on a team of threads ([`team`]).
 
 pub(crate) mod chunks;
+pub(crate) mod fused;
 pub(crate) mod memory;
 pub(crate) mod plain;
 pub(crate) mod pool;

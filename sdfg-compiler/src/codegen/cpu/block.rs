@@ -240,11 +240,37 @@ struct BlockPlace<'a> {
     inner: Place<'a>,
 }
 
+/// Register data longer than this is indexed in the thread's whole vector
+/// rather than through a fixed-size view (a bound on the array type).
+const MAX_REGISTER_VIEW: i128 = 1 << 16;
+
 impl BlockPlace<'_> {
+    /// The length of register data `c` when its shape is constant: its
+    /// accesses then go through the iteration's fixed-size view
+    /// (`iteration_views`), whose indices the compiler can prove in
+    /// bounds, so the loops over it vectorize.
+    fn constant_register_len(&self, c: ContainerId) -> Option<usize> {
+        let k = &self.sdfg.containers[c];
+        if k.storage != Storage::Register {
+            return None;
+        }
+        let mut len: i128 = 1;
+        for e in &k.shape {
+            len = len.checked_mul(crate::ir::linear::constant_value(e)?.max(0))?;
+        }
+        (1..=MAX_REGISTER_VIEW)
+            .contains(&len)
+            .then_some(len as usize)
+    }
+
     /// The element `offset` of block data `c`: its name and index.
     fn element(&self, c: ContainerId, offset: &TokenStream) -> Option<(TokenStream, TokenStream)> {
         let k = &self.sdfg.containers[c];
         let d = names::data(&k.name.text);
+        if self.constant_register_len(c).is_some() {
+            let view = names::register_view(&k.name.text);
+            return Some((quote!(#view), quote!(#offset)));
+        }
         match k.storage {
             Storage::Shared => Some((quote!(#d), quote!(#offset))),
             Storage::Register => {
@@ -284,8 +310,19 @@ impl DataAccess for BlockPlace<'_> {
         }
     }
 
+    /// A constant dimension of block data as a literal, so the offsets
+    /// into it are constant-strided in the closures that index it (a
+    /// captured extent is a load the compiler cannot see through).
     fn extent(&self, c: ContainerId, d: usize) -> TokenStream {
-        self.inner.extent(c, d)
+        let k = &self.sdfg.containers[c];
+        let constant = matches!(k.storage, Storage::Shared | Storage::Register)
+            .then(|| crate::ir::linear::constant_value(&k.shape[d]))
+            .flatten()
+            .and_then(|n| usize::try_from(n.max(0)).ok());
+        match constant {
+            Some(n) => quote!(#n),
+            None => self.inner.extent(c, d),
+        }
     }
 
     fn fault(&self, code: u32, index: TokenStream) -> TokenStream {
@@ -302,5 +339,41 @@ impl DataAccess for BlockPlace<'_> {
 
     fn elem_type(&self, c: ContainerId) -> ScalarType {
         self.inner.elem_type(c)
+    }
+
+    /// The iteration's copy of each register container of constant length
+    /// it touches, in a local array (`[T; L]`, copied from and back to copy
+    /// `q` of the thread's vector): a local no other reference reaches, so
+    /// the compiler keeps it in registers and vectorizes the loops over it
+    /// (through a reference into the vector it must assume that a store
+    /// to one register array may change another).
+    fn iteration_views(&self, used: &[(ContainerId, bool)]) -> (TokenStream, TokenStream) {
+        let q = names::thread_iteration();
+        let (mut before, mut after) = (TokenStream::new(), TokenStream::new());
+        for &(c, stored) in used {
+            let Some(len) = self.constant_register_len(c) else {
+                continue;
+            };
+            let name = &self.sdfg.containers[c].name.text;
+            let (d, view) = (names::data(name), names::register_view(name));
+            let copy = names::register_copy(name);
+            let t = rust_type(self.elem_type(c));
+            before.extend(quote! {
+                // The vector holds `threads * len` elements and `q` is
+                // below `threads`: the chunk always exists.
+                let ::core::option::Option::Some(#copy) =
+                    #d[#q * #len..].first_chunk_mut::<#len>()
+                else {
+                    ::core::unreachable!()
+                };
+            });
+            if stored {
+                before.extend(quote!(let mut #view: [#t; #len] = *#copy;));
+                after.extend(quote!(*#copy = #view;));
+            } else {
+                before.extend(quote!(let #view: [#t; #len] = *#copy;));
+            }
+        }
+        (before, after)
     }
 }

@@ -10,7 +10,7 @@
 
 use super::access::Reduction;
 use super::thread_map::BlockPartial;
-use super::tokens::{combine_values, literal, one_of, rust_type, zero_of};
+use super::tokens::{combine_values, literal, rust_type, zero_of};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
@@ -42,6 +42,13 @@ pub(crate) trait DataAccess {
     /// Map parameter `n` (None outside maps).
     fn param(&self, n: usize) -> TokenStream;
     fn elem_type(&self, c: ContainerId) -> ScalarType;
+    /// Code at the start and at the end of each iteration of a thread map
+    /// that touches `used` (each container, and whether it stores to it):
+    /// a block map's local copies of register data; none elsewhere.
+    fn iteration_views(&self, used: &[(ContainerId, bool)]) -> (TokenStream, TokenStream) {
+        let _ = used;
+        (TokenStream::new(), TokenStream::new())
+    }
 }
 
 /// Emits a body. Fault codes number the body's accesses 1, 2, ... in the
@@ -388,10 +395,21 @@ impl<'a> BodyEmitter<'a> {
             RangeEnd::Exclusive(e) => (self.expr(e), false),
             RangeEnd::Inclusive(last) => (self.expr(last), true),
         };
-        let st = match step {
-            Some(e) => self.expr(e),
-            None => literal(one_of(var_ty)),
+        let Some(step) = step else {
+            // A step of one is exactly Rust's range loop (`a..=last` too
+            // reaches the type's maximum), which LLVM unrolls and
+            // vectorizes where the general loop below defeats it.
+            let range = if inclusive {
+                quote!(__first..=__bound)
+            } else {
+                quote!(__first..__bound)
+            };
+            return quote! {{
+                let (__first, __bound): (#ty, #ty) = (#a, #b);
+                for #name in #range { #body }
+            }};
         };
+        let st = self.expr(step);
         let (enter, stop) = if inclusive {
             (quote!(<=), quote!(<))
         } else {

@@ -15,7 +15,7 @@ use super::tokens::rust_type;
 use crate::codegen::abi::{BufferAccess, KernelAbi, ParamValue, Passing};
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::{Map, Sdfg, StatementKind};
+use crate::ir::{ExprKind, Map, MathFn, Sdfg, StatementKind};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -51,21 +51,65 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     let fname = names::kernel_twin(&abi.name);
     let fault = names::fault();
     let (kernel_args, fault_type, error) = (rt::kernel_args(), rt::check_fault(), rt::error());
-    quote! {
-        pub(super) fn #fname(#args: &#kernel_args<'_>) {
-            #prologue
-            let __fault_owner = #fault_type::new();
-            let #fault = &__fault_owner;
-            // A twin cannot fail: a bad range was rejected by the glue.
-            let __run = || -> ::core::result::Result<(), #error> { #iteration ::core::result::Result::Ok(()) };
-            let _ = __run();
-            // The first skipped access, to the launch's fault slot (as the
-            // PTX kernel records it).
-            if let ::core::option::Option::Some((code, index)) = __fault_owner.first() {
-                #args.fault_at(code, index);
+    let body = quote! {
+        #prologue
+        let __fault_owner = #fault_type::new();
+        let #fault = &__fault_owner;
+        // A twin cannot fail: a bad range was rejected by the glue.
+        let __run = || -> ::core::result::Result<(), #error> { #iteration ::core::result::Result::Ok(()) };
+        let _ = __run();
+        // The first skipped access, to the launch's fault slot (as the
+        // PTX kernel records it).
+        if let ::core::option::Option::Some((code, index)) = __fault_owner.first() {
+            #args.fault_at(code, index);
+        }
+    };
+    let with_fma = calls_mul_add(m).then(|| {
+        let has_fma = rt::has_fma();
+        quote! {
+            #[cfg(target_arch = "x86_64")]
+            {
+                // The twin again, compiled with FMA: each `mul_add` one
+                // instruction instead of a call into libm (`has_fma` says
+                // why); its closures inherit the target feature.
+                #[target_feature(enable = "fma")]
+                #[allow(unused_unsafe)]
+                unsafe fn __with_fma(#args: &#kernel_args<'_>) {
+                    #body
+                }
+                if #has_fma() {
+                    // SAFETY: `has_fma` checked that this CPU executes FMA,
+                    // the one requirement of a `target_feature` function.
+                    unsafe { __with_fma(#args) };
+                    return;
+                }
             }
         }
+    });
+    quote! {
+        pub(super) fn #fname(#args: &#kernel_args<'_>) {
+            #with_fma
+            #body
+        }
     }
+}
+
+/// Whether a tasklet of `m` calls `mul_add`: its twin then has a second
+/// copy compiled with FMA.
+fn calls_mul_add(m: &Map) -> bool {
+    let mut found = false;
+    for s in &m.body.stmts {
+        s.walk_exprs(&mut |e| {
+            found |= matches!(
+                e.kind,
+                ExprKind::Call {
+                    func: MathFn::MulAdd,
+                    ..
+                }
+            );
+        });
+    }
+    found
 }
 
 /// The access plan of a (non-block) map's twin, within what the kernel's
