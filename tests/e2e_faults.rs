@@ -329,3 +329,60 @@ on_both_devices! {
     concurrent_auto => concurrent_auto_cpu, concurrent_auto_gpu;
     messages => messages_cpu, messages_gpu;
 }
+
+sdfg! {
+    /// A data-dependent index into `shared` data: checked where it runs
+    /// (the CPU device indexes block data without a check of its own, so
+    /// this check is all that stands between a bad index and memory).
+    pub sdfg SharedGather {
+        gpu SIDX: i64[64];
+        gpu SOUT: f32[64];
+        state s {
+            map tile[t in 0..1] on gpu block(64) {
+                shared S: f32[64];
+                map fill[i in 0..64] on threads { S[i] = i as f32 + 0.5; }
+                map pick[i in 0..64] on threads { SOUT[i] = S[SIDX[i]]; }
+            }
+        }
+    }
+}
+
+/// An out-of-bounds index into shared data is a fault of the call, on one
+/// task, on a team (16 threads) and on the GPU, and the other elements are
+/// right.
+#[test]
+fn shared_data_out_of_bounds_is_a_fault() {
+    let mut devices = common::devices("shared gather");
+    devices.push(Device::cpu_with_threads(16));
+    for device in devices {
+        let program = SharedGather::load(&device).unwrap();
+        for bad in [None, Some(64i64), Some(-1), Some(i64::MAX)] {
+            let mut idx: Vec<i64> = (0..64).map(|i| (i * 7) % 64).collect();
+            if let Some(b) = bad {
+                idx[5] = b;
+            }
+            let sidx = DeviceBuffer::from_slice(&device, &idx).unwrap();
+            let mut out = DeviceBuffer::from_slice(&device, &[f32::NAN; 64]).unwrap();
+            let result = program.run(SharedGatherArgs {
+                SIDX: &sidx,
+                SOUT: &mut out,
+            });
+            let got = out.to_vec().unwrap();
+            match bad {
+                None => result.unwrap(),
+                Some(b) => expect_fault(
+                    result,
+                    &format!(
+                        "map `tile` in state `s`: the read of `S` at index {b} was out of \
+                         bounds and skipped (kernel `k_s_tile`)"
+                    ),
+                ),
+            }
+            for (i, &g) in got.iter().enumerate() {
+                if bad.is_none() || i != 5 {
+                    assert_eq!(g, idx[i] as f32 + 0.5, "SOUT[{i}] on {}", device.name());
+                }
+            }
+        }
+    }
+}

@@ -274,6 +274,33 @@ impl<'a, T> TeamData<'a, T> {
     }
 }
 
+impl<T> TeamData<'_, T> {
+    /// Element `i`, unchecked (the generated code's offsets of block data
+    /// are in bounds: prechecked, or checked per dimension where they run).
+    ///
+    /// # Safety
+    /// `i` is below the length.
+    #[inline(always)]
+    pub unsafe fn get_unchecked(&self, i: usize) -> &T {
+        debug_assert!(i < self.slice.len());
+        // SAFETY: in bounds (the caller's contract); by `new`'s contract no
+        // other thread writes element `i` while this one reads it.
+        unsafe { &*self.slice.at(i) }
+    }
+
+    /// Element `i` for writing, unchecked.
+    ///
+    /// # Safety
+    /// `i` is below the length.
+    #[inline(always)]
+    pub unsafe fn get_unchecked_mut(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < self.slice.len());
+        // SAFETY: in bounds (the caller's contract); by `new`'s contract no
+        // other thread touches element `i` while this one writes it.
+        unsafe { &mut *self.slice.at(i) }
+    }
+}
+
 impl<T> Index<usize> for TeamData<'_, T> {
     type Output = T;
 

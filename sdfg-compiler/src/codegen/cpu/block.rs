@@ -283,9 +283,15 @@ impl BlockPlace<'_> {
 }
 
 impl DataAccess for BlockPlace<'_> {
+    // Block data is indexed unchecked: `DataAccess` passes offsets in
+    // bounds (each index prechecked by `ir::bounds` or checked where it
+    // runs), and every copy of block data holds exactly the product of its
+    // extents (a register vector: one such copy per thread-map iteration,
+    // `q` below the block's threads).
     fn load(&self, c: ContainerId, offset: TokenStream, span: Span) -> TokenStream {
         match self.element(c, &offset) {
-            Some((d, i)) => quote!(#d[#i]),
+            // SAFETY (generated): the offset is in bounds (above).
+            Some((d, i)) => quote!(unsafe { *#d.get_unchecked(#i) }),
             None => self.inner.load(c, offset, span),
         }
     }
@@ -300,12 +306,18 @@ impl DataAccess for BlockPlace<'_> {
         let Some((d, i)) = self.element(c, &offset) else {
             return self.inner.store(c, offset, value, wcr);
         };
+        // SAFETY (generated): the offset is in bounds (see `load`).
         match wcr {
-            None => quote!(#d[#i] = #value;),
+            None => quote!({ let __v = #value; unsafe { *#d.get_unchecked_mut(#i) = __v; } }),
             // One task runs the block: a plain update.
             Some(op) => {
-                let combined = combine(op, self.elem_type(c), quote!(#d[__i]), value);
-                quote!({ let __i: usize = #i; #d[__i] = #combined; })
+                let old = quote!(unsafe { *#d.get_unchecked(__i) });
+                let combined = combine(op, self.elem_type(c), old, value);
+                quote!({
+                    let __i: usize = #i;
+                    let __v = #combined;
+                    unsafe { *#d.get_unchecked_mut(__i) = __v; }
+                })
             }
         }
     }
