@@ -757,8 +757,9 @@ fn block_reductions_follow_the_kernel_order_with_idle_threads() {
 sdfg! {
     /// Register data written piecewise across thread maps: the first map
     /// writes element 0, the second reads it and writes element 1, the
-    /// third reads both; `mul_add` rounds once (where a separate multiply
-    /// and add would round twice).
+    /// third reads both; `big` is longer than the CPU twin copies into a
+    /// local array; `mul_add` rounds once (where a separate multiply and
+    /// add would round twice).
     pub sdfg RegisterPieces {
         symbol N: i64;
         gpu X: f32[N];
@@ -767,10 +768,14 @@ sdfg! {
         state s {
             map tiles[t in 0..N / 64] on gpu block(64) {
                 register r: f32[2];
-                map first[i in 0..64] on threads { r[0] = X[t * 64 + i]; }
+                register big: f32[1030];
+                map first[i in 0..64] on threads {
+                    r[0] = X[t * 64 + i];
+                    big[(i * 16 + 3) % 1030] = X[t * 64 + i];
+                }
                 map second[i in 0..64] on threads { r[1] = r[0].mul_add(r[0], -1.0); }
                 map third[i in 0..64] on threads {
-                    Y[t * 64 + i] = r[0] + r[1];
+                    Y[t * 64 + i] = big[(i * 16 + 3) % 1030] + r[1];
                     Fused[t * 64 + i] = r[1];
                 }
             }

@@ -240,9 +240,11 @@ struct BlockPlace<'a> {
     inner: Place<'a>,
 }
 
-/// Register data longer than this is indexed in the thread's whole vector
-/// rather than through a fixed-size view (a bound on the array type).
-const MAX_REGISTER_VIEW: i128 = 1 << 16;
+/// Register data longer than this is indexed in the thread's vector
+/// rather than copied into a local array: the copies live on the stack of
+/// a pool thread, and a GPU thread has at most 255 registers anyway (more
+/// spills to local memory there too).
+const MAX_REGISTER_VIEW: i128 = 1024;
 
 impl BlockPlace<'_> {
     /// The length of register data `c` when its shape is constant: its
