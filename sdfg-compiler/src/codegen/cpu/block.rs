@@ -3,12 +3,15 @@
 //! own) in chunks on the CPU device's kernel pool (the fast path's loop,
 //! `MapRanges::chunked`). Its `shared` data is a plain array per task
 //! (undefined at the start of each block iteration, as on the GPU), its
-//! `register` data one copy per thread-map iteration (`q`), its thread
-//! maps plain loops over their iterations in order (`thread_map`), and its
-//! barriers nothing (the phases already run one after the other; where
-//! they fall is the IR's `Stmt::Barrier`, never recomputed here). Indices
-//! the glue prechecked (`ir::bounds`, the same interval analysis as the
-//! flat maps and the PTX kernel) are not checked again. Block reductions
+//! `register` data one copy per thread-map iteration (`q`), which the
+//! iteration copies into a local array and back (`iteration_views`: what
+//! lets LLVM keep it in registers), its thread maps plain loops over their
+//! iterations in order (`thread_map`), and its barriers nothing (the
+//! phases already run one after the other; where they fall is the IR's
+//! `Stmt::Barrier`, never recomputed here). Indices the glue prechecked
+//! (`ir::bounds`, the same interval analysis as the flat maps and the PTX
+//! kernel) are not checked again, and block data is indexed without a
+//! check of its own (see `load`). Block reductions
 //! follow the GPU kernel's combination order, so the CPU device computes
 //! the same bits as the GPU for a block size; a reduction into one element
 //! from every block iteration combines per chunk, then in chunk order
