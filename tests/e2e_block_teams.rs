@@ -10,7 +10,7 @@
 
 mod common;
 use sdfg::prelude::*;
-use sdfg::runtime::__glue::block::team_launches;
+use sdfg::runtime::__glue::block::{private_team_launches, team_launches};
 use sdfg_testkit::rng::Rng;
 
 common::fixtures::block_gemm!(sdfg);
@@ -55,6 +55,14 @@ sdfg! {
     }
 }
 
+/// The tests of this file one at a time: they read the process's launch
+/// counters (did this launch run a team, a private one?).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn team_rows_reference(rows: usize, cols: usize, x: &[i32]) -> (Vec<i32>, Vec<i32>) {
     let (mut out, mut firsts) = (vec![0i32; rows * cols], vec![0i32; rows]);
     for r in 0..rows {
@@ -83,6 +91,7 @@ fn team_rows_reference(rows: usize, cols: usize, x: &[i32]) -> (Vec<i32>, Vec<i3
 
 #[test]
 fn teams_run_shared_data_barriers_and_block_level_statements_like_one_thread() {
+    let _serial = serial();
     // 12 threads: not the pool of the gemm test, which runs at the same
     // time (one team launch per pool at a time; another would run as
     // one task per block iteration, and this test checks that a team ran).
@@ -96,7 +105,7 @@ fn teams_run_shared_data_barriers_and_block_level_statements_like_one_thread() {
         let dx = DeviceBuffer::from_slice(&twelve, &x).unwrap();
         let mut out = DeviceBuffer::<i32>::zeros(&twelve, rows * cols).unwrap();
         let mut firsts = DeviceBuffer::<i32>::zeros(&twelve, rows).unwrap();
-        let before = team_launches();
+        let (before, private) = (team_launches(), private_team_launches());
         program
             .run(TeamRowsArgs {
                 R: rows as i64,
@@ -110,6 +119,9 @@ fn teams_run_shared_data_barriers_and_block_level_statements_like_one_thread() {
             team_launches() > before,
             "{rows} rows on 16 threads ran no team"
         );
+        // Its phases pass data only through shared data that the phases
+        // storing it (`load`, `dbl`) can all run whole on every member.
+        assert!(private_team_launches() > private, "not a private team");
         let (want_out, want_firsts) = team_rows_reference(rows, cols, &x);
         let what = format!("{rows} x {cols} on 12 threads");
         assert_eq!(out.to_vec().unwrap(), want_out, "Out, {what}");
@@ -119,6 +131,7 @@ fn teams_run_shared_data_barriers_and_block_level_statements_like_one_thread() {
 
 #[test]
 fn gemm_on_teams_equals_the_sequential_twin_bit_for_bit() {
+    let _serial = serial();
     let (one, sixteen) = (Device::cpu_with_threads(1), Device::cpu_with_threads(16));
     // One tile (a team of 14: seven eighths of 16), two tiles (teams of
     // 7), K of 1 and 3 steps.
@@ -128,8 +141,12 @@ fn gemm_on_teams_equals_the_sequential_twin_bit_for_bit() {
         // Random floats: sums that depend on the order of the operations.
         let a: Vec<f32> = (0..m * k).map(|_| rng.range(-1.0, 1.0) as f32).collect();
         let b: Vec<f32> = (0..k * n).map(|_| rng.range(-1.0, 1.0) as f32).collect();
-        let before = team_launches();
+        let (before, private) = (team_launches(), private_team_launches());
         let teams = gemm_on(&sixteen, dims, &a, &b);
+        assert!(
+            private_team_launches() > private,
+            "{dims:?}: not a private team"
+        );
         assert!(
             team_launches() > before,
             "{dims:?} on 16 threads ran no team"
@@ -154,4 +171,75 @@ fn gemm_on_teams_equals_the_sequential_twin_bit_for_bit() {
             );
         }
     }
+}
+
+sdfg! {
+    /// Rows whose phases pass data between the members of a team: `load`
+    /// stores to shared and to `gpu` data at once (so it cannot run whole
+    /// on every member), and `shift` reads what other threads of the block
+    /// stored to `Twice` in `load` (so a member must wait for the others).
+    pub sdfg TeamShares {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: i32[R, C];
+        gpu Twice: i32[R, C];
+        gpu Out: i32[R, C];
+        state s {
+            map rows[r in 0..R] on gpu block(32) {
+                shared row: i32[C];
+                map load[c in 0..C] on threads {
+                    row[c] = X[r, c] + 1;
+                    Twice[r, c] = X[r, c] * 2;
+                }
+                map shift[c in 0..C] on threads {
+                    Out[r, c] = row[C - 1 - c] + Twice[r, (c + 1) % C];
+                }
+            }
+        }
+    }
+}
+
+/// The teams of a block map choose how they work: members with private
+/// block data and no barriers when no phase passes data between GPU
+/// threads except through shared data its producers can all recompute
+/// (the row program above and the gemm), members sharing block data and
+/// meeting at barriers otherwise. Both give the one-thread results.
+#[test]
+fn teams_share_block_data_only_where_the_program_needs_it() {
+    let _serial = serial();
+    let (one, ten) = (Device::cpu_with_threads(1), Device::cpu_with_threads(10));
+    let (rows, cols) = (3usize, 45usize);
+    let x: Vec<i32> = (0..rows * cols)
+        .map(|i| (i * 37 % 101) as i32 - 50)
+        .collect();
+    let mut results = Vec::new();
+    for (device, teams_expected) in [(&one, false), (&ten, true)] {
+        let program = TeamShares::load(device).unwrap();
+        let dx = DeviceBuffer::from_slice(device, &x).unwrap();
+        let mut twice = DeviceBuffer::<i32>::zeros(device, rows * cols).unwrap();
+        let mut out = DeviceBuffer::<i32>::zeros(device, rows * cols).unwrap();
+        let (teams, private) = (team_launches(), private_team_launches());
+        program
+            .run(TeamSharesArgs {
+                R: rows as i64,
+                C: cols as i64,
+                X: &dx,
+                Twice: &mut twice,
+                Out: &mut out,
+            })
+            .unwrap();
+        if teams_expected {
+            assert!(team_launches() > teams, "no team ran");
+            assert_eq!(private_team_launches(), private, "a private team ran");
+        }
+        results.push((twice.to_vec().unwrap(), out.to_vec().unwrap()));
+    }
+    for r in 0..rows {
+        for c in 0..cols {
+            let e = r * cols + c;
+            let want = x[r * cols + cols - 1 - c] + 1 + 2 * x[r * cols + (c + 1) % cols];
+            assert_eq!(results[1].1[e], want, "Out[{r}, {c}]");
+        }
+    }
+    assert_eq!(results[0], results[1], "one thread and teams differ");
 }

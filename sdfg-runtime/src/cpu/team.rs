@@ -25,15 +25,23 @@
 
 use super::chunks::Workers;
 use super::plain::SharedSlice;
+use rayon::prelude::*;
 use std::ops::{Index, IndexMut};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 static TEAM_LAUNCHES: AtomicU64 = AtomicU64::new(0);
 
+static PRIVATE_LAUNCHES: AtomicU64 = AtomicU64::new(0);
+
 /// How many team launches this process has run (for tests: whether a
 /// launch took the team path).
 pub fn team_launches() -> u64 {
     TEAM_LAUNCHES.load(Ordering::Relaxed)
+}
+
+/// How many of [`team_launches`] were private teams ([`Team::private`]).
+pub fn private_team_launches() -> u64 {
+    PRIVATE_LAUNCHES.load(Ordering::Relaxed)
 }
 
 /// How teams run: `SDFG_TEAMS=off` runs every block iteration as one
@@ -64,7 +72,9 @@ fn settings() -> &'static Settings {
 /// The right to run one team launch on a kernel pool (see the module).
 pub struct Team<'a> {
     pool: &'a rayon::ThreadPool,
-    busy: &'a AtomicBool,
+    /// The pool's team flag, held by a team whose members wait for each
+    /// other; None for a private team (see [`Team::private`]).
+    busy: Option<&'a AtomicBool>,
     units: usize,
     size: usize,
 }
@@ -92,7 +102,29 @@ impl<'a> Team<'a> {
             .ok()?;
         Some(Team {
             pool,
-            busy,
+            busy: Some(busy),
+            units,
+            size: size.min(cap),
+        })
+    }
+
+    /// A *private* team launch of `units` block iterations on `workers`:
+    /// its members never wait for each other (each has its own block data
+    /// and runs whole the thread maps that produce it; the compiler's
+    /// `codegen::cpu::replicas` says when a program allows that), so they
+    /// run as independent tasks on all of the pool's threads, at least two
+    /// per block iteration, and any number of such launches at once; else
+    /// None (the caller runs the block iterations as usual).
+    pub fn private(workers: Workers<'a>, units: usize) -> Option<Team<'a>> {
+        let (kernels, threads) = (workers.kernel_pool()?, workers.threads());
+        let cap = settings().max_members;
+        let size = threads / units.max(1);
+        if units == 0 || size < 2 || cap < 2 {
+            return None;
+        }
+        Some(Team {
+            pool: kernels.rayon()?,
+            busy: None,
             units,
             size: size.min(cap),
         })
@@ -110,6 +142,21 @@ impl<'a> Team<'a> {
             .map(|_| TeamBarrier::new(self.size))
             .collect();
         let (units, size) = (self.units, self.size);
+        if self.busy.is_none() {
+            // A private team: no member waits, so plain tasks will do.
+            PRIVATE_LAUNCHES.fetch_add(1, Ordering::Relaxed);
+            self.pool.install(|| {
+                (0..units * size).into_par_iter().for_each(|i| {
+                    member(Member {
+                        unit: i / size,
+                        rank: i % size,
+                        size,
+                        barrier: &barriers[i / size],
+                    })
+                })
+            });
+            return;
+        }
         self.pool.broadcast(|ctx| {
             let i = ctx.index();
             if i < units * size {
@@ -131,7 +178,9 @@ impl<'a> Team<'a> {
 
 impl Drop for Team<'_> {
     fn drop(&mut self) {
-        self.busy.store(false, Ordering::Release);
+        if let Some(busy) = self.busy {
+            busy.store(false, Ordering::Release);
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 
 use crate::error::Error;
 
-pub use crate::cpu::team::{team_launches, Member, Team, TeamData};
+pub use crate::cpu::team::{private_team_launches, team_launches, Member, Team, TeamData};
 
 /// Threads per block `dims` ask for (their product): 1 to 1024, else an
 /// `Err` naming the block map.

@@ -29,6 +29,7 @@ use super::access::AccessPlan;
 use super::body::{BodyEmitter, DataAccess};
 use super::place::Place;
 use super::ranges::{ChunkResults, MapRanges, PointCode};
+use super::replicas::replicated_phases;
 use super::tokens::{combine_values as combine, literal, rust_type, zero_of};
 use crate::codegen::abi::KernelAbi;
 use crate::codegen::names::{self, RangeScope};
@@ -157,10 +158,25 @@ pub(crate) fn block_iterations(
         data: &place,
     };
     let team = runs_in_teams(m, plan).then(|| {
-        let code = emitter().in_team().stmts(&m.body.stmts);
+        // A private team (`replicas`) when the program allows: each member
+        // its own block data (what a chunk allocates), no barriers.
+        let (start, code, per_team, per_member) = match replicated_phases(sdfg, m) {
+            Some(replicated) => (
+                quote!(private),
+                emitter().in_private_team(replicated).stmts(&m.body.stmts),
+                TokenStream::new(),
+                per_chunk.clone(),
+            ),
+            None => (
+                quote!(new),
+                emitter().in_team().stmts(&m.body.stmts),
+                per_team,
+                per_member,
+            ),
+        };
         let position = ranges.block_iteration();
         quote! {
-            match #team_rt::Team::new(__workers, __total) {
+            match #team_rt::Team::#start(__workers, __total) {
                 ::core::option::Option::None => false,
                 ::core::option::Option::Some(__team) => {
                     #per_team

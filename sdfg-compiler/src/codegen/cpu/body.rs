@@ -15,7 +15,7 @@ use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
     range_end, BinOp, Container, ContainerId, Expr, ExprKind, LocalId, MathFn, RangeEnd,
-    ScalarType, Stmt, SymbolId, TaskletBody, UnOp, VarRef, WcrOp,
+    ScalarType, Stmt, Storage, SymbolId, TaskletBody, ThreadMap, UnOp, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -83,6 +83,10 @@ pub(crate) struct BodyEmitter<'a> {
     /// member's GPU threads, barriers wait for the team, block-level
     /// stores are member 0's.
     pub(super) team: bool,
+    /// In a private team's program (`codegen::cpu::replicas`): the thread
+    /// maps every member runs whole (by address); barriers are nothing and
+    /// block-level stores to block data every member's.
+    pub(super) replicated: Option<Vec<*const ThreadMap>>,
     /// Emitting the body of a thread map (not block-level statements).
     pub(super) in_thread_map: Cell<bool>,
 }
@@ -115,6 +119,7 @@ impl<'a> BodyEmitter<'a> {
             block_launched: None,
             block_partials: RefCell::new(Vec::new()),
             team: false,
+            replicated: None,
             in_thread_map: Cell::new(false),
         }
     }
@@ -138,6 +143,29 @@ impl<'a> BodyEmitter<'a> {
     pub fn in_team(mut self) -> Self {
         self.team = true;
         self
+    }
+
+    /// The program of a member of a private team (see `replicated`).
+    pub fn in_private_team(mut self, replicated: Vec<*const ThreadMap>) -> Self {
+        self.team = true;
+        self.replicated = Some(replicated);
+        self
+    }
+
+    /// Whether thread map `t` runs only the member's GPU threads: in a
+    /// team, unless a private team replicates it.
+    pub(super) fn splits(&self, t: &ThreadMap) -> bool {
+        self.team
+            && !self
+                .replicated
+                .as_ref()
+                .is_some_and(|r| r.contains(&(t as *const ThreadMap)))
+    }
+
+    /// Whether `c` is block data (`shared` or `register`).
+    fn is_block_data(&self, c: ContainerId) -> bool {
+        self.block
+            .is_some_and(|cs| matches!(cs[c].storage, Storage::Shared | Storage::Register))
     }
 
     /// A local as the code reads and writes it: `__l3`, or in lane-blocked
@@ -223,6 +251,7 @@ impl<'a> BodyEmitter<'a> {
                 block_launched: None,
                 block_partials: RefCell::new(Vec::new()),
                 team: false,
+                replicated: None,
                 in_thread_map: Cell::new(false),
             },
             containers,
@@ -281,8 +310,13 @@ impl<'a> BodyEmitter<'a> {
                 quote!(#place = #v;)
             }
             // A block-level store is thread 0's, so member 0's in a team:
-            // the store as any other, under `rank == 0`.
-            Stmt::Store { .. } if self.team && !self.in_thread_map.get() => {
+            // the store as any other, under `rank == 0` (in a private team,
+            // a store to block data is every member's, to its own copy).
+            Stmt::Store { container, .. }
+                if self.team
+                    && !self.in_thread_map.get()
+                    && !(self.replicated.is_some() && self.is_block_data(*container)) =>
+            {
                 self.in_thread_map.set(true);
                 let store = self.stmt(s, loops);
                 self.in_thread_map.set(false);
@@ -368,7 +402,9 @@ impl<'a> BodyEmitter<'a> {
             Stmt::ThreadMap(t) => self.thread_map(t, loops),
             // A team waits for its members; one task runs the phases in
             // order, so for it a barrier is only their boundary.
-            Stmt::Barrier(_) if self.team => quote!(__member.wait();),
+            Stmt::Barrier(_) if self.team && self.replicated.is_none() => {
+                quote!(__member.wait();)
+            }
             Stmt::Barrier(_) => TokenStream::new(),
         }
     }

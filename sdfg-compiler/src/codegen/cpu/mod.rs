@@ -21,6 +21,7 @@ pub(crate) mod lanes;
 pub(crate) mod partials;
 pub(crate) mod place;
 pub(crate) mod ranges;
+pub(crate) mod replicas;
 pub(crate) mod thread_map;
 pub(crate) mod tokens;
 pub(crate) mod twin;

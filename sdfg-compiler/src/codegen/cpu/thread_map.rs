@@ -194,7 +194,7 @@ impl BodyEmitter<'_> {
                 let #name: #ty = ((#start as i64).wrapping_add((#i as i64).wrapping_mul(#step as i64))) as #ty;
             }
         };
-        let code = if self.team {
+        let code = if self.splits(t) {
             // A team member: the iterations of its GPU threads (iteration
             // `q` on thread `q mod B`), round by round, each iteration's
             // position in row-major order. Teams run no block reductions

@@ -1,0 +1,133 @@
+//! Private teams: a block map whose members need not talk to each other.
+//!
+//! A block team (`runtime::cpu::team`) splits every thread map between its
+//! members, who then pass `shared` data to each other through memory and
+//! meet at the compiler's barriers. When the phases that produce block
+//! data are cheap next to the ones that consume it (the tiled gemm: loading
+//! a tile of A and B against 16 multiply-adds per element of it), moving
+//! that data between cores costs more than the split saves. So where the
+//! program allows, each member instead keeps a *private* copy of the
+//! block's `shared` data and runs every iteration of the thread maps that
+//! produce it (they are *replicated*: each copy computes the same values,
+//! iteration for iteration, as one task would), and only its own GPU
+//! threads' iterations of the others (*split*). Nothing is then shared
+//! between members: no barrier waits, and the members run as independent
+//! tasks.
+//!
+//! The program allows it when
+//! - every thread map that stores to `shared` data is replicated, and so is
+//!   every thread map storing `register` data that a replicated one reads
+//!   (a replicated map must see every GPU thread's copy; a split one sees
+//!   only its member's, which it wrote itself);
+//! - no replicated thread map stores to `gpu` data (a store must happen
+//!   once);
+//! - no `gpu` container is both read and stored in the block program (a
+//!   member must not read what another member's split phase wrote: without
+//!   barriers between members nothing orders the two);
+//! - at least one thread map is split (else a team would only repeat work).
+//!
+//! Block-level stores to block data run on every member (each on its own
+//! copy); to `gpu` data, on member 0 only, as in any team.
+
+use crate::ir::{ContainerId, ExprKind, Map, Sdfg, Stmt, Storage, ThreadMap};
+
+/// What one thread map touches.
+struct Phase<'a> {
+    map: &'a ThreadMap,
+    stores_shared: bool,
+    stores_global: bool,
+    register_loads: Vec<ContainerId>,
+    register_stores: Vec<ContainerId>,
+}
+
+/// The thread maps of `m` that a private team replicates (see the module),
+/// by address, or None when `m` cannot run on private teams.
+pub(super) fn replicated_phases(sdfg: &Sdfg, m: &Map) -> Option<Vec<*const ThreadMap>> {
+    let storage = |c: ContainerId| sdfg.containers[c].storage;
+    let is_block = |c: ContainerId| matches!(storage(c), Storage::Shared | Storage::Register);
+    let (mut global_loads, mut global_stores) = (Vec::new(), Vec::new());
+    let mut phases = Vec::new();
+    for s in &m.body.stmts {
+        s.walk(&mut |x| match x {
+            Stmt::Store { container, .. } if !is_block(*container) => {
+                global_stores.push(*container)
+            }
+            Stmt::ThreadMap(t) => phases.push(phase(t, &storage)),
+            _ => {}
+        });
+        s.walk_exprs(&mut |e| {
+            if let ExprKind::Load { container, .. } = e.kind {
+                if !is_block(container) {
+                    global_loads.push(container);
+                }
+            }
+        });
+    }
+    if global_loads.iter().any(|c| global_stores.contains(c)) {
+        return None;
+    }
+    let mut replicated: Vec<bool> = phases.iter().map(|p| p.stores_shared).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..phases.len() {
+            if !replicated[i] {
+                continue;
+            }
+            for j in 0..phases.len() {
+                let feeds = phases[j]
+                    .register_stores
+                    .iter()
+                    .any(|r| phases[i].register_loads.contains(r));
+                if feeds && !replicated[j] {
+                    replicated[j] = true;
+                    changed = true;
+                }
+            }
+        }
+    }
+    let stores_twice = phases
+        .iter()
+        .zip(&replicated)
+        .any(|(p, &r)| r && p.stores_global);
+    if stores_twice || replicated.iter().all(|&r| r) {
+        return None;
+    }
+    Some(
+        phases
+            .iter()
+            .zip(&replicated)
+            .filter(|(_, &r)| r)
+            .map(|(p, _)| p.map as *const ThreadMap)
+            .collect(),
+    )
+}
+
+fn phase<'a>(t: &'a ThreadMap, storage: &dyn Fn(ContainerId) -> Storage) -> Phase<'a> {
+    let mut p = Phase {
+        map: t,
+        stores_shared: false,
+        stores_global: false,
+        register_loads: Vec::new(),
+        register_stores: Vec::new(),
+    };
+    for s in &t.body {
+        s.walk(&mut |x| {
+            if let Stmt::Store { container, .. } = x {
+                match storage(*container) {
+                    Storage::Shared => p.stores_shared = true,
+                    Storage::Register => p.register_stores.push(*container),
+                    _ => p.stores_global = true,
+                }
+            }
+        });
+        s.walk_exprs(&mut |e| {
+            if let ExprKind::Load { container, .. } = e.kind {
+                if storage(container) == Storage::Register {
+                    p.register_loads.push(container);
+                }
+            }
+        });
+    }
+    p
+}
