@@ -297,6 +297,52 @@ pub fn thread_maps(stmts: &[Stmt]) -> Vec<&ThreadMap> {
     out
 }
 
+/// How statements use one container (see [`container_uses`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContainerUse {
+    pub container: ContainerId,
+    pub loaded: bool,
+    pub stored: bool,
+}
+
+/// Every container that `stmts` load or store (nested statements and
+/// thread maps included), once each, in order of first use.
+pub fn container_uses(stmts: &[Stmt]) -> Vec<ContainerUse> {
+    let mut uses: Vec<ContainerUse> = Vec::new();
+    let mut note = |container: ContainerId, stored: bool| {
+        let at = match uses.iter().position(|u| u.container == container) {
+            Some(at) => at,
+            None => {
+                uses.push(ContainerUse {
+                    container,
+                    loaded: false,
+                    stored: false,
+                });
+                uses.len() - 1
+            }
+        };
+        let u = &mut uses[at];
+        if stored {
+            u.stored = true;
+        } else {
+            u.loaded = true;
+        }
+    };
+    for s in stmts {
+        s.walk(&mut |x| {
+            if let Stmt::Store { container, .. } = x {
+                note(*container, true);
+            }
+        });
+        s.walk_exprs(&mut |e| {
+            if let ExprKind::Load { container, .. } = e.kind {
+                note(container, false);
+            }
+        });
+    }
+    uses
+}
+
 /// The barriers of a block body, in program order.
 pub fn barriers(stmts: &[Stmt]) -> Vec<&Barrier> {
     let mut out = Vec::new();

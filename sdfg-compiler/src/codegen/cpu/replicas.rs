@@ -29,7 +29,7 @@
 //! Block-level stores to block data run on every member (each on its own
 //! copy); to `gpu` data, on member 0 only, as in any team.
 
-use crate::ir::{ContainerId, ExprKind, Map, Sdfg, Stmt, Storage, ThreadMap};
+use crate::ir::{container_uses, thread_maps, ContainerId, Map, Sdfg, Storage, ThreadMap};
 
 /// What one thread map touches.
 struct Phase<'a> {
@@ -45,27 +45,16 @@ struct Phase<'a> {
 pub(super) fn replicated_phases(sdfg: &Sdfg, m: &Map) -> Option<Vec<*const ThreadMap>> {
     let storage = |c: ContainerId| sdfg.containers[c].storage;
     let is_block = |c: ContainerId| matches!(storage(c), Storage::Shared | Storage::Register);
-    let (mut global_loads, mut global_stores) = (Vec::new(), Vec::new());
-    let mut phases = Vec::new();
-    for s in &m.body.stmts {
-        s.walk(&mut |x| match x {
-            Stmt::Store { container, .. } if !is_block(*container) => {
-                global_stores.push(*container)
-            }
-            Stmt::ThreadMap(t) => phases.push(phase(t, &storage)),
-            _ => {}
-        });
-        s.walk_exprs(&mut |e| {
-            if let ExprKind::Load { container, .. } = e.kind {
-                if !is_block(container) {
-                    global_loads.push(container);
-                }
-            }
-        });
-    }
-    if global_loads.iter().any(|c| global_stores.contains(c)) {
+    let loaded_and_stored = container_uses(&m.body.stmts)
+        .iter()
+        .any(|u| !is_block(u.container) && u.loaded && u.stored);
+    if loaded_and_stored {
         return None;
     }
+    let phases: Vec<Phase<'_>> = thread_maps(&m.body.stmts)
+        .into_iter()
+        .map(|t| phase(t, &storage))
+        .collect();
     let mut replicated: Vec<bool> = phases.iter().map(|p| p.stores_shared).collect();
     let mut changed = true;
     while changed {
@@ -111,23 +100,19 @@ fn phase<'a>(t: &'a ThreadMap, storage: &dyn Fn(ContainerId) -> Storage) -> Phas
         register_loads: Vec::new(),
         register_stores: Vec::new(),
     };
-    for s in &t.body {
-        s.walk(&mut |x| {
-            if let Stmt::Store { container, .. } = x {
-                match storage(*container) {
-                    Storage::Shared => p.stores_shared = true,
-                    Storage::Register => p.register_stores.push(*container),
-                    _ => p.stores_global = true,
+    for u in container_uses(&t.body) {
+        match storage(u.container) {
+            Storage::Shared => p.stores_shared |= u.stored,
+            Storage::Register => {
+                if u.loaded {
+                    p.register_loads.push(u.container);
+                }
+                if u.stored {
+                    p.register_stores.push(u.container);
                 }
             }
-        });
-        s.walk_exprs(&mut |e| {
-            if let ExprKind::Load { container, .. } = e.kind {
-                if storage(container) == Storage::Register {
-                    p.register_loads.push(container);
-                }
-            }
-        });
+            _ => p.stores_global |= u.stored,
+        }
     }
     p
 }

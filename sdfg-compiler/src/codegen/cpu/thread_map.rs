@@ -22,7 +22,8 @@ use super::tokens::{combine_values, literal, one_of, rust_type};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{AccessNode, LoopScope};
 use crate::ir::{
-    range_end, uniform_reductions, ContainerId, Expr, ExprKind, RangeEnd, Stmt, ThreadMap, WcrOp,
+    container_uses, range_end, uniform_reductions, ContainerId, Expr, RangeEnd, Stmt, ThreadMap,
+    WcrOp,
 };
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -41,29 +42,6 @@ pub(super) struct BlockPartial {
     /// Whether an update ran, where the target's index is checked where
     /// it runs (no update, no check, as on the GPU).
     pub hit: Option<Ident>,
-}
-
-/// The containers `body` loads or stores, each once, in first-use order,
-/// and whether it stores to each.
-fn containers_of(body: &[Stmt]) -> Vec<(ContainerId, bool)> {
-    let mut used: Vec<(ContainerId, bool)> = Vec::new();
-    let mut note = |c: ContainerId, store: bool| match used.iter_mut().find(|u| u.0 == c) {
-        Some(u) => u.1 |= store,
-        None => used.push((c, store)),
-    };
-    for s in body {
-        s.walk(&mut |x| {
-            if let Stmt::Store { container, .. } = x {
-                note(*container, true);
-            }
-        });
-        s.walk_exprs(&mut |e| {
-            if let ExprKind::Load { container, .. } = e.kind {
-                note(container, false);
-            }
-        });
-    }
-    used
 }
 
 /// The key of a reduction target's index (`Expr::key`s).
@@ -145,7 +123,11 @@ impl BodyEmitter<'_> {
                 )
             })
             .unzip();
-        let (views, views_back) = self.data.iteration_views(&containers_of(&t.body));
+        let used: Vec<(ContainerId, bool)> = container_uses(&t.body)
+            .iter()
+            .map(|u| (u.container, u.stored))
+            .collect();
+        let (views, views_back) = self.data.iteration_views(&used);
         let body = quote! {
             #views
             #(#load)*

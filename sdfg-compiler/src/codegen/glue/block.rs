@@ -11,7 +11,7 @@ use crate::codegen::cpu::place::Place;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::ptx::PtxKernel;
 use crate::codegen::runtime_paths as rt;
-use crate::ir::{thread_maps, BlockSize, Map, Stmt, StmtId, Storage};
+use crate::ir::{container_uses, thread_maps, BlockSize, Map, StmtId, Storage};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -64,20 +64,9 @@ impl Glue<'_> {
         // Thread maps with register data: one thread per iteration.
         let (range_count, block_rt) = (rt::check_range_count(), rt::block());
         for t in thread_maps(&m.body.stmts) {
-            let uses_registers = t.body.iter().any(|s| {
-                let mut found = false;
-                s.walk(&mut |x| {
-                    if let Stmt::Store { container, .. } = x {
-                        found |= self.sdfg.containers[*container].storage == Storage::Register;
-                    }
-                });
-                s.walk_exprs(&mut |e| {
-                    if let crate::ir::ExprKind::Load { container, .. } = &e.kind {
-                        found |= self.sdfg.containers[*container].storage == Storage::Register;
-                    }
-                });
-                found
-            });
+            let uses_registers = container_uses(&t.body)
+                .iter()
+                .any(|u| self.sdfg.containers[u.container].storage == Storage::Register);
             if !uses_registers {
                 continue;
             }
