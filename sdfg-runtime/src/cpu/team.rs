@@ -22,6 +22,13 @@
 //! ([`Team::new`] says no while another holds it; that launch then runs
 //! its block iterations as usual). Other work on the pool never waits for
 //! a team (twins never block), so every member starts.
+//!
+//! A *private* team ([`Team::private`]; the compiler's
+//! `codegen::cpu::replicas` decides when a program allows one) shares
+//! nothing: each member has its own block data and runs whole the thread
+//! maps that produce it, so no member ever waits for another. Its members
+//! are plain tasks on all of the pool's threads, and any number of private
+//! launches may run at once.
 
 use super::chunks::Workers;
 use super::plain::SharedSlice;
