@@ -34,7 +34,9 @@ use super::tokens::{combine_values as combine, literal, rust_type, zero_of};
 use crate::codegen::abi::KernelAbi;
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::{BlockSize, ContainerId, Map, ScalarType, Sdfg, Stmt, Storage, SymbolId, WcrOp};
+use crate::ir::{
+    BlockSize, ContainerId, ContainerUse, Map, ScalarType, Sdfg, Stmt, Storage, SymbolId, WcrOp,
+};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -374,37 +376,44 @@ impl DataAccess for BlockPlace<'_> {
         self.inner.elem_type(c)
     }
 
-    /// The iteration's copy of each register container of constant length
-    /// it touches, in a local array (`[T; L]`, copied from and back to copy
-    /// `q` of the thread's vector): a local no other reference reaches, so
-    /// the compiler keeps it in registers and vectorizes the loops over it
-    /// (through a reference into the vector it must assume that a store
-    /// to one register array may change another).
-    fn iteration_views(&self, used: &[(ContainerId, bool)]) -> (TokenStream, TokenStream) {
+    /// The iteration's register data of constant length (copy `q` of the
+    /// thread's vector, `L` elements): loaded and stored, a copy in a local
+    /// `[T; L]`, written back after the iteration (a local no other
+    /// reference reaches, so the compiler keeps it in registers and
+    /// vectorizes the loops over it; through a reference into the vector it
+    /// must assume that a store to one register array changes another);
+    /// only stored or only loaded, the chunk itself as `&mut [T; L]` or
+    /// `&[T; L]` (nothing to keep: a copy would only cost).
+    fn iteration_views(&self, used: &[ContainerUse]) -> (TokenStream, TokenStream) {
         let q = names::thread_iteration();
         let (mut before, mut after) = (TokenStream::new(), TokenStream::new());
-        for &(c, stored) in used {
-            let Some(len) = self.constant_register_len(c) else {
+        for u in used {
+            let Some(len) = self.constant_register_len(u.container) else {
                 continue;
             };
-            let name = &self.sdfg.containers[c].name.text;
+            let name = &self.sdfg.containers[u.container].name.text;
             let (d, view) = (names::data(name), names::register_view(name));
             let copy = names::register_copy(name);
-            let t = rust_type(self.elem_type(c));
+            let t = rust_type(self.elem_type(u.container));
+            let chunk = if u.stored {
+                quote!(first_chunk_mut)
+            } else {
+                quote!(first_chunk)
+            };
             before.extend(quote! {
                 // The vector holds `threads * len` elements and `q` is
                 // below `threads`: the chunk always exists.
-                let ::core::option::Option::Some(#copy) =
-                    #d[#q * #len..].first_chunk_mut::<#len>()
-                else {
+                let ::core::option::Option::Some(#copy) = #d[#q * #len..].#chunk::<#len>() else {
                     ::core::unreachable!()
                 };
             });
-            if stored {
-                before.extend(quote!(let mut #view: [#t; #len] = *#copy;));
-                after.extend(quote!(*#copy = #view;));
-            } else {
-                before.extend(quote!(let #view: [#t; #len] = *#copy;));
+            match (u.loaded, u.stored) {
+                (true, true) => {
+                    before.extend(quote!(let mut #view: [#t; #len] = *#copy;));
+                    after.extend(quote!(*#copy = #view;));
+                }
+                (false, true) => before.extend(quote!(let #view: &mut [#t; #len] = #copy;)),
+                _ => before.extend(quote!(let #view: &[#t; #len] = #copy;)),
             }
         }
         (before, after)

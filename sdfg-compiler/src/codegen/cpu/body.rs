@@ -14,8 +14,8 @@ use super::tokens::{combine_values, literal, rust_type, zero_of};
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
-    range_end, BinOp, Container, ContainerId, Expr, ExprKind, LocalId, MathFn, RangeEnd,
-    ScalarType, Stmt, Storage, SymbolId, TaskletBody, ThreadMap, UnOp, VarRef, WcrOp,
+    range_end, BinOp, Container, ContainerId, ContainerUse, Expr, ExprKind, LocalId, MathFn,
+    RangeEnd, ScalarType, Stmt, Storage, SymbolId, TaskletBody, ThreadMap, UnOp, VarRef, WcrOp,
 };
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -43,9 +43,9 @@ pub(crate) trait DataAccess {
     fn param(&self, n: usize) -> TokenStream;
     fn elem_type(&self, c: ContainerId) -> ScalarType;
     /// Code at the start and at the end of each iteration of a thread map
-    /// that touches `used` (each container, and whether it stores to it):
-    /// a block map's local copies of register data; none elsewhere.
-    fn iteration_views(&self, used: &[(ContainerId, bool)]) -> (TokenStream, TokenStream) {
+    /// that uses containers as `used` says: a block map's views of register
+    /// data; none elsewhere.
+    fn iteration_views(&self, used: &[ContainerUse]) -> (TokenStream, TokenStream) {
         let _ = used;
         (TokenStream::new(), TokenStream::new())
     }

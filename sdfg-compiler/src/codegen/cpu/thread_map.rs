@@ -123,11 +123,7 @@ impl BodyEmitter<'_> {
                 )
             })
             .unzip();
-        let used: Vec<(ContainerId, bool)> = container_uses(&t.body)
-            .iter()
-            .map(|u| (u.container, u.stored))
-            .collect();
-        let (views, views_back) = self.data.iteration_views(&used);
+        let (views, views_back) = self.data.iteration_views(&container_uses(&t.body));
         let body = quote! {
             #views
             #(#load)*
