@@ -116,3 +116,89 @@ fn phase<'a>(t: &'a ThreadMap, storage: &dyn Fn(ContainerId) -> Storage) -> Phas
     }
     p
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::StatementKind;
+
+    /// The names of the thread maps a private team replicates in the first
+    /// map of `body` (a block map of `block(32)` over `r in 0..R`), or None.
+    fn replicated(decls: &str, body: &str) -> Option<Vec<String>> {
+        let src = format!(
+            "sdfg S {{ symbol R: i64; gpu X: f32[R, 32]; gpu Y: f32[R, 32]; {decls} \
+             state s {{ map rows[r in 0..R] on gpu block(32) {{ {body} }} }} }}"
+        );
+        let sdfg = crate::frontend_str(&src).expect("valid");
+        let StatementKind::Map(m) = &sdfg.states[0].stmts[0].kind else {
+            panic!("the first statement is a map")
+        };
+        let names = replicated_phases(&sdfg, m)?;
+        Some(
+            thread_maps(&m.body.stmts)
+                .into_iter()
+                .filter(|t| names.contains(&(*t as *const ThreadMap)))
+                .map(|t| t.name.text.clone())
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn producers_of_shared_data_and_of_the_registers_they_read_are_replicated() {
+        let got = replicated(
+            "",
+            "shared s: f32[32]; register p: f32[1]; register acc: f32[1]; \
+             map fetch[c in 0..32] on threads { p[0] = X[r, c]; } \
+             map stash[c in 0..32] on threads { s[c] = p[0] * 2.0; } \
+             map zero[c in 0..32] on threads { acc[0] = 0.0; } \
+             map use_[c in 0..32] on threads { acc[0] = acc[0] + s[31 - c]; } \
+             map put[c in 0..32] on threads { Y[r, c] = acc[0]; }",
+        );
+        assert_eq!(got, Some(vec!["fetch".to_string(), "stash".to_string()]));
+    }
+
+    #[test]
+    fn a_producer_that_stores_gpu_data_needs_a_sharing_team() {
+        let got = replicated(
+            "",
+            "shared s: f32[32]; \
+             map load[c in 0..32] on threads { s[c] = X[r, c]; Y[r, c] = 0.0; } \
+             map put[c in 0..32] on threads { Y[r, c] = s[31 - c]; }",
+        );
+        assert_eq!(got, None);
+    }
+
+    #[test]
+    fn gpu_data_read_and_stored_in_the_block_needs_a_sharing_team() {
+        let got = replicated(
+            "",
+            "shared s: f32[32]; \
+             map load[c in 0..32] on threads { s[c] = X[r, c]; } \
+             map put[c in 0..32] on threads { Y[r, c] = s[31 - c]; } \
+             map again[c in 0..32] on threads { X[r, c] = Y[r, (c + 1) % 32]; }",
+        );
+        assert_eq!(got, None);
+    }
+
+    #[test]
+    fn nothing_to_split_is_no_private_team() {
+        let got = replicated(
+            "",
+            "shared s: f32[32]; \
+             map load[c in 0..32] on threads { s[c] = X[r, c]; } \
+             map twice[c in 0..32] on threads { s[c] = s[c] * 2.0; }",
+        );
+        assert_eq!(got, None);
+    }
+
+    #[test]
+    fn a_block_without_shared_data_splits_everything() {
+        let got = replicated(
+            "",
+            "register p: f32[1]; \
+             map a[c in 0..32] on threads { p[0] = X[r, c]; } \
+             map b[c in 0..32] on threads { Y[r, c] = p[0]; }",
+        );
+        assert_eq!(got, Some(vec![]));
+    }
+}
