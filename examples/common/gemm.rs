@@ -111,10 +111,8 @@ pub fn gemm_rayon(dims: [usize; 3], a: &[f32], b: &[f32], c: &mut [f32]) {
         unsafe fn with_fma(dims: [usize; 3], a: &[f32], b: &[f32], c: &mut [f32]) {
             rows!(dims, a, b, c)
         }
-        if std::env::var("SDFG_CPU_FMA").map_or(true, |v| v != "off")
-            && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU executes FMA (checked just above).
+        if sdfg::runtime::cpu_fma() {
+            // SAFETY: the CPU executes FMA (`cpu_fma` checked it).
             return unsafe { with_fma(dims, a, b, c) };
         }
     }

@@ -117,6 +117,7 @@ mod streams;
 #[path = "glue/mod.rs"]
 pub mod __glue;
 
+pub use cpu::fused::has_fma as cpu_fma;
 pub use device::Device;
 pub use elem::{Elem, ElemType, MinMaxNumber, NumElem, SumElem};
 /// The 16-bit floats of `f16`/`bf16` containers (`half::f16`,

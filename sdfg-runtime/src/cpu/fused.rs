@@ -11,7 +11,14 @@
 
 /// True when this CPU executes FMA (x86-64 only; elsewhere `mul_add`
 /// needs no second copy) and `SDFG_CPU_FMA=off` does not turn it off
-/// (for measuring the difference).
+/// (for measuring the difference). Public as `sdfg::runtime::cpu_fma`, so
+/// that hand-written host code (the bench's rayon baseline) can choose
+/// its own FMA copy exactly when the CPU device does.
+///
+/// ```
+/// // The same answer every time: decided once per process.
+/// assert_eq!(sdfg_runtime::cpu_fma(), sdfg_runtime::cpu_fma());
+/// ```
 pub fn has_fma() -> bool {
     static HAS_FMA: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *HAS_FMA.get_or_init(|| {

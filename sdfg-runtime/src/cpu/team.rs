@@ -145,25 +145,26 @@ impl<'a> Team<'a> {
     /// Runs `member` once per member of every block iteration, all at once.
     pub fn run(&self, member: &(dyn Fn(Member<'_>) + Sync)) {
         TEAM_LAUNCHES.fetch_add(1, Ordering::Relaxed);
-        let barriers: Vec<TeamBarrier> = (0..self.units)
-            .map(|_| TeamBarrier::new(self.size))
-            .collect();
         let (units, size) = (self.units, self.size);
         if self.busy.is_none() {
-            // A private team: no member waits, so plain tasks will do.
+            // A private team: no member waits (its program has no
+            // `Member::wait`), so plain tasks will do, and one barrier
+            // nobody reaches stands in for the teams'.
             PRIVATE_LAUNCHES.fetch_add(1, Ordering::Relaxed);
+            let unused = TeamBarrier::new(size);
             self.pool.install(|| {
                 (0..units * size).into_par_iter().for_each(|i| {
                     member(Member {
                         unit: i / size,
                         rank: i % size,
                         size,
-                        barrier: &barriers[i / size],
+                        barrier: &unused,
                     })
                 })
             });
             return;
         }
+        let barriers: Vec<TeamBarrier> = (0..units).map(|_| TeamBarrier::new(size)).collect();
         self.pool.broadcast(|ctx| {
             let i = ctx.index();
             if i < units * size {
