@@ -143,6 +143,7 @@ impl<'a> KernelEmitter<'a> {
             items_per_thread: 1,
             rows_per_thread: 1,
             rows_in_z: false,
+            reversed_blocks: false,
             block_map: Some(launch),
         };
         (text, kernel)

@@ -125,7 +125,8 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
-    /// `%ctaid.a * %ntid.a * scale + %tid.a` and `%nctaid.a * %ntid.a * scale` as u64.
+    /// `%ctaid.a * %ntid.a * scale + %tid.a` and `%nctaid.a * %ntid.a * scale` as u64
+    /// (with reversed blocks, `%nctaid.a - 1 - %ctaid.a` for `%ctaid.a`).
     pub(super) fn thread_start_and_stride(&mut self, axis: char, scale: u32) -> (Reg, Reg, Reg) {
         let tid = self.reg(Class::B32);
         let ntid = self.reg(Class::B32);
@@ -135,6 +136,11 @@ impl<'a> KernelEmitter<'a> {
         self.ins(format!("mov.u32 {ntid}, %ntid.{axis}"));
         self.ins(format!("mov.u32 {ctaid}, %ctaid.{axis}"));
         self.ins(format!("mov.u32 {nctaid}, %nctaid.{axis}"));
+        if self.reversed_blocks {
+            // Block n - 1 - b: the same blocks, in the other order.
+            self.ins(format!("sub.u32 {ctaid}, {nctaid}, {ctaid}"));
+            self.ins(format!("sub.u32 {ctaid}, {ctaid}, 1"));
+        }
         let tile = self.reg(Class::B32);
         self.ins(format!("mul.lo.u32 {tile}, {ntid}, {scale}"));
         let start = self.reg(Class::B64);

@@ -137,6 +137,9 @@ pub(super) struct KernelEmitter<'a> {
     rows_in_z: bool,
     /// A full tile's run of rows: addresses one row stride apart.
     row_run: Option<row_run::RowRun>,
+    /// A flat map's kernel runs its blocks in reverse order
+    /// (`ptx::reversed_kernels`).
+    reversed_blocks: bool,
 }
 
 impl<'a> KernelEmitter<'a> {
@@ -185,7 +188,14 @@ impl<'a> KernelEmitter<'a> {
             coherent: BTreeSet::new(),
             rows_in_z: false,
             row_run: None,
+            reversed_blocks: false,
         }
+    }
+
+    /// Runs a flat map's blocks in reverse order (`ptx::reversed_kernels`).
+    pub(super) fn with_reversed_blocks(mut self, reversed: bool) -> Self {
+        self.reversed_blocks = reversed;
+        self
     }
 
     fn reg(&mut self, class: Class) -> Reg {
@@ -329,6 +339,7 @@ impl<'a> KernelEmitter<'a> {
             items_per_thread: ipt,
             rows_per_thread: rows,
             rows_in_z: self.rows_in_z,
+            reversed_blocks: self.reversed_blocks,
             block_map: None,
         };
         (text, kernel)
@@ -405,6 +416,7 @@ impl<'a> KernelEmitter<'a> {
             items_per_thread: 1,
             rows_per_thread: 1,
             rows_in_z: false,
+            reversed_blocks: false,
             block_map: None,
         }
     }
