@@ -289,7 +289,11 @@ fn a_consumer_kernel_runs_its_blocks_in_reverse() {
     };
     assert!(entry(1).contains("sub.u32") && !entry(0).contains("sub.u32"));
     for n in [3usize, 9, 40, 131] {
-        let d = fill(&sdfg, &[(0, vec![n, n]), (1, vec![n, n]), (2, vec![n])], n as u64);
+        let d = fill(
+            &sdfg,
+            &[(0, vec![n, n]), (1, vec![n, n]), (2, vec![n])],
+            n as u64,
+        );
         for k in 0..m.kernels.len() {
             let kernel = &m.kernels[k];
             let symbols = [Value::I64(n as i64)];
