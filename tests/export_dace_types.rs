@@ -49,6 +49,28 @@ sdfg! {
 }
 
 sdfg! {
+    /// Casts that narrow 64-bit values which do not fit: they wrap, in
+    /// values, in indices and in a tasklet.
+    pub sdfg NarrowCasts {
+        symbol N: i64;
+        host X: i64[N];
+        host Y: i64[N];
+        host Z: u32[N];
+        host T: i32[2];
+        state s {
+            map m[i in 0..N] on cpu {
+                Y[i] = ((X[i] * 1000003) as i32) as i64 + 1;
+                Z[i] = (X[i] as u64 * 4000000007) as u32 + (X[i] as u8) as u32;
+            }
+            tasklet t {
+                T[0] = (X[0] * 3000000000) as i32;
+                T[1] = ((X[1] as i32) as i64 * 3) as i32;
+            }
+        }
+    }
+}
+
+sdfg! {
     /// `f16` (DaCe's `float16`).
     pub sdfg HalfTypes {
         symbol N: i64;
@@ -285,6 +307,36 @@ fn complex_types(device: &Device, dir: &Path) {
     );
 }
 
+fn narrow_casts(device: &Device, dir: &Path) {
+    let n = 16usize;
+    let x: Vec<i64> = (0..n as i64)
+        .map(|i| (i - 8) * 987_654_321_987 + i * 7)
+        .collect();
+    let (mut y, mut z, mut t) = (vec![0i64; n], vec![0u32; n], [0i32; 2]);
+    NarrowCasts::load(device)
+        .unwrap()
+        .run(NarrowCastsArgs {
+            N: n as i64,
+            X: &x,
+            Y: &mut y,
+            Z: &mut z,
+            T: &mut t,
+        })
+        .unwrap();
+    record(
+        dir,
+        &NarrowCasts::ir().unwrap(),
+        &[("N", n as i64)],
+        &[
+            ("X", ints(&x)),
+            ("Y", ints(&[0i64; 16])),
+            ("Z", ints(&[0u32; 16])),
+            ("T", ints(&[0i32; 2])),
+        ],
+        &[("Y", ints(&y)), ("Z", ints(&z)), ("T", ints(&t))],
+    );
+}
+
 fn narrow_types(device: &Device, dir: &Path) {
     let n = 64usize;
     let a: Vec<u8> = (0..n).map(|i| (i * 37 + 11) as u8).collect();
@@ -343,6 +395,7 @@ fn dace_computes_what_we_compute_for_every_type() {
     let dir = out_dir("types");
     half_types(&dir);
     narrow_types(&device, &dir);
+    narrow_casts(&device, &dir);
     math_and_constants(&device, &dir);
     complex_types(&device, &dir);
     let gpu = GpuTypes::ir().unwrap();
