@@ -262,10 +262,11 @@ fn full_tiles_step_addresses_from_row_to_row() {
 
 /// A kernel that reads what the previous kernel of its state wrote runs its
 /// blocks in reverse order (`ptx::reversed_kernels`): the same work for any
-/// grid, including grids that stride over their tiles several times.
+/// grid, including grids that stride over their tiles several times, in 2-D
+/// (rows in y), in 3-D (the outer dimensions on z) and in 1-D.
 #[test]
 fn a_consumer_kernel_runs_its_blocks_in_reverse() {
-    let sdfg = sdfg_compiler::frontend_str(
+    let jacobi = sdfg_compiler::frontend_str(
         "sdfg S { symbol N: i64; gpu A: f64[N, N]; gpu B: f64[N, N]; gpu C: f64[N];
           state s {
             map b[i in 1..N-1, j in 1..N-1] on gpu {
@@ -278,36 +279,58 @@ fn a_consumer_kernel_runs_its_blocks_in_reverse() {
           } }",
     )
     .expect("a valid program");
-    let m = generate(&sdfg);
-    let reversed: Vec<bool> = m.kernels.iter().map(|k| k.reversed_blocks).collect();
-    assert_eq!(reversed, [false, true, false]);
-    let entry = |k: usize| {
-        let name = &m.kernels[k].abi.name;
-        let at = m.text.find(&format!(".entry {name}(")).unwrap();
-        let end = m.text[at..].find("\n}\n").unwrap();
-        m.text[at..at + end].to_string()
-    };
-    assert!(entry(1).contains("sub.u32") && !entry(0).contains("sub.u32"));
-    for n in [3usize, 9, 40, 131] {
-        let d = fill(
-            &sdfg,
-            &[(0, vec![n, n]), (1, vec![n, n]), (2, vec![n])],
-            n as u64,
-        );
-        for k in 0..m.kernels.len() {
-            let kernel = &m.kernels[k];
-            let symbols = [Value::I64(n as i64)];
-            let (want, _) = eval_map(&sdfg, kernel.state, kernel.stmt, &symbols, &d);
-            for grid in [[1, 1, 1], [2, 3, 1], [3, 1, 1], [1, 40, 1], [7, 5, 1]] {
-                let (got, fault) = simulate_map(&sdfg, &m, k, &symbols, &d, grid)
-                    .unwrap_or_else(|e| panic!("kernel {k} N={n}: {e}"));
-                assert_eq!(fault, 0);
-                for (c, (_, w)) in &want {
-                    for (idx, (a, b)) in got[c].1.iter().zip(w).enumerate() {
-                        assert!(
-                            same_value(*a, *b),
-                            "kernel {k} N={n} grid {grid:?}: container {c} [{idx}]: ptx {a} vs eval {b}"
-                        );
+    let heat = sdfg_compiler::frontend_str(
+        "sdfg H { symbol N: i64; gpu A: f64[N, N, N]; gpu B: f64[N, N, N];
+          state s {
+            map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+              B[i, j, k] = A[i+1, j, k] - 2.0 * A[i, j, k] + A[i-1, j, k] + A[i, j+1, k] + A[i, j, k-1];
+            }
+            map a[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+              A[i, j, k] = B[i+1, j, k] - 2.0 * B[i, j, k] + B[i-1, j, k] + B[i, j-1, k] + B[i, j, k+1];
+            }
+          } }",
+    )
+    .expect("a valid program");
+    let cases = [
+        (
+            &jacobi,
+            vec![false, true, false],
+            2,
+            vec![3usize, 9, 40, 131],
+        ),
+        (&heat, vec![false, true], 3, vec![3, 8, 13]),
+    ];
+    for (sdfg, reversed, dims, sizes) in cases {
+        let m = generate(sdfg);
+        let got: Vec<bool> = m.kernels.iter().map(|k| k.reversed_blocks).collect();
+        assert_eq!(got, reversed);
+        let entry = |k: usize| {
+            let name = &m.kernels[k].abi.name;
+            let at = m.text.find(&format!(".entry {name}(")).unwrap();
+            let end = m.text[at..].find("\n}\n").unwrap();
+            m.text[at..at + end].to_string()
+        };
+        assert!(entry(1).contains("sub.u32") && !entry(0).contains("sub.u32"));
+        for n in sizes {
+            let shapes: Vec<(ContainerId, Vec<usize>)> = (0..sdfg.containers.len())
+                .map(|c| (c, vec![n; sdfg.containers[c].shape.len()]))
+                .collect();
+            let d = fill(sdfg, &shapes, n as u64 + dims as u64);
+            for k in 0..m.kernels.len() {
+                let kernel = &m.kernels[k];
+                let symbols = [Value::I64(n as i64)];
+                let (want, _) = eval_map(sdfg, kernel.state, kernel.stmt, &symbols, &d);
+                for grid in [[1, 1, 1], [2, 3, 1], [3, 1, 2], [1, 40, 1], [7, 5, 3]] {
+                    let (got, fault) = simulate_map(sdfg, &m, k, &symbols, &d, grid)
+                        .unwrap_or_else(|e| panic!("kernel {k} N={n}: {e}"));
+                    assert_eq!(fault, 0);
+                    for (c, (_, w)) in &want {
+                        for (idx, (a, b)) in got[c].1.iter().zip(w).enumerate() {
+                            assert!(
+                                same_value(*a, *b),
+                                "{dims}-D kernel {k} N={n} grid {grid:?}: container {c} [{idx}]: ptx {a} vs eval {b}"
+                            );
+                        }
                     }
                 }
             }
