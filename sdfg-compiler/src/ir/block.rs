@@ -61,11 +61,7 @@ impl Block {
     pub fn constant_threads(&self) -> Option<u64> {
         match &self.size {
             BlockSize::Auto => Some(DEFAULT_BLOCK_THREADS as u64),
-            BlockSize::Given(dims) => dims.iter().try_fold(1u64, |acc, d| {
-                let v = super::linear::constant_value(d)?;
-                let v = u64::try_from(v).ok()?;
-                acc.checked_mul(v)
-            }),
+            BlockSize::Given(dims) => super::linear::constant_product(dims),
         }
     }
 

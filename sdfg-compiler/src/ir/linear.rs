@@ -200,6 +200,14 @@ pub fn constant_value(e: &Expr) -> Option<i128> {
     Affine::of(e)?.as_constant()
 }
 
+/// The product of `dims` when each is a non-negative constant and the
+/// product fits a `u64` (a container's elements, a block's threads).
+pub fn constant_product(dims: &[Expr]) -> Option<u64> {
+    dims.iter().try_fold(1u64, |acc, d| {
+        acc.checked_mul(u64::try_from(constant_value(d)?).ok()?)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

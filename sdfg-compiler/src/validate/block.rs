@@ -21,7 +21,7 @@ mod races;
 
 use super::*;
 use crate::diag::Diagnostic;
-use crate::ir::linear::constant_value;
+use crate::ir::linear::{constant_product, constant_value};
 use crate::ir::MAX_BLOCK_THREADS;
 use std::collections::HashSet;
 
@@ -82,10 +82,7 @@ fn size(sdfg: &Sdfg, map: &Map, block: &Block, diags: &mut Diagnostics) {
         if k.storage != Storage::Shared {
             continue;
         }
-        let len = k.shape.iter().try_fold(1u64, |a, d| {
-            a.checked_mul(u64::try_from(constant_value(d)?).ok()?)
-        });
-        if let Some(len) = len {
+        if let Some(len) = constant_product(&k.shape) {
             bytes = bytes.saturating_add(len.saturating_mul(k.elem.size_bytes() as u64));
         }
     }

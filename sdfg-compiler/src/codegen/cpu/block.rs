@@ -265,7 +265,7 @@ struct BlockPlace<'a> {
 /// rather than copied into a local array: the copies live on the stack of
 /// a pool thread, and a GPU thread has at most 255 registers anyway (more
 /// spills to local memory there too).
-const MAX_REGISTER_VIEW: i128 = 1024;
+const MAX_REGISTER_VIEW: u64 = 1024;
 
 impl BlockPlace<'_> {
     /// The length of register data `c` when its shape is constant: its
@@ -277,10 +277,7 @@ impl BlockPlace<'_> {
         if k.storage != Storage::Register {
             return None;
         }
-        let mut len: i128 = 1;
-        for e in &k.shape {
-            len = len.checked_mul(crate::ir::linear::constant_value(e)?.max(0))?;
-        }
+        let len = crate::ir::linear::constant_product(&k.shape)?;
         (1..=MAX_REGISTER_VIEW)
             .contains(&len)
             .then_some(len as usize)
