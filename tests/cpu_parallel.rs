@@ -380,3 +380,57 @@ fn concurrent_runs_from_rayon_tasks_complete() {
     // 2 -> 2 -> 2 ... (x * 0.5 + 1 at 2 is 2); 4 -> 3 -> 2.5 -> 2.25 -> 2.125 -> 2.0625.
     assert!(results.iter().all(|&v| v == 2.0 + 2.0625), "{results:?}");
 }
+
+sdfg! {
+    /// `mul_add` in host code: a `cpu` map, a `seq` map and a host tasklet
+    /// (the program's host code then runs in a copy compiled with FMA).
+    pub sdfg HostFused {
+        symbol N: i64;
+        host X: f32[N];
+        host P: f32[N];
+        host Q: f32[N];
+        host T: f64[1];
+        state s {
+            map par[i in 0..N] on cpu { P[i] = X[i].mul_add(X[i], -1.0); }
+            map ser[i in 0..N] on seq { Q[i] = X[i].mul_add(X[i], -1.0); }
+            tasklet t { T[0] = (X[1] as f64).mul_add(X[1] as f64, -1.0); }
+        }
+    }
+}
+
+/// `mul_add` in host code rounds once, on the CPU device and beside a GPU:
+/// x = 1 + k 2^-12, so x * x - 1 = k 2^-11 + k^2 2^-24 is exact in f32 and
+/// rounding the product first drops the 2^-24 part for odd k.
+#[test]
+fn host_maps_and_tasklets_fuse_mul_add() {
+    let n = 1000usize;
+    let x: Vec<f32> = (0..n)
+        .map(|i| 1.0 + ((i % 64) as f32 + 1.0) * (2.0f32).powi(-12))
+        .collect();
+    let want: Vec<f32> = x
+        .iter()
+        .map(|&v| (v as f64 * v as f64 - 1.0) as f32)
+        .collect();
+    for threads in [1, 4] {
+        let device = Device::cpu_with_threads(threads);
+        let program = HostFused::load(&device).unwrap();
+        let (mut p, mut q, mut t) = (vec![f32::NAN; n], vec![f32::NAN; n], [f64::NAN]);
+        program
+            .run(HostFusedArgs {
+                N: n as i64,
+                X: &x,
+                P: &mut p,
+                Q: &mut q,
+                T: &mut t,
+            })
+            .unwrap();
+        let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&p), bits(&want), "cpu map, {threads} threads");
+        assert_eq!(bits(&q), bits(&want), "seq map, {threads} threads");
+        let x1 = x[1] as f64;
+        assert_eq!(t[0], x1.mul_add(x1, -1.0), "host tasklet");
+        // The test's inputs tell a fused result from an unfused one.
+        let unfused = (0..n).filter(|&i| p[i] != x[i] * x[i] - 1.0).count();
+        assert!(unfused >= n / 3, "{unfused}");
+    }
+}

@@ -15,7 +15,7 @@ use super::tokens::rust_type;
 use crate::codegen::abi::{BufferAccess, KernelAbi, ParamValue, Passing};
 use crate::codegen::names::{self, RangeScope};
 use crate::codegen::runtime_paths as rt;
-use crate::ir::{ExprKind, Map, MathFn, Sdfg, StatementKind};
+use crate::ir::{ExprKind, Map, MathFn, Sdfg, StatementKind, Stmt};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -64,7 +64,7 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
             #args.fault_at(code, index);
         }
     };
-    let with_fma = calls_mul_add(m).then(|| {
+    let with_fma = calls_mul_add(&m.body.stmts).then(|| {
         let has_fma = rt::has_fma();
         quote! {
             #[cfg(target_arch = "x86_64")]
@@ -94,11 +94,12 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     }
 }
 
-/// Whether a tasklet of `m` calls `mul_add`: its twin then has a second
-/// copy compiled with FMA.
-fn calls_mul_add(m: &Map) -> bool {
+/// Whether statements `stmts` call `mul_add`: a twin of a map whose body
+/// does has a second copy compiled with FMA, and so does the host code of
+/// a program whose `cpu`/`seq` maps or host tasklets do (`glue::states`).
+pub(crate) fn calls_mul_add(stmts: &[Stmt]) -> bool {
     let mut found = false;
-    for s in &m.body.stmts {
+    for s in stmts {
         s.walk_exprs(&mut |e| {
             found |= matches!(
                 e.kind,

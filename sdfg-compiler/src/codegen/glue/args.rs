@@ -247,13 +247,14 @@ impl Glue<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use crate::codegen::abi::kernel_abis;
     use crate::codegen::glue::Glue;
     use crate::codegen::ptx::{generate_for, Tuning};
     use crate::ir::TaskletBody;
 
-    fn glue_of(src: &str, check: impl FnOnce(&Glue)) {
+    /// Runs `check` on the glue of the program `src` (for the glue's tests).
+    pub(in crate::codegen::glue) fn glue_of(src: &str, check: impl FnOnce(&Glue)) {
         let sdfg = crate::frontend_str(src).expect("valid");
         let schedule = crate::schedule::schedule(&sdfg);
         let abis = kernel_abis(&sdfg);

@@ -7,10 +7,11 @@ use super::Glue;
 use crate::codegen::cpu::body::BodyEmitter;
 use crate::codegen::cpu::place::Place;
 use crate::codegen::cpu::tokens::{literal, rust_type, zero_of};
+use crate::codegen::cpu::twin::calls_mul_add;
 use crate::codegen::names;
 use crate::codegen::runtime_paths as rt;
 use crate::ir::transients::{first_user, needs_zero_fill};
-use crate::ir::{ContainerId, Expr, ExprKind, StateId, Storage};
+use crate::ir::{ContainerId, Expr, ExprKind, MapSchedule, StateId, StatementKind, Storage};
 use crate::schedule::SyncSite;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -163,32 +164,83 @@ impl Glue<'_> {
         let persistent_setup = self.persistent_setup();
         let segment_step = self.segment_step();
         let loop_arms = self.loop_arms();
-        quote! {
-            #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, clippy::all)]
-            fn __execute<'a>(
-                &'a self,
-                mut __cx: #context_guard<'a>,
-                __args: #args_name #lt,
-            ) -> ::core::result::Result<#running<'a>, #error> {
-                let #args_name { #(#fields),* } = __args;
-                #setup
-                let __device: &#device = self.__program.device();
-                let __module = self.__program.module();
-                #segment_setup
-                #persistent_setup
-                let mut __state: usize = #start;
-                loop {
-                    #segment_step
-                    match __state {
-                        #(#arms)*
-                        #loop_arms
-                        _ => break,
-                    }
+        let body = quote! {
+            let #args_name { #(#fields),* } = __args;
+            #setup
+            let __device: &#device = self.__program.device();
+            let __module = self.__program.module();
+            #segment_setup
+            #persistent_setup
+            let mut __state: usize = #start;
+            loop {
+                #segment_step
+                match __state {
+                    #(#arms)*
+                    #loop_arms
+                    _ => break,
                 }
-                #teardown
-                ::core::result::Result::Ok(__cx.finish(::core::marker::PhantomData))
             }
+            #teardown
+            ::core::result::Result::Ok(__cx.finish(::core::marker::PhantomData))
+        };
+        let allow = quote! {
+            #[allow(non_snake_case, unused_mut, unused_variables, unused_assignments, unused_parens, unused_braces, unreachable_code, clippy::all)]
+        };
+        let signature = quote! {
+            (&'a self, mut __cx: #context_guard<'a>, __args: #args_name #lt)
+                -> ::core::result::Result<#running<'a>, #error>
+        };
+        // Host code that calls `mul_add` (a `cpu` or `seq` map, a host
+        // tasklet) runs in a copy compiled with FMA, as a kernel twin does
+        // (`cpu::twin`): one instruction per `mul_add` instead of a call
+        // into libm, and the rayon closures of its `cpu` maps inherit the
+        // target feature. Same bits: `mul_add` rounds once either way.
+        let with_fma = self.host_calls_mul_add().then(|| {
+            let has_fma = rt::has_fma();
+            quote! {
+                #[cfg(target_arch = "x86_64")]
+                if #has_fma() {
+                    // SAFETY: `has_fma` checked that this CPU executes FMA,
+                    // the one requirement of a `target_feature` function.
+                    return unsafe { self.__execute_fma(__cx, __args) };
+                }
+            }
+        });
+        let fma_copy = with_fma.is_some().then(|| {
+            quote! {
+                #allow
+                #[allow(unused_unsafe)]
+                #[cfg(target_arch = "x86_64")]
+                #[target_feature(enable = "fma")]
+                unsafe fn __execute_fma<'a> #signature {
+                    #body
+                }
+            }
+        });
+        quote! {
+            #allow
+            fn __execute<'a> #signature {
+                #with_fma
+                #body
+            }
+            #fma_copy
         }
+    }
+
+    /// Whether the program's host code (its `cpu` and `seq` maps and host
+    /// tasklets) calls `mul_add`.
+    fn host_calls_mul_add(&self) -> bool {
+        self.sdfg
+            .states
+            .iter()
+            .flat_map(|s| &s.stmts)
+            .any(|st| match &st.kind {
+                StatementKind::Map(m) => {
+                    m.schedule != MapSchedule::Gpu && calls_mul_add(&m.body.stmts)
+                }
+                StatementKind::Tasklet(t) => calls_mul_add(&t.body.stmts),
+                _ => false,
+            })
     }
 
     /// Whether any statement touches `c`.
@@ -352,5 +404,60 @@ impl Glue<'_> {
             });
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::args::tests::glue_of;
+    use proc_macro2::Ident;
+
+    fn execute_of(src: &str) -> String {
+        let mut out = String::new();
+        glue_of(src, |g| {
+            out = g
+                .execute_fn(&Ident::new("Args", proc_macro2::Span::call_site()))
+                .to_string()
+        });
+        out
+    }
+
+    #[test]
+    fn host_code_that_calls_mul_add_gets_a_copy_compiled_with_fma() {
+        for (host, fused) in [
+            (
+                "map m[i in 0..N] on cpu { Y[i] = X[i].mul_add(2.0, Y[i]); }",
+                true,
+            ),
+            (
+                "map m[i in 0..N] on seq { Y[i] = X[i].mul_add(2.0, Y[i]); }",
+                true,
+            ),
+            ("tasklet t { Y[0] = X[0].mul_add(2.0, Y[0]); }", true),
+            (
+                "map m[i in 0..N] on cpu { Y[i] = X[i] * 2.0 + Y[i]; }",
+                false,
+            ),
+            // A `gpu` map's twin has its own copy; the host code needs none.
+            (
+                "map m[i in 0..N] on gpu { G[i] = G[i].mul_add(2.0, 1.0); }",
+                false,
+            ),
+        ] {
+            let code = execute_of(&format!(
+                "sdfg S {{ symbol N: i64; host X: f32[N]; host Y: f32[N]; gpu G: f32[N]; \
+                 state s {{ {host} }} }}"
+            ));
+            assert_eq!(
+                code.contains("target_feature (enable = \"fma\")"),
+                fused,
+                "{host}: {code}"
+            );
+            assert_eq!(
+                code.contains("self . __execute_fma (__cx , __args)"),
+                fused,
+                "{host}"
+            );
+        }
     }
 }
