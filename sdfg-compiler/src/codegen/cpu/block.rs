@@ -44,13 +44,15 @@ use quote::quote;
 /// chunks on `workers` (the CPU device's kernel pool), its buffers reached
 /// as `plan` says (the map's plan: plain where the block iterations
 /// cannot share an element, chunk partials for reductions into one
-/// element, atomic cells otherwise).
+/// element, atomic cells otherwise). `closure_copies` (`twin`) opens a
+/// team member's closure.
 pub(crate) fn block_iterations(
     sdfg: &Sdfg,
     abi: &KernelAbi,
     m: &Map,
     plan: &AccessPlan,
     workers: TokenStream,
+    closure_copies: TokenStream,
 ) -> TokenStream {
     let Some(block) = &m.block else {
         return TokenStream::new();
@@ -183,6 +185,7 @@ pub(crate) fn block_iterations(
                 ::core::option::Option::Some(__team) => {
                     #per_team
                     __team.run(&|__member: #team_rt::Member<'_>| {
+                        #closure_copies
                         let __u: usize = __member.unit;
                         #per_member
                         #position

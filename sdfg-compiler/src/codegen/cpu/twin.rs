@@ -40,7 +40,8 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
         // (each block's value after its tree goes to its chunk's partial,
         // see `thread_map`).
         let plan = twin_plan(sdfg, abi, m);
-        let iteration = super::block::block_iterations(sdfg, abi, m, &plan, workers);
+        let copies = closure_copies(sdfg, abi);
+        let iteration = super::block::block_iterations(sdfg, abi, m, &plan, workers, copies);
         (prologue(sdfg, abi, &plan), iteration)
     } else {
         let plan = twin_plan(sdfg, abi, m);
@@ -150,16 +151,8 @@ fn prologue(sdfg: &Sdfg, abi: &KernelAbi, plan: &AccessPlan) -> TokenStream {
     let elem = rt::elem();
     let mut prologue = TokenStream::new();
     for (i, p) in abi.params.iter().enumerate() {
-        // The name the body (through `Place::kernel_twin`) reads the value by.
-        let name = match &p.value {
-            ParamValue::Buffer { container, .. } => names::data(cname(*container)),
-            ParamValue::Extent { container, dim } => names::twin_extent(cname(*container), *dim),
-            ParamValue::Symbol(s) => names::symbol(&sdfg.symbols[*s].name.text),
-            ParamValue::HostScalar(c) => names::host_scalar(cname(*c)),
-            ParamValue::RangeStart(d) => names::range(RangeScope::Kernel, *d).start,
-            ParamValue::RangeCount(d) => names::range(RangeScope::Kernel, *d).count,
-            ParamValue::RangeStep(d) => names::range(RangeScope::Kernel, *d).step,
-            ParamValue::Fault => continue,
+        let Some(name) = param_name(sdfg, &p.value) else {
+            continue;
         };
         prologue.extend(match (&p.passing, &p.value) {
             (Passing::Buffer { elem: t, .. }, ParamValue::Buffer { container, .. }) => {
@@ -211,6 +204,47 @@ fn prologue(sdfg: &Sdfg, abi: &KernelAbi, plan: &AccessPlan) -> TokenStream {
         }
     }
     prologue
+}
+
+/// The name the twin's body (through `Place::kernel_twin`) reads a kernel
+/// parameter's value by; None for the fault slot.
+fn param_name(sdfg: &Sdfg, value: &ParamValue) -> Option<proc_macro2::Ident> {
+    let cname = |c: usize| sdfg.containers[c].name.text.as_str();
+    Some(match value {
+        ParamValue::Buffer { container, .. } => names::data(cname(*container)),
+        ParamValue::Extent { container, dim } => names::twin_extent(cname(*container), *dim),
+        ParamValue::Symbol(s) => names::symbol(&sdfg.symbols[*s].name.text),
+        ParamValue::HostScalar(c) => names::host_scalar(cname(*c)),
+        ParamValue::RangeStart(d) => names::range(RangeScope::Kernel, *d).start,
+        ParamValue::RangeCount(d) => names::range(RangeScope::Kernel, *d).count,
+        ParamValue::RangeStep(d) => names::range(RangeScope::Kernel, *d).step,
+        ParamValue::Fault => return None,
+    })
+}
+
+/// Copies of the prologue's scalars and extents, for the top of a closure
+/// that captures them by reference (a block team's member): read through
+/// the closure's references, LLVM must load them again after every store
+/// the body makes (the store might change them), which in the tiled
+/// gemm's copy phases cost a load and a multiply per element moved;
+/// local copies stay in registers.
+fn closure_copies(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
+    let mut out = TokenStream::new();
+    for p in &abi.params {
+        match (&p.passing, &p.value) {
+            (Passing::Scalar(_), value) => {
+                if let Some(name) = param_name(sdfg, value) {
+                    out.extend(quote!(let #name = #name;));
+                }
+            }
+            (Passing::Buffer { .. }, ParamValue::Buffer { container, .. }) => {
+                let ext = names::extents(&sdfg.containers[*container].name.text);
+                out.extend(quote!(let #ext = #ext;));
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The chunked loop of a parallel map over the ranges of `scope`, its
