@@ -452,3 +452,66 @@ fn cbrt_within_bounds() {
     check64("cbrt f64", m::cbrt_f64, f64::cbrt, &xs, bound("cbrt f64"));
     check32("cbrt f32", m::cbrt_f32, f32::cbrt, &xs, bound("cbrt f32"));
 }
+
+// glibc's erf (std has none; libm is linked by std on Linux).
+extern "C" {
+    fn erf(x: f64) -> f64;
+    fn erff(x: f32) -> f32;
+}
+
+fn glibc_erf(x: f64) -> f64 {
+    // SAFETY: a pure libm function of a double.
+    unsafe { erf(x) }
+}
+
+fn glibc_erff(x: f32) -> f32 {
+    // SAFETY: a pure libm function of a float.
+    unsafe { erff(x) }
+}
+
+#[test]
+fn erf_within_bounds() {
+    let mut r = Rng::new(12);
+    let mut xs: Vec<f64> = (0..N).map(|_| r.range(-7.0, 7.0)).collect();
+    xs.extend((0..N).map(|_| r.range(-1.5, 1.5)));
+    xs.extend((0..N / 4).map(|_| log_uniform(&mut r, -1074, 1023)));
+    xs.extend((0..N / 4).map(|_| log_uniform(&mut r, -40, 3)));
+    // The ends of each range and their neighbours.
+    for c in [
+        0.84375f64,
+        1.25,
+        2.857142857142857,
+        2.8571414947509766,
+        5.9,
+        6.0,
+        1.0,
+        2.0,
+    ] {
+        for k in -3i64..=3 {
+            let v = f64::from_bits(c.to_bits().wrapping_add(k as u64));
+            xs.extend([v, -v]);
+        }
+    }
+    xs.extend([1e-300, -1e-300, 2f64.powi(-28), 1e300, -1e300, 27.0, -28.0]);
+    check64("erf f64", m::erf_f64, glibc_erf, &xs, bound("erf f64"));
+    check32("erf f32", m::erf_f32, glibc_erff, &xs, bound("erf f32"));
+    // Exact special values: odd, signed zero, saturation.
+    assert_eq!(m::erf_f64(-0.0).to_bits(), (-0.0f64).to_bits());
+    assert_eq!(m::erf_f64(0.0).to_bits(), 0.0f64.to_bits());
+    assert_eq!(m::erf_f32(-0.0).to_bits(), (-0.0f32).to_bits());
+    assert_eq!(m::erf_f64(f64::INFINITY), 1.0);
+    assert_eq!(m::erf_f64(f64::NEG_INFINITY), -1.0);
+    assert_eq!(m::erf_f32(f32::NEG_INFINITY), -1.0);
+    assert_eq!(m::erf_f64(6.0), 1.0);
+    assert_eq!(m::erf_f64(-1e300), -1.0);
+    assert!(m::erf_f64(f64::NAN).is_nan());
+    assert!(m::erf_f32(f32::NAN).is_nan());
+    assert_eq!(m::erf_f64(5e-324), 5e-324);
+    for x in xs.iter().take(1000) {
+        assert_eq!(
+            m::erf_f64(-x).to_bits(),
+            (-m::erf_f64(*x)).to_bits(),
+            "odd at {x}"
+        );
+    }
+}

@@ -155,8 +155,8 @@ impl Ops for Interp {
 /// The Rust mirrors (what the PTX `.func`s compute).
 pub mod mirror {
     use super::super::{
-        acos_prog, asin_prog, atan2_prog, atan_prog, cbrt_prog, cos_prog, cosh_prog, exp_prog,
-        hypot_prog, ln_prog, powf_prog, sin_prog, sinh_prog, tanh_prog,
+        acos_prog, asin_prog, atan2_prog, atan_prog, cbrt_prog, cos_prog, cosh_prog, erf_prog,
+        exp_prog, hypot_prog, ln_prog, powf_prog, sin_prog, sinh_prog, tanh_prog,
     };
     use super::{powi_mirror, Interp};
     use crate::ir::MathFn;
@@ -201,6 +201,13 @@ pub mod mirror {
     }
     pub fn cbrt_f64(x: f64) -> f64 {
         cbrt_prog(&mut Interp, x)
+    }
+    /// Also what the evaluator and the CPU device compute (std has no erf).
+    pub fn erf_f64(x: f64) -> f64 {
+        erf_prog(&mut Interp, x)
+    }
+    pub fn erf_f32(x: f32) -> f32 {
+        erf_f64(x as f64) as f32
     }
     pub fn atan2_f32(y: f32, x: f32) -> f32 {
         atan2_f64(y as f64, x as f64) as f32

@@ -1,4 +1,5 @@
-//! Transcendental functions for the PTX backend, written once and run twice.
+//! Transcendental functions for the PTX backend, written once and run twice
+//! (`erf` three times).
 //!
 //! PTX has no f64 `exp`, `ln`, `sin`, `cos`, `tanh` or `pow`, and its f32
 //! `.approx` instructions are too inaccurate (tanh.approx: ~2^-11 relative).
@@ -10,6 +11,13 @@
 //! Rust run is therefore an instruction-by-instruction mirror of the PTX by
 //! construction, and the tests compare it with `std` over many inputs to
 //! establish the bounds in [`super::ULP_BOUNDS`].
+//!
+//! `erf` has no `std` counterpart for the CPU device and the evaluator to
+//! call, so its program is their implementation too: [`RustOps`] emits it as
+//! a Rust function (one `let` per instruction, each the expression `Interp`
+//! evaluates), which the CPU backend puts at every `erf` call, and the
+//! evaluator runs the program on `Interp`. One source (`erf.rs`), three
+//! executions that agree bit for bit; the tests compare it with glibc's `erf`.
 //!
 //! f32 versions convert to f64 (exact), run the f64 program and round once
 //! with `cvt.rn.f32.f64`, except `exp`, which has an f32 program of its own
@@ -24,12 +32,15 @@
 //! (bit fields and double-double steps); `reduce` (the range reductions of
 //! exp, ln, sin and cos); `functions` (the f64 programs of exp, ln, sin,
 //! cos, tanh and pow, which the f32 functions wrap); `inverse` (atan2,
-//! atan, asin, acos); `hyperbolic` (sinh, cosh); `roots` (hypot, cbrt); [`Interp`] and [`mirror`] (the Rust executor and the
-//! mirrors the tests call); [`PtxOps`] (the PTX emitter); `handwritten`
+//! atan, asin, acos); `hyperbolic` (sinh, cosh); `roots` (hypot, cbrt);
+//! `erf`; [`Interp`] and [`mirror`] (the Rust executor and the
+//! mirrors the tests call); [`PtxOps`] (the PTX emitter); [`RustOps`] (the
+//! Rust emitter); `handwritten`
 //! (`powi` and `fmod`, PTX with loops, and their mirrors); `exp_f32` (f32
 //! `exp` in f32 arithmetic, PTX and mirror).
 
 mod blocks;
+mod erf;
 mod exp_f32;
 mod functions;
 mod handwritten;
@@ -39,7 +50,9 @@ mod inverse;
 mod ptx_ops;
 mod reduce;
 mod roots;
+mod rust_ops;
 
+pub use erf::erf_prog;
 pub use exp_f32::{exp_f32_function, exp_f32_inline, exp_f32_mirror};
 pub use functions::{cos_prog, exp_prog, ln_prog, powf_prog, sin_prog, tanh_prog};
 pub use handwritten::{fmod_function, fmod_mirror, powi_function};
@@ -49,6 +62,7 @@ pub use inverse::{acos_prog, asin_prog, atan2_prog, atan_prog};
 pub use ptx_ops::PtxOps;
 pub use reduce::TRIG_DOMAIN;
 pub use roots::{cbrt_prog, hypot_prog};
+pub use rust_ops::RustOps;
 
 /// The instruction set of the math programs. `F`: an f64 value, `I`: an
 /// i64/b64 value, `P`: a predicate.
