@@ -1,10 +1,12 @@
 //! The math methods and constants end to end: every function of f64 and f32
 //! in a `gpu` map (on the CPU device: its Rust twin, which calls std, so the
-//! results equal std's bit for bit; on a GPU: the PTX subroutines, within
-//! the documented ULP bounds), a host tasklet of the constants, and the
-//! arc distance of NPBench.
+//! results equal std's bit for bit, and for `erf`, which std lacks, the math
+//! program's mirror's; on a GPU: the PTX subroutines, within the documented
+//! ULP bounds), a host tasklet of the constants, and the arc distance of
+//! NPBench.
 
 mod common;
+use sdfg::compiler::codegen::ptx::math::mirror;
 use sdfg::compiler::codegen::ptx::ULP_BOUNDS;
 use sdfg::prelude::*;
 
@@ -13,10 +15,10 @@ sdfg! {
         symbol N: i64;
         gpu X: f64[N];
         gpu Y: f64[N];
-        gpu O: f64[N, 8];
+        gpu O: f64[N, 9];
         gpu XS: f32[N];
         gpu YS: f32[N];
-        gpu OS: f32[N, 8];
+        gpu OS: f32[N, 9];
         state s {
             map f[i in 0..N] on gpu {
                 let x = X[i];
@@ -28,6 +30,7 @@ sdfg! {
                 O[i, 5] = x.cosh();
                 O[i, 6] = x.hypot(Y[i]);
                 O[i, 7] = (x * 1e3).cbrt();
+                O[i, 8] = (x * 0.75).erf();
             }
             map g[i in 0..N] on gpu {
                 let x = XS[i];
@@ -39,16 +42,24 @@ sdfg! {
                 OS[i, 5] = x.cosh();
                 OS[i, 6] = x.hypot(YS[i]);
                 OS[i, 7] = (x * 1e3).cbrt();
+                OS[i, 8] = (x * 0.75).erf();
             }
         }
     }
 }
 
-const NAMES: [&str; 8] = [
-    "atan2", "asin", "acos", "atan", "sinh", "cosh", "hypot", "cbrt",
+const NAMES: [&str; 9] = [
+    "atan2", "asin", "acos", "atan", "sinh", "cosh", "hypot", "cbrt", "erf",
 ];
 
-fn reference64(x: f64, y: f64) -> [f64; 8] {
+// glibc's erf (std has none; libm is linked by std on Linux).
+extern "C" {
+    fn erf(x: f64) -> f64;
+    fn erff(x: f32) -> f32;
+}
+
+/// std's functions, and erf's mirror (what the CPU device computes).
+fn reference64(x: f64, y: f64) -> [f64; 9] {
     [
         x.atan2(y),
         (x / 8.0).asin(),
@@ -58,10 +69,11 @@ fn reference64(x: f64, y: f64) -> [f64; 8] {
         x.cosh(),
         x.hypot(y),
         (x * 1e3).cbrt(),
+        mirror::erf_f64(x * 0.75),
     ]
 }
 
-fn reference32(x: f32, y: f32) -> [f32; 8] {
+fn reference32(x: f32, y: f32) -> [f32; 9] {
     [
         x.atan2(y),
         (x / 8.0).asin(),
@@ -71,6 +83,7 @@ fn reference32(x: f32, y: f32) -> [f32; 8] {
         x.cosh(),
         x.hypot(y),
         (x * 1e3).cbrt(),
+        mirror::erf_f32(x * 0.75),
     ]
 }
 
@@ -128,8 +141,8 @@ fn math_functions_match_std_on_every_device() {
         let dy = DeviceBuffer::from_slice(&device, &y).unwrap();
         let dxs = DeviceBuffer::from_slice(&device, &xs).unwrap();
         let dys = DeviceBuffer::from_slice(&device, &ys).unwrap();
-        let mut o = DeviceBuffer::<f64>::zeros(&device, n * 8).unwrap();
-        let mut os = DeviceBuffer::<f32>::zeros(&device, n * 8).unwrap();
+        let mut o = DeviceBuffer::<f64>::zeros(&device, n * 9).unwrap();
+        let mut os = DeviceBuffer::<f32>::zeros(&device, n * 9).unwrap();
         program
             .run(MathFnsArgs {
                 N: n as i64,
@@ -145,8 +158,8 @@ fn math_functions_match_std_on_every_device() {
         let exact = !device.is_gpu();
         for i in 0..n {
             let (w64, w32) = (reference64(x[i], y[i]), reference32(xs[i], ys[i]));
-            for f in 0..8 {
-                let (g64, g32) = (o[i * 8 + f], os[i * 8 + f]);
+            for f in 0..9 {
+                let (g64, g32) = (o[i * 9 + f], os[i * 9 + f]);
                 let (d64, d32) = (ulps64(g64, w64[f]), ulps64(g32 as f64, w32[f] as f64));
                 let (b64, b32) = if exact {
                     (0.0, 0.0)
@@ -176,6 +189,22 @@ fn math_functions_match_std_on_every_device() {
                     w32[f]
                 );
             }
+            // erf on every device within its bound of glibc's.
+            let (g64, g32) = (o[i * 9 + 8], os[i * 9 + 8]);
+            // SAFETY: pure libm functions.
+            let (w64, w32) = unsafe { (erf(x[i] * 0.75), erff(xs[i] * 0.75)) };
+            assert!(
+                ulps64(g64, w64) <= bound("erf f64"),
+                "erf f64 ({}) on {}: {g64:e} vs glibc {w64:e}",
+                x[i],
+                device.name()
+            );
+            assert!(
+                ulps64(g32 as f64, w32 as f64) <= bound("erf f32") * 2f64.powi(29),
+                "erf f32 ({}) on {}: {g32:e} vs glibc {w32:e}",
+                xs[i],
+                device.name()
+            );
         }
     }
 }

@@ -5,7 +5,8 @@
 //! bit-exactly, floats bit-exactly for `+ - * / sqrt abs min max floor ceil`,
 //! casts and `powi`, and the transcendental functions within the ULP bounds of
 //! `codegen::ptx::ULP_BOUNDS` (this module uses Rust's `std`, which is the
-//! reference those bounds are measured against).
+//! reference those bounds are measured against; `erf`, which std lacks, is
+//! the Rust mirror of the GPU's program, which the CPU device runs too).
 //!
 //! Decisions made here (the language had no other definition for them):
 //! - an out-of-bounds access is skipped (a load yields zero / `false`), the

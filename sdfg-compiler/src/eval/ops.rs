@@ -3,6 +3,7 @@
 //! them (the module documentation of [`super`] lists the decisions).
 
 use super::zero;
+use crate::codegen::ptx::math::mirror;
 use crate::ir::semantics::{cast, max_number, min_number};
 use crate::ir::{BinOp, MathFn, ScalarType, UnOp, Value, WcrOp};
 
@@ -262,6 +263,21 @@ pub fn compare(op: BinOp, a: Value, b: Value) -> bool {
 
 /// A math method on a float receiver `x` of variant `$ty` (f32 or f64),
 /// with the second and third operands `b`, `c` converted to the receiver's type.
+/// erf, which std lacks: the Rust mirror of `codegen::ptx::math::erf_prog`.
+trait Erf {
+    fn erf(self) -> Self;
+}
+impl Erf for f64 {
+    fn erf(self) -> f64 {
+        mirror::erf_f64(self)
+    }
+}
+impl Erf for f32 {
+    fn erf(self) -> f32 {
+        mirror::erf_f32(self)
+    }
+}
+
 macro_rules! float_call {
     ($f:expr, $x:expr, $b:expr, $c:expr, $ty:ident) => {{
         let (x, b, c) = ($x, $b, $c);
@@ -296,6 +312,9 @@ macro_rules! float_call {
             MathFn::Cosh => x.cosh(),
             MathFn::Hypot => x.hypot(y),
             MathFn::Cbrt => x.cbrt(),
+            // Not in std: the math program's mirror (what the CPU device
+            // and the GPU compute, bit for bit).
+            MathFn::Erf => Erf::erf(x),
             // Functions of complex values (handled by `complex_call`); on
             // reals the front end rejects them: identity.
             MathFn::Conj

@@ -396,6 +396,7 @@ impl CppPrinter<'_> {
                     MathFn::Sinh => format!("sinh({first})"),
                     MathFn::Cosh => format!("cosh({first})"),
                     MathFn::Cbrt => format!("cbrt({first})"),
+                    MathFn::Erf => format!("erf({first})"),
                     // Only of complex values (above).
                     MathFn::Conj
                     | MathFn::NormSqr

@@ -317,6 +317,7 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
         "cosh" => MathFn::Cosh,
         "hypot" => MathFn::Hypot,
         "cbrt" => MathFn::Cbrt,
+        "erf" => MathFn::Erf,
         "conj" => MathFn::Conj,
         "arg" => MathFn::Arg,
         "fma" => MathFn::MulAdd,

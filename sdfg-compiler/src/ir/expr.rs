@@ -177,6 +177,9 @@ pub enum MathFn {
     /// `x.hypot(y)`: sqrt(x^2 + y^2) without intermediate overflow.
     Hypot,
     Cbrt,
+    /// The error function 2/sqrt(pi) * integral of e^(-t^2) over [0, x]
+    /// (std has none: every backend runs `codegen::ptx::math::erf_prog`).
+    Erf,
     /// `z.conj()`: the complex conjugate.
     Conj,
     /// `z.norm_sqr()`: re^2 + im^2 (a real).
@@ -195,7 +198,7 @@ pub enum MathFn {
 }
 
 impl MathFn {
-    pub const ALL: [MathFn; 28] = [
+    pub const ALL: [MathFn; 29] = [
         MathFn::Sqrt,
         MathFn::Abs,
         MathFn::Exp,
@@ -217,6 +220,7 @@ impl MathFn {
         MathFn::Cosh,
         MathFn::Hypot,
         MathFn::Cbrt,
+        MathFn::Erf,
         MathFn::Conj,
         MathFn::NormSqr,
         MathFn::Arg,
@@ -249,6 +253,7 @@ impl MathFn {
             MathFn::Cosh => "cosh",
             MathFn::Hypot => "hypot",
             MathFn::Cbrt => "cbrt",
+            MathFn::Erf => "erf",
             MathFn::Conj => "conj",
             MathFn::NormSqr => "norm_sqr",
             MathFn::Arg => "arg",

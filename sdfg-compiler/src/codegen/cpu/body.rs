@@ -11,6 +11,7 @@
 use super::access::Reduction;
 use super::thread_map::BlockPartial;
 use super::tokens::{combine_values, literal, rust_type, zero_of};
+use crate::codegen::ptx::math;
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
@@ -719,22 +720,23 @@ impl<'a> BodyEmitter<'a> {
                 b = b.map(|b| quote!((#b).to_f32()));
             }
             c = c.map(|c| quote!((#c).to_f32()));
-            let wide = self.real_call(func, a, b, c, false);
+            let wide = self.real_call(func, a, b, c, ScalarType::F32);
             let half = rust_type(ty);
             return quote!(#half::from_f32(#wide));
         }
-        self.real_call(func, a, b, c, ty.is_integer())
+        self.real_call(func, a, b, c, ty)
     }
 
-    /// A function of a real receiver `a` (an f32 one for f16/bf16).
+    /// A function of a real receiver `a` of type `ty` (f32 for f16/bf16).
     fn real_call(
         &self,
         func: MathFn,
         a: TokenStream,
         b: Option<TokenStream>,
         c: Option<TokenStream>,
-        int: bool,
+        ty: ScalarType,
     ) -> TokenStream {
+        let int = ty.is_integer();
         match func {
             MathFn::Sqrt => quote!(#a.sqrt()),
             MathFn::Abs if int => quote!(#a.wrapping_abs()),
@@ -765,6 +767,15 @@ impl<'a> BodyEmitter<'a> {
             MathFn::Cosh => quote!(#a.cosh()),
             MathFn::Hypot => quote!(#a.hypot(#b)),
             MathFn::Cbrt => quote!(#a.cbrt()),
+            // Not in std: the GPU's program, emitted as Rust (what the
+            // evaluator runs, bit for bit); f32 widens and rounds once.
+            MathFn::Erf => {
+                let f = math::RustOps::function("__sdfg_erf", 1, |o, x| math::erf_prog(o, x[0]));
+                match ty {
+                    ScalarType::F32 => quote!({ #f (__sdfg_erf((#a) as f64) as f32) }),
+                    _ => quote!({ #f __sdfg_erf(#a) }),
+                }
+            }
             // Only of complex values (above).
             MathFn::Conj
             | MathFn::NormSqr

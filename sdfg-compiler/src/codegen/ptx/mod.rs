@@ -310,6 +310,7 @@ impl MathFunc {
                 MathFn::Sinh => sinh_prog(o, a[0]),
                 MathFn::Cosh => cosh_prog(o, a[0]),
                 MathFn::Cbrt => cbrt_prog(o, a[0]),
+                MathFn::Erf => erf_prog(o, a[0]),
                 _ => tanh_prog(o, a[0]),
             }),
         }

@@ -273,6 +273,7 @@ pub mod mirror {
             MathFn::Cosh => cosh_f64(a),
             MathFn::Hypot => hypot_f64(a, b),
             MathFn::Cbrt => cbrt_f64(a),
+            MathFn::Erf => erf_f64(a),
             MathFn::Sqrt
             | MathFn::Abs
             | MathFn::Min
