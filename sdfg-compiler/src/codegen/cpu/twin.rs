@@ -95,9 +95,10 @@ pub(crate) fn kernel_twin(sdfg: &Sdfg, abi: &KernelAbi) -> TokenStream {
     }
 }
 
-/// Whether statements `stmts` call `mul_add`: a twin of a map whose body
-/// does has a second copy compiled with FMA, and so does the host code of
-/// a program whose `cpu`/`seq` maps or host tasklets do (`glue::states`).
+/// Whether statements `stmts` call `mul_add` (or `erf`, whose Rust program
+/// is fused multiply-adds): a twin of a map whose body does has a second
+/// copy compiled with FMA, and so does the host code of a program whose
+/// `cpu`/`seq` maps or host tasklets do (`glue::states`).
 pub(crate) fn calls_mul_add(stmts: &[Stmt]) -> bool {
     let mut found = false;
     for s in stmts {
@@ -105,7 +106,7 @@ pub(crate) fn calls_mul_add(stmts: &[Stmt]) -> bool {
             found |= matches!(
                 e.kind,
                 ExprKind::Call {
-                    func: MathFn::MulAdd,
+                    func: MathFn::MulAdd | MathFn::Erf,
                     ..
                 }
             );
