@@ -6,8 +6,8 @@
 //! NPBench.
 
 mod common;
-use sdfg::compiler::codegen::ptx::math::mirror;
 use sdfg::compiler::codegen::ptx::ULP_BOUNDS;
+use sdfg::compiler::math::mirror;
 use sdfg::prelude::*;
 
 sdfg! {

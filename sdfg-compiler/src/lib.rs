@@ -23,7 +23,7 @@
 //! | floor | folders and files | what they own | imported by |
 //! |---|---|---|---|
 //! | 0, diagnostics | `diag/` | rustc-style errors collected per invocation; "did you mean" | every floor |
-//! | 1, vocabulary | `ir/`, `dace_format.rs` | the SDFG, its expressions, types, linear forms, bounds decisions and numeric semantics; the marks and C++ helpers our `.sdfg` files carry | floors 1 to 6 |
+//! | 1, vocabulary | `ir/`, `math/`, `dace_format.rs` | the SDFG, its expressions, types, linear forms, bounds decisions and numeric semantics; the math functions as straight-line programs (run in Rust, emitted as PTX and as Rust); the marks and C++ helpers our `.sdfg` files carry | floors 1 to 6 |
 //! | 2, reading | `parse/`, `eval.rs` | tokens -> AST with spans; the reference meaning of the tasklet language | floors 3 to 6 |
 //! | 3, lowering | `lower/`, `import/` | AST -> IR (names, types, memlets, dataflow; calls of nested SDFGs inlined); a DaCe `.sdfg` file -> AST items | the driver |
 //! | 4, checking | `validate/` | every check of a lowered SDFG, all errors at once | the driver |
@@ -38,6 +38,7 @@ pub mod export;
 pub mod import;
 pub mod ir;
 pub mod lower;
+pub mod math;
 pub mod parse;
 pub mod schedule;
 pub mod validate;

@@ -1,7 +1,7 @@
 //! The math programs of the PTX backend (their Rust mirrors, which execute
 //! the same instructions) against Rust std, over random and edge inputs.
 
-use sdfg_compiler::codegen::ptx::math::mirror as m;
+use sdfg_compiler::math::mirror as m;
 use sdfg_testkit::rng::Rng;
 
 /// A random finite double with a random exponent in [lo_exp, hi_exp].
@@ -295,7 +295,7 @@ fn powi_is_bit_exact() {
 
 #[test]
 fn fmod_is_exact() {
-    use sdfg_compiler::codegen::ptx::math::fmod_mirror;
+    use sdfg_compiler::math::fmod_mirror;
     let mut r = Rng::new(7);
     let specials = [
         0.0,

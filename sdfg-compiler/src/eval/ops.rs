@@ -3,9 +3,9 @@
 //! them (the module documentation of [`super`] lists the decisions).
 
 use super::zero;
-use crate::codegen::ptx::math::mirror;
 use crate::ir::semantics::{cast, max_number, min_number};
 use crate::ir::{BinOp, MathFn, ScalarType, UnOp, Value, WcrOp};
+use crate::math::mirror;
 
 pub(super) fn truthy(v: Value) -> bool {
     match v {
@@ -263,7 +263,7 @@ pub fn compare(op: BinOp, a: Value, b: Value) -> bool {
 
 /// A math method on a float receiver `x` of variant `$ty` (f32 or f64),
 /// with the second and third operands `b`, `c` converted to the receiver's type.
-/// erf, which std lacks: the Rust mirror of `codegen::ptx::math::erf_prog`.
+/// erf, which std lacks: the Rust mirror of `math::erf_prog`.
 trait Erf {
     fn erf(self) -> Self;
 }

@@ -178,7 +178,7 @@ pub enum MathFn {
     Hypot,
     Cbrt,
     /// The error function 2/sqrt(pi) * integral of e^(-t^2) over [0, x]
-    /// (std has none: every backend runs `codegen::ptx::math::erf_prog`).
+    /// (std has none: every backend runs `math::erf_prog`).
     Erf,
     /// `z.conj()`: the complex conjugate.
     Conj,

@@ -52,7 +52,7 @@ fn random_expressions_match_evaluator() {
 /// mirrors compute (which sdfg-compiler/tests/ptx_math.rs compares with std).
 #[test]
 fn math_functions_equal_their_mirrors() {
-    use sdfg_compiler::codegen::ptx::math::mirror as m;
+    use sdfg_compiler::math::mirror as m;
     let n = 600usize;
     for ty in [F32, F64] {
         for f in MathFn::ALL

@@ -11,13 +11,13 @@
 use super::access::Reduction;
 use super::thread_map::BlockPartial;
 use super::tokens::{combine_values, literal, rust_type, zero_of};
-use crate::codegen::ptx::math;
 use crate::codegen::{names, runtime_paths as rt};
 use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
 use crate::ir::{
     range_end, BinOp, Container, ContainerId, ContainerUse, Expr, ExprKind, LocalId, MathFn,
     RangeEnd, ScalarType, Stmt, Storage, SymbolId, TaskletBody, ThreadMap, UnOp, VarRef, WcrOp,
 };
+use crate::math;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use std::cell::{Cell, RefCell};

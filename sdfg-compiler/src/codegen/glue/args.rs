@@ -247,30 +247,8 @@ impl Glue<'_> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use crate::codegen::abi::kernel_abis;
-    use crate::codegen::glue::Glue;
-    use crate::codegen::ptx::{generate_for, Tuning};
-    use crate::ir::TaskletBody;
-
-    /// Runs `check` on the glue of the program `src` (for the glue's tests).
-    pub(in crate::codegen::glue) fn glue_of(src: &str, check: impl FnOnce(&Glue)) {
-        let sdfg = crate::frontend_str(src).expect("valid");
-        let schedule = crate::schedule::schedule(&sdfg);
-        let abis = kernel_abis(&sdfg);
-        let ptx = generate_for(&sdfg, &abis, &Tuning::default());
-        let g = Glue {
-            empty: TaskletBody::default(),
-            sdfg: &sdfg,
-            schedule: &schedule,
-            loops: &[],
-            abis: &abis,
-            ptx: &ptx,
-            persistent: &[],
-            cubins: &[],
-        };
-        check(&g);
-    }
+mod tests {
+    use super::super::test_support::glue_of;
 
     #[test]
     fn host_scalars_pass_by_value_when_read_and_by_mut_when_written() {

@@ -146,3 +146,30 @@ impl Glue<'_> {
         (index, &self.abis[index], shape)
     }
 }
+
+#[cfg(test)]
+mod test_support {
+    use super::Glue;
+    use crate::codegen::abi::kernel_abis;
+    use crate::codegen::ptx::{generate_for, Tuning};
+    use crate::ir::TaskletBody;
+
+    /// Runs `check` on the glue of the program `src` (for the glue's tests).
+    pub(super) fn glue_of(src: &str, check: impl FnOnce(&Glue)) {
+        let sdfg = crate::frontend_str(src).expect("valid");
+        let schedule = crate::schedule::schedule(&sdfg);
+        let abis = kernel_abis(&sdfg);
+        let ptx = generate_for(&sdfg, &abis, &Tuning::default());
+        let g = Glue {
+            empty: TaskletBody::default(),
+            sdfg: &sdfg,
+            schedule: &schedule,
+            loops: &[],
+            abis: &abis,
+            ptx: &ptx,
+            persistent: &[],
+            cubins: &[],
+        };
+        check(&g);
+    }
+}

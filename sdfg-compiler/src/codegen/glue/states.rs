@@ -409,7 +409,7 @@ impl Glue<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::args::tests::glue_of;
+    use super::super::test_support::glue_of;
     use proc_macro2::Ident;
 
     fn execute_of(src: &str) -> String {
@@ -434,6 +434,7 @@ mod tests {
                 true,
             ),
             ("tasklet t { Y[0] = X[0].mul_add(2.0, Y[0]); }", true),
+            ("map m[i in 0..N] on cpu { Y[i] = X[i].erf(); }", true),
             (
                 "map m[i in 0..N] on cpu { Y[i] = X[i] * 2.0 + Y[i]; }",
                 false,

@@ -26,16 +26,16 @@
 //!
 //! This file is the front door: the module, its kernels and their launch
 //! shapes. `kernel` emits one entry per map (and the persistent kernels
-//! of `#[persistent]` states), [`math`] the subroutines they
-//! call, [`ptxas`] assembles a module for the tests.
+//! of `#[persistent]` states), [`crate::math`] the subroutines they
+//! call (PTX text of its programs), [`ptxas`] assembles a module for the tests.
 
 mod kernel;
-pub mod math;
 pub mod ptxas;
 
 use crate::codegen::abi::{kernel_abis, KernelAbi};
 use crate::codegen::persistent::PersistentKernel;
 use crate::ir::{MathFn, Sdfg, StateId, StatementKind, StmtId};
+use crate::math;
 use std::collections::BTreeSet;
 
 /// The line every launched kernel (a map's, not a persistent state's)

@@ -3,8 +3,9 @@
 
 use super::regs::{arith, Class, Reg};
 use super::KernelEmitter;
-use crate::codegen::ptx::{math, MathFunc};
+use crate::codegen::ptx::MathFunc;
 use crate::ir::{Expr, MathFn, ScalarType, Value};
+use crate::math;
 use std::fmt::Write;
 
 impl<'a> KernelEmitter<'a> {

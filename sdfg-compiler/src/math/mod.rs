@@ -1,5 +1,8 @@
-//! Transcendental functions for the PTX backend, written once and run twice
-//! (`erf` three times).
+//! The math functions the tasklet language has and the hardware does not:
+//! written once as programs, run in Rust (the evaluator, the tests), emitted
+//! as PTX subroutines (`codegen::ptx`) and, for `erf`, which std lacks, as
+//! Rust for the CPU device (`codegen::cpu`). A room of the vocabulary floor:
+//! like the IR's numeric semantics, every later stage reads it.
 //!
 //! PTX has no f64 `exp`, `ln`, `sin`, `cos`, `tanh` or `pow`, and its f32
 //! `.approx` instructions are too inaccurate (tanh.approx: ~2^-11 relative).
