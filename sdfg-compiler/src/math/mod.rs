@@ -13,7 +13,7 @@
 //! (`fma.rn` is `f64::mul_add`, `cvt.rni` is `round_ties_even`, ...). The
 //! Rust run is therefore an instruction-by-instruction mirror of the PTX by
 //! construction, and the tests compare it with `std` over many inputs to
-//! establish the bounds in [`super::ULP_BOUNDS`].
+//! establish the bounds in [`crate::codegen::ptx::ULP_BOUNDS`].
 //!
 //! `erf` has no `std` counterpart for the CPU device and the evaluator to
 //! call, so its program is their implementation too: [`RustOps`] emits it as
