@@ -738,3 +738,70 @@ macro_rules! heat3d {
     };
 }
 pub(crate) use heat3d;
+
+/// Block data of every element type (`tests/e2e_block_types.rs`, the
+/// PTX simulator's `block_data_of_every_type_matches_the_evaluator`):
+/// `shared` and `register` data of `f16`, `bf16`, `c32`, `c64`, `i16` and
+/// `bool`, stored from global memory, read back by other threads (the
+/// mirrored and the next thread of the block), computed with and stored.
+/// N is a multiple of 64.
+macro_rules! block_types {
+    ($sink:ident) => {
+        $sink! {
+            pub sdfg BlockTypes {
+                symbol N: i64;
+                gpu H: f16[N];
+                gpu B: bf16[N];
+                gpu Z: c32[N];
+                gpu W: c64[N];
+                gpu I: i16[N];
+                gpu HO: f16[N];
+                gpu BO: bf16[N];
+                gpu ZO: c32[N];
+                gpu WO: c64[N];
+                gpu IO: i16[N];
+                gpu PO: bool[N];
+                state s {
+                    map blk[g in 0..N / 64] on gpu block(64) {
+                        shared SH: f16[64];
+                        shared SB: bf16[64];
+                        shared SZ: c32[64];
+                        shared SW: c64[64];
+                        shared SI: i16[64];
+                        shared SP: bool[64];
+                        register rh: f16[2];
+                        register rz: c32[2];
+                        register rw: c64[2];
+                        map ld[t in 0..64] on threads {
+                            let at = g * 64 + t as i64;
+                            SH[t] = H[at];
+                            SB[t] = B[at];
+                            SZ[t] = Z[at];
+                            SW[t] = W[at];
+                            SI[t] = I[at];
+                            SP[t] = H[at] > 0.0;
+                        }
+                        map st[t in 0..64] on threads {
+                            let at = g * 64 + t as i64;
+                            let u = 63 - t;
+                            let v = (t + 1) % 64;
+                            rh[0] = SH[u];
+                            rh[1] = rh[0] * SH[t];
+                            HO[at] = rh[1] + SH[v];
+                            BO[at] = SB[u] * SB[t] + SB[v];
+                            rz[0] = SZ[u];
+                            rz[1] = rz[0] * SZ[t];
+                            ZO[at] = rz[1] + SZ[v];
+                            rw[0] = SW[u];
+                            rw[1] = rw[0] * SW[t] - SW[v];
+                            WO[at] = rw[1] / SW[t];
+                            IO[at] = SI[u] * SI[t] + SI[v];
+                            PO[at] = SP[u] != SP[t];
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use block_types;

@@ -17,6 +17,7 @@ const SOFTMAX_REGISTERS: &str = fixtures::block_softmax_registers!(stringify);
 const DOT: &str = fixtures::block_dot!(stringify);
 const GEMM: &str = fixtures::block_gemm!(stringify);
 const FEATURES: &str = fixtures::block_features!(stringify);
+const TYPES: &str = fixtures::block_types!(stringify);
 
 fn lower(src: &str) -> Sdfg {
     match sdfg_compiler::frontend_str(src) {
@@ -325,5 +326,80 @@ fn an_inclusive_thread_map_range_runs_up_to_the_type_maximum() {
         let expect: Vec<Value> = (m - 3..=m).map(Value::I64).collect();
         assert_eq!(want[&out].1, expect, "evaluator, M = {m}");
         assert_eq!(got[&out].1, expect, "PTX, M = {m}");
+    }
+}
+
+/// `shared` and `register` data of f16, bf16, c32, c64, i16 and bool: the
+/// PTX (16-bit floats widened in registers, complex pairs through
+/// `ld.v2`/`st.v2` in every state space) computes what the evaluator does,
+/// bit for bit, on grids smaller and larger than the block count.
+#[test]
+fn block_data_of_every_type_matches_the_evaluator() {
+    use sdfg_compiler::ir::Value as V;
+    let sdfg = lower(TYPES);
+    let id = |n: &str| sdfg.container_by_name(n).unwrap();
+    let n = 256usize;
+    let f = |i: usize, k: u64| ((i as u64 * 2654435761 + k * 40503) % 2001) as f32 / 250.0 - 4.0;
+    let mut d = Data::new();
+    let mut put = |name: &str, values: Vec<Value>| {
+        d.insert(id(name), (vec![n], values));
+    };
+    put(
+        "H",
+        (0..n)
+            .map(|i| V::F16(half::f16::from_f32(f(i, 1))))
+            .collect(),
+    );
+    put(
+        "B",
+        (0..n)
+            .map(|i| V::BF16(half::bf16::from_f32(f(i, 2))))
+            .collect(),
+    );
+    put(
+        "Z",
+        (0..n)
+            .map(|i| V::C32(num_complex::Complex::new(f(i, 3), f(i, 4))))
+            .collect(),
+    );
+    put(
+        "W",
+        (0..n)
+            .map(|i| {
+                V::C64(num_complex::Complex::new(
+                    f(i, 5) as f64 / 3.0,
+                    f(i, 6) as f64 + 0.5,
+                ))
+            })
+            .collect(),
+    );
+    put(
+        "I",
+        (0..n)
+            .map(|i| V::I16((i as i16).wrapping_mul(397)))
+            .collect(),
+    );
+    for (out, zero) in [
+        ("HO", V::F16(half::f16::ZERO)),
+        ("BO", V::BF16(half::bf16::ZERO)),
+        ("ZO", V::C32(num_complex::Complex::new(0.0, 0.0))),
+        ("WO", V::C64(num_complex::Complex::new(0.0, 0.0))),
+        ("IO", V::I16(0)),
+        ("PO", V::Bool(false)),
+    ] {
+        put(out, vec![zero; n]);
+    }
+    for grid in [1u32, 3, 8] {
+        let (want, got) = both(&sdfg, 0, &[V::I64(n as i64)], &d, [grid, 1, 1]);
+        for out in ["HO", "BO", "ZO", "WO", "IO", "PO"] {
+            let bits = |data: &Data| -> Vec<String> {
+                data[&id(out)]
+                    .1
+                    .iter()
+                    .map(|v| format!("{:x}", v.to_bits()))
+                    .collect()
+            };
+            assert_eq!(bits(&got), bits(&want), "{out}, grid {grid}");
+        }
     }
 }

@@ -475,13 +475,8 @@ impl<'a> KernelEmitter<'a> {
         };
         let read_only = self.buffers.get(container).is_some_and(|b| b.read_only);
         let space = if read_only { "global.nc" } else { "global" };
-        let r = self.reg_of(e.ty);
-        self.ins(format!(
-            "ld.{space}{}.{} {r}, [{addr}]",
-            self.load_hint,
-            super::regs::mem_type(e.ty)
-        ));
-        r
+        let space = format!("{space}{}", self.load_hint);
+        self.load_at(e.ty, addr, &space, None)
     }
 
     /// The unconditional global loads of a thread map's top-level

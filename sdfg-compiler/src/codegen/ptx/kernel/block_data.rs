@@ -5,7 +5,7 @@
 //! reductions of thread maps are `block_reductions`.
 
 use super::memory::Guard;
-use super::regs::{immediate, mem_type, Class, Reg};
+use super::regs::{mem_type, Class, Reg};
 use super::KernelEmitter;
 use crate::ir::bounds::is_prechecked;
 use crate::ir::linear::{constant_value, Leaf, Linear};
@@ -512,32 +512,7 @@ impl<'a> KernelEmitter<'a> {
         elem: ScalarType,
         index: &'a [Expr],
     ) -> Reg {
-        let oob = checked.map(|g| g.oob);
-        let guard = oob.map(|p| format!("@!{p} ")).unwrap_or_default();
-        let r = if elem == ScalarType::Bool {
-            let byte = self.reg(Class::B16);
-            if oob.is_some() {
-                self.ins(format!("mov.b16 {byte}, 0"));
-            }
-            self.ins(format!("{guard}ld.{space}.u8 {byte}, [{addr}]"));
-            let r = self.reg(Class::Pred);
-            self.ins(format!("setp.ne.u16 {r}, {byte}, 0"));
-            r
-        } else {
-            let r = self.reg_of(elem);
-            if oob.is_some() {
-                self.ins(format!(
-                    "mov.{} {r}, {}",
-                    r.class.mov(),
-                    immediate(Value::from_bits(elem, 0))
-                ));
-            }
-            self.ins(format!(
-                "{guard}ld.{space}.{} {r}, [{addr}]",
-                mem_type(elem)
-            ));
-            r
-        };
+        let r = self.load_at(elem, addr, space, checked.map(|g| g.oob));
         if let Some(g) = checked {
             self.record_fault(g, index, false);
         }
@@ -545,13 +520,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     pub(super) fn space_store(&mut self, space: &str, addr: Reg, v: Reg, elem: ScalarType) {
-        if elem == ScalarType::Bool {
-            let byte = self.reg(Class::B16);
-            self.ins(format!("selp.u16 {byte}, 1, 0, {v}"));
-            self.ins(format!("st.{space}.u8 [{addr}], {byte}"));
-        } else {
-            self.ins(format!("st.{space}.{} [{addr}], {v}", mem_type(elem)));
-        }
+        self.store_at(space, addr, v, elem);
     }
 
     /// `for i in a..b { R[.., i] = S[.., c + i]; }` unrolled, with `R`
@@ -592,7 +561,9 @@ impl<'a> KernelEmitter<'a> {
             .as_ref()
             .and_then(|cx| cx.data.registers.get(&r))
             .is_some_and(|d| matches!(d, RegisterArray::Regs { .. }));
+        // Whole elements of one register each (a complex pair is two).
         let lanes = match elem.size_bytes() {
+            _ if elem.is_complex() || elem == ScalarType::Bool => return false,
             4 => 4,
             8 => 2,
             _ => return false,

@@ -194,8 +194,8 @@ impl<'a> KernelEmitter<'a> {
         self.pair(ty, res_re, res_im)
     }
 
-    /// A complex element from global memory (`ld.v2`; zero where `guard`
-    /// skips it).
+    /// A complex element from state space `space` (with its hints;
+    /// `ld.v2`; zero where `guard` skips it).
     pub(super) fn complex_load(
         &mut self,
         ty: ScalarType,
@@ -210,20 +210,18 @@ impl<'a> KernelEmitter<'a> {
             self.mov(z, zero);
         }
         self.ins(format!(
-            "{guard}ld.{space}{}.v2.{t} {{{}, {}}}, [{addr}]",
-            self.load_hint,
+            "{guard}ld.{space}.v2.{t} {{{}, {}}}, [{addr}]",
             z.re(),
             z.im()
         ));
         z
     }
 
-    /// A complex element to global memory (`st.v2`).
-    pub(super) fn complex_store(&mut self, addr: Reg, v: Reg, ty: ScalarType) {
+    /// A complex element to state space `space` (with its hints; `st.v2`).
+    pub(super) fn complex_store(&mut self, space: &str, addr: Reg, v: Reg, ty: ScalarType) {
         let t = arith(ty.real_part());
         self.ins(format!(
-            "st.global{}.v2.{t} [{addr}], {{{}, {}}}",
-            self.store_hint,
+            "st.{space}.v2.{t} [{addr}], {{{}, {}}}",
             v.re(),
             v.im()
         ));

@@ -223,25 +223,40 @@ impl<'a> KernelEmitter<'a> {
         let oob = checked.map(|g| g.oob);
         let read_only = self.buffers.get(&container).is_some_and(|b| b.read_only);
         let space = if read_only { "global.nc" } else { "global" };
+        let space = format!("{space}{}", self.load_hint);
+        let result = self.load_at(ty, addr, &space, oob);
+        if let Some(g) = checked {
+            self.record_fault(g, index, false);
+        }
+        result
+    }
+
+    /// A `ty` element at `addr` in state space `space` (with its cache
+    /// hints: `global.nc.L2::128B`, `shared`, `local`), as the value
+    /// registers hold it: a bool from its byte, a 16-bit float widened to
+    /// f32, a complex pair from `ld.v2`; zero where `oob` skips the load.
+    pub(super) fn load_at(
+        &mut self,
+        ty: ScalarType,
+        addr: Reg,
+        space: &str,
+        oob: Option<Reg>,
+    ) -> Reg {
         let guard = oob.map(|p| format!("@!{p} ")).unwrap_or_default();
-        let result = if ty == ScalarType::Bool {
+        if ty == ScalarType::Bool {
             let byte = self.reg(Class::B16);
             if oob.is_some() {
                 self.ins(format!("mov.b16 {byte}, 0"));
             }
-            self.ins(format!(
-                "{guard}ld.{space}{}.u8 {byte}, [{addr}]",
-                self.load_hint
-            ));
+            self.ins(format!("{guard}ld.{space}.u8 {byte}, [{addr}]"));
             let r = self.reg(Class::Pred);
             self.ins(format!("setp.ne.u16 {r}, {byte}, 0"));
             r
         } else if ty.is_complex() {
             self.complex_load(ty, addr, space, &guard)
         } else if ty.is_half_float() {
-            let hint = self.load_hint.clone();
             self.half_load(ty, oob.is_some(), |h| {
-                format!("{guard}ld.{space}{hint}.b16 {h}, [{addr}]")
+                format!("{guard}ld.{space}.b16 {h}, [{addr}]")
             })
         } else {
             let r = self.reg_of(ty);
@@ -252,17 +267,27 @@ impl<'a> KernelEmitter<'a> {
                     immediate(Value::from_bits(ty, 0))
                 ));
             }
-            self.ins(format!(
-                "{guard}ld.{space}{}.{} {r}, [{addr}]",
-                self.load_hint,
-                mem_type(ty)
-            ));
+            self.ins(format!("{guard}ld.{space}.{} {r}, [{addr}]", mem_type(ty)));
             r
-        };
-        if let Some(g) = checked {
-            self.record_fault(g, index, false);
         }
-        result
+    }
+
+    /// The value `v` (as registers hold it) stored as an `elem` element at
+    /// `addr` in state space `space` (with its hints): the counterpart of
+    /// [`Self::load_at`].
+    pub(super) fn store_at(&mut self, space: &str, addr: Reg, v: Reg, elem: ScalarType) {
+        if elem.is_complex() {
+            self.complex_store(space, addr, v, elem);
+        } else if elem.is_half_float() {
+            let h = self.half_bits_of_f32(v, elem);
+            self.ins(format!("st.{space}.b16 [{addr}], {h}"));
+        } else if elem == ScalarType::Bool {
+            let byte = self.reg(Class::B16);
+            self.ins(format!("selp.u16 {byte}, 1, 0, {v}"));
+            self.ins(format!("st.{space}.u8 [{addr}], {byte}"));
+        } else {
+            self.ins(format!("st.{space}.{} [{addr}], {v}", mem_type(elem)));
+        }
     }
 
     pub(super) fn store(
@@ -318,21 +343,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     pub(super) fn plain_store(&mut self, addr: Reg, v: Reg, elem: ScalarType) {
-        if elem.is_complex() {
-            self.complex_store(addr, v, elem);
-        } else if elem.is_half_float() {
-            let h = self.half_bits_of_f32(v, elem);
-            self.ins(format!("st.global{}.b16 [{addr}], {h}", self.store_hint));
-        } else if elem == ScalarType::Bool {
-            let byte = self.reg(Class::B16);
-            self.ins(format!("selp.u16 {byte}, 1, 0, {v}"));
-            self.ins(format!("st.global{}.u8 [{addr}], {byte}", self.store_hint));
-        } else {
-            self.ins(format!(
-                "st.global{}.{} [{addr}], {v}",
-                self.store_hint,
-                mem_type(elem)
-            ));
-        }
+        let space = format!("global{}", self.store_hint);
+        self.store_at(&space, addr, v, elem);
     }
 }

@@ -1,0 +1,128 @@
+//! Block data of every element type: `shared` and `register` data of
+//! `f16`, `bf16`, `c32`, `c64`, `i16` and `bool` in a block map, stored
+//! from global memory, read back by other threads, computed with and
+//! stored again, on every device, bit for bit against plain Rust (16-bit
+//! floats compute in f32 and round once per operation, as `half`'s
+//! operators do; complex values with num-complex's formulas). On the GPU
+//! the loads and stores of these types have their own forms (a 16-bit
+//! float is widened to f32 in its register, a complex value is a pair of
+//! registers moved with `ld.v2`/`st.v2`); before they went through the
+//! block's own load and store paths, a `c32` block map did not assemble
+//! and `f16` shared data computed on raw bits.
+
+mod common;
+use sdfg::prelude::*;
+
+crate::common::fixtures::block_types!(sdfg);
+
+#[test]
+fn block_data_of_every_element_type_computes_like_plain_rust() {
+    let n = 256usize;
+    let f = |i: usize, k: u64| ((i as u64 * 2654435761 + k * 40503) % 2001) as f32 / 250.0 - 4.0;
+    let h: Vec<f16> = (0..n).map(|i| f16::from_f32(f(i, 1))).collect();
+    let b: Vec<bf16> = (0..n).map(|i| bf16::from_f32(f(i, 2))).collect();
+    let z: Vec<Complex<f32>> = (0..n).map(|i| Complex::new(f(i, 3), f(i, 4))).collect();
+    let w: Vec<Complex<f64>> = (0..n)
+        .map(|i| Complex::new(f(i, 5) as f64 / 3.0, f(i, 6) as f64 + 0.5))
+        .collect();
+    let int: Vec<i16> = (0..n)
+        .map(|i| (i as i16).wrapping_mul(397).wrapping_sub(3000))
+        .collect();
+    // The reference, in the program's operation order.
+    let (mut ho, mut bo, mut zo, mut wo, mut io, mut po) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    for at in 0..n {
+        let (g, t) = (at / 64 * 64, at % 64);
+        let (u, v) = (g + 63 - t, g + (t + 1) % 64);
+        ho.push(h[u] * h[at] + h[v]);
+        bo.push(b[u] * b[at] + b[v]);
+        zo.push(z[u] * z[at] + z[v]);
+        wo.push((w[u] * w[at] - w[v]) / w[at]);
+        io.push(int[u].wrapping_mul(int[at]).wrapping_add(int[v]));
+        po.push((h[u] > f16::ZERO) != (h[at] > f16::ZERO));
+    }
+    let mut devices = common::devices("block types");
+    devices.push(Device::cpu_with_threads(16));
+    for device in devices {
+        let name = device.name();
+        let program = BlockTypes::load(&device).unwrap();
+        let dh = DeviceBuffer::from_slice(&device, &h).unwrap();
+        let db = DeviceBuffer::from_slice(&device, &b).unwrap();
+        let dz = DeviceBuffer::from_slice(&device, &z).unwrap();
+        let dw = DeviceBuffer::from_slice(&device, &w).unwrap();
+        let di = DeviceBuffer::from_slice(&device, &int).unwrap();
+        let mut dho = DeviceBuffer::from_slice(&device, &vec![f16::NAN; n]).unwrap();
+        let mut dbo = DeviceBuffer::from_slice(&device, &vec![bf16::NAN; n]).unwrap();
+        let nan32 = Complex::new(f32::NAN, f32::NAN);
+        let mut dzo = DeviceBuffer::from_slice(&device, &vec![nan32; n]).unwrap();
+        let nan64 = Complex::new(f64::NAN, f64::NAN);
+        let mut dwo = DeviceBuffer::from_slice(&device, &vec![nan64; n]).unwrap();
+        let mut dio = DeviceBuffer::from_slice(&device, &vec![i16::MIN; n]).unwrap();
+        let mut dpo = DeviceBuffer::<bool>::zeros(&device, n).unwrap();
+        program
+            .run(BlockTypesArgs {
+                N: n as i64,
+                H: &dh,
+                B: &db,
+                Z: &dz,
+                W: &dw,
+                I: &di,
+                HO: &mut dho,
+                BO: &mut dbo,
+                ZO: &mut dzo,
+                WO: &mut dwo,
+                IO: &mut dio,
+                PO: &mut dpo,
+            })
+            .unwrap();
+        assert_eq!(
+            dho.to_vec()
+                .unwrap()
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>(),
+            ho.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            "f16 on {name}"
+        );
+        assert_eq!(
+            dbo.to_vec()
+                .unwrap()
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>(),
+            bo.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            "bf16 on {name}"
+        );
+        let parts32 = |v: &[Complex<f32>]| {
+            v.iter()
+                .map(|c| (c.re.to_bits(), c.im.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        let parts64 = |v: &[Complex<f64>]| {
+            v.iter()
+                .map(|c| (c.re.to_bits(), c.im.to_bits()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            parts32(&dzo.to_vec().unwrap()),
+            parts32(&zo),
+            "c32 on {name}"
+        );
+        assert_eq!(
+            parts64(&dwo.to_vec().unwrap()),
+            parts64(&wo),
+            "c64 on {name}"
+        );
+        assert_eq!(dio.to_vec().unwrap(), io, "i16 on {name}");
+        assert_eq!(dpo.to_vec().unwrap(), po, "bool on {name}");
+    }
+}
+
+/// The kernel assembles for sm_90 (CI has ptxas and no GPU;
+/// SDFG_REQUIRE_PTXAS=1 makes a missing ptxas an error).
+#[test]
+fn the_block_types_kernel_assembles() {
+    if let Err(msg) = sdfg::compiler::codegen::ptx::ptxas::assemble_check(BlockTypes::PTX) {
+        panic!("ptxas rejected the block types kernel:\n{msg}");
+    }
+}
