@@ -41,6 +41,9 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
         io.push(int[u].wrapping_mul(int[at]).wrapping_add(int[v]));
         po.push((h[u] > f16::ZERO) != (h[at] > f16::ZERO));
     }
+    let hs: Vec<f16> = (0..n / 64)
+        .map(|g| f16::from_f32((0..64).map(|t| (int[g * 64 + t] % 8) as f32).sum()))
+        .collect();
     let mut devices = common::devices("block types");
     devices.push(Device::cpu_with_threads(16));
     for device in devices {
@@ -59,6 +62,7 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
         let mut dwo = DeviceBuffer::from_slice(&device, &vec![nan64; n]).unwrap();
         let mut dio = DeviceBuffer::from_slice(&device, &vec![i16::MIN; n]).unwrap();
         let mut dpo = DeviceBuffer::<bool>::zeros(&device, n).unwrap();
+        let mut dhs = DeviceBuffer::from_slice(&device, &vec![f16::NAN; n / 64]).unwrap();
         program
             .run(BlockTypesArgs {
                 N: n as i64,
@@ -73,6 +77,7 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
                 WO: &mut dwo,
                 IO: &mut dio,
                 PO: &mut dpo,
+                HS: &mut dhs,
             })
             .unwrap();
         assert_eq!(
@@ -115,6 +120,7 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
         );
         assert_eq!(dio.to_vec().unwrap(), io, "i16 on {name}");
         assert_eq!(dpo.to_vec().unwrap(), po, "bool on {name}");
+        assert_eq!(dhs.to_vec().unwrap(), hs, "f16 block sum on {name}");
     }
 }
 

@@ -743,7 +743,8 @@ pub(crate) use heat3d;
 /// PTX simulator's `block_data_of_every_type_matches_the_evaluator`):
 /// `shared` and `register` data of `f16`, `bf16`, `c32`, `c64`, `i16` and
 /// `bool`, stored from global memory, read back by other threads (the
-/// mirrored and the next thread of the block), computed with and stored.
+/// mirrored and the next thread of the block), computed with and stored;
+/// and an f16 sum into shared data (small integers: exact in any order).
 /// N is a multiple of 64.
 macro_rules! block_types {
     ($sink:ident) => {
@@ -761,6 +762,7 @@ macro_rules! block_types {
                 gpu WO: c64[N];
                 gpu IO: i16[N];
                 gpu PO: bool[N];
+                gpu HS: f16[N / 64];
                 state s {
                     map blk[g in 0..N / 64] on gpu block(64) {
                         shared SH: f16[64];
@@ -772,6 +774,8 @@ macro_rules! block_types {
                         register rh: f16[2];
                         register rz: c32[2];
                         register rw: c64[2];
+                        shared acc: f16[1];
+                        acc[0] = 0.0;
                         map ld[t in 0..64] on threads {
                             let at = g * 64 + t as i64;
                             SH[t] = H[at];
@@ -797,7 +801,9 @@ macro_rules! block_types {
                             WO[at] = rw[1] / SW[t];
                             IO[at] = SI[u] * SI[t] + SI[v];
                             PO[at] = SP[u] != SP[t];
+                            acc[0] += (SI[t] % 8) as f16;
                         }
+                        HS[g] = acc[0];
                     }
                 }
             }

@@ -253,7 +253,19 @@ impl<'a> KernelEmitter<'a> {
         (value_at, flag_at)
     }
 
+    /// The type a partial is kept in a warp's slot: a 16-bit float as the
+    /// f32 its register holds (the slot has room; storing its bits as 16
+    /// would keep the low half of the f32's).
+    fn slot_type(elem: ScalarType) -> ScalarType {
+        if elem.is_half_float() {
+            ScalarType::F32
+        } else {
+            elem
+        }
+    }
+
     fn slot_store(&mut self, addr: Reg, v: Reg, elem: ScalarType) {
+        let elem = Self::slot_type(elem);
         if elem == ScalarType::Bool {
             let w = self.reg(Class::B32);
             self.ins(format!("selp.u32 {w}, 1, 0, {v}"));
@@ -264,6 +276,7 @@ impl<'a> KernelEmitter<'a> {
     }
 
     fn slot_load(&mut self, v: Reg, addr: Reg, elem: ScalarType, present: Reg) {
+        let elem = Self::slot_type(elem);
         if elem == ScalarType::Bool {
             let w = self.reg(Class::B32);
             self.ins(format!("mov.u32 {w}, 0"));
