@@ -44,6 +44,10 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
     let hs: Vec<f16> = (0..n / 64)
         .map(|g| f16::from_f32((0..64).map(|t| (int[g * 64 + t] % 8) as f32).sum()))
         .collect();
+    let zs = Complex::new(
+        0.5 + (0..n).map(|i| (int[i] % 8) as f32).sum::<f32>(),
+        n as f32,
+    );
     let mut devices = common::devices("block types");
     devices.push(Device::cpu_with_threads(16));
     for device in devices {
@@ -63,6 +67,7 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
         let mut dio = DeviceBuffer::from_slice(&device, &vec![i16::MIN; n]).unwrap();
         let mut dpo = DeviceBuffer::<bool>::zeros(&device, n).unwrap();
         let mut dhs = DeviceBuffer::from_slice(&device, &vec![f16::NAN; n / 64]).unwrap();
+        let mut dzs = DeviceBuffer::from_slice(&device, &[Complex::new(0.5f32, 0.0)]).unwrap();
         program
             .run(BlockTypesArgs {
                 N: n as i64,
@@ -78,6 +83,7 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
                 IO: &mut dio,
                 PO: &mut dpo,
                 HS: &mut dhs,
+                ZS: &mut dzs,
             })
             .unwrap();
         assert_eq!(
@@ -121,6 +127,7 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
         assert_eq!(dio.to_vec().unwrap(), io, "i16 on {name}");
         assert_eq!(dpo.to_vec().unwrap(), po, "bool on {name}");
         assert_eq!(dhs.to_vec().unwrap(), hs, "f16 block sum on {name}");
+        assert_eq!(dzs.to_vec().unwrap(), [zs], "c32 sum on {name}");
     }
 }
 

@@ -744,7 +744,8 @@ pub(crate) use heat3d;
 /// `shared` and `register` data of `f16`, `bf16`, `c32`, `c64`, `i16` and
 /// `bool`, stored from global memory, read back by other threads (the
 /// mirrored and the next thread of the block), computed with and stored;
-/// and an f16 sum into shared data (small integers: exact in any order).
+/// and an f16 sum into shared data and a c32 sum into `gpu` data (small
+/// integers: exact in any order).
 /// N is a multiple of 64.
 macro_rules! block_types {
     ($sink:ident) => {
@@ -763,6 +764,7 @@ macro_rules! block_types {
                 gpu IO: i16[N];
                 gpu PO: bool[N];
                 gpu HS: f16[N / 64];
+                gpu ZS: c32[1];
                 state s {
                     map blk[g in 0..N / 64] on gpu block(64) {
                         shared SH: f16[64];
@@ -802,6 +804,7 @@ macro_rules! block_types {
                             IO[at] = SI[u] * SI[t] + SI[v];
                             PO[at] = SP[u] != SP[t];
                             acc[0] += (SI[t] % 8) as f16;
+                            ZS[0] += Complex::new((SI[t] % 8) as f32, 1.0);
                         }
                         HS[g] = acc[0];
                     }

@@ -216,7 +216,8 @@ pub fn is_uniform_in(e: &Expr, inner: &BTreeSet<LocalId>) -> bool {
 /// The reductions of thread map `t` into uniform elements of `shared` or
 /// `gpu` containers, one per distinct (container, index), in program order.
 /// A target updated with two operators, or also read or plainly stored by
-/// the thread map, is not one (validation rejects those forms).
+/// the thread map, is not one (validation rejects those forms); nor is a
+/// complex one (each iteration's `+=` reduces its parts on its own).
 pub fn uniform_reductions<'a>(
     t: &'a ThreadMap,
     containers: &[Container],
@@ -240,7 +241,11 @@ pub fn uniform_reductions<'a>(
                     crate::ir::Storage::Shared | crate::ir::Storage::Gpu
                 );
                 let k = key(index);
-                let uniform = index.iter().all(|e| is_uniform_in(e, &inner));
+                // A complex sum is one reduction per part, not a value the
+                // warps can shuffle and combine: each iteration reduces
+                // into its target on its own (`+=` only, validated).
+                let uniform = index.iter().all(|e| is_uniform_in(e, &inner))
+                    && !containers[*container].elem.is_complex();
                 match wcr {
                     Some(op) if shared_or_global && uniform => {
                         if let Some(f) = found

@@ -393,9 +393,13 @@ fn block_data_of_every_type_matches_the_evaluator() {
         id("HS"),
         (vec![n / 64], vec![V::F16(half::f16::NAN); n / 64]),
     );
+    d.insert(
+        id("ZS"),
+        (vec![1], vec![V::C32(num_complex::Complex::new(0.5, 0.0))]),
+    );
     for grid in [1u32, 3, 8] {
         let (want, got) = both(&sdfg, 0, &[V::I64(n as i64)], &d, [grid, 1, 1]);
-        for out in ["HO", "BO", "ZO", "WO", "IO", "PO", "HS"] {
+        for out in ["HO", "BO", "ZO", "WO", "IO", "PO", "HS", "ZS"] {
             let bits = |data: &Data| -> Vec<String> {
                 data[&id(out)]
                     .1
