@@ -398,15 +398,11 @@ sdfg! {
     }
 }
 
-/// `mul_add` in host code rounds once, on the CPU device and beside a GPU:
-/// x = 1 + k 2^-12, so x * x - 1 = k 2^-11 + k^2 2^-24 is exact in f32 and
-/// rounding the product first drops the 2^-24 part for odd k.
+/// `mul_add` in host code rounds once (`common::fma_witnesses`).
 #[test]
 fn host_maps_and_tasklets_fuse_mul_add() {
     let n = 1000usize;
-    let x: Vec<f32> = (0..n)
-        .map(|i| 1.0 + ((i % 64) as f32 + 1.0) * (2.0f32).powi(-12))
-        .collect();
+    let x = common::fma_witnesses(n);
     let want: Vec<f32> = x
         .iter()
         .map(|&v| (v as f64 * v as f64 - 1.0) as f32)

@@ -86,42 +86,28 @@ fn block_data_of_every_element_type_computes_like_plain_rust() {
                 ZS: &mut dzs,
             })
             .unwrap();
+        let h16 = |x: f16| x.to_bits();
+        let b16 = |x: bf16| x.to_bits();
+        let z32 = |c: Complex<f32>| (c.re.to_bits(), c.im.to_bits());
+        let z64 = |c: Complex<f64>| (c.re.to_bits(), c.im.to_bits());
         assert_eq!(
-            dho.to_vec()
-                .unwrap()
-                .iter()
-                .map(|x| x.to_bits())
-                .collect::<Vec<_>>(),
-            ho.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            bits(&dho.to_vec().unwrap(), h16),
+            bits(&ho, h16),
             "f16 on {name}"
         );
         assert_eq!(
-            dbo.to_vec()
-                .unwrap()
-                .iter()
-                .map(|x| x.to_bits())
-                .collect::<Vec<_>>(),
-            bo.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            bits(&dbo.to_vec().unwrap(), b16),
+            bits(&bo, b16),
             "bf16 on {name}"
         );
-        let parts32 = |v: &[Complex<f32>]| {
-            v.iter()
-                .map(|c| (c.re.to_bits(), c.im.to_bits()))
-                .collect::<Vec<_>>()
-        };
-        let parts64 = |v: &[Complex<f64>]| {
-            v.iter()
-                .map(|c| (c.re.to_bits(), c.im.to_bits()))
-                .collect::<Vec<_>>()
-        };
         assert_eq!(
-            parts32(&dzo.to_vec().unwrap()),
-            parts32(&zo),
+            bits(&dzo.to_vec().unwrap(), z32),
+            bits(&zo, z32),
             "c32 on {name}"
         );
         assert_eq!(
-            parts64(&dwo.to_vec().unwrap()),
-            parts64(&wo),
+            bits(&dwo.to_vec().unwrap(), z64),
+            bits(&wo, z64),
             "c64 on {name}"
         );
         assert_eq!(dio.to_vec().unwrap(), io, "i16 on {name}");
@@ -138,4 +124,9 @@ fn the_block_types_kernel_assembles() {
     if let Err(msg) = sdfg::compiler::codegen::ptx::ptxas::assemble_check(BlockTypes::PTX) {
         panic!("ptxas rejected the block types kernel:\n{msg}");
     }
+}
+
+/// The bit patterns of `v` (`f` of each element): NaN-proof equality.
+fn bits<T: Copy, B>(v: &[T], f: impl Fn(T) -> B) -> Vec<B> {
+    v.iter().map(|&x| f(x)).collect()
 }

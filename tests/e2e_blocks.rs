@@ -792,11 +792,7 @@ sdfg! {
 #[test]
 fn register_data_survives_thread_maps_and_mul_add_is_fused() {
     let n = 128usize;
-    // 1 + k 2^-12: x * x - 1 = k 2^-11 + k^2 2^-24, which f32 holds
-    // exactly; rounding the product first drops the 2^-24 part for odd k.
-    let x: Vec<f32> = (0..n)
-        .map(|i| 1.0 + ((i % 64) as f32 + 1.0) * (2.0f32).powi(-12))
-        .collect();
+    let x = common::fma_witnesses(n);
     let mut devices = common::devices("register pieces");
     devices.push(Device::cpu_with_threads(16));
     for device in devices {

@@ -30,6 +30,16 @@ pub fn devices(test: &str) -> Vec<Device> {
     out
 }
 
+/// Inputs that tell a fused multiply-add from an unfused one: x = 1 + k
+/// 2^-12 (k = 1..=64, repeating), so x * x - 1 = k 2^-11 + k^2 2^-24 is
+/// exact in f32 and rounding the product first drops the 2^-24 part for
+/// odd k: `x.mul_add(x, -1.0)` is the f64 product rounded once.
+pub fn fma_witnesses(n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|i| 1.0 + ((i % 64) as f32 + 1.0) * (2.0f32).powi(-12))
+        .collect()
+}
+
 /// `fixtures::time_loop!` in plain Rust, in the kernels' operation order.
 pub fn time_loop_reference(a: &mut [f64], b: &mut [f64], t: usize) {
     let n = a.len();
