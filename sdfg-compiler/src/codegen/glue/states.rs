@@ -190,8 +190,8 @@ impl Glue<'_> {
             (&'a self, mut __cx: #context_guard<'a>, __args: #args_name #lt)
                 -> ::core::result::Result<#running<'a>, #error>
         };
-        // Host code that calls `mul_add` (a `cpu` or `seq` map, a host
-        // tasklet) runs in a copy compiled with FMA, as a kernel twin does
+        // Host code that calls `mul_add` or `erf` (a `cpu` or `seq` map, a
+        // host tasklet) runs in a copy compiled with FMA, as a kernel twin does
         // (`cpu::twin`): one instruction per `mul_add` instead of a call
         // into libm, and the rayon closures of its `cpu` maps inherit the
         // target feature. Same bits: `mul_add` rounds once either way.
@@ -228,7 +228,7 @@ impl Glue<'_> {
     }
 
     /// Whether the program's host code (its `cpu` and `seq` maps and host
-    /// tasklets) calls `mul_add`.
+    /// tasklets) calls `mul_add` or `erf` (`cpu::twin::calls_mul_add`).
     fn host_calls_mul_add(&self) -> bool {
         self.sdfg
             .states

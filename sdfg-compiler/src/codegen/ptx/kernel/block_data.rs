@@ -276,14 +276,14 @@ impl<'a> KernelEmitter<'a> {
                     self.ins(format!("@{} bra {skip}", g.oob));
                 }
                 match wcr {
-                    None => self.space_store("shared", addr, v, elem),
+                    None => self.store_at("shared", addr, v, elem),
                     // Iterations of a thread map run concurrently: atomics.
                     Some(op) if !self.block_level() => self.shared_atomic(addr, v, elem, op),
                     // A block-level store: thread 0 alone.
                     Some(op) => {
                         let old = self.space_load("shared", addr, None, elem, index);
                         let new = self.combine(op, old, v, elem);
-                        self.space_store("shared", addr, new, elem);
+                        self.store_at("shared", addr, new, elem);
                     }
                 }
                 self.place(&skip);
@@ -309,7 +309,7 @@ impl<'a> KernelEmitter<'a> {
                         }
                         None => v,
                     };
-                    self.space_store("local", addr, new, elem);
+                    self.store_at("local", addr, new, elem);
                     self.place(&skip);
                 }
                 Some(Slot::Outside(flat)) => self.fault_always(index, true, flat),
@@ -517,10 +517,6 @@ impl<'a> KernelEmitter<'a> {
             self.record_fault(g, index, false);
         }
         r
-    }
-
-    pub(super) fn space_store(&mut self, space: &str, addr: Reg, v: Reg, elem: ScalarType) {
-        self.store_at(space, addr, v, elem);
     }
 
     /// `for i in a..b { R[.., i] = S[.., c + i]; }` unrolled, with `R`

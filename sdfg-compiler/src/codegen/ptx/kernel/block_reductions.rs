@@ -90,7 +90,7 @@ impl<'a> KernelEmitter<'a> {
         }
         if elem == Bool {
             // Rejected by validation; keep the kernel total.
-            self.space_store("shared", addr, v, elem);
+            self.store_at("shared", addr, v, elem);
             return;
         }
         self.cas_loop("shared", addr, v, elem, op);
@@ -223,7 +223,7 @@ impl<'a> KernelEmitter<'a> {
                     }
                     let old = self.space_load("shared", addr, None, elem, r.index);
                     let new = self.combine(r.op, old, v, elem);
-                    self.space_store("shared", addr, new, elem);
+                    self.store_at("shared", addr, new, elem);
                     self.place(&skip);
                 }
             }
