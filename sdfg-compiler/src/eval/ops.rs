@@ -261,8 +261,6 @@ pub fn compare(op: BinOp, a: Value, b: Value) -> bool {
     truthy(binary(op, a, b))
 }
 
-/// A math method on a float receiver `x` of variant `$ty` (f32 or f64),
-/// with the second and third operands `b`, `c` converted to the receiver's type.
 /// erf, which std lacks: the Rust mirror of `math::erf_prog`.
 trait Erf {
     fn erf(self) -> Self;
@@ -278,6 +276,8 @@ impl Erf for f32 {
     }
 }
 
+/// A math method on a float receiver `x` of variant `$ty` (f32 or f64),
+/// with the second and third operands `b`, `c` converted to the receiver's type.
 macro_rules! float_call {
     ($f:expr, $x:expr, $b:expr, $c:expr, $ty:ident) => {{
         let (x, b, c) = ($x, $b, $c);
