@@ -23,6 +23,8 @@ pub struct ShapeRow {
     pub gb_per_s: f64,
     /// `None`: bit-exact; otherwise the first mismatch.
     pub mismatch: Option<String>,
+    /// A 3-D map walked its planes (`Tuning::walk_3d`).
+    pub walks: bool,
 }
 
 impl ShapeRow {
@@ -33,6 +35,11 @@ impl ShapeRow {
 
     pub fn label(&self) -> String {
         let t = &self.tuning;
+        let default = if self.is_default() { " (default)" } else { "" };
+        if self.walks {
+            let [x, y] = t.block_3d;
+            return format!("walk: block {x}x{y}, {} planes in z{default}", t.rows_3d);
+        }
         let mut hints = String::new();
         if t.l2_prefetch > 0 {
             hints += &format!(", L2::{}B", t.l2_prefetch);
@@ -50,7 +57,7 @@ impl ShapeRow {
             t.items_2d,
             t.rows_2d,
             if t.rows_3d_in_z { " in z" } else { "" },
-            if self.is_default() { " (default)" } else { "" }
+            default
         )
     }
 }
@@ -144,12 +151,15 @@ pub fn heat3d_shapes(
     // A sweep of 120^3 takes microseconds: time 50 back to back per sample.
     let sweep = Sweep::new(&ir, 3, n, heat3d_sweep, 50);
     let base = Tuning::default();
+    // Tiles of rows (the walk off): in y, or in z.
     let in_z = |block_2d: [u32; 2], rows_2d: u32, rows_3d_in_z: bool| Tuning {
         rows_3d_in_z,
+        walk_3d: false,
         ..shape(block_2d, base.items_2d, rows_2d)
     };
     let mut tunings = vec![
         base,
+        in_z(base.block_2d, base.rows_2d, false),
         in_z([64, 2], 4, false),
         in_z([32, 4], 4, false),
         in_z([128, 1], 4, false),
@@ -163,6 +173,23 @@ pub fn heat3d_shapes(
         ([32, 8], 4),
     ] {
         tunings.push(in_z(block, rows, true));
+    }
+    // Walks (the default: 64 x 2, 8 planes) of other blocks and lengths.
+    let walk = |block_3d: [u32; 2], rows_3d: u32| Tuning {
+        block_3d,
+        rows_3d,
+        ..base
+    };
+    for (block, rows) in [
+        ([32, 4], 8),
+        ([32, 8], 8),
+        ([64, 4], 8),
+        ([128, 1], 8),
+        ([64, 2], 4),
+        ([32, 4], 4),
+        ([64, 2], 16),
+    ] {
+        tunings.push(walk(block, rows));
     }
     Ok(tunings
         .into_iter()
@@ -225,6 +252,7 @@ impl<'a> Sweep<'a> {
                 ms: f64::NAN,
                 gb_per_s: f64::NAN,
                 mismatch: Some(format!("error: {e}")),
+                walks: self.dims == 3 && tuning.walk_3d,
             })
     }
 
@@ -303,6 +331,7 @@ impl<'a> Sweep<'a> {
             ms,
             gb_per_s: gb_per_s(8.0 * (full + inner), ms),
             mismatch: bit_mismatch("B", &got, &self.want, f64_bits),
+            walks: self.dims == 3 && tuning.walk_3d,
         })
     }
 }

@@ -125,6 +125,38 @@ fn axpy_and_stencil_assemble_without_spills() {
     }
 }
 
+/// A 3-D stencil walks its planes (`kernel/walk.rs`): its kernel waits for
+/// its grid dependencies but does not let its dependents start early
+/// (`GRID_WAIT_MARK`), and is capped at the 32 registers that let every
+/// SM run its full 2048 threads (ptxas keeps to it: the state of the
+/// grid-stride fallback is what it spills).
+#[test]
+fn heat3d_walk_fits_32_registers_and_lets_dependents_start_at_its_end() {
+    use sdfg_compiler::codegen::ptx::{for_arch, GRID_DEPENDENCY_MARK, GRID_WAIT_MARK};
+    let sdfg = sdfg_compiler::frontend_str(
+        "sdfg H { symbol N: i64; gpu A: f64[N, N, N]; gpu B: f64[N, N, N];
+          state s { map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+            B[i, j, k] = 0.125 * (A[i+1, j, k] - 2.0 * A[i, j, k] + A[i-1, j, k])
+                + 0.125 * (A[i, j+1, k] - 2.0 * A[i, j, k] + A[i, j-1, k])
+                + 0.125 * (A[i, j, k+1] - 2.0 * A[i, j, k] + A[i, j, k-1])
+                + A[i, j, k];
+          } } }",
+    )
+    .unwrap();
+    let m = generate(&sdfg);
+    assert!(m.kernels[0].rows_in_z && m.kernels[0].rows_per_thread == 8);
+    assert!(m.text.contains("walk: each row"), "{}", m.text);
+    assert!(m.text.contains(".maxnreg 32\n"), "{}", m.text);
+    assert_eq!(m.text.matches(GRID_WAIT_MARK).count(), 1);
+    assert!(!m.text.contains(GRID_DEPENDENCY_MARK));
+    let (hopper, waits) = for_arch(&m.text, 90);
+    assert!(waits && hopper.contains("griddepcontrol.wait;"));
+    assert!(!hopper.contains("launch_dependents"));
+    for u in assemble("heat3d_walk", &m) {
+        assert!(u.registers <= 32, "{u:?}");
+    }
+}
+
 const NUMERIC: [ScalarType; 10] = [I8, I16, I32, I64, U8, U16, U32, U64, F32, F64];
 
 /// A 1-D gpu map over `i in 0..N` (i64) with the given body; returns the builder's SDFG.

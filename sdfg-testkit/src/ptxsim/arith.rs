@@ -106,6 +106,15 @@ pub(super) fn int_op(base: &str, parts: &[&str], ty: &str, x: u64, y: u64, z: u6
             mask(x, w) * mask(y, w)
         };
     }
+    // mad.wide: the wide product plus a 64-bit addend.
+    if base == "mad" && parts.get(1) == Some(&"wide") {
+        let product = if signed {
+            (sext(x, w) * sext(y, w)) as u64
+        } else {
+            mask(x, w) * mask(y, w)
+        };
+        return product.wrapping_add(z);
+    }
     if base == "mul" && parts.get(1) == Some(&"hi") {
         return if signed {
             mask(((sext(x, w) as i128 * sext(y, w) as i128) >> w) as u64, w)

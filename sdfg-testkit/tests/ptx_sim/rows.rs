@@ -9,6 +9,14 @@ fn f(c: ContainerId, index: Vec<Expr>) -> Expr {
     e::load(c, F64, index)
 }
 
+/// The default tuning with 3-D maps in tiles of rows, not walks.
+fn tiles() -> Tuning {
+    Tuning {
+        walk_3d: false,
+        ..Default::default()
+    }
+}
+
 /// `x + c` (just `x` for 0).
 fn plus(x: &Expr, c: i64) -> Expr {
     if c == 0 {
@@ -102,31 +110,57 @@ fn row_runs_share_loads_only_when_legal() {
             }
         }
     }
-    // 3-D: the rows run along y (the default) or along the outermost
-    // dimension (z), also with a step there (no shared loads then).
-    for (z_step, in_z) in [(1i64, false), (1, true), (2, false), (2, true)] {
-        let sdfg = stencil_3d(z_step);
-        let tuning = Tuning {
-            rows_3d_in_z: in_z,
-            ..Default::default()
-        };
-        let m = generate_tuned(&sdfg, &tuning);
-        assert_eq!(m.kernels[0].rows_in_z, in_z);
-        for size in [3usize, 8, 13] {
-            let (a, out) = (0, 1);
-            let d = fill(
-                &sdfg,
-                &[(a, vec![size; 3]), (out, vec![size; 3])],
-                size as u64 + z_step as u64,
+    // 3-D: each thread walks its planes (`kernel/walk.rs`; the default,
+    // 8 planes of 64 x 2 threads, and 8 of 32 x 4 and 3 of 8 x 2: runs
+    // that end inside the grid, grids that do and do not cover the map),
+    // or runs a tile of rows along y or along the outermost dimension
+    // (z); also with a step there (no shared loads, no walk then).
+    let walk = |block_3d: [u32; 2], rows_3d: u32| Tuning {
+        walk_3d: true,
+        block_3d,
+        rows_3d,
+        ..Default::default()
+    };
+    let shapes = [
+        (Tuning::default(), true),
+        (walk([32, 4], 8), true),
+        (walk([8, 2], 3), true),
+        (tiles(), false),
+        (
+            Tuning {
+                rows_3d_in_z: true,
+                ..tiles()
+            },
+            true,
+        ),
+    ];
+    for z_step in [1i64, 2] {
+        for (tuning, in_z) in shapes {
+            let sdfg = stencil_3d(z_step);
+            let m = generate_tuned(&sdfg, &tuning);
+            assert_eq!(m.kernels[0].rows_in_z, in_z);
+            assert_eq!(
+                m.text.contains("walk: each row"),
+                tuning.walk_3d,
+                "{}",
+                m.text
             );
-            check_module(
-                &format!("rows 3-d, step {z_step} in dimension 0, rows in z: {in_z}"),
-                &sdfg,
-                &m,
-                &[Value::I64(size as i64)],
-                &d,
-                &[[1, 1, 1], [2, 2, 2], [1, 3, 2]],
-            );
+            for size in [3usize, 8, 13] {
+                let (a, out) = (0, 1);
+                let d = fill(
+                    &sdfg,
+                    &[(a, vec![size; 3]), (out, vec![size; 3])],
+                    size as u64 + z_step as u64,
+                );
+                check_module(
+                    &format!("rows 3-d, step {z_step} in dimension 0, {tuning:?}"),
+                    &sdfg,
+                    &m,
+                    &[Value::I64(size as i64)],
+                    &d,
+                    &[[1, 1, 1], [2, 2, 2], [1, 3, 2]],
+                );
+            }
         }
     }
 }
@@ -193,7 +227,7 @@ fn rows_in_z_share_the_neighbouring_planes() {
             full.matches("ld.global.nc.f64").count(),
         )
     };
-    let in_y = Tuning::default();
+    let in_y = tiles();
     let in_z = Tuning {
         rows_3d_in_z: true,
         ..in_y
@@ -237,7 +271,7 @@ fn full_tiles_step_addresses_from_row_to_row() {
             &Tuning {
                 rows_2d,
                 rows_3d_in_z,
-                ..Default::default()
+                ..tiles()
             },
         );
         assert_eq!(m.kernels[0].rows_per_thread, rows_2d);

@@ -22,7 +22,11 @@
 //! rows may run along z instead (`Tuning::rows_3d_in_z`, `PtxKernel::rows_in_z`;
 //! `grid.y = ceil(count_y / block.y)`, `grid.z = ceil(count_z / (block.z *
 //! rows_per_thread))`: `LaunchConfig::for_tiles_in_z`): the loads a whole
-//! plane away are then the shared ones.
+//! plane away are then the shared ones. That is the launch of the 3-D maps
+//! that *walk* their planes (`Tuning::walk_3d`, the default for small
+//! bodies): one item in x, each row's loads just before its body; a walk's
+//! kernel starts with [`GRID_WAIT_MARK`] instead of
+//! [`GRID_DEPENDENCY_MARK`].
 //!
 //! This file is the front door: the module, its kernels and their launch
 //! shapes. `kernel` emits one entry per map (and the persistent kernels
@@ -45,6 +49,15 @@ use std::collections::BTreeSet;
 pub const GRID_DEPENDENCY_MARK: &str =
     "\t// grid dependency: wait for the kernels this one depends on\n";
 
+/// The line a kernel whose dependents should start only as its blocks
+/// finish starts its body with instead of [`GRID_DEPENDENCY_MARK`]: from
+/// `sm_90` on it becomes `griddepcontrol.wait` alone (a block that exits
+/// counts as having triggered its dependents). The walks of
+/// `kernel/walk.rs` fill the SMs in one wave: blocks of the next kernel
+/// scheduled early would wait in the place of the walk's own.
+pub const GRID_WAIT_MARK: &str =
+    "\t// grid dependency: wait; dependents start as the blocks finish\n";
+
 /// The first compute capability with programmatic dependent launch
 /// (`griddepcontrol`, PTX ISA 7.8, `sm_90`).
 pub const GRID_DEPENDENCY_CC: u32 = 90;
@@ -64,14 +77,22 @@ pub const GRID_DEPENDENCY_CC: u32 = 90;
 /// hiding the launch latency. Other targets get the text unchanged.
 ///
 /// ```
-/// use sdfg_compiler::codegen::ptx::{for_arch, GRID_DEPENDENCY_MARK};
+/// use sdfg_compiler::codegen::ptx::{for_arch, GRID_DEPENDENCY_MARK, GRID_WAIT_MARK};
 /// let ptx = format!(".version 8.0\n.target sm_80\n.entry k()\n{{\n{GRID_DEPENDENCY_MARK}\tret;\n}}\n");
 /// let (hopper, waits) = for_arch(&ptx, 90);
 /// assert!(waits && hopper.contains(".target sm_90") && hopper.contains("griddepcontrol.wait;"));
+/// assert!(hopper.contains("griddepcontrol.launch_dependents;"));
 /// assert_eq!(for_arch(&ptx, 80), (ptx.clone(), false));
+/// // A walk's kernel waits, and lets its dependents start as it finishes.
+/// let walk = ptx.replace(GRID_DEPENDENCY_MARK, GRID_WAIT_MARK);
+/// let (hopper, waits) = for_arch(&walk, 90);
+/// assert!(waits && hopper.contains("griddepcontrol.wait;"));
+/// assert!(!hopper.contains("launch_dependents") && !hopper.contains("grid dependency"));
 /// ```
 pub fn for_arch(ptx: &str, cc: u32) -> (String, bool) {
-    if cc < GRID_DEPENDENCY_CC || !ptx.contains(GRID_DEPENDENCY_MARK) {
+    if cc < GRID_DEPENDENCY_CC
+        || !(ptx.contains(GRID_DEPENDENCY_MARK) || ptx.contains(GRID_WAIT_MARK))
+    {
         return (ptx.to_string(), false);
     }
     let text = ptx
@@ -79,7 +100,8 @@ pub fn for_arch(ptx: &str, cc: u32) -> (String, bool) {
         .replace(
             GRID_DEPENDENCY_MARK,
             "\tgriddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;\n",
-        );
+        )
+        .replace(GRID_WAIT_MARK, "\tgriddepcontrol.wait;\n");
     (text, true)
 }
 
@@ -228,6 +250,17 @@ pub struct Tuning {
     /// Off by default: on the H200, heat3d N=120 (in L2) ran no faster
     /// (docs/BENCHMARKS.md, "heat3d launch shapes").
     pub rows_3d_in_z: bool,
+    /// 3-D maps of small straight-line bodies: each thread walks `rows_3d`
+    /// planes along z, the outermost dimension, one after the other
+    /// (`kernel/walk.rs`), in blocks of `block_3d` threads (x, y), one item
+    /// in x. Off: they take the 2-D shape (with `rows_3d_in_z`, in z). On by
+    /// default, 64 x 2 threads and 8 planes: on the H200, heat3d N=120
+    /// T=500 took 6.8-6.9 ms against 7.55 with the 2-D shape; 32 x 4, 32 x
+    /// 8 and 64 x 4 blocks 6.9-7.1, 4 planes 7.2, 16 planes 7.5-7.8
+    /// (docs/BENCHMARKS.md).
+    pub walk_3d: bool,
+    pub block_3d: [u32; 2],
+    pub rows_3d: u32,
 }
 
 impl Default for Tuning {
@@ -242,6 +275,9 @@ impl Default for Tuning {
             streaming_stores: false,
             min_blocks_per_sm: 0,
             rows_3d_in_z: false,
+            walk_3d: true,
+            block_3d: [64, 2],
+            rows_3d: 8,
         }
     }
 }

@@ -149,7 +149,7 @@ fn reads_param(e: &Expr, d: usize) -> bool {
 
 /// The structure of `e` (operators, types, values; no spans) as text:
 /// equal text, equal value for equal parameters and symbols.
-fn write_shape(e: &Expr, out: &mut String) {
+pub(super) fn write_shape(e: &Expr, out: &mut String) {
     let _ = write!(out, "{}:", e.ty);
     let all = |out: &mut String, args: &[&Expr]| {
         out.push('(');

@@ -4,7 +4,7 @@
 //! runs per step.
 
 use super::fault::slot_words;
-use super::hoist::{hoistable_loads, shared_load, SharedLoad};
+use super::hoist::{hoistable_loads, shared_load, write_shape, SharedLoad};
 use super::regs::{mem_type, Class, Reg};
 use super::row_run::RowRun;
 use super::{BufferRegs, FaultSlot, KernelEmitter};
@@ -82,12 +82,28 @@ impl<'a> KernelEmitter<'a> {
                 }
             }
         }
-        for (c, buf) in self.buffers.iter_mut() {
-            let rank = self.sdfg.containers[*c].shape.len();
-            buf.extents = (0..rank)
-                .map(|d| extents.get(&(*c, d)).copied())
+        // Containers of one shape (the same expressions of the symbols,
+        // which are fixed for the call) share their extents' registers: the
+        // strides and offsets computed from them are then one value for
+        // all of them (heat3d's A and B), which ptxas keeps once.
+        let mut by_shape: HashMap<String, ContainerId> = HashMap::new();
+        let mut containers: Vec<ContainerId> = self.buffers.keys().copied().collect();
+        containers.sort_unstable();
+        for c in containers {
+            let shape = &self.sdfg.containers[c].shape;
+            let mut key = String::new();
+            for e in shape {
+                write_shape(e, &mut key);
+                key.push(';');
+            }
+            let owner = *by_shape.entry(key).or_insert(c);
+            let regs = (0..shape.len())
+                .map(|d| extents.get(&(owner, d)).or(extents.get(&(c, d))).copied())
                 .collect::<Option<Vec<_>>>()
                 .unwrap_or_default();
+            if let Some(buf) = self.buffers.get_mut(&c) {
+                buf.extents = regs;
+            }
         }
         let dims = self.map.params.len();
         (0..dims)
@@ -193,6 +209,12 @@ impl<'a> KernelEmitter<'a> {
             };
             dims
         ];
+        let exit = self.label();
+        if self.walk && dims == 3 && rows > 1 {
+            let loops = self.label();
+            self.single_pass_walk(ranges, rows, &loops, &exit);
+            self.place(&loops);
+        }
         // z: the product of the outer dimensions.
         let mut z_end = None;
         // With several rows per thread: the iteration index of the first.
@@ -298,11 +320,12 @@ impl<'a> KernelEmitter<'a> {
             self.ins(format!("bra.uni {head}"));
             self.place(&end);
         }
+        self.place(&exit);
     }
 
     /// The dimension a thread's rows run along: y (the second innermost),
     /// or z (dimension 0) for a 3-D map with `rows_in_z`.
-    fn row_dim(&self, dims: usize) -> usize {
+    pub(super) fn row_dim(&self, dims: usize) -> usize {
         if self.rows_in_z && dims == 3 {
             0
         } else {
@@ -336,6 +359,10 @@ impl<'a> KernelEmitter<'a> {
         if ipt <= 1 && y_run.is_none() {
             set_x(self, tx);
             self.body();
+            return;
+        }
+        if let (true, 1, Some(run)) = (self.walk, ipt, y_run) {
+            self.walk_rows(tx, ntid_x, count_x, ranges, run, false);
             return;
         }
         let dy = self.row_dim(dims);
@@ -384,7 +411,7 @@ impl<'a> KernelEmitter<'a> {
     /// A partial tile as plain loops over its rows and items in range:
     /// for a step other than 1 in y, where rows share no loads.
     #[allow(clippy::too_many_arguments)]
-    fn partial_tile_loops(
+    pub(super) fn partial_tile_loops(
         &mut self,
         tx: Reg,
         ntid_x: Reg,
@@ -607,6 +634,13 @@ pub(super) fn geometry(dims: usize, body: &[Stmt], tuning: &Tuning) -> ([u32; 3]
     // where it buys independent loads in flight (and, over rows, loads
     // shared by neighbouring rows).
     let unroll = !has_loop && n_stmts <= 8;
+    if dims == 3 && unroll && tuning.walk_3d {
+        return (
+            [tuning.block_3d[0], tuning.block_3d[1], 1],
+            1,
+            tuning.rows_3d.max(1),
+        );
+    }
     match (dims <= 1, unroll) {
         (true, true) => ([tuning.block_1d, 1, 1], tuning.items_1d.max(1), 1),
         (true, false) => ([256, 1, 1], 1, 1),

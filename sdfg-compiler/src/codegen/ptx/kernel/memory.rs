@@ -75,6 +75,10 @@ impl<'a> KernelEmitter<'a> {
             .collect();
         let cores: Vec<&Expr> = split.iter().map(|&(e, _)| e).collect();
         let consts: Vec<i64> = split.iter().map(|&(_, c)| c).collect();
+        if prechecked && self.narrow_offsets {
+            let addr = self.narrow_address(container, &cores, &consts, &extents, size, base);
+            return Some((addr, None));
+        }
         let next_row = if prechecked {
             self.next_row_core(container, &cores, &extents, size)
         } else {

@@ -57,6 +57,7 @@ mod reductions;
 mod regs;
 mod row_run;
 mod vector;
+mod walk;
 
 use super::{MathFunc, PtxKernel, Tuning};
 use crate::codegen::abi::{KernelAbi, KernelParam};
@@ -135,6 +136,11 @@ pub(super) struct KernelEmitter<'a> {
     coherent: BTreeSet<ContainerId>,
     /// A 3-D map's rows run along z (dimension 0) instead of y.
     rows_in_z: bool,
+    /// A thread's run of rows is a walk (`walk`), not a tile.
+    walk: bool,
+    /// Inside a walk whose buffers are small enough: host-checked
+    /// accesses compute element offsets in 32 bits (`walk`).
+    narrow_offsets: bool,
     /// A full tile's run of rows: addresses one row stride apart.
     row_run: Option<row_run::RowRun>,
     /// A flat map's kernel runs its blocks in reverse order
@@ -187,6 +193,8 @@ impl<'a> KernelEmitter<'a> {
             label_prefix: String::new(),
             coherent: BTreeSet::new(),
             rows_in_z: false,
+            walk: false,
+            narrow_offsets: false,
             row_run: None,
             reversed_blocks: false,
         }
@@ -316,6 +324,8 @@ impl<'a> KernelEmitter<'a> {
         if tuning.min_blocks_per_sm > 0 && (ipt > 1 || rows > 1) {
             let _ = writeln!(header, ".maxntid {}, {}, {}", block[0], block[1], block[2]);
             let _ = writeln!(header, ".minnctapersm {}", tuning.min_blocks_per_sm);
+        } else if let Some(cap) = self.walk.then(|| self.walk_register_cap()).flatten() {
+            let _ = writeln!(header, ".maxnreg {cap}");
         }
         header.push_str("{\n");
 
@@ -326,11 +336,12 @@ impl<'a> KernelEmitter<'a> {
         self.ins("ret");
 
         let decls = self.register_decls();
-        let text = format!(
-            "{header}{decls}{}{}}}\n",
-            crate::codegen::ptx::GRID_DEPENDENCY_MARK,
-            self.code
-        );
+        let mark = if self.walk {
+            crate::codegen::ptx::GRID_WAIT_MARK
+        } else {
+            crate::codegen::ptx::GRID_DEPENDENCY_MARK
+        };
+        let text = format!("{header}{decls}{mark}{}}}\n", self.code);
         let kernel = PtxKernel {
             state,
             stmt,
@@ -359,7 +370,9 @@ impl<'a> KernelEmitter<'a> {
         } else {
             geometry(dims, &self.map.body.stmts, tuning)
         };
-        self.rows_in_z = dims == 3 && shape.2 > 1 && tuning.rows_3d_in_z;
+        let walk = dims == 3 && tuning.walk_3d && shape.1 == 1 && shape.2 > 1;
+        self.rows_in_z = walk || (dims == 3 && shape.2 > 1 && tuning.rows_3d_in_z);
+        self.walk = walk;
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
             self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
         }

@@ -171,6 +171,10 @@ pub(crate) fn persistent_entry(
 fn phase_tuning(tuning: &Tuning) -> Tuning {
     Tuning {
         items_2d: 1,
+        // A walk's one-pass form needs a grid that covers the map, which a
+        // persistent grid rarely is; its grid-stride loops around a walk
+        // took heat3d from 9.4 to 11.3-11.9 ms (H200; docs/BENCHMARKS.md).
+        walk_3d: false,
         ..*tuning
     }
 }

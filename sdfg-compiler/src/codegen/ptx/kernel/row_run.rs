@@ -23,9 +23,9 @@ pub(super) struct RowRun {
     /// The row whose code is being emitted.
     pub(super) row: u32,
     /// Per access: the row it was last computed for and its core address.
-    cores: HashMap<RowKey, (u32, Reg)>,
+    pub(super) cores: HashMap<RowKey, (u32, Reg)>,
     /// Bytes between two rows, per (container, index dimension).
-    strides: HashMap<(ContainerId, usize), Reg>,
+    pub(super) strides: HashMap<(ContainerId, usize), Reg>,
 }
 
 impl RowRun {
@@ -44,7 +44,11 @@ impl<'a> KernelEmitter<'a> {
     /// rows, and the index dimension the row's parameter appears in: None
     /// when there is no run, a core is not a bare 64-bit map parameter, or
     /// the row's parameter is not used exactly once.
-    fn row_key(&self, container: ContainerId, cores: &[&Expr]) -> Option<(RowKey, usize)> {
+    pub(super) fn row_key(
+        &self,
+        container: ContainerId,
+        cores: &[&Expr],
+    ) -> Option<(RowKey, usize)> {
         let run = self.row_run.as_ref()?;
         let mut params = Vec::with_capacity(cores.len());
         for e in cores {

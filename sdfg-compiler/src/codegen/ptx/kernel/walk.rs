@@ -1,0 +1,386 @@
+//! A thread's run of rows as a *walk*: the rows one after the other, each
+//! issuing only the loads no earlier row made just before its own body,
+//! behind its own range test. The loads a row shares with the next ones
+//! (with rows in z, the plane neighbours of a 3-D stencil) stay in
+//! registers, and the offsets step one row stride per row
+//! ([`super::row_run`]). 3-D maps of small straight-line bodies walk by
+//! default (`Tuning::walk_3d`: 64 x 2 threads, 8 planes each).
+//!
+//! The full tiles of `launch` issue every row's loads first, which keeps
+//! many loads in flight but holds them all in registers (heat3d's 8 rows in
+//! z: 128 registers per thread); a walk holds one row's (32), so each SM
+//! runs four times as many threads, which hides the latency better. A
+//! global load is never moved above the branch that guards it, so the range
+//! test before each row is also what keeps ptxas from hoisting every row's
+//! loads to the top.
+//!
+//! Three more things make the 32 registers: the walk's host-checked
+//! accesses compute their offsets in 32 bits when every buffer holds fewer
+//! than [`NARROW_LIMIT`] elements ([`KernelEmitter::narrow_address`]; 64-bit
+//! index products take two registers per value and three multiply-adds);
+//! a grid that covers the map (the one the runtime launches) runs one walk
+//! per thread without the grid-stride loops, whose state would stay live
+//! across it ([`KernelEmitter::single_pass_walk`]); and the kernel is capped
+//! at the registers one row needs ([`KernelEmitter::walk_register_cap`]),
+//! so ptxas spills the rest of its state (the other paths') rather than
+//! spend registers on it. Any other case (a step other than 1 along the
+//! rows, larger buffers, a smaller grid) takes the grid-stride loops and
+//! the plain loops of a partial tile, which are correct for all.
+//!
+//! A walk's kernel lets the kernels that depend on it start only as its
+//! blocks finish ([`crate::codegen::ptx::GRID_WAIT_MARK`]): a walk's grid
+//! is one wave of fully occupied SMs, and blocks of the next kernel
+//! scheduled early would wait in the place of the walk's own.
+//!
+//! On the H200, heat3d N=120 T=500 (998 sweeps in one graph) took 6.8-6.9
+//! ms this way against 7.55 with the rows-in-y tiles (docs/BENCHMARKS.md).
+
+use super::hoist::{hoistable_loads, shared_load, write_shape, SharedLoad};
+use super::regs::{Class, Reg};
+use super::row_run::RowRun;
+use super::KernelEmitter;
+use crate::ir::{ContainerId, Expr, ScalarType};
+use std::collections::HashMap;
+
+/// Buffers of at most this many elements are walked with 32-bit offsets:
+/// every offset of an access in bounds, less a constant of at most
+/// [`FOLDED_CONSTANT`] elements folded into the address, is then a signed
+/// 32-bit value (`2^31 - 2^21`).
+const NARROW_LIMIT: u64 = (1 << 31) - (1 << 21);
+
+/// The largest constant of an innermost index (`A[.., k + c]`) added to the
+/// address as a byte offset rather than to the 32-bit element offset.
+const FOLDED_CONSTANT: u64 = 1 << 20;
+
+/// Registers a walk needs besides the values of one row's loads (its
+/// offsets, strides, bases, row count and the grid loops' state), as
+/// ptxas allocated them for heat3d's walk.
+const WALK_OVERHEAD_REGISTERS: u32 = 18;
+
+impl<'a> KernelEmitter<'a> {
+    /// The registers per thread a walk's kernel is capped at (`.maxnreg`):
+    /// its row's loaded values plus [`WALK_OVERHEAD_REGISTERS`], rounded
+    /// up to a multiple of 8 and at least 32. Left alone, ptxas keeps the
+    /// grid loops' 64-bit state and the buffers' parameters in registers
+    /// across the whole walk (48 to 56 for heat3d's, a third of the SM's
+    /// threads lost); capped, it spills them around the walk, whose rows
+    /// then run without a spill at full occupancy. None (no cap) where
+    /// one row's values alone would need more than 64.
+    pub(super) fn walk_register_cap(&self) -> Option<u32> {
+        // Each distinct load once (heat3d reads `A[i, j, k]` four times).
+        let mut distinct = std::collections::HashSet::new();
+        let values: u32 = hoistable_loads(self.sdfg, self.map)
+            .into_iter()
+            .filter(|e| {
+                let mut shape = String::new();
+                write_shape(e, &mut shape);
+                distinct.insert(shape)
+            })
+            .map(|e| e.ty.size_bytes().div_ceil(4) as u32)
+            .sum();
+        let cap = (values + WALK_OVERHEAD_REGISTERS).div_ceil(8) * 8;
+        (cap <= 64).then_some(cap.max(32))
+    }
+
+    /// The rows `y0 .. y0 + rows` of item `tx` (one item per thread in x)
+    /// as a walk (see the module). Rows in range are a prefix: the caller
+    /// checked `tx` and the first row against the ranges; each later row
+    /// ends the walk when it is out of range. With a step other than 1
+    /// along the rows (no loads shared, offsets not one row apart) or a
+    /// buffer too large for 32-bit offsets, the plain loops of a partial
+    /// tile. `tested`: the caller branched elsewhere for those already
+    /// (and no fallback is emitted).
+    pub(super) fn walk_rows(
+        &mut self,
+        tx: Reg,
+        ntid_x: Reg,
+        count_x: Reg,
+        ranges: &[(Reg, Reg, Reg)],
+        (y0, rows): (Reg, u32),
+        tested: bool,
+    ) {
+        let dims = ranges.len();
+        let dy = self.row_dim(dims);
+        let (_, count_y, step_y) = ranges[dy];
+        let done = self.label();
+        let loops = self.label();
+        if !tested {
+            self.branch_unless_walkable(step_y, &loops);
+        }
+        // The rows in range, at most `rows`, in 32 bits: one register
+        // for every row's test (not the 64-bit row and end).
+        let left = self.reg(Class::B64);
+        self.ins(format!("sub.u64 {left}, {count_y}, {y0}"));
+        self.ins(format!("min.u64 {left}, {left}, {rows}"));
+        let left32 = self.reg(Class::B32);
+        self.ins(format!("cvt.u32.u64 {left32}, {left}"));
+        self.params[dims - 1] = self.param_value(dims - 1, tx, ranges[dims - 1]);
+        self.comment("walk: each row's new loads just before its body");
+        self.walk_run(ranges, (y0, rows), left32, &done);
+        if !tested {
+            self.ins(format!("bra.uni {done}"));
+            self.place(&loops);
+            self.partial_tile_loops(tx, ntid_x, count_x, ranges, 1, Some((y0, rows)), &done);
+        }
+        self.place(&done);
+    }
+
+    /// The walk of a grid that covers every iteration, which is the grid
+    /// the runtime launches (`LaunchConfig::for_tiles_in_z`) for all but
+    /// huge maps: each thread's one run, then the kernel's end (`exit`),
+    /// without the grid-stride loops, whose 64-bit state would otherwise
+    /// stay live across the walk (spilled under its register cap). A grid
+    /// that does not cover the ranges branches to `loops`, the grid-stride
+    /// loops (which walk too).
+    pub(super) fn single_pass_walk(
+        &mut self,
+        ranges: &[(Reg, Reg, Reg)],
+        rows: u32,
+        loops: &str,
+        exit: &str,
+    ) {
+        let dims = ranges.len();
+        let (count_z, count_y, count_x) = (ranges[0].1, ranges[dims - 2].1, ranges[dims - 1].1);
+        let (tz, stride_z, _) = self.thread_start_and_stride('z', 1);
+        let (ty, stride_y, _) = self.thread_start_and_stride('y', 1);
+        let (tx, stride_x, ntid_x) = self.thread_start_and_stride('x', 1);
+        let p = self.reg(Class::Pred);
+        let span = self.reg(Class::B64);
+        self.ins(format!("mul.lo.u64 {span}, {stride_z}, {rows}"));
+        for (count, covered) in [(count_z, span), (count_y, stride_y), (count_x, stride_x)] {
+            self.ins(format!("setp.gt.u64 {p}, {count}, {covered}"));
+            self.ins(format!("@{p} bra {loops}"));
+        }
+        // Tested here, so that nothing the walk's fallback would need
+        // stays live (or spilled) across the walk.
+        self.branch_unless_walkable(ranges[0].2, loops);
+        self.comment("the grid covers the ranges: one run per thread");
+        let z0 = self.reg(Class::B64);
+        self.ins(format!("mul.lo.u64 {z0}, {tz}, {rows}"));
+        for (t, count) in [(z0, count_z), (ty, count_y), (tx, count_x)] {
+            self.ins(format!("setp.ge.u64 {p}, {t}, {count}"));
+            self.ins(format!("@{p} bra {exit}"));
+        }
+        self.params[dims - 2] = self.param_value(dims - 2, ty, ranges[dims - 2]);
+        self.walk_rows(tx, ntid_x, count_x, ranges, (z0, rows), true);
+        self.ins(format!("bra.uni {exit}"));
+    }
+
+    /// The rows of a walk (see the module): each row after the first
+    /// tested against `left` (the rows in range) and ending the walk (at
+    /// `done`) when out of range, then its new loads and its body. The
+    /// test stays in full runs too: without it ptxas issued later rows'
+    /// loads early and spilled under the register cap (heat3d 7.4-7.8 ms
+    /// against 6.9; docs/BENCHMARKS.md).
+    fn walk_run(
+        &mut self,
+        ranges: &[(Reg, Reg, Reg)],
+        (y0, rows): (Reg, u32),
+        left: Reg,
+        done: &str,
+    ) {
+        let dy = self.row_dim(ranges.len());
+        let hoist = hoistable_loads(self.sdfg, self.map);
+        let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
+        self.row_run = Some(RowRun::new(dy));
+        self.narrow_offsets = true;
+        for r in 0..rows {
+            if let Some(run) = self.row_run.as_mut() {
+                run.row = r;
+            }
+            if r > 0 {
+                let out = self.reg(Class::Pred);
+                self.ins(format!("setp.le.u32 {out}, {left}, {r}"));
+                self.ins(format!("@{out} bra {done}"));
+            }
+            let t = self.reg(Class::B64);
+            self.ins(format!("add.u64 {t}, {y0}, {r}"));
+            self.params[dy] = self.param_value(dy, t, ranges[dy]);
+            // The row before's loads are not this row's.
+            self.hoisted.clear();
+            let mut loaded = HashMap::new();
+            for e in &hoist {
+                let key = shared_load(e, dy, r, 0);
+                let reg = match key.as_ref().and_then(|key| issued.get(key)) {
+                    Some(&reg) => reg,
+                    None => {
+                        let reg = self.expr(e);
+                        if let Some(key) = key {
+                            issued.insert(key, reg);
+                        }
+                        reg
+                    }
+                };
+                loaded.insert(*e as *const Expr, reg);
+            }
+            self.hoisted = loaded;
+            self.body();
+        }
+        self.narrow_offsets = false;
+        self.hoisted.clear();
+        self.row_run = None;
+    }
+
+    /// Branches to `fallback` unless the rows can be walked: a step of 1
+    /// along them (`step`) and every buffer of the kernel at most
+    /// [`NARROW_LIMIT`] elements long. (The product of a buffer's extents
+    /// does not wrap: it is the length of a buffer that exists.)
+    fn branch_unless_walkable(&mut self, step: Reg, fallback: &str) {
+        let p = self.reg(Class::Pred);
+        self.ins(format!("setp.ne.s64 {p}, {step}, 1"));
+        self.ins(format!("@{p} bra {fallback}"));
+        let mut buffers: Vec<(ContainerId, Vec<Reg>)> = self
+            .buffers
+            .iter()
+            .map(|(&c, b)| (c, b.extents.clone()))
+            .collect();
+        buffers.sort_unstable_by_key(|(c, _)| *c);
+        for (_, extents) in buffers {
+            let Some((&first, rest)) = extents.split_first() else {
+                continue;
+            };
+            let len = self.reg(Class::B64);
+            self.mov(len, first);
+            for e in rest {
+                self.ins(format!("mul.lo.u64 {len}, {len}, {e}"));
+            }
+            let p = self.reg(Class::Pred);
+            self.ins(format!("setp.gt.u64 {p}, {len}, {NARROW_LIMIT}"));
+            self.ins(format!("@{p} bra {fallback}"));
+        }
+    }
+
+    /// The byte address of a host-checked access inside a narrow walk:
+    /// the row-major element offset of its index cores in 32 bits (exact
+    /// modulo 2^32; one row stride after the previous row's in a run), the
+    /// other constants added to it, then `mad.wide.s32` by the element
+    /// size onto the base; a small constant of the innermost index is a
+    /// byte offset that ptxas folds into the load (`[addr+8]`). The offset
+    /// given to `mad.wide` is that of an element in bounds (less the folded
+    /// constant), below [`NARROW_LIMIT`] + [`FOLDED_CONSTANT`] in magnitude,
+    /// so its 32-bit value read as signed is the true one.
+    pub(super) fn narrow_address(
+        &mut self,
+        container: ContainerId,
+        cores: &[&'a Expr],
+        consts: &[i64],
+        extents: &[Reg],
+        size: usize,
+        base: Reg,
+    ) -> Reg {
+        let extents: Vec<Reg> = extents
+            .iter()
+            .map(|&e| {
+                let w = self.reg(Class::B32);
+                self.ins(format!("cvt.u32.u64 {w}, {e}"));
+                w
+            })
+            .collect();
+        let core = match self.next_narrow_core(container, cores, &extents) {
+            Some(core) => core,
+            None => {
+                let lin = self.reg(Class::B32);
+                for (d, e) in cores.iter().enumerate() {
+                    let v = self.expr(e);
+                    let v = self.low_word(v, e.ty);
+                    if d == 0 {
+                        self.ins(format!("mov.b32 {lin}, {v}"));
+                    } else {
+                        self.ins(format!("mad.lo.u32 {lin}, {lin}, {}, {v}", extents[d]));
+                    }
+                }
+                self.remember_row_core(container, cores, lin);
+                lin
+            }
+        };
+        let last = consts.len() - 1;
+        let folded = if consts[last].unsigned_abs() <= FOLDED_CONSTANT {
+            consts[last]
+        } else {
+            0
+        };
+        let mut offset = core;
+        if consts[..last].iter().any(|&c| c != 0) || consts[last] != folded {
+            // The constants' offset by Horner's scheme, wrapping in 32 bits.
+            let k = self.reg(Class::B32);
+            self.ins(format!("mov.b32 {k}, {}", consts[0] as u32));
+            for d in 1..consts.len() {
+                let c = if d == last {
+                    consts[d] - folded
+                } else {
+                    consts[d]
+                };
+                self.ins(format!("mad.lo.u32 {k}, {k}, {}, {}", extents[d], c as u32));
+            }
+            if last == 0 {
+                self.ins(format!("sub.u32 {k}, {k}, {}", folded as u32));
+            }
+            offset = self.reg(Class::B32);
+            self.ins(format!("add.u32 {offset}, {core}, {k}"));
+        }
+        let addr = self.reg(Class::B64);
+        self.ins(format!("mad.wide.s32 {addr}, {offset}, {size}, {base}"));
+        if folded == 0 {
+            return addr;
+        }
+        let moved = self.reg(Class::B64);
+        let bytes = folded * size as i64;
+        self.ins(format!("add.s64 {moved}, {addr}, {bytes}"));
+        moved
+    }
+
+    /// The low 32 bits of an index value (its value modulo 2^32).
+    fn low_word(&mut self, v: Reg, ty: ScalarType) -> Reg {
+        match v.class {
+            Class::B32 => v,
+            Class::B64 => {
+                let w = self.reg(Class::B32);
+                self.ins(format!("cvt.u32.u64 {w}, {v}"));
+                w
+            }
+            _ => {
+                let wide = self.convert(v, ty, ScalarType::I64);
+                self.low_word(wide, ScalarType::I64)
+            }
+        }
+    }
+
+    /// The 32-bit element offset of an access's cores in a narrow walk:
+    /// the one computed for this row already, or one row stride (in
+    /// elements) after the previous row's; None: compute it in full.
+    fn next_narrow_core(
+        &mut self,
+        container: ContainerId,
+        cores: &[&Expr],
+        extents: &[Reg],
+    ) -> Option<Reg> {
+        let (key, d) = self.row_key(container, cores)?;
+        let run = self.row_run.as_ref()?;
+        let row = run.row;
+        let &(last, prev) = run.cores.get(&key)?;
+        if last == row {
+            return Some(prev);
+        }
+        if last + 1 != row {
+            return None;
+        }
+        let stride = match run.strides.get(&(container, d)) {
+            Some(&s) => s,
+            None => {
+                let s = self.reg(Class::B32);
+                self.ins(format!("mov.u32 {s}, 1"));
+                for e in &extents[d + 1..] {
+                    self.ins(format!("mul.lo.u32 {s}, {s}, {e}"));
+                }
+                if !self.conditional {
+                    self.row_run.as_mut()?.strides.insert((container, d), s);
+                }
+                s
+            }
+        };
+        let core = self.reg(Class::B32);
+        self.ins(format!("add.u32 {core}, {prev}, {stride}"));
+        self.remember_row_core(container, cores, core);
+        Some(core)
+    }
+}
