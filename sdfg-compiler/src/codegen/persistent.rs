@@ -68,15 +68,3 @@ pub fn augment(sdfg: &mut Sdfg, schedule: &Schedule, abis: &[KernelAbi]) -> Vec<
     }
     out
 }
-
-/// Items per thread in x of a phase whose map has `dims` dimensions and
-/// whose own kernel takes `kernel_items`: one in maps of two and more
-/// dimensions (`ptx::kernel::persistent` emits the phases so; the launch
-/// sizes the grid with it), the kernel's own in 1-D maps.
-pub fn phase_items_per_thread(dims: usize, kernel_items: u32) -> u32 {
-    if dims >= 2 {
-        1
-    } else {
-        kernel_items
-    }
-}

@@ -11,7 +11,7 @@ use crate::codegen::cpu::ranges::MapRanges;
 use crate::codegen::cpu::tokens::rust_type;
 use crate::codegen::cpu::twin::parallel_map;
 use crate::codegen::names::{self, RangeScope};
-use crate::codegen::persistent::phase_items_per_thread;
+use crate::codegen::ptx::PhaseShape;
 use crate::codegen::runtime_paths as rt;
 use crate::ir::{
     ContainerId, Map, MapSchedule, StateId, Statement, StatementKind, StmtId, Storage, TaskletBody,
@@ -66,13 +66,19 @@ impl Glue<'_> {
         let counts: Vec<_> = (0..m.params.len())
             .map(|d| names::range(RangeScope::Statement(k), d).count)
             .collect();
-        let [bx, by, bz] = shape.block;
-        let ipt = if phase {
-            phase_items_per_thread(m.params.len(), shape.items_per_thread)
-        } else {
-            shape.items_per_thread
+        // A phase of a persistent kernel runs in its own shape.
+        let own = PhaseShape {
+            block: shape.block,
+            items_per_thread: shape.items_per_thread,
+            rows_per_thread: shape.rows_per_thread,
+            rows_in_z: shape.rows_in_z,
         };
-        let rows = shape.rows_per_thread;
+        let run = match (phase, shape.phase) {
+            (true, Some(p)) => p,
+            _ => own,
+        };
+        let [bx, by, bz] = run.block;
+        let (ipt, rows) = (run.items_per_thread, run.rows_per_thread);
         let kernel_arg = rt::kernel_arg();
         let args: Vec<TokenStream> = abi
             .params
@@ -136,7 +142,7 @@ impl Glue<'_> {
         let config = if m.block.is_some() {
             let state_name = &self.sdfg.states[sid].name.text;
             self.block_launch_config(k, m, shape, state_name)
-        } else if shape.rows_in_z {
+        } else if run.rows_in_z {
             quote!(#launch_config::for_tiles_in_z(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows))
         } else {
             quote!(#launch_config::for_tiles(__device, &[#(#counts),*], [#bx, #by, #bz], #ipt, #rows))

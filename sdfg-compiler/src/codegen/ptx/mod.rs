@@ -195,10 +195,25 @@ pub struct PtxKernel {
     /// The kernel runs its blocks in reverse order (block `b` of `n` on an
     /// axis does the work of block `n - 1 - b`; see [`reversed_kernels`]).
     pub reversed_blocks: bool,
+    /// How the map runs as a phase of its state's persistent kernel
+    /// (`#[persistent]`; None otherwise): its launch shape there, which
+    /// may differ from the kernel's own (one item in x, no walk), and from
+    /// which the launch sizes the persistent grid.
+    pub phase: Option<PhaseShape>,
     /// How to launch the kernel of a block map (None: a flat map). Its
     /// `block` is `[B rounded up to whole warps, 1, 1]` when `B` is a
     /// constant, else `[0, 1, 1]` (the launch computes it from the symbols).
     pub block_map: Option<BlockLaunch>,
+}
+
+/// The launch shape of a map as a phase of a persistent kernel (the
+/// fields of [`PtxKernel`] of the same names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PhaseShape {
+    pub block: [u32; 3],
+    pub items_per_thread: u32,
+    pub rows_per_thread: u32,
+    pub rows_in_z: bool,
 }
 
 /// The launch of a block map's kernel: 1-D blocks of `B` threads rounded up
@@ -395,9 +410,18 @@ pub fn generate_with(
     }
     for p in persistent {
         entries.push('\n');
-        entries.push_str(&kernel::persistent::persistent_entry(
-            sdfg, abis, p, &mut funcs, tuning,
-        ));
+        let (text, phases) =
+            kernel::persistent::persistent_entry(sdfg, abis, p, &mut funcs, tuning);
+        entries.push_str(&text);
+        for (abi, shape) in phases {
+            let (state, stmt) = (abis[abi].state, abis[abi].stmt);
+            if let Some(k) = kernels
+                .iter_mut()
+                .find(|k| (k.state, k.stmt) == (state, stmt))
+            {
+                k.phase = Some(shape);
+            }
+        }
     }
     let mut text = String::new();
     text.push_str(&format!(

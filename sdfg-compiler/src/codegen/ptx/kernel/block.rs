@@ -144,6 +144,7 @@ impl<'a> KernelEmitter<'a> {
             rows_per_thread: 1,
             rows_in_z: false,
             reversed_blocks: false,
+            phase: None,
             block_map: Some(launch),
         };
         (text, kernel)

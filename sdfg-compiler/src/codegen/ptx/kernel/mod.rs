@@ -351,6 +351,7 @@ impl<'a> KernelEmitter<'a> {
             rows_per_thread: rows,
             rows_in_z: self.rows_in_z,
             reversed_blocks: self.reversed_blocks,
+            phase: None,
             block_map: None,
         };
         (text, kernel)
@@ -430,6 +431,7 @@ impl<'a> KernelEmitter<'a> {
             rows_per_thread: 1,
             rows_in_z: false,
             reversed_blocks: false,
+            phase: None,
             block_map: None,
         }
     }

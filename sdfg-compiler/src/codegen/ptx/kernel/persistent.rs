@@ -29,45 +29,55 @@
 use super::{param_decl, KernelEmitter};
 use crate::codegen::abi::KernelAbi;
 use crate::codegen::persistent::PersistentKernel;
-use crate::codegen::ptx::{MathFunc, Tuning};
+use crate::codegen::ptx::{MathFunc, PhaseShape, Tuning};
 use crate::ir::{ContainerId, Sdfg, StatementKind};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
 impl KernelEmitter<'_> {
     /// The map as phase `phase` of a persistent kernel: its loops in a
-    /// scope of their own, leaving through `exit`.
+    /// scope of their own, leaving through `exit`; and its launch shape.
     fn emit_phase(
         mut self,
         tuning: &Tuning,
         phase: usize,
         exit: &str,
         coherent: BTreeSet<ContainerId>,
-    ) -> String {
+    ) -> (String, PhaseShape) {
         self.label_prefix = format!("p{phase}");
         self.coherent = coherent;
-        let (_, ipt, rows) = self.flat_shape(tuning);
+        let (block, ipt, rows) = self.flat_shape(tuning);
+        let shape = PhaseShape {
+            block,
+            items_per_thread: ipt,
+            rows_per_thread: rows,
+            rows_in_z: self.rows_in_z,
+        };
         let ranges = self.load_params();
         self.start_scalar_reductions();
         self.grid_loops(&ranges, ipt, rows);
         self.finish_scalar_reductions();
         self.ins(format!("bra.uni {exit}"));
         let decls = self.register_decls();
-        format!(
-            "\t// phase {phase}: map `{}`, {ipt} item(s) per thread in x, {rows} row(s) in y\n\t{{\n{decls}{}\t}}\n",
-            self.map.name.text, self.code
-        )
+        let text = format!(
+            "\t// phase {phase}: map `{}`, {ipt} item(s) per thread in x, {rows} row(s) in {}\n\t{{\n{decls}{}\t}}\n",
+            self.map.name.text,
+            if self.rows_in_z { "z" } else { "y" },
+            self.code
+        );
+        (text, shape)
     }
 }
 
-/// The `.entry` of `kernel` (its phases' ABIs in `abis`).
+/// The `.entry` of `kernel` (its phases' ABIs in `abis`), and the launch
+/// shape of each phase (by its index in `abis`).
 pub(crate) fn persistent_entry(
     sdfg: &Sdfg,
     abis: &[KernelAbi],
     kernel: &PersistentKernel,
     funcs: &mut BTreeSet<MathFunc>,
     tuning: &Tuning,
-) -> String {
+) -> (String, Vec<(usize, PhaseShape)>) {
     let name = &kernel.name;
     let state = &sdfg.states[kernel.state];
     // What any phase writes: loaded coherently in every phase.
@@ -135,19 +145,21 @@ pub(crate) fn persistent_entry(
     text.push_str("$P_top:\n");
     let last = kernel.phases.len().saturating_sub(1);
     let tuning = &phase_tuning(tuning);
+    let mut shapes = Vec::new();
     for (phase, &i) in kernel.phases.iter().enumerate() {
         let abi = &abis[i];
         let StatementKind::Map(map) = &state.stmts[abi.stmt].kind else {
             continue;
         };
         let exit = format!("$P_done_{phase}");
-        let body = KernelEmitter::new(sdfg, map, abi, i, funcs).emit_phase(
+        let (body, shape) = KernelEmitter::new(sdfg, map, abi, i, funcs).emit_phase(
             tuning,
             phase,
             &exit,
             coherent.clone(),
         );
         text.push_str(&body);
+        shapes.push((i, shape));
         let _ = writeln!(text, "{exit}:");
         if phase == last {
             // The last iteration needs no barrier after its last phase.
@@ -158,12 +170,12 @@ pub(crate) fn persistent_entry(
         text.push_str(&grid_barrier(phase));
     }
     text.push_str("\tbra.uni $P_top;\n$P_exit:\n\tret;\n}\n");
-    text
+    (text, shapes)
 }
 
-/// The launch shape of the phases: one item per thread in x in maps of two
-/// and more dimensions (`codegen::persistent::phase_items_per_thread`;
-/// rows as tuned). The grid is capped at the blocks resident at once, so the
+/// The launch shape of the phases (recorded as `PtxKernel::phase`, which
+/// the launch sizes the grid with): one item per thread in x in maps of
+/// two and more dimensions, rows as tuned, no walks. The grid is capped at the blocks resident at once, so the
 /// registers of the largest phase decide how many blocks run: heat3d's
 /// phases need 64 registers this way instead of 96 with two items (ptxas,
 /// sm_90), 8 resident blocks of 128 threads per SM instead of 5. Not yet
@@ -207,4 +219,56 @@ fn grid_barrier(k: usize) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::codegen::abi::kernel_abis;
+    use crate::codegen::ptx::{generate_with, PhaseShape, Tuning};
+
+    /// heat3d's maps walk their planes as kernels of their own, but as
+    /// phases of the persistent kernel they run in tiles of rows in y (one
+    /// item in x): the module records that shape for the launch, which
+    /// must size the persistent grid by it, not by the walk's.
+    #[test]
+    fn phases_record_their_own_launch_shape() {
+        let mut sdfg = crate::frontend_str(
+            "sdfg H { symbol N: i64; symbol T: i64;
+              gpu A: f64[N, N, N]; gpu B: f64[N, N, N];
+              state init {}
+              #[persistent]
+              state step {
+                map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+                    B[i, j, k] = A[i + 1, j, k] + A[i - 1, j, k] + A[i, j, k];
+                }
+                map a[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
+                    A[i, j, k] = B[i + 1, j, k] + B[i - 1, j, k] + B[i, j, k];
+                }
+              }
+              state done {}
+              init -> step if T > 1 { t = 1 }
+              init -> done if T <= 1;
+              step -> step if t + 1 < T { t = t + 1 }
+              step -> done if t + 1 >= T;
+            }",
+        )
+        .unwrap();
+        let schedule = crate::schedule::schedule(&sdfg);
+        let abis = kernel_abis(&sdfg);
+        let persistent = crate::codegen::persistent::augment(&mut sdfg, &schedule, &abis);
+        assert_eq!(persistent.len(), 1);
+        let tuning = Tuning::default();
+        let m = generate_with(&sdfg, &abis, &persistent, &tuning);
+        assert_eq!(m.kernels.len(), 2);
+        for k in &m.kernels {
+            assert!(k.rows_in_z && k.block == [64, 2, 1], "{k:?}");
+            let want = PhaseShape {
+                block: [tuning.block_2d[0], tuning.block_2d[1], 1],
+                items_per_thread: 1,
+                rows_per_thread: tuning.rows_2d,
+                rows_in_z: false,
+            };
+            assert_eq!(k.phase, Some(want));
+        }
+    }
 }
