@@ -157,6 +157,28 @@ fn heat3d_walk_fits_32_registers_and_lets_dependents_start_at_its_end() {
     }
 }
 
+/// A walk whose body calls a math subroutine is not capped (the
+/// subroutine's registers count against the cap: at 32, `exp` to
+/// `atan2` of f64 spilled in every call), and assembles without spills.
+#[test]
+fn walks_that_call_subroutines_are_not_capped() {
+    for f in ["exp()", "powf(1.5)", "atan2(A[i, j, k + 1])"] {
+        let sdfg = sdfg_compiler::frontend_str(&format!(
+            "sdfg H {{ symbol N: i64; gpu A: f64[N, N, N]; gpu B: f64[N, N, N];
+              state s {{ map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {{
+                B[i, j, k] = A[i, j, k].{f} + A[i + 1, j, k];
+              }} }} }}"
+        ))
+        .unwrap();
+        let m = generate(&sdfg);
+        assert!(m.text.contains("walk: each row"), "{f}");
+        assert!(!m.text.contains(".maxnreg"), "{f}");
+        for u in assemble("walk_calls", &m) {
+            assert_eq!(u.spill_stores + u.spill_loads, 0, "{f}: {u:?}");
+        }
+    }
+}
+
 const NUMERIC: [ScalarType; 10] = [I8, I16, I32, I64, U8, U16, U32, U64, F32, F64];
 
 /// A 1-D gpu map over `i in 0..N` (i64) with the given body; returns the builder's SDFG.

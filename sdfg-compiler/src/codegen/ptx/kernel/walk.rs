@@ -39,7 +39,7 @@ use super::hoist::{hoistable_loads, shared_load, write_shape, SharedLoad};
 use super::regs::{Class, Reg};
 use super::row_run::RowRun;
 use super::KernelEmitter;
-use crate::ir::{ContainerId, Expr, ScalarType};
+use crate::ir::{BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType};
 use std::collections::HashMap;
 
 /// Buffers of at most this many elements are walked with 32-bit offsets:
@@ -65,8 +65,41 @@ impl<'a> KernelEmitter<'a> {
     /// across the whole walk (48 to 56 for heat3d's, a third of the SM's
     /// threads lost); capped, it spills them around the walk, whose rows
     /// then run without a spill at full occupancy. None (no cap) where
-    /// one row's values alone would need more than 64.
+    /// one row's values alone would need more than 64, or the body calls
+    /// a subroutine (a math function, float `%`) or computes with complex
+    /// values: a subroutine needs its own registers, and capped with the
+    /// kernel it spilled in every call (ptxas 13, `exp` to `atan2` of
+    /// f64: 40 to 350 bytes).
     pub(super) fn walk_register_cap(&self) -> Option<u32> {
+        let mut calls = false;
+        for s in &self.map.body.stmts {
+            s.walk_exprs(&mut |e| {
+                calls |= e.ty.is_complex()
+                    || match &e.kind {
+                        ExprKind::Call { func, args } => {
+                            !matches!(
+                                func,
+                                MathFn::Abs
+                                    | MathFn::Min
+                                    | MathFn::Max
+                                    | MathFn::Sqrt
+                                    | MathFn::Floor
+                                    | MathFn::Ceil
+                                    | MathFn::MulAdd
+                            ) || args.iter().any(|a| a.ty.is_complex())
+                        }
+                        ExprKind::Binary {
+                            op: BinOp::Rem,
+                            lhs,
+                            ..
+                        } => lhs.ty.is_float(),
+                        _ => false,
+                    };
+            });
+        }
+        if calls {
+            return None;
+        }
         // Each distinct load once (heat3d reads `A[i, j, k]` four times).
         let mut distinct = std::collections::HashSet::new();
         let values: u32 = hoistable_loads(self.sdfg, self.map)
