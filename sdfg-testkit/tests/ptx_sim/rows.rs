@@ -385,7 +385,7 @@ fn walks_with_negative_cores_match_the_evaluator() {
             "sdfg W {{ symbol N: i64; gpu A: {ty}[N, N, N]; gpu B: {ty}[N, N, N];
               state s {{ map m[i in -1..N-2, j in 0..N, k in -1..N-1] on gpu {{
                 B[i + 1, j, k + 1] = A[i + 1, j, k + 1] + A[i + 2, j, k + 1] * 2.0
-                    - A[i + 2, (j + 1) % N, k + 1];
+                    - A[i + 1, N - 1 - j, k + 1] * A[i + 2, j, k + 1];
               }} }} }}"
         );
         let sdfg = sdfg_compiler::frontend_str(&src).unwrap();

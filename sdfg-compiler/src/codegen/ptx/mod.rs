@@ -23,7 +23,7 @@
 //! `grid.y = ceil(count_y / block.y)`, `grid.z = ceil(count_z / (block.z *
 //! rows_per_thread))`: `LaunchConfig::for_tiles_in_z`): the loads a whole
 //! plane away are then the shared ones. That is the launch of the 3-D maps
-//! that *walk* their planes (`Tuning::walk_3d`, the default for small
+//! that *walk* their planes (`Tuning::walk_3d`, the default for plain
 //! bodies): one item in x, each row's loads just before its body; a walk's
 //! kernel starts with [`GRID_WAIT_MARK`] instead of
 //! [`GRID_DEPENDENCY_MARK`].
@@ -265,13 +265,14 @@ pub struct Tuning {
     /// Off by default: on the H200, heat3d N=120 (in L2) ran no faster
     /// (docs/BENCHMARKS.md, "heat3d launch shapes").
     pub rows_3d_in_z: bool,
-    /// 3-D maps of small straight-line bodies: each thread walks `rows_3d`
-    /// planes along z, the outermost dimension, one after the other
-    /// (`kernel/walk.rs`), in blocks of `block_3d` threads (x, y), one item
-    /// in x. Off: they take the 2-D shape (with `rows_3d_in_z`, in z). On by
+    /// 3-D maps of plain bodies (`kernel/walk.rs` says which): each thread
+    /// walks `rows_3d` planes along z, the outermost dimension, one after
+    /// the other, in blocks of `block_3d` threads (x, y), one item in x.
+    /// Off, and for other bodies: they take the 2-D shape (with
+    /// `rows_3d_in_z`, in z). On by
     /// default, 64 x 2 threads and 8 planes: on the H200, heat3d N=120
     /// T=500 took 6.8-6.9 ms against 7.55 with the 2-D shape; 32 x 4, 32 x
-    /// 8 and 64 x 4 blocks 6.9-7.1, 4 planes 7.2, 16 planes 7.5-7.8
+    /// 8 and 64 x 4 blocks 6.9-7.1, 4 planes 7.2, 16 planes 7.5-7.9
     /// (docs/BENCHMARKS.md).
     pub walk_3d: bool,
     pub block_3d: [u32; 2],

@@ -361,6 +361,10 @@ impl<'a> KernelEmitter<'a> {
     /// x, rows per thread in y); sets the tuning's cache hints.
     fn flat_shape(&mut self, tuning: &Tuning) -> ([u32; 3], u32, u32) {
         let dims = self.map.params.len();
+        let simple = !self.map.gpu_tasklet && !self.map.has_dependent_ranges();
+        // 3-D maps walk where the body has the shape walks were measured
+        // with (`walk::walk_register_cap`); the others take the tiles.
+        let walk_3d = simple && dims == 3 && tuning.walk_3d && self.walk_register_cap().is_some();
         let shape = if self.map.gpu_tasklet {
             // One thread: the body runs once (a 0-d map's single iteration).
             ([1, 1, 1], 1, 1)
@@ -369,9 +373,9 @@ impl<'a> KernelEmitter<'a> {
             // must not issue the loads a tile would hoist (`ir::ranges`).
             launch::dependent_geometry(dims)
         } else {
-            geometry(dims, &self.map.body.stmts, tuning)
+            geometry(dims, &self.map.body.stmts, &Tuning { walk_3d, ..*tuning })
         };
-        let walk = dims == 3 && tuning.walk_3d && shape.1 == 1 && shape.2 > 1;
+        let walk = walk_3d && shape.1 == 1 && shape.2 > 1;
         self.rows_in_z = walk || (dims == 3 && shape.2 > 1 && tuning.rows_3d_in_z);
         self.walk = walk;
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {

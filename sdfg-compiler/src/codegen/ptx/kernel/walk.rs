@@ -3,8 +3,9 @@
 //! behind its own range test. The loads a row shares with the next ones
 //! (with rows in z, the plane neighbours of a 3-D stencil) stay in
 //! registers, and the offsets step one row stride per row
-//! ([`super::row_run`]). 3-D maps of small straight-line bodies walk by
-//! default (`Tuning::walk_3d`: 64 x 2 threads, 8 planes each).
+//! ([`super::row_run`]). 3-D maps of plain bodies walk by default
+//! (`Tuning::walk_3d`: 64 x 2 threads, 8 planes each; which bodies:
+//! [`KernelEmitter::walk_register_cap`]).
 //!
 //! The full tiles of `launch` issue every row's loads first, which keeps
 //! many loads in flight but holds them all in registers (heat3d's 8 rows in
@@ -39,8 +40,8 @@ use super::hoist::{hoistable_loads, shared_load, write_shape, SharedLoad};
 use super::regs::{Class, Reg};
 use super::row_run::RowRun;
 use super::KernelEmitter;
-use crate::ir::{BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType};
-use std::collections::HashMap;
+use crate::ir::{BinOp, ContainerId, Expr, ExprKind, MathFn, ScalarType, Stmt};
+use std::collections::{HashMap, HashSet};
 
 /// Buffers of at most this many elements are walked with 32-bit offsets:
 /// every offset of an access in bounds, less a constant of at most
@@ -58,51 +59,60 @@ const FOLDED_CONSTANT: u64 = 1 << 20;
 const WALK_OVERHEAD_REGISTERS: u32 = 18;
 
 impl<'a> KernelEmitter<'a> {
-    /// The registers per thread a walk's kernel is capped at (`.maxnreg`):
-    /// its row's loaded values plus [`WALK_OVERHEAD_REGISTERS`], rounded
-    /// up to a multiple of 8 and at least 32. Left alone, ptxas keeps the
+    /// The registers per thread a walk's kernel is capped at (`.maxnreg`),
+    /// or None where the map does not walk. Left alone, ptxas keeps the
     /// grid loops' 64-bit state and the buffers' parameters in registers
-    /// across the whole walk (48 to 56 for heat3d's, a third of the SM's
-    /// threads lost); capped, it spills them around the walk, whose rows
-    /// then run without a spill at full occupancy. None (no cap) where
-    /// one row's values alone would need more than 64, or the body calls
-    /// a subroutine (a math function, float `%`) or computes with complex
-    /// values: a subroutine needs its own registers, and capped with the
-    /// kernel it spilled in every call (ptxas 13, `exp` to `atan2` of
-    /// f64: 40 to 350 bytes).
+    /// across the whole walk (56 for heat3d's, which ran slower than the
+    /// tiles); capped, it spills them around the walk, whose rows then run
+    /// without a spill at full occupancy. The cap is the row's values (its
+    /// distinct loads and `let`s) plus [`WALK_OVERHEAD_REGISTERS`], rounded
+    /// up to a multiple of 8, at least 32 and at most 64.
+    ///
+    /// Only bodies of that shape walk: `let`s and stores of loads that
+    /// every iteration issues first (`hoist`), and arithmetic without
+    /// division. A branch, a load that is not issued first, a division or
+    /// `%`, a call of a math subroutine or a complex value all need
+    /// registers the estimate does not see: under the cap ptxas 13 spilled
+    /// 200 to 1,900 bytes per thread for such bodies (heat3d: 132, all of
+    /// them outside the one-pass walk), so they keep the tiles of rows.
     pub(super) fn walk_register_cap(&self) -> Option<u32> {
-        let mut calls = false;
+        let hoisted = hoistable_loads(self.sdfg, self.map);
+        let issued_first: HashSet<*const Expr> =
+            hoisted.iter().map(|&e| e as *const Expr).collect();
+        let mut plain = true;
+        let mut values = 0u32;
         for s in &self.map.body.stmts {
+            match s {
+                Stmt::Let { init, .. } => values += init.ty.size_bytes().div_ceil(4) as u32,
+                Stmt::Store { wcr: None, .. } => {}
+                _ => plain = false,
+            }
             s.walk_exprs(&mut |e| {
-                calls |= e.ty.is_complex()
-                    || match &e.kind {
-                        ExprKind::Call { func, args } => {
-                            !matches!(
-                                func,
-                                MathFn::Abs
-                                    | MathFn::Min
-                                    | MathFn::Max
-                                    | MathFn::Sqrt
-                                    | MathFn::Floor
-                                    | MathFn::Ceil
-                                    | MathFn::MulAdd
-                            ) || args.iter().any(|a| a.ty.is_complex())
+                plain &= !e.ty.is_complex()
+                    && match &e.kind {
+                        ExprKind::Load { index, .. } => {
+                            index.is_empty() || issued_first.contains(&(e as *const Expr))
                         }
-                        ExprKind::Binary {
-                            op: BinOp::Rem,
-                            lhs,
-                            ..
-                        } => lhs.ty.is_float(),
-                        _ => false,
+                        ExprKind::Call { func, .. } => matches!(
+                            func,
+                            MathFn::Abs
+                                | MathFn::Min
+                                | MathFn::Max
+                                | MathFn::Floor
+                                | MathFn::Ceil
+                                | MathFn::MulAdd
+                        ),
+                        ExprKind::Binary { op, .. } => !matches!(op, BinOp::Div | BinOp::Rem),
+                        _ => true,
                     };
             });
         }
-        if calls {
+        if !plain {
             return None;
         }
         // Each distinct load once (heat3d reads `A[i, j, k]` four times).
-        let mut distinct = std::collections::HashSet::new();
-        let values: u32 = hoistable_loads(self.sdfg, self.map)
+        let mut distinct = HashSet::new();
+        values += hoisted
             .into_iter()
             .filter(|e| {
                 let mut shape = String::new();
@@ -110,7 +120,7 @@ impl<'a> KernelEmitter<'a> {
                 distinct.insert(shape)
             })
             .map(|e| e.ty.size_bytes().div_ceil(4) as u32)
-            .sum();
+            .sum::<u32>();
         let cap = (values + WALK_OVERHEAD_REGISTERS).div_ceil(8) * 8;
         (cap <= 64).then_some(cap.max(32))
     }
