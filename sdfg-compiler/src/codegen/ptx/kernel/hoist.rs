@@ -2,9 +2,11 @@
 //! before any item runs), and which of those neighbouring rows share; the
 //! index-shape helpers both need.
 
+use super::regs::Reg;
+use super::KernelEmitter;
 use crate::ir::bounds::{is_prechecked, LoopScope};
 use crate::ir::{BinOp, ContainerId, Expr, ExprKind, Map, Sdfg, Stmt, Storage, VarRef};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write;
 
 /// Loads that every iteration performs first and unconditionally: the
@@ -88,6 +90,36 @@ pub(super) fn hoistable_loads<'b>(sdfg: &Sdfg, map: &'b Map) -> Vec<&'b Expr> {
         }
     }
     out
+}
+
+impl<'a> KernelEmitter<'a> {
+    /// Issues the leading loads `hoist` of one item, each unless a load of
+    /// the same key (`key`: what rows share, see [`SharedLoad`]) is in
+    /// `issued` already; returns the item's registers by load expression
+    /// (what `KernelEmitter::hoisted` takes).
+    pub(super) fn issue_leading_loads(
+        &mut self,
+        hoist: &[&'a Expr],
+        key: impl Fn(&Expr) -> Option<SharedLoad>,
+        issued: &mut HashMap<SharedLoad, Reg>,
+    ) -> HashMap<*const Expr, Reg> {
+        let mut loaded = HashMap::new();
+        for &e in hoist {
+            let key = key(e);
+            let reg = match key.as_ref().and_then(|key| issued.get(key)) {
+                Some(&reg) => reg,
+                None => {
+                    let reg = self.expr(e);
+                    if let Some(key) = key {
+                        issued.insert(key, reg);
+                    }
+                    reg
+                }
+            };
+            loaded.insert(e as *const Expr, reg);
+        }
+        loaded
+    }
 }
 
 /// What identifies a hoisted load across the rows of a tile (step 1 in y):

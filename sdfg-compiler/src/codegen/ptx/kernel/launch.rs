@@ -560,21 +560,8 @@ impl<'a> KernelEmitter<'a> {
                     (a, b) => a.or(b),
                 };
                 let params = self.params.clone();
-                let mut loaded = HashMap::new();
-                for e in &hoist {
-                    let key = y_run.and_then(|_| shared_load(e, dy, r, k as u32));
-                    let reg = match key.as_ref().and_then(|key| issued.get(key)) {
-                        Some(&reg) => reg,
-                        None => {
-                            let reg = self.expr(e);
-                            if let Some(key) = key {
-                                issued.insert(key, reg);
-                            }
-                            reg
-                        }
-                    };
-                    loaded.insert(*e as *const Expr, reg);
-                }
+                let key = |e: &Expr| y_run.and_then(|_| shared_load(e, dy, r, k as u32));
+                let loaded = self.issue_leading_loads(&hoist, key, &mut issued);
                 items.push((params, loaded, guard, r));
             }
         }

@@ -23,9 +23,9 @@ pub(super) struct RowRun {
     /// The row whose code is being emitted.
     pub(super) row: u32,
     /// Per access: the row it was last computed for and its core address.
-    pub(super) cores: HashMap<RowKey, (u32, Reg)>,
+    cores: HashMap<RowKey, (u32, Reg)>,
     /// Bytes between two rows, per (container, index dimension).
-    pub(super) strides: HashMap<(ContainerId, usize), Reg>,
+    strides: HashMap<(ContainerId, usize), Reg>,
 }
 
 impl RowRun {
@@ -83,6 +83,19 @@ impl<'a> KernelEmitter<'a> {
         extents: &[Reg],
         size: usize,
     ) -> Option<Reg> {
+        self.next_core(container, cores, extents, Some(size))
+    }
+
+    /// [`Self::next_row_core`] in a byte address (`size`: the element's
+    /// bytes, 64-bit registers) or, with `None`, in a 32-bit element offset
+    /// (`extents` then 32-bit too: a narrow walk's, `walk.rs`).
+    pub(super) fn next_core(
+        &mut self,
+        container: ContainerId,
+        cores: &[&Expr],
+        extents: &[Reg],
+        size: Option<usize>,
+    ) -> Option<Reg> {
         let (key, d) = self.row_key(container, cores)?;
         let row = self.row_run.as_ref()?.row;
         let &(last, prev) = self.row_run.as_ref()?.cores.get(&key)?;
@@ -93,13 +106,17 @@ impl<'a> KernelEmitter<'a> {
         if last + 1 != row {
             return None;
         }
+        let (class, unit, width) = match size {
+            Some(size) => (Class::B64, size, "u64"),
+            None => (Class::B32, 1, "u32"),
+        };
         let stride = match self.row_run.as_ref()?.strides.get(&(container, d)) {
             Some(&s) => s,
             None => {
-                let s = self.reg(Class::B64);
-                self.ins(format!("mov.u64 {s}, {size}"));
+                let s = self.reg(class);
+                self.ins(format!("mov.{width} {s}, {unit}"));
                 for e in &extents[d + 1..] {
-                    self.ins(format!("mul.lo.u64 {s}, {s}, {e}"));
+                    self.ins(format!("mul.lo.{width} {s}, {s}, {e}"));
                 }
                 // Kept for later rows only when set unconditionally.
                 if !self.conditional {
@@ -108,8 +125,8 @@ impl<'a> KernelEmitter<'a> {
                 s
             }
         };
-        let core = self.reg(Class::B64);
-        self.ins(format!("add.u64 {core}, {prev}, {stride}"));
+        let core = self.reg(class);
+        self.ins(format!("add.{width} {core}, {prev}, {stride}"));
         self.remember_row_core(container, cores, core);
         Some(core)
     }

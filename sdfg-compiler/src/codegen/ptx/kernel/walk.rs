@@ -241,22 +241,8 @@ impl<'a> KernelEmitter<'a> {
             self.params[dy] = self.param_value(dy, t, ranges[dy]);
             // The row before's loads are not this row's.
             self.hoisted.clear();
-            let mut loaded = HashMap::new();
-            for e in &hoist {
-                let key = shared_load(e, dy, r, 0);
-                let reg = match key.as_ref().and_then(|key| issued.get(key)) {
-                    Some(&reg) => reg,
-                    None => {
-                        let reg = self.expr(e);
-                        if let Some(key) = key {
-                            issued.insert(key, reg);
-                        }
-                        reg
-                    }
-                };
-                loaded.insert(*e as *const Expr, reg);
-            }
-            self.hoisted = loaded;
+            let key = |e: &Expr| shared_load(e, dy, r, 0);
+            self.hoisted = self.issue_leading_loads(&hoist, key, &mut issued);
             self.body();
         }
         self.narrow_offsets = false;
@@ -319,7 +305,7 @@ impl<'a> KernelEmitter<'a> {
                 w
             })
             .collect();
-        let core = match self.next_narrow_core(container, cores, &extents) {
+        let core = match self.next_core(container, cores, &extents, None) {
             Some(core) => core,
             None => {
                 let lin = self.reg(Class::B32);
@@ -386,44 +372,5 @@ impl<'a> KernelEmitter<'a> {
                 self.low_word(wide, ScalarType::I64)
             }
         }
-    }
-
-    /// The 32-bit element offset of an access's cores in a narrow walk:
-    /// the one computed for this row already, or one row stride (in
-    /// elements) after the previous row's; None: compute it in full.
-    fn next_narrow_core(
-        &mut self,
-        container: ContainerId,
-        cores: &[&Expr],
-        extents: &[Reg],
-    ) -> Option<Reg> {
-        let (key, d) = self.row_key(container, cores)?;
-        let run = self.row_run.as_ref()?;
-        let row = run.row;
-        let &(last, prev) = run.cores.get(&key)?;
-        if last == row {
-            return Some(prev);
-        }
-        if last + 1 != row {
-            return None;
-        }
-        let stride = match run.strides.get(&(container, d)) {
-            Some(&s) => s,
-            None => {
-                let s = self.reg(Class::B32);
-                self.ins(format!("mov.u32 {s}, 1"));
-                for e in &extents[d + 1..] {
-                    self.ins(format!("mul.lo.u32 {s}, {s}, {e}"));
-                }
-                if !self.conditional {
-                    self.row_run.as_mut()?.strides.insert((container, d), s);
-                }
-                s
-            }
-        };
-        let core = self.reg(Class::B32);
-        self.ins(format!("add.u32 {core}, {prev}, {stride}"));
-        self.remember_row_core(container, cores, core);
-        Some(core)
     }
 }
