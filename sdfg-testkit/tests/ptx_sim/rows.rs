@@ -375,14 +375,15 @@ fn a_consumer_kernel_runs_its_blocks_in_reverse() {
 /// A walk whose index cores are negative (`i` and `k` start at -1, every
 /// access adds 1 or 2): its 32-bit offsets of `(i, j, k)` wrap below zero
 /// and come back into range only with the constants added, which the
-/// signed `mad.wide` must then read right; and an f32 copy of the same
-/// (4-byte elements, other folded byte offsets). Small grids take the
+/// signed `mad.wide` must then read right; an f32 copy of the same
+/// (4-byte elements, other folded byte offsets), and one with i32 indices
+/// (32-bit parameters: no row stepping, each plane's offsets in full). Small grids take the
 /// grid-stride loops, large ones the one-pass walk.
 #[test]
 fn walks_with_negative_cores_match_the_evaluator() {
-    for ty in ["f64", "f32"] {
+    for (ty, int) in [("f64", "i64"), ("f32", "i64"), ("f64", "i32")] {
         let src = format!(
-            "sdfg W {{ symbol N: i64; gpu A: {ty}[N, N, N]; gpu B: {ty}[N, N, N];
+            "sdfg W {{ symbol N: {int}; gpu A: {ty}[N, N, N]; gpu B: {ty}[N, N, N];
               state s {{ map m[i in -1..N-2, j in 0..N, k in -1..N-1] on gpu {{
                 B[i + 1, j, k + 1] = A[i + 1, j, k + 1] + A[i + 2, j, k + 1] * 2.0
                     - A[i + 1, N - 1 - j, k + 1] * A[i + 2, j, k + 1];
@@ -399,10 +400,14 @@ fn walks_with_negative_cores_match_the_evaluator() {
                 size as u64,
             );
             check_module(
-                &format!("walk with negative cores, {ty}, N = {size}"),
+                &format!("walk with negative cores, {ty}, {int} indices, N = {size}"),
                 &sdfg,
                 &m,
-                &[Value::I64(size as i64)],
+                &[if int == "i64" {
+                    Value::I64(size as i64)
+                } else {
+                    Value::I32(size as i32)
+                }],
                 &d,
                 &[[1, 1, 1], [2, 3, 2], [4, 8, 4]],
             );
