@@ -24,9 +24,10 @@
 //! across it ([`KernelEmitter::single_pass_walk`]); and the kernel is capped
 //! at the registers one row needs ([`KernelEmitter::walk_register_cap`]),
 //! so ptxas spills the rest of its state (the other paths') rather than
-//! spend registers on it. Any other case (a step other than 1 along the
-//! rows, larger buffers, a smaller grid) takes the grid-stride loops and
-//! the plain loops of a partial tile, which are correct for all.
+//! spend registers on it. A grid that does not cover the map takes the
+//! grid-stride loops, which walk each run too; a step other than 1 along
+//! the rows or larger buffers take the plain loops of a partial tile,
+//! which are correct for all.
 //!
 //! A walk's kernel lets the kernels that depend on it start only as its
 //! blocks finish ([`crate::codegen::ptx::GRID_WAIT_MARK`]): a walk's grid
