@@ -210,7 +210,7 @@ impl<'a> KernelEmitter<'a> {
             dims
         ];
         let exit = self.label();
-        if self.walk && dims == 3 && rows > 1 {
+        if self.walk.is_some() && dims == 3 && rows > 1 {
             let loops = self.label();
             self.single_pass_walk(ranges, rows, &loops, &exit);
             self.place(&loops);
@@ -361,7 +361,7 @@ impl<'a> KernelEmitter<'a> {
             self.body();
             return;
         }
-        if let (true, 1, Some(run)) = (self.walk, ipt, y_run) {
+        if let (true, 1, Some(run)) = (self.walk.is_some(), ipt, y_run) {
             self.walk_rows(tx, ntid_x, count_x, ranges, run, false);
             return;
         }

@@ -136,8 +136,9 @@ pub(super) struct KernelEmitter<'a> {
     coherent: BTreeSet<ContainerId>,
     /// A 3-D map's rows run along z (dimension 0) instead of y.
     rows_in_z: bool,
-    /// A thread's run of rows is a walk (`walk`), not a tile.
-    walk: bool,
+    /// A thread's run of rows is a walk (`walk`), not a tile: the
+    /// registers the kernel is capped at (`walk::walk_register_cap`).
+    walk: Option<u32>,
     /// Inside a walk whose buffers are small enough: host-checked
     /// accesses compute element offsets in 32 bits (`walk`).
     narrow_offsets: bool,
@@ -193,7 +194,7 @@ impl<'a> KernelEmitter<'a> {
             label_prefix: String::new(),
             coherent: BTreeSet::new(),
             rows_in_z: false,
-            walk: false,
+            walk: None,
             narrow_offsets: false,
             row_run: None,
             reversed_blocks: false,
@@ -324,7 +325,7 @@ impl<'a> KernelEmitter<'a> {
         if tuning.min_blocks_per_sm > 0 && (ipt > 1 || rows > 1) {
             let _ = writeln!(header, ".maxntid {}, {}, {}", block[0], block[1], block[2]);
             let _ = writeln!(header, ".minnctapersm {}", tuning.min_blocks_per_sm);
-        } else if let Some(cap) = self.walk.then(|| self.walk_register_cap()).flatten() {
+        } else if let Some(cap) = self.walk {
             let _ = writeln!(header, ".maxnreg {cap}");
         }
         header.push_str("{\n");
@@ -336,7 +337,7 @@ impl<'a> KernelEmitter<'a> {
         self.ins("ret");
 
         let decls = self.register_decls();
-        let mark = if self.walk {
+        let mark = if self.walk.is_some() {
             crate::codegen::ptx::GRID_WAIT_MARK
         } else {
             crate::codegen::ptx::GRID_DEPENDENCY_MARK
@@ -364,7 +365,10 @@ impl<'a> KernelEmitter<'a> {
         let simple = !self.map.gpu_tasklet && !self.map.has_dependent_ranges();
         // 3-D maps walk where the body has the shape walks were measured
         // with (`walk::walk_register_cap`); the others take the tiles.
-        let walk_3d = simple && dims == 3 && tuning.walk_3d && self.walk_register_cap().is_some();
+        let cap = (simple && dims == 3 && tuning.walk_3d)
+            .then(|| self.walk_register_cap())
+            .flatten();
+        let walk_3d = cap.is_some();
         let shape = if self.map.gpu_tasklet {
             // One thread: the body runs once (a 0-d map's single iteration).
             ([1, 1, 1], 1, 1)
@@ -375,9 +379,9 @@ impl<'a> KernelEmitter<'a> {
         } else {
             geometry(dims, &self.map.body.stmts, &Tuning { walk_3d, ..*tuning })
         };
-        let walk = walk_3d && shape.1 == 1 && shape.2 > 1;
+        self.walk = cap.filter(|_| shape.1 == 1 && shape.2 > 1);
+        let walk = self.walk.is_some();
         self.rows_in_z = walk || (dims == 3 && shape.2 > 1 && tuning.rows_3d_in_z);
-        self.walk = walk;
         if matches!(tuning.l2_prefetch, 64 | 128 | 256) {
             self.load_hint = format!(".L2::{}B", tuning.l2_prefetch);
         }
