@@ -272,7 +272,7 @@ pub struct Tuning {
     /// `rows_3d_in_z`, in z). On by
     /// default, 64 x 2 threads and 8 planes: on the H200, heat3d N=120
     /// T=500 took 6.8-6.9 ms against 7.55 with the 2-D shape; 32 x 4, 32 x
-    /// 8 and 64 x 4 blocks 6.9-7.1, 4 planes 7.2, 16 planes 7.5-7.9
+    /// 8 and 64 x 4 blocks 6.9-7.2, 4 planes 7.2, 16 planes 7.5-7.8
     /// (docs/BENCHMARKS.md).
     pub walk_3d: bool,
     pub block_3d: [u32; 2],
