@@ -3,8 +3,9 @@
 //! sizes and at larger ones (`--cpu-scales 1,16`: element-count factors),
 //! on the threads `--threads N` (or `RAYON_NUM_THREADS`) gives both.
 //!
-//! Each rep times one `run()` and then one rayon call, back to back, so
-//! both see the same machine; the table gives the medians of the timed
+//! Each row first runs warm-up pairs (at least `--warmup` and at least
+//! [`WARMUP_MS`] of them), then each timed rep times one `run()` and then
+//! one rayon call, back to back, so both see the same machine; the table gives the medians of the timed
 //! reps and the median of the per-rep ratios (robust on a shared machine,
 //! where the load changes between reps but rarely within one), against the
 //! issue's target (<= 1.3x, reductions <= 1.5x), and the workload's
@@ -14,6 +15,15 @@ use crate::baselines::Reps;
 use crate::common::{median, wall_ms, AnyResult, Seeds, Table};
 use crate::kinds::{Kind, KINDS};
 use sdfg::prelude::*;
+
+/// The least wall time of the warm-up pairs of each row. With one
+/// warm-up pair, rows whose calls take well under a millisecond (the
+/// small sizes) were bimodal from one process to the next on a 2-core
+/// machine, on both sides (rayon's dot 0.46-0.49 ms or 0.89-0.93): the
+/// first tens of milliseconds of a row run slower, and 15 timed reps fit
+/// inside them. After 100 ms of warm-up pairs the medians were steady
+/// (docs/BENCHMARKS.md).
+const WARMUP_MS: f64 = 100.0;
 
 /// One row of the CPU device table.
 pub(crate) struct CpuRow {
@@ -67,14 +77,20 @@ pub(crate) fn cpu_device_section(
             let check = work.check(seeds.next())?;
             let mut sdfg_ms = Vec::new();
             let mut rayon_ms = Vec::new();
-            for rep in 0..reps.warmup + reps.timed {
+            // Warm-up: `reps.warmup` pairs and at least WARMUP_MS of them.
+            let mut warm_ms = 0.0;
+            let mut rep = 0;
+            while rep < reps.warmup || warm_ms < WARMUP_MS {
                 let (result, ms) = wall_ms(|| work.run_plain());
                 result?;
-                let host = work.host_version_ms();
-                if rep >= reps.warmup {
-                    sdfg_ms.push(ms);
-                    rayon_ms.push(host);
-                }
+                warm_ms += ms + work.host_version_ms();
+                rep += 1;
+            }
+            for _ in 0..reps.timed {
+                let (result, ms) = wall_ms(|| work.run_plain());
+                result?;
+                sdfg_ms.push(ms);
+                rayon_ms.push(work.host_version_ms());
             }
             let ratios: Vec<f64> = sdfg_ms.iter().zip(&rayon_ms).map(|(s, r)| s / r).collect();
             out.push(CpuRow {
