@@ -3,10 +3,11 @@
 //! sizes and at larger ones (`--cpu-scales 1,16`: element-count factors),
 //! on the threads `--threads N` (or `RAYON_NUM_THREADS`) gives both.
 //!
-//! Each row first runs warm-up pairs (at least `--warmup` and at least
-//! [`WARMUP_MS`] of them), then each timed rep times one `run()` and then
-//! one rayon call, back to back, so both see the same machine; the table gives the medians of the timed
-//! reps and the median of the per-rep ratios (robust on a shared machine,
+//! Each row first runs warm-up pairs (with `--cpu-only` at least
+//! `--warmup` of them, else one, and at least [`WARMUP_MS`] of them),
+//! then each timed rep times one `run()` and then one rayon call, back to
+//! back, so both see the same machine; the table gives the medians of the
+//! timed reps and the median of the per-rep ratios (robust on a shared machine,
 //! where the load changes between reps but rarely within one), against the
 //! issue's target (<= 1.3x, reductions <= 1.5x), and the workload's
 //! correctness check on the CPU device.
