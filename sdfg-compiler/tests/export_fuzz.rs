@@ -11,8 +11,8 @@ mod common;
 use sdfg_compiler::export::dace::to_sdfg_json_string;
 use sdfg_compiler::export::dot::to_dot;
 use sdfg_compiler::schedule::schedule;
+use sdfg_testkit::quiet::catch_quietly;
 use sdfg_testkit::rng::Rng;
-use std::panic;
 use std::path::Path;
 
 const MULTI_CHAR: [&str; 14] = [
@@ -109,8 +109,6 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
     std::fs::create_dir_all(&dir).unwrap();
     let seeds: Vec<Vec<String>> = common::SOURCES.iter().map(|s| lex(s)).collect();
     let (mut accepted, mut written) = (0usize, 0usize);
-    let hook = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
     let mut failure = None;
     'outer: for (n, seed_tokens) in seeds.iter().enumerate() {
         for m in 0..iterations() {
@@ -119,11 +117,16 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
                 mutate(&mut rng, &mut tokens);
             }
             let source = tokens.join(" ");
-            let Ok(sdfg) = sdfg_compiler::frontend_str(&source) else {
-                continue;
+            let sdfg = match catch_quietly(|| sdfg_compiler::frontend_str(&source)) {
+                Ok(Ok(sdfg)) => sdfg,
+                Ok(Err(_)) => continue,
+                Err(_) => {
+                    failure = Some(("the front end", source));
+                    break 'outer;
+                }
             };
             accepted += 1;
-            let exported = panic::catch_unwind(|| {
+            let exported = catch_quietly(|| {
                 let sched = schedule(&sdfg);
                 (to_dot(&sdfg, Some(&sched)), to_sdfg_json_string(&sdfg))
             });
@@ -138,15 +141,14 @@ fn exporters_never_panic_and_dace_accepts_the_mutants() {
                     }
                 }
                 Err(_) => {
-                    failure = Some(source);
+                    failure = Some(("an exporter", source));
                     break 'outer;
                 }
             }
         }
     }
-    panic::set_hook(hook);
-    if let Some(source) = failure {
-        panic!("an exporter panicked on:\n{source}");
+    if let Some((what, source)) = failure {
+        panic!("{what} panicked on:\n{source}");
     }
     println!("{accepted} valid mutants exported, {written} kept for DaCe");
     assert!(accepted > 50, "too few mutants were valid: {accepted}");

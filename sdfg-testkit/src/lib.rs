@@ -9,6 +9,7 @@
 //!   emits, and [`harness`], which runs one `gpu` map through it and through
 //!   the evaluator from the same inputs;
 //! - [`rng`]: the one seeded generator every test, fuzzer and example uses;
+//! - [`quiet`]: catching the panics a fuzzer provokes without printing them;
 //! - [`architecture`]: checks that a crate's modules import only their own
 //!   floor or below (the tables in the crates' `src/lib.rs`).
 
@@ -17,5 +18,6 @@ pub mod builder;
 pub mod examples;
 pub mod harness;
 pub mod ptxsim;
+pub mod quiet;
 pub mod randexpr;
 pub mod rng;

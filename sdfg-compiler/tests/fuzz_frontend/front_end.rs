@@ -6,13 +6,13 @@ use crate::grammar::Gen;
 use crate::inputs::{lex, mutate, random_stream, SEEDS};
 use crate::invariants::check_invariants;
 use crate::{iterations, seed};
+use sdfg_testkit::quiet::catch_quietly;
 use sdfg_testkit::rng::Rng;
-use std::panic;
 use std::time::Instant;
 
 /// Runs the front end; Err(message) when it panicked.
 fn run(source: &str) -> Result<bool, String> {
-    panic::catch_unwind(|| match sdfg_compiler::frontend_str(source) {
+    catch_quietly(|| match sdfg_compiler::frontend_str(source) {
         Ok(sdfg) => {
             check_invariants(&sdfg);
             true
@@ -26,8 +26,6 @@ fn run(source: &str) -> Result<bool, String> {
 fn fuzz(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
     let mut rng = Rng::new(seed() ^ ((name.len() as u64) << 40));
     let started = Instant::now();
-    let hook = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
     let mut accepted = 0usize;
     let mut failure = None;
     for _ in 0..n {
@@ -40,7 +38,6 @@ fn fuzz(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
             }
         }
     }
-    panic::set_hook(hook);
     if let Some((source, message)) = failure {
         panic!("the front end panicked ({message}) on:\n{source}");
     }

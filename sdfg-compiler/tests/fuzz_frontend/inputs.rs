@@ -306,6 +306,10 @@ pub fn mutate_plausibly(rng: &mut Rng, tokens: &mut [String]) {
         &["min", "max"],
         &["0", "1", "2", "3", "7", "16"],
     ];
+    // An earlier `mutate` may have truncated the stream to nothing.
+    if tokens.is_empty() {
+        return;
+    }
     for _ in 0..20 {
         let k = rng.below(tokens.len());
         if let Some(group) = GROUPS.iter().find(|g| g.contains(&tokens[k].as_str())) {

@@ -6,8 +6,8 @@
 use crate::grammar::{typed_sdfg, Gen};
 use crate::inputs::{lex, mutate, mutate_plausibly, SEEDS};
 use crate::{iterations, seed};
+use sdfg_testkit::quiet::catch_quietly;
 use sdfg_testkit::rng::Rng;
-use std::panic;
 use std::time::Instant;
 
 /// What the whole macro made of one input.
@@ -19,7 +19,7 @@ struct Expanded {
 
 /// Runs `expand()` on `source`; Err(message) when anything panicked.
 fn run_expand(source: &str, check_ptx: bool, tally: &mut Expanded) -> Result<(), String> {
-    let outcome = panic::catch_unwind(|| {
+    let outcome = catch_quietly(|| {
         let Ok(tokens) = source.parse::<proc_macro2::TokenStream>() else {
             return (false, false);
         };
@@ -53,8 +53,6 @@ fn run_expand(source: &str, check_ptx: bool, tally: &mut Expanded) -> Result<(),
 fn fuzz_expand(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> String) {
     let mut rng = Rng::new(seed() ^ ((name.len() as u64) << 32));
     let started = Instant::now();
-    let hook = panic::take_hook();
-    panic::set_hook(Box::new(|_| {}));
     let mut tally = Expanded::default();
     let mut failure = None;
     for k in 0..n {
@@ -65,7 +63,6 @@ fn fuzz_expand(name: &str, n: usize, mut make_input: impl FnMut(&mut Rng) -> Str
             break;
         }
     }
-    panic::set_hook(hook);
     if let Some((source, message)) = failure {
         panic!("the macro panicked ({message}) on:\n{source}");
     }
