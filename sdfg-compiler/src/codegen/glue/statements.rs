@@ -11,7 +11,6 @@ use crate::codegen::cpu::ranges::MapRanges;
 use crate::codegen::cpu::tokens::rust_type;
 use crate::codegen::cpu::twin::parallel_map;
 use crate::codegen::names::{self, RangeScope};
-use crate::codegen::ptx::PhaseShape;
 use crate::codegen::runtime_paths as rt;
 use crate::ir::{
     ContainerId, Map, MapSchedule, StateId, Statement, StatementKind, StmtId, Storage, TaskletBody,
@@ -67,16 +66,7 @@ impl Glue<'_> {
             .map(|d| names::range(RangeScope::Statement(k), d).count)
             .collect();
         // A phase of a persistent kernel runs in its own shape.
-        let own = PhaseShape {
-            block: shape.block,
-            items_per_thread: shape.items_per_thread,
-            rows_per_thread: shape.rows_per_thread,
-            rows_in_z: shape.rows_in_z,
-        };
-        let run = match (phase, shape.phase) {
-            (true, Some(p)) => p,
-            _ => own,
-        };
+        let run = shape.launch_shape(phase);
         let [bx, by, bz] = run.block;
         let (ipt, rows) = (run.items_per_thread, run.rows_per_thread);
         let kernel_arg = rt::kernel_arg();

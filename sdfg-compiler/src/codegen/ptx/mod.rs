@@ -206,6 +206,23 @@ pub struct PtxKernel {
     pub block_map: Option<BlockLaunch>,
 }
 
+impl PtxKernel {
+    /// The shape the map is launched in: its phase's when it runs as a
+    /// phase of a persistent kernel (`as_phase`) and has one, else the
+    /// kernel's own.
+    pub fn launch_shape(&self, as_phase: bool) -> PhaseShape {
+        match self.phase {
+            Some(phase) if as_phase => phase,
+            _ => PhaseShape {
+                block: self.block,
+                items_per_thread: self.items_per_thread,
+                rows_per_thread: self.rows_per_thread,
+                rows_in_z: self.rows_in_z,
+            },
+        }
+    }
+}
+
 /// The launch shape of a map as a phase of a persistent kernel (the
 /// fields of [`PtxKernel`] of the same names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
