@@ -115,6 +115,12 @@ pub fn for_arch(ptx: &str, cc: u32) -> (String, bool) {
 /// beyond the 50 MB L2) took 3% less time this way; grids in L2 or far
 /// beyond it did not change (docs/BENCHMARKS.md).
 ///
+/// Maps of three or more dimensions keep their order: their kernels walk
+/// planes in one wave of blocks (`kernel/walk.rs`), and heat3d's 998
+/// sweeps as one graph took 6.84-7.39 ms on the H200 with every second
+/// sweep reversed against 6.72-6.75 ms with none (the same cubin but for
+/// the reversal, in one process; docs/BENCHMARKS.md, run LL).
+///
 /// ```
 /// use sdfg_compiler::codegen::abi::kernel_abis;
 /// use sdfg_compiler::codegen::ptx::reversed_kernels;
@@ -129,6 +135,16 @@ pub fn for_arch(ptx: &str, cc: u32) -> (String, bool) {
 /// .unwrap();
 /// // `a` reads what `b` wrote; `c` reads what `a` wrote, but `a` runs in reverse.
 /// assert_eq!(reversed_kernels(&sdfg, &kernel_abis(&sdfg)), [false, true, false]);
+/// // The same sweeps in 3-D run forward.
+/// let cube = sdfg_compiler::frontend_str(
+///     "sdfg S { symbol N: i64; gpu A: f64[N, N, N]; gpu B: f64[N, N, N];
+///       state s {
+///         map b[i in 0..N, j in 0..N, k in 0..N] on gpu { B[i, j, k] = A[i, j, k]; }
+///         map a[i in 0..N, j in 0..N, k in 0..N] on gpu { A[i, j, k] = B[i, j, k]; }
+///       } }",
+/// )
+/// .unwrap();
+/// assert_eq!(reversed_kernels(&cube, &kernel_abis(&cube)), [false, false]);
 /// ```
 pub fn reversed_kernels(sdfg: &Sdfg, abis: &[KernelAbi]) -> Vec<bool> {
     use crate::ir::{Access, ContainerId, Storage};
@@ -155,7 +171,7 @@ pub fn reversed_kernels(sdfg: &Sdfg, abis: &[KernelAbi]) -> Vec<bool> {
                     .iter()
                     .any(|m| m.access == Access::Read && writes.contains(&m.container))
         });
-        reversed[k] = reads_from_previous;
+        reversed[k] = reads_from_previous && map.params.len() <= 2;
         let writes = statement
             .memlets
             .iter()

@@ -35,7 +35,8 @@
 //! scheduled early would wait in the place of the walk's own.
 //!
 //! On the H200, heat3d N=120 T=500 (998 sweeps in one graph) took 6.8-6.9
-//! ms this way against 7.55 with the rows-in-y tiles (docs/BENCHMARKS.md).
+//! ms this way against 7.55 with the rows-in-y tiles, and 6.7 once every
+//! sweep ran its blocks forward (`ptx::reversed_kernels`; docs/BENCHMARKS.md).
 
 use super::hoist::{hoistable_loads, shared_load, write_shape, SharedLoad};
 use super::regs::{Class, Reg};
