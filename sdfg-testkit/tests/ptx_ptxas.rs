@@ -126,13 +126,15 @@ fn axpy_and_stencil_assemble_without_spills() {
 }
 
 /// A 3-D stencil walks its planes (`kernel/walk.rs`): its kernel waits for
-/// its grid dependencies but does not let its dependents start early
-/// (`GRID_WAIT_MARK`), and is capped at the 32 registers that let every
-/// SM run its full 2048 threads (ptxas keeps to it: the state of the
-/// grid-stride fallback is what it spills).
+/// its grid dependencies and lets its dependents start only after the
+/// walk (`GRID_WAIT_MARK`, `GRID_TRIGGER_MARK`), and is capped at the 32
+/// registers that let every SM run its full 2048 threads (ptxas keeps to
+/// it: the state of the grid-stride fallback is what it spills).
 #[test]
 fn heat3d_walk_fits_32_registers_and_lets_dependents_start_at_its_end() {
-    use sdfg_compiler::codegen::ptx::{for_arch, GRID_DEPENDENCY_MARK, GRID_WAIT_MARK};
+    use sdfg_compiler::codegen::ptx::{
+        for_arch, GRID_DEPENDENCY_MARK, GRID_TRIGGER_MARK, GRID_WAIT_MARK,
+    };
     let sdfg = sdfg_compiler::frontend_str(
         "sdfg H { symbol N: i64; gpu A: f64[N, N, N]; gpu B: f64[N, N, N];
           state s { map b[i in 1..N-1, j in 1..N-1, k in 1..N-1] on gpu {
@@ -149,9 +151,16 @@ fn heat3d_walk_fits_32_registers_and_lets_dependents_start_at_its_end() {
     assert!(m.text.contains(".maxnreg 32\n"), "{}", m.text);
     assert_eq!(m.text.matches(GRID_WAIT_MARK).count(), 1);
     assert!(!m.text.contains(GRID_DEPENDENCY_MARK));
+    // The trigger comes once, after the walk's last store, on the way out.
+    assert_eq!(m.text.matches(GRID_TRIGGER_MARK).count(), 1);
+    let walk = m.text.find("walk: each row").unwrap();
+    let trigger = m.text.find(GRID_TRIGGER_MARK).unwrap();
+    assert!(walk < trigger && m.text[walk..trigger].contains("st.global"));
+    let after = &m.text[trigger + GRID_TRIGGER_MARK.len()..];
+    assert!(after.trim_start().starts_with("bra.uni"), "{after}");
     let (hopper, waits) = for_arch(&m.text, 90);
     assert!(waits && hopper.contains("griddepcontrol.wait;"));
-    assert!(!hopper.contains("launch_dependents"));
+    assert_eq!(hopper.matches("griddepcontrol.launch_dependents;").count(), 1);
     for u in assemble("heat3d_walk", &m) {
         assert!(u.registers <= 32, "{u:?}");
     }

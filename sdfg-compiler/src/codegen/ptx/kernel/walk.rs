@@ -32,7 +32,9 @@
 //! A walk's kernel lets the kernels that depend on it start only as its
 //! blocks finish ([`crate::codegen::ptx::GRID_WAIT_MARK`]): a walk's grid
 //! is one wave of fully occupied SMs, and blocks of the next kernel
-//! scheduled early would wait in the place of the walk's own.
+//! scheduled early would wait in the place of the walk's own. A thread
+//! that walked triggers them after its last store
+//! ([`crate::codegen::ptx::GRID_TRIGGER_MARK`]).
 //!
 //! On the H200, heat3d N=120 T=500 (998 sweeps in one graph) took 6.8-6.9
 //! ms this way against 7.55 with the rows-in-y tiles, and 6.7 once every
@@ -208,6 +210,11 @@ impl<'a> KernelEmitter<'a> {
         }
         self.params[dims - 2] = self.param_value(dims - 2, ty, ranges[dims - 2]);
         self.walk_rows(tx, ntid_x, count_x, ranges, (z0, rows), true);
+        // Every run ends here (each row out of range branches to the
+        // walk's end): one trigger after the last store. Each exit on its
+        // own path was no faster, and a trigger at the kernel's `ret` made
+        // ptxas spill in the walk (docs/BENCHMARKS.md, runs LL and OO).
+        self.code.push_str(crate::codegen::ptx::GRID_TRIGGER_MARK);
         self.ins(format!("bra.uni {exit}"));
     }
 
