@@ -84,7 +84,10 @@ pub const GRID_DEPENDENCY_CC: u32 = 90;
 /// without a programmatic dependency passes both at once, so the module is
 /// right whichever way the runtime launches it; one launched with one (a
 /// graph's programmatic edge) starts while its predecessor finishes,
-/// hiding the launch latency. Other targets get the text unchanged.
+/// hiding the launch latency. A [`GRID_WAIT_MARK`] becomes the wait alone
+/// and a [`GRID_TRIGGER_MARK`] the trigger alone (a walk's kernel: the
+/// wait first, the trigger after the walk). Other targets get the text
+/// unchanged.
 ///
 /// ```
 /// use sdfg_compiler::codegen::ptx::{for_arch, GRID_DEPENDENCY_MARK, GRID_TRIGGER_MARK, GRID_WAIT_MARK};
