@@ -160,7 +160,10 @@ fn heat3d_walk_fits_32_registers_and_lets_dependents_start_at_its_end() {
     assert!(after.trim_start().starts_with("bra.uni"), "{after}");
     let (hopper, waits) = for_arch(&m.text, 90);
     assert!(waits && hopper.contains("griddepcontrol.wait;"));
-    assert_eq!(hopper.matches("griddepcontrol.launch_dependents;").count(), 1);
+    assert_eq!(
+        hopper.matches("griddepcontrol.launch_dependents;").count(),
+        1
+    );
     for u in assemble("heat3d_walk", &m) {
         assert!(u.registers <= 32, "{u:?}");
     }
