@@ -192,7 +192,45 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
             expected: vec![("A", ints(a.iter().map(|v| v + 6)))],
         },
     ));
+
+    // WrappingIndex: indices through casts that wrap (`u8`, `i8`), which
+    // DaCe must compute as ours do, not as the unbounded `i + S`.
+    let a: Vec<i64> = (0..300).map(|i| 1000 + i).collect();
+    let (n, s) = (20i64, 250i64);
+    let b: Vec<i64> = (0..n).map(|i| a[((i + s) as u8) as usize]).collect();
+    let c: Vec<i64> = (0..n)
+        .map(|i| a[(((i + s) as i8) as i64 + 128) as usize])
+        .collect();
+    out.push((
+        wrapping_index(),
+        Run {
+            symbols: vec![("N", n), ("S", s)],
+            arrays: vec![
+                ("A", ints(a)),
+                ("B", ints(vec![0; n as usize])),
+                ("C", ints(vec![0; n as usize])),
+            ],
+            expected: vec![("B", ints(b)), ("C", ints(c))],
+        },
+    ));
     out
+}
+
+/// Indices through integer casts that wrap (`host_runs`).
+fn wrapping_index() -> Sdfg {
+    sdfg_compiler::frontend_str(
+        "sdfg WrappingIndex {
+           symbol N: i64; symbol S: i64;
+           host A: i64[300]; host B: i64[N]; host C: i64[N];
+           state s {
+             map m[i in 0..N] on cpu {
+               B[i] = A[((i + S) as u8) as i64];
+               C[i] = A[(((i + S) as i8) as i64) + 128];
+             }
+           }
+         }",
+    )
+    .expect("a valid program")
 }
 
 fn run_json(sdfg: &Sdfg, run: &Run) -> Value {

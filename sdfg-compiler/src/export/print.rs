@@ -384,9 +384,10 @@ fn py_prec(e: &Expr) -> u8 {
     match &e.kind {
         ExprKind::Lit(v) if is_negative(*v) => 12,
         ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Load { .. } | ExprKind::Call { .. } => 15,
-        // Casts print as calls (`int(x)`) or vanish (integer widenings).
+        // Casts print as calls (`int(x)`), vanish (integer widenings) or
+        // wrap in parentheses (other integer casts).
         ExprKind::Cast { arg } => {
-            if e.ty.is_integer() && arg.ty.is_integer() {
+            if e.ty.holds_every(arg.ty) {
                 py_prec(arg)
             } else {
                 15
@@ -410,7 +411,9 @@ fn py_prec(e: &Expr) -> u8 {
 ///
 /// Integer `/` prints as `//` (DaCe's integer division); it rounds toward
 /// negative infinity where ours truncates, which differs only for negative
-/// operands. Integer casts vanish (DaCe symbols are unbounded integers).
+/// operands. Integer casts that keep every value vanish (DaCe symbols are
+/// unbounded integers); the others wrap as ours do, with Python's `%`
+/// (`x as u8` is `(x) % 256`, `x as i8` is `((x) + 128) % 256 - 128`).
 pub fn expr_to_python(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
     expr_to_python_boxed(e, sdfg, names, &[])
 }
@@ -480,8 +483,17 @@ pub fn expr_to_python_boxed(
             )
         }
         ExprKind::Cast { arg } => {
-            if e.ty.is_integer() && arg.ty.is_integer() {
+            if e.ty.holds_every(arg.ty) {
                 expr_to_python_boxed(arg, sdfg, names, boxed)
+            } else if e.ty.is_integer() && arg.ty.is_integer() {
+                let x = expr_to_python_boxed(arg, sdfg, names, boxed);
+                let modulus = 1u128 << e.ty.bits();
+                if e.ty.is_signed_integer() {
+                    let half = modulus / 2;
+                    format!("((({x}) + {half}) % {modulus} - {half})")
+                } else {
+                    format!("(({x}) % {modulus})")
+                }
             } else if e.ty.is_integer() {
                 format!("int({})", expr_to_python_boxed(arg, sdfg, names, boxed))
             } else {

@@ -115,6 +115,21 @@ impl ScalarType {
         }
     }
 
+    /// Every value of the integer type `from` is a value of this one (an
+    /// integer cast from `from` never changes a value). False for other types.
+    ///
+    /// ```
+    /// use sdfg_compiler::ir::ScalarType::*;
+    /// assert!(I64.holds_every(U32) && I16.holds_every(U8) && U8.holds_every(U8));
+    /// assert!(!U8.holds_every(I64) && !U64.holds_every(I8) && !I32.holds_every(U32));
+    /// ```
+    pub fn holds_every(self, from: ScalarType) -> bool {
+        match (self.int_range(), from.int_range()) {
+            (Some((lo, hi)), Some((from_lo, from_hi))) => lo <= from_lo && from_hi <= hi,
+            _ => false,
+        }
+    }
+
     /// The smallest and largest value of an integer type (None otherwise).
     pub fn int_range(self) -> Option<(i128, i128)> {
         if !self.is_integer() {

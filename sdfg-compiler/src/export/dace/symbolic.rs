@@ -71,9 +71,10 @@ impl Cx<'_> {
         Linear::from_expr(e, &mut |x: &Expr| self.leaf(x)).unwrap_or_else(|| self.atom(e))
     }
 
-    /// Folded: literals, `+`, `-`, negation, integer casts and products with
-    /// a literal factor. Everything else (quotients, products of two
-    /// expressions) stays an atom, printed as written.
+    /// Folded: literals, `+`, `-`, negation, integer casts that keep every
+    /// value and products with a literal factor. Everything else (quotients,
+    /// products of two expressions, casts that wrap) stays an atom, printed
+    /// as written.
     fn leaf(&self, x: &Expr) -> Leaf<String> {
         let literal = |e: &Expr| matches!(&e.kind, ExprKind::Lit(v) if v.as_i128().is_some());
         match &x.kind {
@@ -89,7 +90,7 @@ impl Cx<'_> {
                 lhs,
                 rhs,
             } if literal(lhs) || literal(rhs) => Leaf::Descend,
-            ExprKind::Cast { arg } if x.ty.is_integer() && arg.ty.is_integer() => Leaf::Descend,
+            ExprKind::Cast { arg } if x.ty.holds_every(arg.ty) => Leaf::Descend,
             _ => Leaf::Form(self.atom(x)),
         }
     }
@@ -196,9 +197,9 @@ fn interval(e: &Expr, params: &[MapParam], cx: &Cx) -> Option<(Form, Form)> {
             let (lo, hi) = interval(arg, params, cx)?;
             Some((hi.scale(-1)?, lo.scale(-1)?))
         }
-        ExprKind::Cast { arg } if e.ty.is_integer() && arg.ty.is_integer() => {
-            interval(arg, params, cx)
-        }
+        // A cast that wraps has no interval of this kind: the hull is then
+        // the whole container.
+        ExprKind::Cast { arg } if e.ty.holds_every(arg.ty) => interval(arg, params, cx),
         _ => None,
     }
 }
