@@ -201,6 +201,7 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
     let c: Vec<i64> = (0..n)
         .map(|i| a[(((i + s) as i8) as i64 + 128) as usize])
         .collect();
+    let d = a[((s * 3) as u8) as usize];
     out.push((
         wrapping_index(),
         Run {
@@ -209,25 +210,29 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
                 ("A", ints(a)),
                 ("B", ints(vec![0; n as usize])),
                 ("C", ints(vec![0; n as usize])),
+                ("D", ints([0])),
             ],
-            expected: vec![("B", ints(b)), ("C", ints(c))],
+            expected: vec![("B", ints(b)), ("C", ints(c)), ("D", ints([d]))],
         },
     ));
     out
 }
 
-/// Indices through integer casts that wrap (`host_runs`).
+/// Indices and an edge assignment through integer casts that wrap
+/// (`host_runs`).
 fn wrapping_index() -> Sdfg {
     sdfg_compiler::frontend_str(
         "sdfg WrappingIndex {
            symbol N: i64; symbol S: i64;
-           host A: i64[300]; host B: i64[N]; host C: i64[N];
+           host A: i64[300]; host B: i64[N]; host C: i64[N]; host D: i64[1];
            state s {
              map m[i in 0..N] on cpu {
                B[i] = A[((i + S) as u8) as i64];
                C[i] = A[(((i + S) as i8) as i64) + 128];
              }
            }
+           state t { tasklet d { D[0] = A[K]; } }
+           s -> t { K = ((S * 3) as u8) as i64 }
          }",
     )
     .expect("a valid program")
