@@ -215,7 +215,102 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
             expected: vec![("B", ints(b)), ("C", ints(c)), ("D", ints([d]))],
         },
     ));
+    // IndexOperators: every integer operator of the tasklet language in an
+    // index, which DaCe must read at the same element.
+    let a: Vec<i64> = (0..300).map(|i| 1000 + i).collect();
+    let at = |f: fn(i64) -> i64| -> Vec<Value> { ints((0..20).map(|i| a[f(i) as usize])) };
+    let outputs = ["B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7"];
+    let mut arrays = vec![("A", ints(a.clone()))];
+    arrays.extend(outputs.iter().map(|&b| (b, ints([0; 20]))));
+    let want: [fn(i64) -> i64; 8] = [
+        |i| i & 7,
+        |i| i | 16,
+        |i| i ^ 5,
+        |i| i % 3,
+        |i| i / 3,
+        |i| i.min(7),
+        |i| (i << 2) >> 1,
+        |i| if i > 9 { i } else { 2 * i },
+    ];
+    out.push((
+        index_operators(),
+        Run {
+            symbols: vec![("N", 20)],
+            arrays,
+            expected: outputs.iter().zip(want).map(|(&b, f)| (b, at(f))).collect(),
+        },
+    ));
+
+    // EdgeOperators: the same operators, and casts that wrap (of a
+    // negative value too), in edge assignments.
+    let s = 45i64;
+    let k = [
+        s & 7,
+        s | 16,
+        s ^ 5,
+        s % 3,
+        s / 3,
+        s.min(7),
+        (s << 2) >> 1,
+        if s > 9 { s } else { 2 * s },
+        ((s * 7) as u8) as i64,
+        ((-s) as u8) as i64,
+        ((-s - 100) as i8) as i64,
+        ((-s) as u64) as i64,
+    ];
+    out.push((
+        edge_operators(),
+        Run {
+            symbols: vec![("S", s)],
+            arrays: vec![("D", ints([0; 12]))],
+            expected: vec![("D", ints(k))],
+        },
+    ));
     out
+}
+
+/// Every integer operator in an index (`host_runs`).
+fn index_operators() -> Sdfg {
+    sdfg_compiler::frontend_str(
+        "sdfg IndexOperators {
+           symbol N: i64;
+           host A: i64[300];
+           host B0: i64[N]; host B1: i64[N]; host B2: i64[N]; host B3: i64[N];
+           host B4: i64[N]; host B5: i64[N]; host B6: i64[N]; host B7: i64[N];
+           state s {
+             map m[i in 0..N] on cpu {
+               B0[i] = A[i & 7]; B1[i] = A[i | 16]; B2[i] = A[i ^ 5]; B3[i] = A[i % 3];
+               B4[i] = A[i / 3]; B5[i] = A[i.min(7)]; B6[i] = A[(i << 2) >> 1];
+               B7[i] = A[if i > 9 { i } else { 2 * i }];
+             }
+           }
+         }",
+    )
+    .expect("a valid program")
+}
+
+/// Integer operators and casts that wrap in edge assignments (`host_runs`).
+fn edge_operators() -> Sdfg {
+    sdfg_compiler::frontend_str(
+        "sdfg EdgeOperators {
+           symbol S: i64;
+           host D: i64[12];
+           state s {}
+           state t {
+             tasklet w {
+               D[0] = K0; D[1] = K1; D[2] = K2; D[3] = K3; D[4] = K4; D[5] = K5;
+               D[6] = K6; D[7] = K7; D[8] = K8; D[9] = K9; D[10] = K10; D[11] = K11;
+             }
+           }
+           s -> t {
+             K0 = S & 7; K1 = S | 16; K2 = S ^ 5; K3 = S % 3; K4 = S / 3; K5 = S.min(7);
+             K6 = (S << 2) >> 1; K7 = if S > 9 { S } else { 2 * S };
+             K8 = ((S * 7) as u8) as i64; K9 = ((-S) as u8) as i64;
+             K10 = ((-S - 100) as i8) as i64; K11 = ((-S) as u64) as i64
+           }
+         }",
+    )
+    .expect("a valid program")
 }
 
 /// Indices and an edge assignment through integer casts that wrap

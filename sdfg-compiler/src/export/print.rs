@@ -406,14 +406,33 @@ fn py_prec(e: &Expr) -> u8 {
     }
 }
 
+/// `x` (printed) cast to the integer type `ty` from a type with values
+/// `ty` lacks: the low bits, as two's complement when `ty` is signed. A mask
+/// with `&` means the same in Python and in the C++ DaCe generates from it
+/// (where `%` of a negative value would not); a 64-bit `ty` keeps the
+/// expression, since DaCe's C++ symbols are 64-bit and hold the same bits.
+fn wrapped(x: &str, ty: crate::ir::ScalarType) -> String {
+    let bits = ty.bits();
+    if bits >= 64 {
+        return format!("({x})");
+    }
+    let mask = (1u64 << bits) - 1;
+    if ty.is_signed_integer() {
+        let half = 1u64 << (bits - 1);
+        format!("(((({x}) + {half}) & {mask}) - {half})")
+    } else {
+        format!("(({x}) & {mask})")
+    }
+}
+
 /// `e` in the Python syntax DaCe parses into SymPy (map ranges, memlet
 /// subsets, shapes, interstate conditions and assignments).
 ///
 /// Integer `/` prints as `//` (DaCe's integer division); it rounds toward
 /// negative infinity where ours truncates, which differs only for negative
 /// operands. Integer casts that keep every value vanish (DaCe symbols are
-/// unbounded integers); the others wrap as ours do, with Python's `%`
-/// (`x as u8` is `(x) % 256`, `x as i8` is `((x) + 128) % 256 - 128`).
+/// unbounded integers); the others wrap as ours do (`x as u8` is
+/// `((x) & 255)`, `x as i8` is `((((x) + 128) & 255) - 128)`; see `wrapped`).
 pub fn expr_to_python(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
     expr_to_python_boxed(e, sdfg, names, &[])
 }
@@ -487,13 +506,7 @@ pub fn expr_to_python_boxed(
                 expr_to_python_boxed(arg, sdfg, names, boxed)
             } else if e.ty.is_integer() && arg.ty.is_integer() {
                 let x = expr_to_python_boxed(arg, sdfg, names, boxed);
-                let modulus = 1u128 << e.ty.bits();
-                if e.ty.is_signed_integer() {
-                    let half = modulus / 2;
-                    format!("((({x}) + {half}) % {modulus} - {half})")
-                } else {
-                    format!("(({x}) % {modulus})")
-                }
+                wrapped(&x, e.ty)
             } else if e.ty.is_integer() {
                 format!("int({})", expr_to_python_boxed(arg, sdfg, names, boxed))
             } else {
