@@ -242,7 +242,8 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
     ));
 
     // EdgeOperators: the same operators, and casts that wrap (of a
-    // negative value too), in edge assignments.
+    // negative value too), in edge assignments; `%` and `/` of a negative
+    // value truncate in DaCe's generated code as here.
     let s = 45i64;
     let k = [
         s & 7,
@@ -257,12 +258,14 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
         ((-s) as u8) as i64,
         ((-s - 100) as i8) as i64,
         ((-s) as u64) as i64,
+        (-s) % 7,
+        (-s) / 2,
     ];
     out.push((
         edge_operators(),
         Run {
             symbols: vec![("S", s)],
-            arrays: vec![("D", ints([0; 12]))],
+            arrays: vec![("D", ints([0; 14]))],
             expected: vec![("D", ints(k))],
         },
     ));
@@ -294,19 +297,21 @@ fn edge_operators() -> Sdfg {
     sdfg_compiler::frontend_str(
         "sdfg EdgeOperators {
            symbol S: i64;
-           host D: i64[12];
+           host D: i64[14];
            state s {}
            state t {
              tasklet w {
                D[0] = K0; D[1] = K1; D[2] = K2; D[3] = K3; D[4] = K4; D[5] = K5;
                D[6] = K6; D[7] = K7; D[8] = K8; D[9] = K9; D[10] = K10; D[11] = K11;
+               D[12] = K12; D[13] = K13;
              }
            }
            s -> t {
              K0 = S & 7; K1 = S | 16; K2 = S ^ 5; K3 = S % 3; K4 = S / 3; K5 = S.min(7);
              K6 = (S << 2) >> 1; K7 = if S > 9 { S } else { 2 * S };
              K8 = ((S * 7) as u8) as i64; K9 = ((-S) as u8) as i64;
-             K10 = ((-S - 100) as i8) as i64; K11 = ((-S) as u64) as i64
+             K10 = ((-S - 100) as i8) as i64; K11 = ((-S) as u64) as i64;
+             K12 = (-S) % 7; K13 = (-S) / 2
            }
          }",
     )
