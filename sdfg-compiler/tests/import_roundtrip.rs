@@ -657,10 +657,12 @@ fn round_trip_every_program() {
             continue;
         }
         let json = to_sdfg_json_string(&original);
-        if indexes_through_a_narrowing_cast(&original) {
-            // Known gap: DaCe's symbolic subsets have no wrapping integer
-            // cast, and the export drops it (`A[(i as i8) as i64]` exports
-            // as `A[i]`), so such a program does not come back equal.
+        if wraps_a_symbolic_integer(&original) {
+            // DaCe's symbolic expressions have no integer cast: one that
+            // wraps exports as the mask it computes (`(i + S) as u8` as
+            // `((i + S) & 255)`, docs/EXPORT.md), which comes back as that
+            // mask, the same values in another IR. DaCe runs such programs
+            // in `export_dace.rs` (`WrappingIndex`, `EdgeOperators`).
             continue;
         }
         if json.contains("dace::float16") {
@@ -767,6 +769,26 @@ fn the_comparison_sees_small_differences() {
 
 /// True when an index of some access casts an integer to a type that does
 /// not hold all its values (`i as i8` with `i: i64`).
+/// An integer cast that wraps in an index or an edge's condition or
+/// assignment (what the export prints as a mask).
+fn wraps_a_symbolic_integer(sdfg: &sdfg_compiler::ir::Sdfg) -> bool {
+    use sdfg_compiler::ir::{Expr, ExprKind, StatementKind};
+    let mut found = false;
+    let mut look = |e: &Expr| {
+        e.walk(&mut |x| {
+            if let ExprKind::Cast { arg } = &x.kind {
+                found |=
+                    arg.ty.is_integer() && x.ty.is_integer() && !x.ty.holds_every_value_of(arg.ty);
+            }
+        })
+    };
+    for edge in &sdfg.edges {
+        edge.condition.iter().for_each(&mut look);
+        edge.assignments.iter().for_each(|(_, e)| look(e));
+    }
+    found || indexes_through_a_narrowing_cast(sdfg)
+}
+
 fn indexes_through_a_narrowing_cast(sdfg: &sdfg_compiler::ir::Sdfg) -> bool {
     use sdfg_compiler::ir::{ExprKind, StatementKind};
     let mut found = false;

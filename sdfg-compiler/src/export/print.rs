@@ -387,7 +387,7 @@ fn py_prec(e: &Expr) -> u8 {
         // Casts print as calls (`int(x)`), vanish (integer widenings) or
         // wrap in parentheses (other integer casts).
         ExprKind::Cast { arg } => {
-            if e.ty.holds_every(arg.ty) {
+            if e.ty.holds_every_value_of(arg.ty) {
                 py_prec(arg)
             } else {
                 15
@@ -502,7 +502,7 @@ pub fn expr_to_python_boxed(
             )
         }
         ExprKind::Cast { arg } => {
-            if e.ty.holds_every(arg.ty) {
+            if e.ty.holds_every_value_of(arg.ty) {
                 expr_to_python_boxed(arg, sdfg, names, boxed)
             } else if e.ty.is_integer() && arg.ty.is_integer() {
                 let x = expr_to_python_boxed(arg, sdfg, names, boxed);

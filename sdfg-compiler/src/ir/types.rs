@@ -115,21 +115,6 @@ impl ScalarType {
         }
     }
 
-    /// Every value of the integer type `from` is a value of this one (an
-    /// integer cast from `from` never changes a value). False for other types.
-    ///
-    /// ```
-    /// use sdfg_compiler::ir::ScalarType::*;
-    /// assert!(I64.holds_every(U32) && I16.holds_every(U8) && U8.holds_every(U8));
-    /// assert!(!U8.holds_every(I64) && !U64.holds_every(I8) && !I32.holds_every(U32));
-    /// ```
-    pub fn holds_every(self, from: ScalarType) -> bool {
-        match (self.int_range(), from.int_range()) {
-            (Some((lo, hi)), Some((from_lo, from_hi))) => lo <= from_lo && from_hi <= hi,
-            _ => false,
-        }
-    }
-
     /// The smallest and largest value of an integer type (None otherwise).
     pub fn int_range(self) -> Option<(i128, i128)> {
         if !self.is_integer() {
@@ -143,9 +128,15 @@ impl ScalarType {
         })
     }
 
-    /// `f16`, `bf16`, `f32` and `f64`.
     /// An integer type whose range contains every value of the integer
     /// type `from` (`from as self` keeps the value; false for non-integers).
+    ///
+    /// ```
+    /// use sdfg_compiler::ir::ScalarType::*;
+    /// assert!(I64.holds_every_value_of(U32) && I16.holds_every_value_of(U8));
+    /// assert!(!U8.holds_every_value_of(I64) && !U64.holds_every_value_of(I8));
+    /// assert!(!I32.holds_every_value_of(U32) && !F64.holds_every_value_of(F64));
+    /// ```
     pub fn holds_every_value_of(self, from: ScalarType) -> bool {
         match (from.int_range(), self.int_range()) {
             (Some((lo, hi)), Some((to_lo, to_hi))) => to_lo <= lo && hi <= to_hi,
@@ -153,6 +144,7 @@ impl ScalarType {
         }
     }
 
+    /// `f16`, `bf16`, `f32` and `f64`.
     pub fn is_float(self) -> bool {
         matches!(
             self,

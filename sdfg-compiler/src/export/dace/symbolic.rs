@@ -90,7 +90,7 @@ impl Cx<'_> {
                 lhs,
                 rhs,
             } if literal(lhs) || literal(rhs) => Leaf::Descend,
-            ExprKind::Cast { arg } if x.ty.holds_every(arg.ty) => Leaf::Descend,
+            ExprKind::Cast { arg } if x.ty.holds_every_value_of(arg.ty) => Leaf::Descend,
             _ => Leaf::Form(self.atom(x)),
         }
     }
@@ -199,7 +199,7 @@ fn interval(e: &Expr, params: &[MapParam], cx: &Cx) -> Option<(Form, Form)> {
         }
         // A cast that wraps has no interval of this kind: the hull is then
         // the whole container.
-        ExprKind::Cast { arg } if e.ty.holds_every(arg.ty) => interval(arg, params, cx),
+        ExprKind::Cast { arg } if e.ty.holds_every_value_of(arg.ty) => interval(arg, params, cx),
         _ => None,
     }
 }
