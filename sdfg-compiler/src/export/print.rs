@@ -428,9 +428,10 @@ fn wrapped(x: &str, ty: crate::ir::ScalarType) -> String {
 /// `e` in the Python syntax DaCe parses into SymPy (map ranges, memlet
 /// subsets, shapes, interstate conditions and assignments).
 ///
-/// Integer `/` prints as `//` (DaCe's integer division); it rounds toward
-/// negative infinity where ours truncates, which differs only for negative
-/// operands. Integer casts that keep every value vanish (DaCe symbols are
+/// Integer `/` prints as `//` (DaCe's integer division): SymPy and Python
+/// round it toward negative infinity where ours truncates, which differs
+/// only for negative operands; the C++ DaCe generates truncates as ours
+/// does (docs/EXPORT.md). Integer casts that keep every value vanish (DaCe symbols are
 /// unbounded integers); the others wrap as ours do (`x as u8` is
 /// `((x) & 255)`, `x as i8` is `((((x) + 128) & 255) - 128)`; see `wrapped`).
 pub fn expr_to_python(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
