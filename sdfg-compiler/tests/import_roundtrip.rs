@@ -772,7 +772,7 @@ fn the_comparison_sees_small_differences() {
 /// An integer cast that wraps in an index or an edge's condition or
 /// assignment (what the export prints as a mask).
 fn wraps_a_symbolic_integer(sdfg: &sdfg_compiler::ir::Sdfg) -> bool {
-    use sdfg_compiler::ir::{Expr, ExprKind, StatementKind};
+    use sdfg_compiler::ir::{Expr, ExprKind};
     let mut found = false;
     let mut look = |e: &Expr| {
         e.walk(&mut |x| {
