@@ -243,7 +243,8 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
 
     // EdgeOperators: the same operators, and casts that wrap (of a
     // negative value too), in edge assignments; `%` and `/` of a negative
-    // value truncate in DaCe's generated code as here.
+    // value truncate in DaCe's generated code as here; shift amounts are
+    // masked to the width.
     let s = 45i64;
     let k = [
         s & 7,
@@ -260,12 +261,14 @@ fn host_runs() -> Vec<(Sdfg, Run)> {
         ((-s) as u64) as i64,
         (-s) % 7,
         (-s) / 2,
+        s.wrapping_shl(65),
+        (-s).wrapping_shr(70),
     ];
     out.push((
         edge_operators(),
         Run {
             symbols: vec![("S", s)],
-            arrays: vec![("D", ints([0; 14]))],
+            arrays: vec![("D", ints([0; 16]))],
             expected: vec![("D", ints(k))],
         },
     ));
@@ -297,13 +300,13 @@ fn edge_operators() -> Sdfg {
     sdfg_compiler::frontend_str(
         "sdfg EdgeOperators {
            symbol S: i64;
-           host D: i64[14];
+           host D: i64[16];
            state s {}
            state t {
              tasklet w {
                D[0] = K0; D[1] = K1; D[2] = K2; D[3] = K3; D[4] = K4; D[5] = K5;
                D[6] = K6; D[7] = K7; D[8] = K8; D[9] = K9; D[10] = K10; D[11] = K11;
-               D[12] = K12; D[13] = K13;
+               D[12] = K12; D[13] = K13; D[14] = K14; D[15] = K15;
              }
            }
            s -> t {
@@ -311,7 +314,7 @@ fn edge_operators() -> Sdfg {
              K6 = (S << 2) >> 1; K7 = if S > 9 { S } else { 2 * S };
              K8 = ((S * 7) as u8) as i64; K9 = ((-S) as u8) as i64;
              K10 = ((-S - 100) as i8) as i64; K11 = ((-S) as u64) as i64;
-             K12 = (-S) % 7; K13 = (-S) / 2
+             K12 = (-S) % 7; K13 = (-S) / 2; K14 = S << 65; K15 = (-S) >> 70
            }
          }",
     )

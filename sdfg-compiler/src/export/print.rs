@@ -425,6 +425,26 @@ fn wrapped(x: &str, ty: crate::ir::ScalarType) -> String {
     }
 }
 
+/// The amount of a shift of a `ty` value, masked to the width as ours is
+/// (`x << 65` of an `i64` shifts by 1; Python's `<<` would shift by 65): a
+/// literal below the width as it is, anything else `& (width - 1)`.
+fn shift_amount(
+    amount: &Expr,
+    ty: crate::ir::ScalarType,
+    sdfg: &Sdfg,
+    names: &BodyNames,
+    boxed: &[ContainerId],
+) -> String {
+    let bits = i128::from(ty.bits());
+    let in_range = matches!(&amount.kind, ExprKind::Lit(v) if v.as_i128().is_some_and(|a| (0..bits).contains(&a)));
+    let text = expr_to_python_boxed(amount, sdfg, names, boxed);
+    if in_range {
+        text
+    } else {
+        format!("(({text}) & {})", bits - 1)
+    }
+}
+
 /// `e` in the Python syntax DaCe parses into SymPy (map ranges, memlet
 /// subsets, shapes, interstate conditions and assignments).
 ///
@@ -496,10 +516,14 @@ pub fn expr_to_python_boxed(
                 other => other.symbol(),
             };
             let lhs_min = if op.is_comparison() { p + 1 } else { p };
-            format!(
-                "{} {sym} {}",
-                py_operand(lhs, lhs_min, sdfg, names, boxed),
+            let rhs_text = if matches!(op, BinOp::Shl | BinOp::Shr) {
+                shift_amount(rhs, e.ty, sdfg, names, boxed)
+            } else {
                 py_operand(rhs, p + 1, sdfg, names, boxed)
+            };
+            format!(
+                "{} {sym} {rhs_text}",
+                py_operand(lhs, lhs_min, sdfg, names, boxed)
             )
         }
         ExprKind::Cast { arg } => {
