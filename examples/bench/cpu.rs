@@ -22,8 +22,9 @@ use sdfg::prelude::*;
 /// small sizes) were bimodal from one process to the next on a 2-core
 /// machine, on both sides (rayon's dot 0.46-0.49 ms or 0.89-0.93): the
 /// first tens of milliseconds of a row run slower, and 15 timed reps fit
-/// inside them. After 100 ms of warm-up pairs the medians were steady
-/// (docs/BENCHMARKS.md).
+/// inside them. After 100 ms of warm-up pairs most processes gave steady
+/// medians; some still run a row in a slow mode on one side (five of seven
+/// full 2-thread runs met every row; docs/BENCHMARKS.md).
 const WARMUP_MS: f64 = 100.0;
 
 /// One row of the CPU device table.

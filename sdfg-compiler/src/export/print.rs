@@ -451,9 +451,10 @@ fn shift_amount(
 /// Integer `/` prints as `//` (DaCe's integer division): SymPy and Python
 /// round it toward negative infinity where ours truncates, which differs
 /// only for negative operands; the C++ DaCe generates truncates as ours
-/// does (docs/EXPORT.md). Integer casts that keep every value vanish (DaCe symbols are
-/// unbounded integers); the others wrap as ours do (`x as u8` is
-/// `((x) & 255)`, `x as i8` is `((((x) + 128) & 255) - 128)`; see `wrapped`).
+/// does (docs/EXPORT.md). Integer casts that keep every value vanish (DaCe
+/// symbols are unbounded integers); the others wrap as ours do (`x as u8`
+/// is `((x) & 255)`, `x as i8` is `((((x) + 128) & 255) - 128)`; see
+/// `wrapped`), and shift amounts are masked to the width (`shift_amount`).
 pub fn expr_to_python(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
     expr_to_python_boxed(e, sdfg, names, &[])
 }
