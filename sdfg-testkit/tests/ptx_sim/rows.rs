@@ -416,3 +416,77 @@ fn walks_with_negative_cores_match_the_evaluator() {
         }
     }
 }
+
+/// Walks whose rows hold their stores back until the next row's loads are
+/// issued (`kernel/walk.rs`, pipelined when the body stores into no
+/// container it reads): two stores and a `let`, an f16 store (a
+/// conversion held with it), a store behind a device check (the stores
+/// held before it go first, then it stays behind its guard), and an
+/// in-place update (not pipelined: its first row's store comes before the
+/// second row's loads). Runs end inside the grid (sizes 3, 8
+/// and 13 against 8 planes), grids do and do not cover the map.
+#[test]
+fn walks_that_hold_stores_match_the_evaluator() {
+    let cases = [
+        (
+            "let t = A[i, j, k] * 2.0; B[i, j, k] = t + A[i + 1, j, k]; C[i, j, k] = t - A[i - 1, j, k + 1];",
+            0,
+        ),
+        (
+            "B[i, j, k] = A[i, j - 1, k] + A[i + 1, j, k]; H[i, j, k] = (A[i, j, k] * 3.0) as f16;",
+            0,
+        ),
+        (
+            "C[i, j, k] = A[i + 1, j, k]; B[i, j, I[k]] = A[i - 1, j, k] * 2.0; C[i, j, k] = A[i, j, k];",
+            2,
+        ),
+        ("B[i, j, k] = B[i, j, k] + A[i + 1, j, k] * A[i - 1, j, k];", 1),
+    ];
+    // Per body: its first row's stores issued before the second row's
+    // loads (all of them where the walk is not pipelined).
+    for (body, stored_early) in cases {
+        // `I` holds a permutation of the planes.
+        let attr = if body.contains("I[k]") {
+            "#[independent(B)]"
+        } else {
+            ""
+        };
+        let src = format!(
+            "sdfg W {{ symbol N: i64; gpu A: f64[N, N, N]; gpu B: f64[N, N, N];
+              gpu C: f64[N, N, N]; gpu H: f16[N, N, N]; gpu I: i64[N];
+              state s {{ {attr} map m[i in 1..N-1, j in 1..N-1, k in 0..N-1] on gpu {{ {body} }} }} }}"
+        );
+        let sdfg = sdfg_compiler::frontend_str(&src).unwrap();
+        let m = generate_tuned(&sdfg, &Tuning::default());
+        let walk = &m.text[m.text.find("walk: each row").expect(body)..];
+        let second_row = walk.find("setp.le.u32").unwrap();
+        let early = walk[..second_row].matches("st.global").count();
+        assert_eq!(early, stored_early, "{body}\n{}", m.text);
+        for size in [3usize, 8, 13] {
+            let shape = vec![size; 3];
+            let mut d = fill(
+                &sdfg,
+                &[
+                    (0, shape.clone()),
+                    (1, shape.clone()),
+                    (2, shape.clone()),
+                    (3, shape),
+                    (4, vec![size]),
+                ],
+                size as u64 + 7,
+            );
+            let index = &mut d.get_mut(&4).unwrap().1;
+            for (n, v) in index.iter_mut().enumerate() {
+                *v = Value::I64(((n * 5 + 1) % size) as i64);
+            }
+            check_module(
+                &format!("walk holding stores: {body} N = {size}"),
+                &sdfg,
+                &m,
+                &[Value::I64(size as i64)],
+                &d,
+                &[[1, 1, 1], [2, 3, 2], [1, 1, 2], [4, 8, 4]],
+            );
+        }
+    }
+}

@@ -336,11 +336,25 @@ impl<'a> KernelEmitter<'a> {
         };
         let skip = self.label();
         if let Some(g) = guard {
+            // A guarded store stays behind its guard: the stores held
+            // before it go first, in program order.
+            if let Some(held) = self.held_stores.as_mut() {
+                let held = std::mem::take(held);
+                self.code.push_str(&held);
+            }
             self.record_fault(g, index, true);
             self.ins(format!("@{} bra {skip}", g.oob));
         }
         match wcr {
-            None => self.plain_store(addr, v, elem),
+            None => {
+                let start = self.code.len();
+                self.plain_store(addr, v, elem);
+                if let (Some(held), None) = (self.held_stores.as_mut(), guard) {
+                    // Held whole (a conversion and the store; no labels).
+                    held.push_str(&self.code[start..]);
+                    self.code.truncate(start);
+                }
+            }
             Some(op) => self.reduce(addr, v, elem, op),
         }
         self.place(&skip);

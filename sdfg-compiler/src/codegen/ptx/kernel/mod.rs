@@ -144,6 +144,9 @@ pub(super) struct KernelEmitter<'a> {
     narrow_offsets: bool,
     /// A full tile's run of rows: addresses one row stride apart.
     row_run: Option<row_run::RowRun>,
+    /// Inside a pipelined walk (`walk`): the current row's unguarded plain
+    /// stores, held back to follow the next row's loads.
+    held_stores: Option<String>,
     /// A flat map's kernel runs its blocks in reverse order
     /// (`ptx::reversed_kernels`).
     reversed_blocks: bool,
@@ -197,6 +200,7 @@ impl<'a> KernelEmitter<'a> {
             walk: None,
             narrow_offsets: false,
             row_run: None,
+            held_stores: None,
             reversed_blocks: false,
         }
     }

@@ -36,9 +36,19 @@
 //! that walked triggers them after its last store
 //! ([`crate::codegen::ptx::GRID_TRIGGER_MARK`]).
 //!
+//! A row's plain stores wait until the next row's loads are issued (the
+//! walk is *pipelined*), so those loads are in flight while the row
+//! stores, as nvcc schedules a plane loop of its own; only where the body
+//! stores into no container it reads. Issuing them before the row's
+//! arithmetic too, as nvcc does with 31 registers, made ptxas spill 620
+//! bytes inside the walk under the cap (our 32-bit offsets take a
+//! register per load's address where nvcc steps five pointers).
+//!
 //! On the H200, heat3d N=120 T=500 (998 sweeps in one graph) took 6.8-6.9
-//! ms this way against 7.55 with the rows-in-y tiles, and 6.7 once every
-//! sweep ran its blocks forward (`ptx::reversed_kernels`; docs/BENCHMARKS.md).
+//! ms this way against 7.55 with the rows-in-y tiles, 6.7 once every
+//! sweep ran its blocks forward (`ptx::reversed_kernels`), and 6.63-6.66
+//! with the held stores against 6.68-6.71 without (docs/BENCHMARKS.md,
+//! run RR).
 
 use super::hoist::{hoistable_loads, shared_load, write_shape, SharedLoad};
 use super::regs::{Class, Reg};
@@ -77,7 +87,7 @@ impl<'a> KernelEmitter<'a> {
     /// division. A branch, a load that is not issued first, a division or
     /// `%`, a call of a math subroutine or a complex value all need
     /// registers the estimate does not see: under the cap ptxas 13 spilled
-    /// 200 to 1,900 bytes per thread for such bodies (heat3d: 132, all of
+    /// 200 to 1,900 bytes per thread for such bodies (heat3d: 136, all of
     /// them outside the one-pass walk), so they keep the tiles of rows.
     pub(super) fn walk_register_cap(&self) -> Option<u32> {
         let hoisted = hoistable_loads(self.sdfg, self.map);
@@ -223,7 +233,10 @@ impl<'a> KernelEmitter<'a> {
     /// `done`) when out of range, then its new loads and its body. The
     /// test stays in full runs too: without it ptxas issued later rows'
     /// loads early and spilled under the register cap (heat3d 7.4-7.8 ms
-    /// against 6.9; docs/BENCHMARKS.md).
+    /// against 6.9; docs/BENCHMARKS.md). In a pipelined walk each body's
+    /// plain stores unguarded by a device check are held back
+    /// (`held_stores`) and emitted after the next row's loads, or, where
+    /// that row is out of range, on the walk's way out.
     fn walk_run(
         &mut self,
         ranges: &[(Reg, Reg, Reg)],
@@ -236,6 +249,12 @@ impl<'a> KernelEmitter<'a> {
         let mut issued: HashMap<SharedLoad, Reg> = HashMap::new();
         self.row_run = Some(RowRun::new(dy));
         self.narrow_offsets = true;
+        let pipelined = self.stores_may_follow_next_loads();
+        // The stores the row before held back, and per row after the
+        // first, the label of the path that ends the walk before it: the
+        // row before's stores, then `done`.
+        let mut held = String::new();
+        let mut endings = Vec::new();
         for r in 0..rows {
             if let Some(run) = self.row_run.as_mut() {
                 run.row = r;
@@ -243,7 +262,15 @@ impl<'a> KernelEmitter<'a> {
             if r > 0 {
                 let out = self.reg(Class::Pred);
                 self.ins(format!("setp.le.u32 {out}, {left}, {r}"));
-                self.ins(format!("@{out} bra {done}"));
+                let end = if pipelined {
+                    self.label()
+                } else {
+                    done.to_string()
+                };
+                self.ins(format!("@{out} bra {end}"));
+                if pipelined {
+                    endings.push((end, held.clone()));
+                }
             }
             let t = self.reg(Class::B64);
             self.ins(format!("add.u64 {t}, {y0}, {r}"));
@@ -252,11 +279,43 @@ impl<'a> KernelEmitter<'a> {
             self.hoisted.clear();
             let key = |e: &Expr| shared_load(e, dy, r, 0);
             self.hoisted = self.issue_leading_loads(&hoist, key, &mut issued);
+            self.code.push_str(&held);
+            self.held_stores = pipelined.then(String::new);
             self.body();
+            held = self.held_stores.take().unwrap_or_default();
+        }
+        self.code.push_str(&held);
+        if !endings.is_empty() {
+            self.ins(format!("bra.uni {done}"));
+            for (end, stores) in endings {
+                self.place(&end);
+                self.code.push_str(&stores);
+                self.ins(format!("bra.uni {done}"));
+            }
         }
         self.narrow_offsets = false;
         self.hoisted.clear();
         self.row_run = None;
+    }
+
+    /// Whether a row's stores may wait until the next row's loads are
+    /// issued (the walk is then pipelined, see the module): when the body
+    /// stores into no container it also reads, so that no load of a later
+    /// row can read what a store of an earlier one wrote.
+    fn stores_may_follow_next_loads(&self) -> bool {
+        let mut read = HashSet::new();
+        let mut written = HashSet::new();
+        for s in &self.map.body.stmts {
+            if let Stmt::Store { container, .. } = s {
+                written.insert(*container);
+            }
+            s.walk_exprs(&mut |e| {
+                if let ExprKind::Load { container, .. } = &e.kind {
+                    read.insert(*container);
+                }
+            });
+        }
+        read.is_disjoint(&written)
     }
 
     /// Branches to `fallback` unless the rows can be walked: a step of 1
