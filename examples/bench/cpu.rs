@@ -5,7 +5,8 @@
 //!
 //! Each row first runs warm-up pairs (with `--cpu-only` at least
 //! `--warmup` of them, else one, and at least [`WARMUP_MS`] of them),
-//! then each timed rep times one `run()` and then one rayon call, back to
+//! then timed reps (at least `--cpu-reps` and at least [`TIMED_MS`] of
+//! them), each timing one `run()` and then one rayon call, back to
 //! back, so both see the same machine; the table gives the medians of the
 //! timed reps and the median of the per-rep ratios (robust on a shared machine,
 //! where the load changes between reps but rarely within one), against the
@@ -26,6 +27,17 @@ use sdfg::prelude::*;
 /// medians; some still run a row in a slow mode on one side (five of seven
 /// full 2-thread runs met every row; docs/BENCHMARKS.md).
 const WARMUP_MS: f64 = 100.0;
+
+/// The least wall time of the timed pairs of each row. On a 2-core
+/// machine one side of a row could run in a slow mode for a few
+/// milliseconds, the whole of 15 timed pairs of a small row: rows of
+/// fresh workloads in one process gave axpy x1 1.01x to 2.22x. Pairs
+/// over 200 ms span several such spells, and the median of their ratios
+/// is that of the row, not of one spell (docs/BENCHMARKS.md).
+const TIMED_MS: f64 = 200.0;
+
+/// At most this many timed pairs per row (calls of a few microseconds).
+const MAX_TIMED_REPS: usize = 20_000;
 
 /// One row of the CPU device table.
 pub(crate) struct CpuRow {
@@ -88,11 +100,16 @@ pub(crate) fn cpu_device_section(
                 warm_ms += ms + work.host_version_ms();
                 rep += 1;
             }
-            for _ in 0..reps.timed {
+            let mut timed_ms = 0.0;
+            while sdfg_ms.len() < reps.timed
+                || (timed_ms < TIMED_MS && sdfg_ms.len() < MAX_TIMED_REPS)
+            {
                 let (result, ms) = wall_ms(|| work.run_plain());
                 result?;
+                let host_ms = work.host_version_ms();
+                timed_ms += ms + host_ms;
                 sdfg_ms.push(ms);
-                rayon_ms.push(work.host_version_ms());
+                rayon_ms.push(host_ms);
             }
             let ratios: Vec<f64> = sdfg_ms.iter().zip(&rayon_ms).map(|(s, r)| s / r).collect();
             out.push(CpuRow {
@@ -113,7 +130,7 @@ pub(crate) fn cpu_device_section(
 pub(crate) fn print_cpu_rows(cpu: &Device, reps: Reps, rows: &[CpuRow]) {
     println!();
     println!(
-        "CPU device ({}; wall-clock medians of {} run() calls and plain Rust rayon calls, back to back; sdfg/rayon: the median of the per-pair ratios):",
+        "CPU device ({}; wall-clock medians of at least {} run() calls and plain Rust rayon calls, back to back, and at least {TIMED_MS} ms of them; sdfg/rayon: the median of the per-pair ratios):",
         cpu.name(),
         reps.timed
     );
