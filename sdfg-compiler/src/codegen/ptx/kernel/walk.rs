@@ -332,7 +332,13 @@ impl<'a> KernelEmitter<'a> {
             .map(|(&c, b)| (c, b.extents.clone()))
             .collect();
         buffers.sort_unstable_by_key(|(c, _)| *c);
+        // Buffers of the same extents (heat3d's A and B) are tested once.
+        let mut tested: Vec<Vec<Reg>> = Vec::new();
         for (_, extents) in buffers {
+            if tested.contains(&extents) {
+                continue;
+            }
+            tested.push(extents.clone());
             let Some((&first, rest)) = extents.split_first() else {
                 continue;
             };
