@@ -16,7 +16,8 @@
 //! prechecks see the dimension as the values `box start ..= box end - 1`,
 //! a superset of every value it takes.
 
-use super::{BinOp, Expr, ExprKind, MapParam, ScalarType, UnOp, VarRef};
+use super::bounds::is_widening;
+use super::{BinOp, Expr, ExprKind, MapParam, UnOp, VarRef};
 
 impl MapParam {
     /// Whether the range reads an earlier parameter of its map.
@@ -52,13 +53,7 @@ pub fn is_interval_bound(e: &Expr) -> bool {
             lhs,
             rhs,
         } => is_interval_bound(lhs) && is_interval_bound(rhs),
-        ExprKind::Cast { arg } => widens(arg.ty, e.ty) && is_interval_bound(arg),
+        ExprKind::Cast { arg } => is_widening(arg.ty, e.ty) && is_interval_bound(arg),
         _ => false,
     }
-}
-
-/// `from as to` keeps every value of `from`.
-fn widens(from: ScalarType, to: ScalarType) -> bool {
-    use ScalarType::*;
-    from == to || matches!((from, to), (I32, I64) | (U32, U64) | (U32, I64))
 }
