@@ -430,3 +430,76 @@ fn host_maps_and_tasklets_fuse_mul_add() {
         assert!(unfused >= n / 3, "{unfused}");
     }
 }
+
+sdfg! {
+    /// Indices that add literals to map parameters which start below zero:
+    /// the twin adds the literals' offset to that of the parameters, which
+    /// wraps below zero first (`codegen::cpu::body::direct_offset`).
+    pub sdfg Shifted {
+        symbol N: i64;
+        gpu A: i64[N, N, N];
+        gpu B: i64[N, N, N];
+        host HA: i64[N, N, N];
+        host HB: i64[N, N, N];
+        state s {
+            map dev[i in -1..N-2, j in -2..N-2, k in 0..N-1] on gpu {
+                B[i + 1, j + 2, k] = A[i + 2, j + 2, k + 1] - A[i + 1, 2 + j, k] * 2
+                    + A[i + 1, j + 2, k + 1] * (i - j) + A[i + 3 - 1, j + 2, k] * 3;
+            }
+            map host[i in -1..N-2, j in -2..N-2, k in 0..N-1] on cpu {
+                HB[i + 1, j + 2, k] = HA[i + 2, j + 2, k + 1] - HA[i + 1, 2 + j, k] * 2
+                    + HA[i + 1, j + 2, k + 1] * (i - j) + HA[i + 3 - 1, j + 2, k] * 3;
+            }
+        }
+    }
+}
+
+/// Shifted indices read and write the elements the sequential loop does,
+/// on the CPU device and in `cpu` maps, on 1 to 3 threads.
+#[test]
+fn shifted_indices_reach_the_elements_the_loop_does() {
+    let n = 23usize;
+    let mut rng = Rng::new(17);
+    let a: Vec<i64> = (0..n * n * n)
+        .map(|_| (rng.next_u64() % 100) as i64 - 50)
+        .collect();
+    let at = |i: usize, j: usize, k: usize| (i * n + j) * n + k;
+    let mut want = vec![-9i64; n * n * n];
+    for i in -1..n as i64 - 2 {
+        for j in -2..n as i64 - 2 {
+            for k in 0..n - 1 {
+                let (i1, i2, j2) = ((i + 1) as usize, (i + 2) as usize, (j + 2) as usize);
+                want[at(i1, j2, k)] = a[at(i2, j2, k + 1)] - a[at(i1, j2, k)] * 2
+                    + a[at(i1, j2, k + 1)] * (i - j)
+                    + a[at(i2, j2, k)] * 3;
+            }
+        }
+    }
+    for threads in [1, 2, 3] {
+        let device = Device::cpu_with_threads(threads);
+        let program = Shifted::load(&device).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let da = DeviceBuffer::from_slice(&device, &a).unwrap();
+        let mut db = DeviceBuffer::from_slice(&device, &vec![-9i64; n * n * n]).unwrap();
+        let mut hb = vec![-9i64; n * n * n];
+        pool.install(|| {
+            program.run(ShiftedArgs {
+                N: n as i64,
+                A: &da,
+                B: &mut db,
+                HA: &a,
+                HB: &mut hb,
+            })
+        })
+        .unwrap();
+        assert_eq!(
+            db.to_vec().unwrap(),
+            want,
+            "{threads} threads, on the device"
+        );
+        assert_eq!(hb, want, "{threads} threads, the cpu map");
+    }
+}
