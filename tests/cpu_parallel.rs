@@ -27,6 +27,14 @@ sdfg! {
     }
 }
 
+/// A rayon pool of `threads` threads (the user's pool the calls run in).
+fn pool_of(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
 fn random(n: usize, seed: u64) -> Vec<f32> {
     let mut rng = Rng::new(seed);
     (0..n).map(|_| rng.signed_unit() as f32).collect()
@@ -62,10 +70,7 @@ fn float_reductions_are_reproducible_for_a_fixed_thread_count() {
     for threads in [1, 3, 4] {
         let device = Device::cpu_with_threads(threads);
         let program = Sums::load(&device).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = pool_of(threads);
         let first = pool.install(|| sums(&program, &device, &x));
         assert!(
             (first.0 as f64 - exact).abs() < 1e-2,
@@ -220,10 +225,7 @@ fn chunked_maps_compute_the_sequential_result() {
     for threads in [1, 2, 5] {
         let device = Device::cpu_with_threads(threads);
         let program = Forms::load(&device).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = pool_of(threads);
         let mut data = FormsData::new(&device, n, &a);
         pool.install(|| data.run(&program, n, 1)).unwrap();
         assert_eq!(data.b.to_vec().unwrap(), b, "{threads} threads");
@@ -478,10 +480,7 @@ fn shifted_indices_reach_the_elements_the_loop_does() {
     for threads in [1, 2, 3] {
         let device = Device::cpu_with_threads(threads);
         let program = Shifted::load(&device).unwrap();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+        let pool = pool_of(threads);
         let da = DeviceBuffer::from_slice(&device, &a).unwrap();
         let mut db = DeviceBuffer::from_slice(&device, &vec![-9i64; n * n * n]).unwrap();
         let mut hb = vec![-9i64; n * n * n];
