@@ -27,7 +27,7 @@
 //! `codegen::cpu::replicas` decides when a program allows one) shares
 //! nothing: each member has its own block data and runs whole the thread
 //! maps that produce it, so no member ever waits for another. Its members
-//! are plain tasks on all of the pool's threads, and any number of private
+//! are plain tasks on seven eighths of the pool's threads, and any number of private
 //! launches may run at once.
 
 use super::chunks::Workers;
@@ -119,13 +119,18 @@ impl<'a> Team<'a> {
     /// its members never wait for each other (each has its own block data
     /// and runs whole the thread maps that produce it; the compiler's
     /// `codegen::cpu::replicas` says when a program allows that), so they
-    /// run as independent tasks on all of the pool's threads, at least two
-    /// per block iteration, and any number of such launches at once; else
+    /// run as independent tasks on seven eighths of the pool's threads, at
+    /// least two per block iteration, and any number of such launches at once; else
     /// None (the caller runs the block iterations as usual).
     pub fn private(workers: Workers<'a>, units: usize) -> Option<Team<'a>> {
         let (kernels, threads) = (workers.kernel_pool()?, workers.threads());
         let cap = settings().max_members;
-        let size = threads / units.max(1);
+        // Members on seven eighths of the threads, as in `new`: a member
+        // that waits for a core holds up the launch's end. On the H200
+        // host, gemm (blocks) at 256^3 (four tiles, 16 threads) took
+        // 0.445-0.520 ms in teams of 3 against 0.472-0.633 in teams of 4
+        // (docs/BENCHMARKS.md, run ZZ).
+        let size = (threads - threads / 8) / units.max(1);
         if units == 0 || size < 2 || cap < 2 {
             return None;
         }
