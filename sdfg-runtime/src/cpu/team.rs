@@ -76,6 +76,12 @@ fn settings() -> &'static Settings {
     })
 }
 
+/// Members per block iteration when `units` of them share `threads`
+/// threads: seven eighths of the threads ([`Team::new`] says why).
+fn members_per_unit(threads: usize, units: usize) -> usize {
+    (threads - threads / 8) / units.max(1)
+}
+
 /// The right to run one team launch on a kernel pool (see the module).
 pub struct Team<'a> {
     pool: &'a rayon::ThreadPool,
@@ -99,7 +105,7 @@ impl<'a> Team<'a> {
         // caller's, the system's) holds up its whole team at every
         // barrier. On the H200 host, teams of 4 on all 16 threads took 5
         // to 17 ms per call, teams of 3 a steady 4.3 to 4.8.
-        let size = (threads - threads / 8) / units.max(1);
+        let size = members_per_unit(threads, units);
         if units == 0 || size < 2 || cap < 2 {
             return None;
         }
@@ -125,12 +131,11 @@ impl<'a> Team<'a> {
     pub fn private(workers: Workers<'a>, units: usize) -> Option<Team<'a>> {
         let (kernels, threads) = (workers.kernel_pool()?, workers.threads());
         let cap = settings().max_members;
-        // Members on seven eighths of the threads, as in `new`: a member
-        // that waits for a core holds up the launch's end. On the H200
-        // host, gemm (blocks) at 256^3 (four tiles, 16 threads) took
-        // 0.445-0.520 ms in teams of 3 against 0.472-0.633 in teams of 4
-        // (docs/BENCHMARKS.md, run ZZ).
-        let size = (threads - threads / 8) / units.max(1);
+        // As in `new`: a member that waits for a core holds up the
+        // launch's end. On the H200 host, gemm (blocks) at 256^3 (four
+        // tiles, 16 threads) took 0.445-0.520 ms in teams of 3 against
+        // 0.472-0.633 in teams of 4 (docs/BENCHMARKS.md, run ZZ).
+        let size = members_per_unit(threads, units);
         if units == 0 || size < 2 || cap < 2 {
             return None;
         }
