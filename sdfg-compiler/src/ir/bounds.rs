@@ -347,6 +347,41 @@ pub fn is_point(e: &Expr) -> bool {
     ok
 }
 
+/// `e + c`, `c + e` or `e - c` with an integer literal `c`: (e, c) (the
+/// constant as an i64, wrapping); otherwise (e, 0). A point (an index
+/// over symbols only) is not split: the host evaluated it whole, wrapping
+/// in its type (`N + 1` with `N == u32::MAX` is 0), which `e` widened plus
+/// `c` is not; any other prechecked `e + c` was proven not to wrap.
+pub fn split_constant(e: &Expr) -> (&Expr, i64) {
+    if is_point(e) {
+        return (e, 0);
+    }
+    let lit = |x: &Expr| match &x.kind {
+        ExprKind::Lit(v) if v.ty().is_integer() => v.as_i128().map(|c| c as i64),
+        _ => None,
+    };
+    match &e.kind {
+        ExprKind::Binary {
+            op: BinOp::Add,
+            lhs,
+            rhs,
+        } => match (lit(lhs), lit(rhs)) {
+            (_, Some(c)) => (lhs, c),
+            (Some(c), None) => (rhs, c),
+            _ => (e, 0),
+        },
+        ExprKind::Binary {
+            op: BinOp::Sub,
+            lhs,
+            rhs,
+        } => match lit(rhs) {
+            Some(c) => (lhs, c.wrapping_neg()),
+            None => (e, 0),
+        },
+        _ => (e, 0),
+    }
+}
+
 /// `from as to` keeps every value of `from` unchanged.
 pub fn is_widening(from: ScalarType, to: ScalarType) -> bool {
     use ScalarType::*;

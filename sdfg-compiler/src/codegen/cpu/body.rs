@@ -12,11 +12,10 @@ use super::access::Reduction;
 use super::thread_map::BlockPartial;
 use super::tokens::{combine_values, literal, rust_type, zero_of};
 use crate::codegen::{names, runtime_paths as rt};
-use crate::ir::bounds::{for_each_access, AccessNode, LoopScope};
+use crate::ir::bounds::{for_each_access, split_constant, AccessNode, LoopScope};
 use crate::ir::{
     range_end, BinOp, Container, ContainerId, ContainerUse, Expr, ExprKind, LocalId, MathFn,
-    RangeEnd, ScalarType, Stmt, Storage, SymbolId, TaskletBody, ThreadMap, UnOp, Value, VarRef,
-    WcrOp,
+    RangeEnd, ScalarType, Stmt, Storage, SymbolId, TaskletBody, ThreadMap, UnOp, VarRef, WcrOp,
 };
 use crate::math;
 use proc_macro2::{Span, TokenStream};
@@ -515,14 +514,14 @@ impl<'a> BodyEmitter<'a> {
     /// its dimension in every iteration, so each converts to `usize`
     /// exactly and the offset is below the element count.
     ///
-    /// Where a 64-bit index adds a literal to a core (`A[i - 1, j + 1]`),
-    /// the offset is that of the cores, in wrapping arithmetic, plus the
-    /// constants' offset: LLVM then shares one address among the accesses
+    /// Where an index adds a literal to a core (`A[i - 1, j + 1]`,
+    /// `ir::bounds::split_constant`), the offset is that of the cores, in
+    /// wrapping arithmetic, plus the constants' offset: LLVM then shares one address among the accesses
     /// of a row and offsets it (a 2-D stencil's inner loop ran 5-7%
     /// faster: docs/BENCHMARKS.md). Modulo 2^64 the sum is the true
     /// offset, which is below the element count, so it is exact.
     pub(super) fn direct_offset(&self, c: ContainerId, index: &[Expr]) -> TokenStream {
-        let split: Vec<(&Expr, i64)> = index.iter().map(core_and_constant).collect();
+        let split: Vec<(&Expr, i64)> = index.iter().map(split_constant).collect();
         if split.iter().any(|&(_, k)| k != 0) {
             let (core, k) = split[0];
             let core = self.expr(core);
@@ -850,27 +849,4 @@ fn infix_token(op: BinOp) -> TokenStream {
         BinOp::And => quote!(&&),
         _ => quote!(||),
     }
-}
-
-/// A 64-bit index as a core and the literal it adds (`i - 1`: `i`, -1),
-/// else the index itself and 0. Only 64-bit indices: there the index's
-/// wrapping arithmetic is that of `usize` offsets modulo 2^64.
-fn core_and_constant(e: &Expr) -> (&Expr, i64) {
-    let wide = |x: &Expr| matches!(x.ty, ScalarType::I64 | ScalarType::U64);
-    let literal = |x: &Expr| match x.kind {
-        ExprKind::Lit(Value::I64(v)) => Some(v),
-        ExprKind::Lit(Value::U64(v)) => Some(v as i64),
-        _ => None,
-    };
-    if let ExprKind::Binary { op, lhs, rhs } = &e.kind {
-        if wide(e) && wide(lhs) && wide(rhs) {
-            match (op, literal(lhs), literal(rhs)) {
-                (BinOp::Add, _, Some(k)) => return (lhs, k),
-                (BinOp::Add, Some(k), None) => return (rhs, k),
-                (BinOp::Sub, _, Some(k)) => return (lhs, k.wrapping_neg()),
-                _ => {}
-            }
-        }
-    }
-    (e, 0)
 }

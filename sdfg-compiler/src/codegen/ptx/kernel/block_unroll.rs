@@ -190,7 +190,7 @@ impl<'a> KernelEmitter<'a> {
     /// `X[r, q]` plus `32 u` elements, so the unrolled accesses share one
     /// address and differ by immediate offsets.
     pub(super) fn split_index(&self, e: &'a Expr) -> (&'a Expr, i64) {
-        let (core, c) = super::hoist::split_constant(e);
+        let (core, c) = crate::ir::bounds::split_constant(e);
         let unrolling = self.block.as_ref().is_some_and(|b| !b.unrolled.is_empty());
         if c != 0 || !unrolling {
             return (core, c);

@@ -3,10 +3,10 @@
 //! is skipped (a load gives zero) and recorded in the call's fault slot.
 
 use super::fault::record_fault;
-use super::hoist::split_constant;
 use super::regs::{immediate, mem_type, Class, Reg};
 use super::KernelEmitter;
 use crate::ir::bounds::is_prechecked;
+use crate::ir::bounds::split_constant;
 use crate::ir::{ContainerId, Expr, ScalarType, Storage, Value, WcrOp};
 
 /// The bounds check of an access the host did not prove in bounds.
