@@ -69,6 +69,8 @@ paths! {
     stream_spec => [::sdfg::runtime::__glue::StreamSpec];
     kernel_entry => [::sdfg::runtime::__glue::KernelEntry];
     context_guard => [::sdfg::runtime::__glue::ContextGuard];
+    /// `DeferWakes::new()`: a `run()` waits for its own work (`cpu::worker`).
+    defer_wakes => [::sdfg::runtime::__glue::DeferWakes];
     /// `GraphStep::{Streams, Record, Ran, Restart}`: a graph segment's next step.
     graph_step => [::sdfg::runtime::__glue::GraphStep];
     /// Ends a recording an error left (`GraphGuard::default()`).

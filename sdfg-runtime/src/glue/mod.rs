@@ -21,6 +21,7 @@ pub mod persistent;
 pub(crate) mod program;
 pub(crate) mod spec;
 
+pub use crate::cpu::worker::DeferWakes;
 pub use crate::elem::cells;
 pub use crate::kernel::cpu_twin::{CpuKernel, KernelArgs, KernelEntry};
 pub use context::{Context, ContextGuard};

@@ -79,6 +79,7 @@ impl Glue<'_> {
         let ncubins = self.cubins.len();
         let cubin_archs: Vec<u32> = self.cubins.iter().map(|c| c.cc).collect();
         let module_origin = rt::module_origin();
+        let defer_wakes = rt::defer_wakes();
         let cubins: Vec<TokenStream> = self
             .cubins
             .iter()
@@ -172,12 +173,16 @@ impl Glue<'_> {
 
                 #[doc = #doc_run]
                 pub fn run(&self, args: #args_name #lt_anon) -> ::core::result::Result<(), #error> {
+                    // The call waits for its own work: the CPU device's
+                    // waiter runs it rather than waking stream threads.
+                    let _wakes = #defer_wakes::new();
                     self.launch(args)?.wait()
                 }
 
                 /// Like `run`, with all GPU work on the caller's `stream` (a runtime
                 /// `Stream`, or a borrowed cudarc stream: `Device::borrow_cudarc_stream`).
                 pub fn run_on(&self, stream: &#stream, args: #args_name #lt_anon) -> ::core::result::Result<(), #error> {
+                    let _wakes = #defer_wakes::new();
                     self.launch_on(stream, args)?.wait()
                 }
 
