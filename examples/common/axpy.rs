@@ -1,8 +1,8 @@
 //! AXPY (`Y = a*X + Y`, f32) as one `gpu` map.
 
 use crate::common::{
-    bit_mismatch, f32_bits, launch_on_or_own, random_f32, AnyResult, Check, Launch, Options, Rng,
-    Workload,
+    bit_mismatch, f32_bits, launch_on_or_own, random_f32, AnyResult, Call, Check, Launch, Options,
+    Rng, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -63,17 +63,17 @@ pub fn axpy_reference(a: f32, x: &[f32], y: &mut [f32]) {
 impl Launch for AxpyWorkload {
     fn launch<R>(
         &mut self,
-        stream: Option<&Stream>,
+        call: Call<'_>,
         then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
-    ) -> sdfg::runtime::Result<R> {
+    ) -> sdfg::runtime::Result<Option<R>> {
         let args = AxpyArgs {
             N: self.n as i64,
             A: self.a,
             X: &self.x,
             Y: &mut self.y,
         };
-        let running = launch_on_or_own!(self.program, stream, args)?;
-        then(running)
+        let running = launch_on_or_own!(self.program, call, args)?;
+        running.map(then).transpose()
     }
 }
 

@@ -13,7 +13,7 @@
 //!   second block map sums `P` in one block. Deterministic for a block size.
 
 use crate::common::{
-    launch_on_or_own, random_f32, wall_ms, AnyResult, Check, Launch, Options, Rng, Workload,
+    launch_on_or_own, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Rng, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -148,9 +148,9 @@ impl DotWorkload {
 impl Launch for DotWorkload {
     fn launch<R>(
         &mut self,
-        stream: Option<&Stream>,
+        call: Call<'_>,
         then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
-    ) -> sdfg::runtime::Result<R> {
+    ) -> sdfg::runtime::Result<Option<R>> {
         let (n, p, k) = (self.n as i64, self.p as i64, self.k as i64);
         let (x, y, s) = (&self.x, &self.y, &mut self.s);
         let running = match &self.program {
@@ -161,7 +161,7 @@ impl Launch for DotWorkload {
                     Y: y,
                     S: s,
                 };
-                launch_on_or_own!(program, stream, args)?
+                launch_on_or_own!(program, call, args)?
             }
             Loaded::Partials(program) => {
                 let args = DotPartialsArgs {
@@ -172,7 +172,7 @@ impl Launch for DotWorkload {
                     Y: y,
                     S: s,
                 };
-                launch_on_or_own!(program, stream, args)?
+                launch_on_or_own!(program, call, args)?
             }
             Loaded::Blocks(program) => {
                 let args = BlockDotArgs {
@@ -182,10 +182,10 @@ impl Launch for DotWorkload {
                     Y: y,
                     S: s,
                 };
-                launch_on_or_own!(program, stream, args)?
+                launch_on_or_own!(program, call, args)?
             }
         };
-        then(running)
+        running.map(then).transpose()
     }
 }
 

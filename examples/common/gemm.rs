@@ -9,7 +9,7 @@
 //! of the rounding-error bound of an f32 dot product of length K.
 
 use crate::common::{
-    launch_on_or_own, random_f32, wall_ms, AnyResult, Check, Launch, Options, Rng, Workload,
+    launch_on_or_own, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Rng, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -146,9 +146,9 @@ impl GemmWorkload {
 impl Launch for GemmWorkload {
     fn launch<R>(
         &mut self,
-        stream: Option<&Stream>,
+        call: Call<'_>,
         then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
-    ) -> sdfg::runtime::Result<R> {
+    ) -> sdfg::runtime::Result<Option<R>> {
         let [m, n, k] = self.dims.map(|d| d as i64);
         let args = BlockGemmArgs {
             M: m,
@@ -158,8 +158,8 @@ impl Launch for GemmWorkload {
             B: &self.b,
             C: &mut self.c,
         };
-        let running = launch_on_or_own!(self.program, stream, args)?;
-        then(running)
+        let running = launch_on_or_own!(self.program, call, args)?;
+        running.map(then).transpose()
     }
 }
 

@@ -1,6 +1,8 @@
 //! NPBench heat_3d: a host-driven loop of two 7-point stencil maps in 3-D.
 
-use crate::common::{launch_on_or_own, AnyResult, Check, Launch, Options, TwoGrids, Workload};
+use crate::common::{
+    launch_on_or_own, AnyResult, Call, Check, Launch, Options, TwoGrids, Workload,
+};
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
@@ -110,9 +112,9 @@ impl Heat3dWorkload {
 impl Launch for Heat3dWorkload {
     fn launch<R>(
         &mut self,
-        stream: Option<&Stream>,
+        call: Call<'_>,
         then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
-    ) -> sdfg::runtime::Result<R> {
+    ) -> sdfg::runtime::Result<Option<R>> {
         let g = &mut self.grids;
         let (n, tsteps) = (g.n as i64, g.tsteps as i64);
         let running = match &self.persistent {
@@ -123,7 +125,7 @@ impl Launch for Heat3dWorkload {
                     A: &mut g.a,
                     B: &mut g.b,
                 };
-                launch_on_or_own!(p, stream, args)?
+                launch_on_or_own!(p, call, args)?
             }
             None => {
                 let args = Heat3dArgs {
@@ -132,10 +134,10 @@ impl Launch for Heat3dWorkload {
                     A: &mut g.a,
                     B: &mut g.b,
                 };
-                launch_on_or_own!(self.program, stream, args)?
+                launch_on_or_own!(self.program, call, args)?
             }
         };
-        then(running)
+        running.map(then).transpose()
     }
 }
 

@@ -366,41 +366,55 @@ pub trait Workload {
     fn host_version_ms(&mut self) -> f64;
 }
 
-/// One call of a workload's program: on the caller's `stream` (timed) or
-/// on the program's own streams (`None`); `then` gets the running call.
-/// The check, the timing and the plain run all go through it, so each
-/// workload builds its arguments in one place.
+/// How a [`Launch::launch`] calls a workload's program.
+#[derive(Clone, Copy)]
+pub enum Call<'s> {
+    /// `launch(args)`: on the program's own streams.
+    Own,
+    /// `launch_on(stream, args)`: on the caller's stream (timed).
+    On(&'s Stream),
+    /// `run(args)`: to completion, as a user's synchronous call.
+    Run,
+}
+
+/// One call of a workload's program, made as `call` says; `then` gets the
+/// running call (`None` for [`Call::Run`], which has none). The check, the
+/// timing and the plain run all go through it, so each workload builds its
+/// arguments in one place.
 pub trait Launch {
     fn launch<R>(
         &mut self,
-        stream: Option<&Stream>,
+        call: Call<'_>,
         then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
-    ) -> sdfg::runtime::Result<R>;
+    ) -> sdfg::runtime::Result<Option<R>>;
 
     /// `Workload::time_once`: device milliseconds of one call on `stream`.
     fn time_call(&mut self, stream: &Stream) -> AnyResult<f64> {
         Ok(device_time_ms(stream, |st| {
-            self.launch(Some(st), |running| end_after(st, running))
+            self.launch(Call::On(st), |running| end_after(st, running))
+                .map(|ended| ended.expect("a launched call is running"))
         })?)
     }
 
-    /// `Workload::run_plain`: one call on the program's own streams,
-    /// waited for.
+    /// `Workload::run_plain`: one `run()` of the program on its own
+    /// streams.
     fn run_call(&mut self) -> AnyResult<()> {
-        self.launch(None, |running| running.wait())?;
+        self.launch(Call::Run, |running| running.wait())?;
         Ok(())
     }
 }
 
-/// `program.launch_on(stream, args)` when `stream` is the caller's
-/// (`Some`), else `program.launch(args)`: how a [`Launch::launch`] issues
-/// its call (the generated programs share no trait).
+/// `program.launch(args)`, `program.launch_on(stream, args)` or
+/// `program.run(args)` as `call` says: how a [`Launch::launch`] issues its
+/// call (the generated programs share no trait). `Some(running)` but for
+/// `run`.
 #[allow(unused_macros)] // by the workloads, not every example has one
 macro_rules! launch_on_or_own {
-    ($program:expr, $stream:expr, $args:expr) => {
-        match $stream {
-            Some(stream) => $program.launch_on(stream, $args),
-            None => $program.launch($args),
+    ($program:expr, $call:expr, $args:expr) => {
+        match $call {
+            $crate::common::Call::Own => $program.launch($args).map(Some),
+            $crate::common::Call::On(stream) => $program.launch_on(stream, $args).map(Some),
+            $crate::common::Call::Run => $program.run($args).map(|()| None),
         }
     };
 }
@@ -428,9 +442,9 @@ macro_rules! impl_two_grid_launch {
         impl $crate::common::Launch for $workload {
             fn launch<R>(
                 &mut self,
-                stream: Option<&::sdfg::runtime::Stream>,
+                call: $crate::common::Call<'_>,
                 then: impl FnOnce(::sdfg::runtime::Running<'_>) -> ::sdfg::runtime::Result<R>,
-            ) -> ::sdfg::runtime::Result<R> {
+            ) -> ::sdfg::runtime::Result<Option<R>> {
                 let g = &mut self.grids;
                 let args = $args {
                     N: g.n as i64,
@@ -438,8 +452,8 @@ macro_rules! impl_two_grid_launch {
                     A: &mut g.a,
                     B: &mut g.b,
                 };
-                let running = $crate::common::launch_on_or_own!(self.program, stream, args)?;
-                then(running)
+                let running = $crate::common::launch_on_or_own!(self.program, call, args)?;
+                running.map(then).transpose()
             }
         }
     };

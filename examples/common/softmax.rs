@@ -31,7 +31,7 @@
 //! times all four on the GPU (docs/BENCHMARKS.md).
 
 use crate::common::{
-    launch_on_or_own, random_f32, wall_ms, AnyResult, Check, Launch, Options, Workload,
+    launch_on_or_own, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -274,9 +274,9 @@ impl SoftmaxWorkload {
 impl Launch for SoftmaxWorkload {
     fn launch<R>(
         &mut self,
-        stream: Option<&Stream>,
+        call: Call<'_>,
         then: impl FnOnce(Running<'_>) -> sdfg::runtime::Result<R>,
-    ) -> sdfg::runtime::Result<R> {
+    ) -> sdfg::runtime::Result<Option<R>> {
         let [n, h, sm] = self.dims.map(|d| d as i64);
         let (x, out) = (&self.x, &mut self.out);
         // The programs take the same arguments under their own type names.
@@ -289,7 +289,7 @@ impl Launch for SoftmaxWorkload {
                     X: x,
                     OUT: out,
                 };
-                launch_on_or_own!($program, stream, args)?
+                launch_on_or_own!($program, call, args)?
             }};
         }
         let running = match &self.program {
@@ -302,10 +302,10 @@ impl Launch for SoftmaxWorkload {
                     X: x,
                     Y: out,
                 };
-                launch_on_or_own!(program, stream, args)?
+                launch_on_or_own!(program, call, args)?
             }
         };
-        then(running)
+        running.map(then).transpose()
     }
 }
 
