@@ -307,16 +307,16 @@ fn defer_wake(worker: &Arc<Worker>) -> bool {
 /// Wakes the workers this thread put off waking, but `keep` (which stays
 /// on the list: the thread is about to run its jobs itself).
 fn wake_deferred(keep: Option<&Worker>) {
+    let kept = |w: &Arc<Worker>| keep.is_some_and(|k| std::ptr::eq(&**w, k));
     let woken: Vec<Arc<Worker>> = DEFERRED
         .try_with(|deferred| match deferred.borrow_mut().as_mut() {
-            Some(list) => {
-                let (kept, woken) = list
-                    .drain(..)
-                    .partition(|w| keep.is_some_and(|k| std::ptr::eq(&**w, k)));
-                *list = kept;
+            // Every wait starts here: nothing to wake allocates nothing.
+            Some(list) if !list.iter().all(kept) => {
+                let (stay, woken) = list.drain(..).partition(kept);
+                *list = stay;
                 woken
             }
-            None => Vec::new(),
+            _ => Vec::new(),
         })
         .unwrap_or_default();
     for worker in woken {
