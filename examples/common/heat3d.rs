@@ -19,6 +19,52 @@ crate::common::fixtures::heat3d!(
     #[persistent]
 );
 
+/// `--write-ptx DIR` (for `scripts/heat3d_harness.py`): `Heat3d`'s module
+/// as the runtime assembles it for `sm_90` (`DIR/heat3d.ptx`: the grid
+/// dependency marks made `griddepcontrol` instructions) and what each
+/// kernel parameter holds (`DIR/heat3d.abi.json`: per kernel its name and
+/// one word per parameter: `buffer A`, `extent A 0`, `symbol N`,
+/// `range_start 0`, `range_count 0`, `range_step 0`, `fault`, ...).
+pub fn write_ptx(dir: &std::path::Path) -> AnyResult<()> {
+    use sdfg::compiler::codegen::abi::ParamValue;
+    use sdfg::compiler::codegen::ptx::{for_arch, generate};
+    let ir = Heat3d::ir().map_err(|d| format!("{d:?}"))?;
+    let module = generate(&ir);
+    let container = |c: usize| ir.containers[c].name.text.clone();
+    let kernels: Vec<serde_json::Value> = module
+        .kernels
+        .iter()
+        .map(|k| {
+            let params: Vec<String> = k
+                .abi
+                .params
+                .iter()
+                .map(|p| match &p.value {
+                    ParamValue::Buffer { container: c, .. } => format!("buffer {}", container(*c)),
+                    ParamValue::Extent { container: c, dim } => {
+                        format!("extent {} {dim}", container(*c))
+                    }
+                    ParamValue::Symbol(s) => format!("symbol {}", ir.symbols[*s].name.text),
+                    ParamValue::HostScalar(c) => format!("host_scalar {}", container(*c)),
+                    ParamValue::RangeStart(d) => format!("range_start {d}"),
+                    ParamValue::RangeCount(d) => format!("range_count {d}"),
+                    ParamValue::RangeStep(d) => format!("range_step {d}"),
+                    ParamValue::Fault => "fault".to_string(),
+                })
+                .collect();
+            serde_json::json!({ "name": k.abi.name, "params": params })
+        })
+        .collect();
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("heat3d.ptx"), for_arch(&module.text, 90).0)?;
+    std::fs::write(
+        dir.join("heat3d.abi.json"),
+        serde_json::to_string_pretty(&kernels)?,
+    )?;
+    println!("wrote {}/heat3d.ptx and heat3d.abi.json", dir.display());
+    Ok(())
+}
+
 /// One sweep over the interior in the DSL's operation order (bit-exact);
 /// planes in parallel, each row through slices of the neighbouring rows
 /// (bounds checks the compiler hoists, so the inner loop vectorizes: the
