@@ -8,7 +8,7 @@ Here (with ptxas):
     $SDFG_PTXAS -arch=sm_90 target/h3/heat3d.ptx -o target/h3/heat3d.cubin
 There (the device machine):
     python scripts/heat3d_harness.py --module target/h3/heat3d.cubin \
-        --abi target/h3/heat3d.abi.json [--module-b OTHER.cubin]
+        --abi target/h3/heat3d.abi.json [--module ANOTHER.cubin ...]
 
 Each graph is built node by node with programmatic edges, as the runtime
 builds its graphs (cuGraphAddKernelNode_v2, cuGraphAddDependencies_v2 from
