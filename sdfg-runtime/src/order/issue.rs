@@ -79,12 +79,10 @@ impl StreamInner {
         let _issuing = lock(&order.issue_lock);
         let mut dependencies: Vec<Use> = Vec::new();
         for (tracker, kind) in accesses.clone() {
-            tracker.unfinished_conflicts_into(kind, &mut dependencies);
+            // Not this stream's own uses: its FIFO order covers them.
+            tracker.unfinished_conflicts_into(kind, Some(self.id), &mut dependencies);
         }
         for dep in merge_by_stream(dependencies) {
-            if dep.stream.id == self.id {
-                continue; // FIFO order of the stream itself
-            }
             let already = lock(&self.state)
                 .waited
                 .get(&dep.stream.id)

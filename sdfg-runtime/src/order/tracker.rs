@@ -52,23 +52,31 @@ impl Tracker {
     /// not known to be finished (any stream, including the caller's).
     pub(crate) fn unfinished_conflicts(&self, kind: AccessKind) -> Vec<Use> {
         let mut out = Vec::new();
-        self.unfinished_conflicts_into(kind, &mut out);
+        self.unfinished_conflicts_into(kind, None, &mut out);
         out
     }
 
-    /// [`Tracker::unfinished_conflicts`], appended to `out` (which stays
-    /// unallocated when there are none: the usual case of a call whose
-    /// previous call was waited for).
-    pub(crate) fn unfinished_conflicts_into(&self, kind: AccessKind, out: &mut Vec<Use>) {
+    /// [`Tracker::unfinished_conflicts`] on streams other than `except`
+    /// (the issuing stream, whose own uses its FIFO order covers),
+    /// appended to `out`, which stays unallocated when there are none: the
+    /// usual case of a call whose kernels follow each other on one stream,
+    /// or whose previous call was waited for.
+    pub(crate) fn unfinished_conflicts_into(
+        &self,
+        kind: AccessKind,
+        except: Option<u64>,
+        out: &mut Vec<Use>,
+    ) {
         let mut state = lock(&self.state);
         // Forget what is known finished, so the tracker does not pin streams.
         if state.last_write.as_ref().is_some_and(Use::finished_known) {
             state.last_write = None;
         }
         state.reads.retain(|u| !u.finished_known());
-        out.extend(state.last_write.iter().cloned());
+        let other = |u: &&Use| Some(u.stream.id) != except;
+        out.extend(state.last_write.iter().filter(other).cloned());
         if kind == AccessKind::Write {
-            out.extend(state.reads.iter().cloned());
+            out.extend(state.reads.iter().filter(other).cloned());
         }
     }
 
