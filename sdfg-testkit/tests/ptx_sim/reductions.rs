@@ -147,6 +147,94 @@ fn scalar_reductions_use_per_thread_partials() {
     }
 }
 
+/// `T += z` into a complex scalar takes per-thread partials too (one
+/// partial per part, combined per warp, then two float atomics per warp),
+/// under both branches of an `if`, with lanes that never update; on
+/// integer-valued parts the reassociated sums are exact.
+#[test]
+fn complex_scalar_sums_use_per_thread_partials() {
+    for ty in [C32, C64] {
+        let mut b = SdfgBuilder::new("complex_sum");
+        let n = b.symbol("N", I64);
+        let x = b.gpu("X", ty, vec![e::sym(n, I64)]);
+        let total = b.gpu("T", ty, vec![]);
+        let st = b.state("s");
+        let i = e::param(0, I64);
+        let load = || e::load(x, ty, vec![i.clone()]);
+        let two = e::lit(sdfg_compiler::ir::semantics::cast(Value::I64(2), ty));
+        // i % 3 == 0: T += X[i]; i % 3 == 1: T += X[i] * 2; otherwise no update.
+        let rem = |k: i64| {
+            e::bin(
+                BinOp::Eq,
+                e::bin(BinOp::Rem, i.clone(), e::i64(3)),
+                e::i64(k),
+            )
+        };
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![s::if_(
+                rem(0),
+                vec![s::reduce(total, vec![], load(), WcrOp::Sum)],
+                vec![s::if_(
+                    rem(1),
+                    vec![s::reduce(total, vec![], e::mul(load(), two), WcrOp::Sum)],
+                    vec![],
+                )],
+            )],
+        };
+        b.gpu_map(
+            st,
+            "r",
+            vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+            body,
+        );
+        let sdfg = b.build();
+        let m = generate(&sdfg);
+        assert!(m.text.contains("per-thread partial"), "{ty}: no partial");
+        // The last case: every part -0.0, onto T = -0.0 - 0.0i: the sum
+        // stays -0.0 only if no lane's unused start value (+0.0) joins it.
+        for (nn, negative_zeros) in [
+            (1usize, false),
+            (2, false),
+            (40, false),
+            (700, false),
+            (40, true),
+        ] {
+            let part = |k: usize, salt: usize| {
+                if negative_zeros {
+                    -0.0
+                } else {
+                    ((k * 7 + salt) % 13) as f64 - 6.0
+                }
+            };
+            let xs: Vec<Value> = (0..nn)
+                .map(|k| match ty {
+                    C32 => Value::C32(num_complex::Complex::new(
+                        part(k, 1) as f32,
+                        part(k, 5) as f32,
+                    )),
+                    _ => Value::C64(num_complex::Complex::new(part(k, 1), part(k, 5))),
+                })
+                .collect();
+            let mut d = Data::new();
+            d.insert(x, (vec![nn], xs));
+            let start = match (ty, negative_zeros) {
+                (_, false) => Value::from_bits(ty, 0),
+                (C32, true) => Value::C32(num_complex::Complex::new(-0.0, -0.0)),
+                (_, true) => Value::C64(num_complex::Complex::new(-0.0, -0.0)),
+            };
+            d.insert(total, (vec![], vec![start]));
+            check(
+                &format!("complex sum {ty} n={nn} -0.0: {negative_zeros}"),
+                &sdfg,
+                &[Value::I64(nn as i64)],
+                &d,
+                &[[1, 1, 1], [3, 1, 1]],
+            );
+        }
+    }
+}
+
 #[test]
 fn dot_matches_evaluator() {
     use sdfg_testkit::examples::dot;

@@ -3,7 +3,7 @@
 
 use super::regs::{arith, bits_suffix, Class, Reg};
 use super::KernelEmitter;
-use crate::ir::{ContainerId, ExprKind, ScalarType, Stmt, Storage, Value, WcrOp};
+use crate::ir::{BinOp, ContainerId, ExprKind, ScalarType, Stmt, Storage, Value, WcrOp};
 use std::collections::{HashMap, HashSet};
 
 impl<'a> KernelEmitter<'a> {
@@ -39,12 +39,15 @@ impl<'a> KernelEmitter<'a> {
         let mut chosen: Vec<(ContainerId, WcrOp)> = ops
             .into_iter()
             .filter_map(|(c, op)| op.map(|op| (c, op)))
-            .filter(|(c, _)| {
+            .filter(|(c, op)| {
                 let k = &self.sdfg.containers[*c];
+                // Complex values reduce only with `+=` (validation), one
+                // partial per part.
+                let summable = k.elem.is_numeric() || (k.elem.is_complex() && *op == WcrOp::Sum);
                 !read.contains(c)
                     && k.is_scalar()
                     && k.storage == Storage::Gpu
-                    && k.elem.is_numeric()
+                    && summable
                     && self.buffers.contains_key(c)
             })
             .collect();
@@ -95,6 +98,16 @@ impl<'a> KernelEmitter<'a> {
     /// reaches this point (kernels have no early exit; blocks are whole
     /// warps), as the full member mask requires.
     fn warp_reduce(&mut self, op: WcrOp, partial: Reg, touched: Reg, elem: ScalarType) {
+        if elem.is_complex() {
+            // Part by part, each from the same "updated" flags (the first
+            // pass updates `touched`; the second reads a copy of it).
+            let part = elem.real_part();
+            let flags = self.reg(Class::Pred);
+            self.mov(flags, touched);
+            self.warp_reduce(op, partial.re(), touched, part);
+            self.warp_reduce(op, partial.im(), flags, part);
+            return;
+        }
         self.comment("warp reduction of the partial (lane 0 gets the result)");
         let flag = self.reg(Class::B32);
         self.ins(format!("selp.b32 {flag}, 1, 0, {touched}"));
@@ -136,6 +149,10 @@ impl<'a> KernelEmitter<'a> {
 
     /// `a (op) b` as the WCR operator computes it.
     pub(super) fn combine(&mut self, op: WcrOp, a: Reg, b: Reg, elem: ScalarType) -> Reg {
+        if elem.is_complex() {
+            // `+=`, the only reduction of complex values (validation).
+            return self.complex_binary(BinOp::Add, a, b, elem);
+        }
         let r = self.reg_of(elem);
         let t = arith(elem);
         let f = match (op, elem.is_float()) {
