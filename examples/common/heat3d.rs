@@ -25,6 +25,7 @@ crate::common::fixtures::heat3d!(
 /// kernel parameter holds (`DIR/heat3d.abi.json`: per kernel its name and
 /// one word per parameter: `buffer A`, `extent A 0`, `symbol N`,
 /// `range_start 0`, `range_count 0`, `range_step 0`, `fault`, ...).
+#[allow(dead_code)] // by the heat3d example, not the bench
 pub fn write_ptx(dir: &std::path::Path) -> AnyResult<()> {
     use sdfg::compiler::codegen::abi::ParamValue;
     use sdfg::compiler::codegen::ptx::{for_arch, generate};
