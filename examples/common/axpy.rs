@@ -1,8 +1,8 @@
 //! AXPY (`Y = a*X + Y`, f32) as one `gpu` map.
 
 use crate::common::{
-    bit_mismatch, f32_bits, launch_on_or_own, random_f32, AnyResult, Call, Check, Launch, Options,
-    Rng, Workload,
+    bit_mismatch, call_program, f32_bits, random_f32, AnyResult, Call, Check, Launch, Options, Rng,
+    Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -72,7 +72,7 @@ impl Launch for AxpyWorkload {
             X: &self.x,
             Y: &mut self.y,
         };
-        let running = launch_on_or_own!(self.program, call, args)?;
+        let running = call_program!(self.program, call, args)?;
         running.map(then).transpose()
     }
 }

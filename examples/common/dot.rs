@@ -13,7 +13,7 @@
 //!   second block map sums `P` in one block. Deterministic for a block size.
 
 use crate::common::{
-    launch_on_or_own, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Rng, Workload,
+    call_program, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Rng, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -161,7 +161,7 @@ impl Launch for DotWorkload {
                     Y: y,
                     S: s,
                 };
-                launch_on_or_own!(program, call, args)?
+                call_program!(program, call, args)?
             }
             Loaded::Partials(program) => {
                 let args = DotPartialsArgs {
@@ -172,7 +172,7 @@ impl Launch for DotWorkload {
                     Y: y,
                     S: s,
                 };
-                launch_on_or_own!(program, call, args)?
+                call_program!(program, call, args)?
             }
             Loaded::Blocks(program) => {
                 let args = BlockDotArgs {
@@ -182,7 +182,7 @@ impl Launch for DotWorkload {
                     Y: y,
                     S: s,
                 };
-                launch_on_or_own!(program, call, args)?
+                call_program!(program, call, args)?
             }
         };
         running.map(then).transpose()

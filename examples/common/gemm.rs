@@ -9,7 +9,7 @@
 //! of the rounding-error bound of an f32 dot product of length K.
 
 use crate::common::{
-    launch_on_or_own, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Rng, Workload,
+    call_program, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Rng, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -158,7 +158,7 @@ impl Launch for GemmWorkload {
             B: &self.b,
             C: &mut self.c,
         };
-        let running = launch_on_or_own!(self.program, call, args)?;
+        let running = call_program!(self.program, call, args)?;
         running.map(then).transpose()
     }
 }

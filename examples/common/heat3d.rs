@@ -1,8 +1,6 @@
 //! NPBench heat_3d: a host-driven loop of two 7-point stencil maps in 3-D.
 
-use crate::common::{
-    launch_on_or_own, AnyResult, Call, Check, Launch, Options, TwoGrids, Workload,
-};
+use crate::common::{call_program, AnyResult, Call, Check, Launch, Options, TwoGrids, Workload};
 use rayon::prelude::*;
 use sdfg::prelude::*;
 
@@ -172,7 +170,7 @@ impl Launch for Heat3dWorkload {
                     A: &mut g.a,
                     B: &mut g.b,
                 };
-                launch_on_or_own!(p, call, args)?
+                call_program!(p, call, args)?
             }
             None => {
                 let args = Heat3dArgs {
@@ -181,7 +179,7 @@ impl Launch for Heat3dWorkload {
                     A: &mut g.a,
                     B: &mut g.b,
                 };
-                launch_on_or_own!(self.program, call, args)?
+                call_program!(self.program, call, args)?
             }
         };
         running.map(then).transpose()

@@ -369,8 +369,6 @@ pub trait Workload {
 /// How a [`Launch::launch`] calls a workload's program.
 #[derive(Clone, Copy)]
 pub enum Call<'s> {
-    /// `launch(args)`: on the program's own streams.
-    Own,
     /// `launch_on(stream, args)`: on the caller's stream (timed).
     On(&'s Stream),
     /// `run(args)`: to completion, as a user's synchronous call.
@@ -404,22 +402,20 @@ pub trait Launch {
     }
 }
 
-/// `program.launch(args)`, `program.launch_on(stream, args)` or
-/// `program.run(args)` as `call` says: how a [`Launch::launch`] issues its
-/// call (the generated programs share no trait). `Some(running)` but for
-/// `run`.
+/// `program.launch_on(stream, args)` or `program.run(args)` as `call`
+/// says: how a [`Launch::launch`] issues its call (the generated programs
+/// share no trait). `Some(running)` but for `run`.
 #[allow(unused_macros)] // by the workloads, not every example has one
-macro_rules! launch_on_or_own {
+macro_rules! call_program {
     ($program:expr, $call:expr, $args:expr) => {
         match $call {
-            $crate::common::Call::Own => $program.launch($args).map(Some),
             $crate::common::Call::On(stream) => $program.launch_on(stream, $args).map(Some),
             $crate::common::Call::Run => $program.run($args).map(|()| None),
         }
     };
 }
 #[allow(unused_imports)]
-pub(crate) use launch_on_or_own;
+pub(crate) use call_program;
 
 /// The two f64 grids of a stencil that sweeps B from A, then A from B, for
 /// `tsteps` steps (jacobi2d, heat3d): on the device, and the host copies
@@ -452,7 +448,7 @@ macro_rules! impl_two_grid_launch {
                     A: &mut g.a,
                     B: &mut g.b,
                 };
-                let running = $crate::common::launch_on_or_own!(self.program, call, args)?;
+                let running = $crate::common::call_program!(self.program, call, args)?;
                 running.map(then).transpose()
             }
         }

@@ -31,7 +31,7 @@
 //! times all four on the GPU (docs/BENCHMARKS.md).
 
 use crate::common::{
-    launch_on_or_own, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Workload,
+    call_program, random_f32, wall_ms, AnyResult, Call, Check, Launch, Options, Workload,
 };
 use rayon::prelude::*;
 use sdfg::prelude::*;
@@ -289,7 +289,7 @@ impl Launch for SoftmaxWorkload {
                     X: x,
                     OUT: out,
                 };
-                launch_on_or_own!($program, call, args)?
+                call_program!($program, call, args)?
             }};
         }
         let running = match &self.program {
@@ -302,7 +302,7 @@ impl Launch for SoftmaxWorkload {
                     X: x,
                     Y: out,
                 };
-                launch_on_or_own!(program, call, args)?
+                call_program!(program, call, args)?
             }
         };
         running.map(then).transpose()
