@@ -502,3 +502,77 @@ fn shifted_indices_reach_the_elements_the_loop_does() {
         assert_eq!(hb, want, "{threads} threads, the cpu map");
     }
 }
+
+sdfg! {
+    /// Two maps on their own streams, then one that joins them (event
+    /// waits between the CPU device's streams).
+    #[streams(auto)]
+    pub sdfg Fork {
+        symbol N: i64;
+        gpu A: f64[N];
+        gpu B: f64[N];
+        gpu C: f64[N];
+        state s {
+            map left[i in 0..N] on gpu { B[i] = A[i] * 2.0; }
+            map right[i in 0..N] on gpu { C[i] = A[i] + 1.0; }
+            map join[i in 0..N] on gpu { A[i] = B[i] + C[i]; }
+        }
+    }
+}
+
+/// `run()` puts off waking the CPU device's stream threads while its own
+/// wait runs their jobs (`cpu::worker::DeferWakes`): calls of a program
+/// whose maps run on several streams and wait for each other's events,
+/// from plain threads through `run()` and through `launch().wait()`, and
+/// from rayon tasks (whose waits run no jobs), all at once on one device,
+/// complete with the right results (a timeout keeps a lost wake-up from
+/// hanging CI).
+#[test]
+fn runs_that_put_off_wake_ups_complete_beside_other_callers() {
+    let (done, finished) = mpsc::channel();
+    std::thread::spawn(move || {
+        let device = Device::cpu_with_threads(2);
+        let program = Fork::load(&device).unwrap();
+        let (n, calls) = (257usize, 30);
+        // A = 3 A + 1 per call, from A = k: exact in f64 for 30 calls.
+        let want = |k: usize| (0..calls).fold(k as f64, |a, _| 3.0 * a + 1.0);
+        let one_caller = |k: usize, how: usize| {
+            let mut a = DeviceBuffer::from_slice(&device, &vec![k as f64; n]).unwrap();
+            let mut b = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+            let mut c = DeviceBuffer::<f64>::zeros(&device, n).unwrap();
+            for _ in 0..calls {
+                let args = ForkArgs {
+                    N: n as i64,
+                    A: &mut a,
+                    B: &mut b,
+                    C: &mut c,
+                };
+                if how == 0 {
+                    program.run(args).unwrap();
+                } else {
+                    program.launch(args).unwrap().wait().unwrap();
+                }
+            }
+            assert_eq!(a.to_vec().unwrap(), vec![want(k); n], "caller {k}");
+        };
+        let pool = pool_of(2);
+        let before = device.counters();
+        std::thread::scope(|scope| {
+            for k in 0..4 {
+                scope.spawn(move || one_caller(k, k % 2));
+            }
+            scope.spawn(|| {
+                pool.install(|| {
+                    use rayon::prelude::*;
+                    (4..8usize).into_par_iter().for_each(|k| one_caller(k, 0));
+                })
+            });
+        });
+        // The joins waited for the other streams' events.
+        assert!((device.counters() - before).event_waits > 0);
+        let _ = done.send(());
+    });
+    finished
+        .recv_timeout(Duration::from_secs(120))
+        .expect("calls that put off wake-ups hung or failed");
+}
