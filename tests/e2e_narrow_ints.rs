@@ -126,6 +126,62 @@ fn narrow_integers_wrap_like_rust_on_every_device() {
     }
 }
 
+sdfg! {
+    /// Inclusive loops over literal bounds of every narrow type: their end
+    /// stays in the loop's type (`1u16..=3u16` once ended at a `u64`, and
+    /// the generated Rust did not compile), up to the type's maximum.
+    pub sdfg NarrowLoops {
+        symbol N: i64;
+        gpu OUT: i64[N];
+        host H: i64[N];
+        state s {
+            map g[i in 0..N] on gpu {
+                let mut sum = 0i64;
+                for a in 1u8..=3u8 { sum = sum + a as i64; }
+                for b in -3i8..=2i8 { sum = sum + b as i64 * 10; }
+                for c in 65534u16..=65535u16 { sum = sum + c as i64 * 100; }
+                for d in (-5i16..=5i16).step_by(5i16) { sum = sum + d as i64 * 1000; }
+                for e in 126i8..=127i8 { sum = sum + e as i64 * 10000; }
+                OUT[i] = sum + i;
+            }
+            map h[i in 0..N] on cpu {
+                let mut sum = 0i64;
+                for a in 1u8..=3u8 { sum = sum + a as i64; }
+                for b in -3i8..=2i8 { sum = sum + b as i64 * 10; }
+                for c in 65534u16..=65535u16 { sum = sum + c as i64 * 100; }
+                for d in (-5i16..=5i16).step_by(5i16) { sum = sum + d as i64 * 1000; }
+                for e in 126i8..=127i8 { sum = sum + e as i64 * 10000; }
+                H[i] = sum + i;
+            }
+        }
+    }
+}
+
+#[test]
+fn inclusive_loops_over_narrow_literals_run_to_their_last_value() {
+    let want_sum: i64 = (1..=3).sum::<i64>()
+        + (-3..=2).map(|b| b * 10).sum::<i64>()
+        + (65534..=65535).map(|c| c * 100).sum::<i64>()
+        + [-5, 0, 5].iter().map(|d| d * 1000).sum::<i64>()
+        + (126..=127).map(|e| e * 10000).sum::<i64>();
+    for device in common::devices("narrow_loops") {
+        let n = 5usize;
+        let program = NarrowLoops::load(&device).unwrap();
+        let mut out = DeviceBuffer::<i64>::zeros(&device, n).unwrap();
+        let mut h = vec![0i64; n];
+        program
+            .run(NarrowLoopsArgs {
+                N: n as i64,
+                OUT: &mut out,
+                H: &mut h,
+            })
+            .unwrap();
+        let want: Vec<i64> = (0..n as i64).map(|i| want_sum + i).collect();
+        assert_eq!(out.to_vec().unwrap(), want, "gpu map on {}", device.name());
+        assert_eq!(h, want, "cpu map on {}", device.name());
+    }
+}
+
 /// What the GPU would run: ptxas accepts the module (CI requires ptxas:
 /// SDFG_REQUIRE_PTXAS=1), which loads and stores `.s8/.u8/.s16/.u16`.
 #[test]

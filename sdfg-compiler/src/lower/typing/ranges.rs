@@ -165,14 +165,10 @@ impl Lowerer<'_> {
         let ty = e.ty;
         if let ExprKind::Lit(v) = e.kind {
             let next = v.as_i128()? + 1;
-            let folded = match ty {
-                ScalarType::I32 => i32::try_from(next).ok().map(Value::I32),
-                ScalarType::I64 => i64::try_from(next).ok().map(Value::I64),
-                ScalarType::U32 => u32::try_from(next).ok().map(Value::U32),
-                _ => u64::try_from(next).ok().map(Value::U64),
-            };
-            if let Some(v) = folded {
-                return Some((Expr::lit(v, e.span), false));
+            // The end keeps the range's type (`1u16..=1u16` ends at `2u16`).
+            if ty.int_range().is_some_and(|(_, max)| next <= max) {
+                let folded = Value::from_bits(ty, next as u128);
+                return Some((Expr::lit(folded, e.span), false));
             }
         }
         Some((crate::ir::inclusive_end(e), true))
