@@ -9,6 +9,8 @@
 //!   emits, and [`harness`], which runs one `gpu` map through it and through
 //!   the evaluator from the same inputs;
 //! - [`rng`]: the one seeded generator every test, fuzzer and example uses;
+//! - [`source`]: `sdfg!` source text of random programs, for tests that
+//!   compile them through the macro;
 //! - [`quiet`]: catching the panics a fuzzer provokes without printing them;
 //! - [`architecture`]: checks that a crate's modules import only their own
 //!   floor or below (the tables in the crates' `src/lib.rs`).
@@ -21,3 +23,4 @@ pub mod ptxsim;
 pub mod quiet;
 pub mod randexpr;
 pub mod rng;
+pub mod source;

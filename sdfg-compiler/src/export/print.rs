@@ -8,8 +8,8 @@
 //! prints as `?name` placeholders instead.
 
 use crate::ir::{
-    range_end, BinOp, ContainerId, Expr, ExprKind, Local, Map, MapParam, MathFn, RangeEnd, Sdfg,
-    Stmt, Tasklet, UnOp, Value, VarRef, WcrOp,
+    range_end, BinOp, ContainerId, Expr, ExprKind, Local, Map, MapParam, MathFn, RangeEnd,
+    ScalarType, Sdfg, Stmt, Tasklet, UnOp, Value, VarRef, WcrOp,
 };
 
 /// The names of the variables an expression may refer to besides symbols:
@@ -67,17 +67,47 @@ pub fn container_name(sdfg: &Sdfg, container: ContainerId) -> String {
 
 // ---------------------------------------------------------------- Rust
 
-/// Rust operator precedence, higher binds tighter (the Reference's table).
-fn rust_prec(e: &Expr) -> u8 {
-    match &e.kind {
-        ExprKind::Lit(v) if is_negative(*v) => 13,
-        ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Load { .. } | ExprKind::Call { .. } => 15,
-        ExprKind::Unary { .. } => 13,
-        ExprKind::Cast { .. } => 12,
-        ExprKind::Binary { op, .. } => binop_prec(*op, Syntax::Rust),
-        // `if c { a } else { b }` needs parentheses inside any operator.
-        ExprKind::Select { .. } => 0,
-    }
+/// `e` in Rust syntax, as the user would write it in a tasklet body.
+pub fn expr_to_rust(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
+    RustPrinter::new(sdfg, names, Literals::AsWritten).expr(e)
+}
+
+/// `e` as source text that `sdfg!` parses back to the same values in any
+/// context: every literal carries its type (`5u8`, `-1.5f32`, `i64::MIN`,
+/// `(0.5f32 as f16)`), so none depends on the type its context expects;
+/// an ordering of bools, which the language does not have, prints as the
+/// bit operation with its value (`a < b` as `!a & b`).
+pub fn expr_to_source(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
+    RustPrinter::new(sdfg, names, Literals::Typed).expr(e)
+}
+
+/// `A[i, j]`, or `A` for a scalar container.
+pub fn access_to_rust(
+    container: ContainerId,
+    index: &[Expr],
+    sdfg: &Sdfg,
+    names: &BodyNames,
+) -> String {
+    RustPrinter::new(sdfg, names, Literals::AsWritten).access(container, index)
+}
+
+/// A tasklet body in Rust syntax, one statement per line, indented by `indent` spaces.
+pub fn stmts_to_rust(stmts: &[Stmt], sdfg: &Sdfg, names: &BodyNames, indent: usize) -> String {
+    RustPrinter::new(sdfg, names, Literals::AsWritten).stmts(stmts, indent)
+}
+
+/// A tasklet body as source text with typed literals ([`expr_to_source`]).
+pub fn stmts_to_source(stmts: &[Stmt], sdfg: &Sdfg, names: &BodyNames, indent: usize) -> String {
+    RustPrinter::new(sdfg, names, Literals::Typed).stmts(stmts, indent)
+}
+
+/// How literals print.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Literals {
+    /// As a user would write them: `5`, `1.5` (pictures, messages).
+    AsWritten,
+    /// With their types ([`value_to_source`]).
+    Typed,
 }
 
 /// The two syntaxes printed here.
@@ -140,241 +170,362 @@ fn float_constant_name(ty: &str, x: f64) -> String {
     }
 }
 
-/// `e` in Rust syntax, as the user would write it in a tasklet body.
-pub fn expr_to_rust(e: &Expr, sdfg: &Sdfg, names: &BodyNames) -> String {
-    match &e.kind {
-        ExprKind::Lit(v) => value_to_rust(*v),
-        ExprKind::Var(v) => names.var_name(*v, sdfg),
-        ExprKind::Load { container, index } => access_to_rust(*container, index, sdfg, names),
-        ExprKind::Unary { op, arg } => {
-            let sym = match op {
-                UnOp::Neg => "-",
-                UnOp::Not => "!",
-            };
-            format!("{sym}{}", rust_operand(arg, 13, sdfg, names))
-        }
-        ExprKind::Binary { op, lhs, rhs } => {
-            let p = binop_prec(*op, Syntax::Rust);
-            // Left-associative operators; comparisons do not chain at all.
-            let lhs_min = if op.is_comparison() { p + 1 } else { p };
-            format!(
-                "{} {} {}",
-                rust_operand(lhs, lhs_min, sdfg, names),
-                op.symbol(),
-                rust_operand(rhs, p + 1, sdfg, names)
-            )
-        }
-        ExprKind::Cast { arg } => format!("{} as {}", rust_operand(arg, 12, sdfg, names), e.ty),
-        ExprKind::Select { cond, then, else_ } => format!(
-            "if {} {{ {} }} else {{ {} }}",
-            expr_to_rust(cond, sdfg, names),
-            expr_to_rust(then, sdfg, names),
-            expr_to_rust(else_, sdfg, names)
+/// A literal that parses back to `v` in any context: integers and floats
+/// with their suffix (`5u8`, `-3i16`, `1.5f32`, `-0.0f64`), the minimum of a
+/// signed type as its constant (`i8::MIN`: `128i8` does not exist to
+/// negate), non-finite floats as constants, `f16`/`bf16` as an exact `f32`
+/// cast (they have no suffix), complex values as `c64::new(re, im)`.
+pub fn value_to_source(v: Value) -> String {
+    let ty = v.ty();
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::F32(x) if !x.is_finite() => float_constant_name("f32", x as f64),
+        Value::F64(x) if !x.is_finite() => float_constant_name("f64", x),
+        Value::F32(x) => format!("{x:?}f32"),
+        Value::F64(x) => format!("{x:?}f64"),
+        // Every f16/bf16 value is an f32 exactly.
+        Value::F16(h) => half_source(h.to_f32(), ty),
+        Value::BF16(h) => half_source(h.to_f32(), ty),
+        Value::C32(z) => format!(
+            "c32::new({}, {})",
+            value_to_source(Value::F32(z.re)),
+            value_to_source(Value::F32(z.im))
         ),
-        ExprKind::Call {
-            func: MathFn::Complex,
-            args,
-        } => {
-            let parts: Vec<String> = args.iter().map(|a| expr_to_rust(a, sdfg, names)).collect();
-            format!("{}::new({})", e.ty, parts.join(", "))
-        }
-        ExprKind::Call {
-            func: func @ (MathFn::Re | MathFn::Im),
-            args,
-        } => match args.first() {
-            Some(a) => format!(
-                "{}.{}",
-                rust_operand(a, 15, sdfg, names),
-                func.method_name()
-            ),
-            None => "?".to_string(),
+        Value::C64(z) => format!(
+            "c64::new({}, {})",
+            value_to_source(Value::F64(z.re)),
+            value_to_source(Value::F64(z.im))
+        ),
+        int => match (int.as_i128(), ty.int_range()) {
+            (Some(x), Some((min, _))) if x == min && min < 0 => format!("{ty}::MIN"),
+            _ => format!("{int}{ty}"),
         },
-        ExprKind::Call { func, args } => {
-            let receiver = match args.first() {
-                // A float literal receiver needs parentheses: `(2.0f64).sqrt()`.
-                Some(
-                    a @ Expr {
+    }
+}
+
+fn half_source(x: f32, ty: ScalarType) -> String {
+    if x.is_finite() {
+        format!("({x:?}f32 as {ty})")
+    } else {
+        float_constant_name(&ty.to_string(), x as f64)
+    }
+}
+
+/// `a < b` on bools, which the language does not order, as the bit
+/// operation with the same value (`!a & b`); `None` for other operators.
+fn bool_ordering(op: BinOp, lhs: &Expr, rhs: &Expr) -> Option<Expr> {
+    let not = |e: &Expr| {
+        Expr::new(
+            ExprKind::Unary {
+                op: UnOp::Not,
+                arg: Box::new(e.clone()),
+            },
+            ScalarType::Bool,
+            e.span,
+        )
+    };
+    let (op, a, b) = match op {
+        BinOp::Lt => (BinOp::BitAnd, not(lhs), rhs.clone()),
+        BinOp::Le => (BinOp::BitOr, not(lhs), rhs.clone()),
+        BinOp::Gt => (BinOp::BitAnd, lhs.clone(), not(rhs)),
+        BinOp::Ge => (BinOp::BitOr, lhs.clone(), not(rhs)),
+        _ => return None,
+    };
+    let span = a.span;
+    Some(Expr::new(
+        ExprKind::Binary {
+            op,
+            lhs: Box::new(a),
+            rhs: Box::new(b),
+        },
+        ScalarType::Bool,
+        span,
+    ))
+}
+
+/// Whether printed Rust ends with a cast (`a + b as i32`).
+fn ends_with_cast(text: &str) -> bool {
+    text.rsplit_once(" as ")
+        .is_some_and(|(_, ty)| ScalarType::ALL.iter().any(|t| t.to_string() == ty))
+}
+
+/// The Rust printer: names from `names`, literals as `literals` says.
+struct RustPrinter<'a> {
+    sdfg: &'a Sdfg,
+    names: &'a BodyNames<'a>,
+    literals: Literals,
+}
+
+impl<'a> RustPrinter<'a> {
+    fn new(sdfg: &'a Sdfg, names: &'a BodyNames<'a>, literals: Literals) -> Self {
+        RustPrinter {
+            sdfg,
+            names,
+            literals,
+        }
+    }
+
+    fn literal(&self, v: Value) -> String {
+        match self.literals {
+            Literals::AsWritten => value_to_rust(v),
+            Literals::Typed => value_to_source(v),
+        }
+    }
+
+    /// Rust operator precedence, higher binds tighter (the Reference's table).
+    fn prec(&self, e: &Expr) -> u8 {
+        match &e.kind {
+            // A negative literal prints as a negation (`-5`, `-5i8`);
+            // `i8::MIN` and the parenthesized `(-0.5f32 as f16)` are atoms.
+            ExprKind::Lit(v) if self.literal(*v).starts_with('-') => 13,
+            ExprKind::Lit(_) | ExprKind::Var(_) | ExprKind::Load { .. } | ExprKind::Call { .. } => {
+                15
+            }
+            ExprKind::Unary { .. } => 13,
+            ExprKind::Cast { .. } => 12,
+            ExprKind::Binary { op, .. } => binop_prec(*op, Syntax::Rust),
+            // `if c { a } else { b }` needs parentheses inside any operator.
+            ExprKind::Select { .. } => 0,
+        }
+    }
+
+    fn expr(&self, e: &Expr) -> String {
+        match &e.kind {
+            ExprKind::Lit(v) => self.literal(*v),
+            ExprKind::Var(v) => self.names.var_name(*v, self.sdfg),
+            ExprKind::Load { container, index } => self.access(*container, index),
+            ExprKind::Unary { op, arg } => {
+                let sym = match op {
+                    UnOp::Neg => "-",
+                    UnOp::Not => "!",
+                };
+                format!("{sym}{}", self.operand(arg, 13))
+            }
+            ExprKind::Binary { op, lhs, rhs }
+                if self.literals == Literals::Typed && lhs.ty == ScalarType::Bool =>
+            {
+                match bool_ordering(*op, lhs, rhs) {
+                    Some(same) => self.expr(&same),
+                    None => self.binary(*op, lhs, rhs),
+                }
+            }
+            ExprKind::Binary { op, lhs, rhs } => self.binary(*op, lhs, rhs),
+            ExprKind::Cast { arg } => format!("{} as {}", self.operand(arg, 12), e.ty),
+            ExprKind::Select { cond, then, else_ } => format!(
+                "if {} {{ {} }} else {{ {} }}",
+                self.expr(cond),
+                self.expr(then),
+                self.expr(else_)
+            ),
+            ExprKind::Call {
+                func: MathFn::Complex,
+                args,
+            } => {
+                let parts: Vec<String> = args.iter().map(|a| self.expr(a)).collect();
+                format!("{}::new({})", e.ty, parts.join(", "))
+            }
+            ExprKind::Call {
+                func: func @ (MathFn::Re | MathFn::Im),
+                args,
+            } => match args.first() {
+                Some(a) => format!("{}.{}", self.operand(a, 15), func.method_name()),
+                None => "?".to_string(),
+            },
+            ExprKind::Call { func, args } => {
+                let receiver = match args.first() {
+                    Some(Expr {
                         kind: ExprKind::Lit(v),
                         ..
-                    },
-                ) if v.ty().is_float() => format!("({}{})", value_to_rust(*v), a.ty),
-                Some(a) => rust_operand(a, 15, sdfg, names),
-                None => "?".to_string(),
-            };
-            let rest: Vec<String> = args
-                .iter()
-                .skip(1)
-                .map(|a| expr_to_rust(a, sdfg, names))
-                .collect();
-            format!("{receiver}.{}({})", func.method_name(), rest.join(", "))
-        }
-    }
-}
-
-fn rust_operand(e: &Expr, min_prec: u8, sdfg: &Sdfg, names: &BodyNames) -> String {
-    let s = expr_to_rust(e, sdfg, names);
-    if rust_prec(e) < min_prec {
-        format!("({s})")
-    } else {
-        s
-    }
-}
-
-/// `A[i, j]`, or `A` for a scalar container.
-pub fn access_to_rust(
-    container: ContainerId,
-    index: &[Expr],
-    sdfg: &Sdfg,
-    names: &BodyNames,
-) -> String {
-    let name = container_name(sdfg, container);
-    if index.is_empty() {
-        return name;
-    }
-    let idx: Vec<String> = index.iter().map(|i| expr_to_rust(i, sdfg, names)).collect();
-    format!("{name}[{}]", idx.join(", "))
-}
-
-/// A tasklet body in Rust syntax, one statement per line, indented by `indent` spaces.
-pub fn stmts_to_rust(stmts: &[Stmt], sdfg: &Sdfg, names: &BodyNames, indent: usize) -> String {
-    let mut out = String::new();
-    for s in stmts {
-        stmt_to_rust(s, sdfg, names, indent, &mut out);
-    }
-    out
-}
-
-fn stmt_to_rust(s: &Stmt, sdfg: &Sdfg, names: &BodyNames, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
-    let local = |l: usize| names.var_name(VarRef::Local(l), sdfg);
-    match s {
-        Stmt::Let { local: l, init, .. } => {
-            let mutable = names.locals.get(*l).is_some_and(|l| l.mutable);
-            // `let s = 0;` would be an i32: a literal that alone fixes a
-            // local's type keeps its suffix when the type is not the default.
-            let value = match &init.kind {
-                ExprKind::Lit(v)
-                    if !matches!(v, Value::I32(_) | Value::F64(_) | Value::Bool(_))
-                        && value_to_rust(*v) == v.to_string() =>
-                {
-                    format!("{v}{}", v.ty())
-                }
-                _ => expr_to_rust(init, sdfg, names),
-            };
-            out.push_str(&format!(
-                "{pad}let {}{} = {value};\n",
-                if mutable { "mut " } else { "" },
-                local(*l),
-            ));
-        }
-        Stmt::AssignLocal {
-            local: l, value, ..
-        } => {
-            out.push_str(&format!(
-                "{pad}{} = {};\n",
-                local(*l),
-                expr_to_rust(value, sdfg, names)
-            ));
-        }
-        Stmt::Store {
-            container,
-            index,
-            value,
-            wcr,
-            ..
-        } => {
-            let target = access_to_rust(*container, index, sdfg, names);
-            let value = expr_to_rust(value, sdfg, names);
-            let line = match wcr {
-                None => format!("{target} = {value}"),
-                Some(WcrOp::Sum) => format!("{target} += {value}"),
-                Some(WcrOp::Product) => format!("{target} *= {value}"),
-                Some(WcrOp::Min) => format!("{target} = {target}.min({value})"),
-                Some(WcrOp::Max) => format!("{target} = {target}.max({value})"),
-            };
-            out.push_str(&format!("{pad}{line};\n"));
-        }
-        Stmt::If {
-            cond, then, else_, ..
-        } => {
-            out.push_str(&format!("{pad}if {} {{\n", expr_to_rust(cond, sdfg, names)));
-            out.push_str(&stmts_to_rust(then, sdfg, names, indent + 4));
-            if !else_.is_empty() {
-                out.push_str(&format!("{pad}}} else {{\n"));
-                out.push_str(&stmts_to_rust(else_, sdfg, names, indent + 4));
+                    }) => self.receiver_literal(*v),
+                    Some(a) => self.operand(a, 15),
+                    None => "?".to_string(),
+                };
+                let rest: Vec<String> = args.iter().skip(1).map(|a| self.expr(a)).collect();
+                format!("{receiver}.{}({})", func.method_name(), rest.join(", "))
             }
-            out.push_str(&format!("{pad}}}\n"));
         }
-        Stmt::For {
-            var,
-            start,
-            end,
-            inclusive,
-            step,
-            body,
-            ..
-        } => {
-            let (dots, end) = match range_end(end, *inclusive) {
-                RangeEnd::Exclusive(e) => ("..", e),
-                RangeEnd::Inclusive(last) => ("..=", last),
-            };
-            let range = format!(
-                "{}{dots}{}",
-                rust_operand(start, 10, sdfg, names),
-                rust_operand(end, 10, sdfg, names)
-            );
-            let range = match step {
-                Some(st) => format!("({range}).step_by({})", expr_to_rust(st, sdfg, names)),
-                None => range,
-            };
-            out.push_str(&format!("{pad}for {} in {range} {{\n", local(*var)));
-            out.push_str(&stmts_to_rust(body, sdfg, names, indent + 4));
-            out.push_str(&format!("{pad}}}\n"));
+    }
+
+    fn binary(&self, op: BinOp, lhs: &Expr, rhs: &Expr) -> String {
+        let p = binop_prec(op, Syntax::Rust);
+        // Left-associative operators; comparisons do not chain at all.
+        let lhs_min = if op.is_comparison() { p + 1 } else { p };
+        let mut left = self.operand(lhs, lhs_min);
+        // `x as i32 < y` and `x as u8 << 2` do not parse: `<` would
+        // open the type's generic arguments.
+        if matches!(op, BinOp::Lt | BinOp::Shl) && ends_with_cast(&left) {
+            left = format!("({left})");
         }
-        Stmt::While { cond, body, .. } => {
-            out.push_str(&format!(
-                "{pad}while {} {{\n",
-                expr_to_rust(cond, sdfg, names)
-            ));
-            out.push_str(&stmts_to_rust(body, sdfg, names, indent + 4));
-            out.push_str(&format!("{pad}}}\n"));
+        format!("{left} {} {}", op.symbol(), self.operand(rhs, p + 1))
+    }
+
+    /// A literal before `.method()`: `2.0.sqrt()` does not parse and
+    /// `-2i32.abs()` negates the call, so a float literal, and in typed
+    /// form every literal, goes in parentheses: `(2.0f64).sqrt()`.
+    fn receiver_literal(&self, v: Value) -> String {
+        match self.literals {
+            Literals::AsWritten if v.ty().is_float() => format!("({}{})", value_to_rust(v), v.ty()),
+            Literals::AsWritten => value_to_rust(v),
+            Literals::Typed => {
+                let text = value_to_source(v);
+                if text.starts_with('(') {
+                    text
+                } else {
+                    format!("({text})")
+                }
+            }
         }
-        Stmt::Break { .. } => out.push_str(&format!("{pad}break;\n")),
-        Stmt::Continue { .. } => out.push_str(&format!("{pad}continue;\n")),
-        Stmt::ThreadMap(t) => {
-            let params: Vec<String> = t
-                .params
-                .iter()
-                .map(|p| {
-                    let range = format!(
-                        "{}..{}",
-                        rust_operand(&p.start, 10, sdfg, names),
-                        rust_operand(&p.end, 10, sdfg, names)
-                    );
-                    let range = match &p.step {
-                        Some(st) => format!("({range}).step_by({})", expr_to_rust(st, sdfg, names)),
-                        None => range,
-                    };
-                    format!("{} in {range}", local(p.local))
-                })
-                .collect();
-            out.push_str(&format!(
-                "{pad}map {}[{}] on threads {{\n",
-                t.name.text,
-                params.join(", ")
-            ));
-            out.push_str(&stmts_to_rust(&t.body, sdfg, names, indent + 4));
-            out.push_str(&format!("{pad}}}\n"));
-            for r in crate::ir::uniform_reductions(t, &sdfg.containers) {
+    }
+
+    fn operand(&self, e: &Expr, min_prec: u8) -> String {
+        let s = self.expr(e);
+        if self.prec(e) < min_prec {
+            format!("({s})")
+        } else {
+            s
+        }
+    }
+
+    fn access(&self, container: ContainerId, index: &[Expr]) -> String {
+        let name = container_name(self.sdfg, container);
+        if index.is_empty() {
+            return name;
+        }
+        let idx: Vec<String> = index.iter().map(|i| self.expr(i)).collect();
+        format!("{name}[{}]", idx.join(", "))
+    }
+
+    fn stmts(&self, stmts: &[Stmt], indent: usize) -> String {
+        let mut out = String::new();
+        for s in stmts {
+            self.stmt(s, indent, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&self, s: &Stmt, indent: usize, out: &mut String) {
+        let (sdfg, names) = (self.sdfg, self.names);
+        let pad = " ".repeat(indent);
+        let local = |l: usize| names.var_name(VarRef::Local(l), sdfg);
+        match s {
+            Stmt::Let { local: l, init, .. } => {
+                let mutable = names.locals.get(*l).is_some_and(|l| l.mutable);
+                // `let s = 0;` would be an i32: a literal that alone fixes a
+                // local's type keeps its suffix when the type is not the default.
+                let value = match &init.kind {
+                    ExprKind::Lit(v)
+                        if self.literals == Literals::AsWritten
+                            && !matches!(v, Value::I32(_) | Value::F64(_) | Value::Bool(_))
+                            && value_to_rust(*v) == v.to_string() =>
+                    {
+                        format!("{v}{}", v.ty())
+                    }
+                    _ => self.expr(init),
+                };
                 out.push_str(&format!(
-                    "{pad}// block reduction ({}) into `{}`: warp shuffles, per-warp slots and a barrier (blocks of more than one warp), one update by thread 0\n",
-                    r.op.name(),
-                    container_name(sdfg, r.container)
+                    "{pad}let {}{} = {value};\n",
+                    if mutable { "mut " } else { "" },
+                    local(*l),
                 ));
             }
+            Stmt::AssignLocal {
+                local: l, value, ..
+            } => {
+                out.push_str(&format!("{pad}{} = {};\n", local(*l), self.expr(value)));
+            }
+            Stmt::Store {
+                container,
+                index,
+                value,
+                wcr,
+                ..
+            } => {
+                let target = self.access(*container, index);
+                let value = self.expr(value);
+                let line = match wcr {
+                    None => format!("{target} = {value}"),
+                    Some(WcrOp::Sum) => format!("{target} += {value}"),
+                    Some(WcrOp::Product) => format!("{target} *= {value}"),
+                    Some(WcrOp::Min) => format!("{target} = {target}.min({value})"),
+                    Some(WcrOp::Max) => format!("{target} = {target}.max({value})"),
+                };
+                out.push_str(&format!("{pad}{line};\n"));
+            }
+            Stmt::If {
+                cond, then, else_, ..
+            } => {
+                out.push_str(&format!("{pad}if {} {{\n", self.expr(cond)));
+                out.push_str(&self.stmts(then, indent + 4));
+                if !else_.is_empty() {
+                    out.push_str(&format!("{pad}}} else {{\n"));
+                    out.push_str(&self.stmts(else_, indent + 4));
+                }
+                out.push_str(&format!("{pad}}}\n"));
+            }
+            Stmt::For {
+                var,
+                start,
+                end,
+                inclusive,
+                step,
+                body,
+                ..
+            } => {
+                let (dots, end) = match range_end(end, *inclusive) {
+                    RangeEnd::Exclusive(e) => ("..", e),
+                    RangeEnd::Inclusive(last) => ("..=", last),
+                };
+                let range = format!("{}{dots}{}", self.operand(start, 10), self.operand(end, 10));
+                let range = match step {
+                    Some(st) => format!("({range}).step_by({})", self.expr(st)),
+                    None => range,
+                };
+                out.push_str(&format!("{pad}for {} in {range} {{\n", local(*var)));
+                out.push_str(&self.stmts(body, indent + 4));
+                out.push_str(&format!("{pad}}}\n"));
+            }
+            Stmt::While { cond, body, .. } => {
+                out.push_str(&format!("{pad}while {} {{\n", self.expr(cond)));
+                out.push_str(&self.stmts(body, indent + 4));
+                out.push_str(&format!("{pad}}}\n"));
+            }
+            Stmt::Break { .. } => out.push_str(&format!("{pad}break;\n")),
+            Stmt::Continue { .. } => out.push_str(&format!("{pad}continue;\n")),
+            Stmt::ThreadMap(t) => {
+                let params: Vec<String> = t
+                    .params
+                    .iter()
+                    .map(|p| {
+                        let range = format!(
+                            "{}..{}",
+                            self.operand(&p.start, 10),
+                            self.operand(&p.end, 10)
+                        );
+                        let range = match &p.step {
+                            Some(st) => format!("({range}).step_by({})", self.expr(st)),
+                            None => range,
+                        };
+                        format!("{} in {range}", local(p.local))
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "{pad}map {}[{}] on threads {{\n",
+                    t.name.text,
+                    params.join(", ")
+                ));
+                out.push_str(&self.stmts(&t.body, indent + 4));
+                out.push_str(&format!("{pad}}}\n"));
+                for r in crate::ir::uniform_reductions(t, &sdfg.containers) {
+                    out.push_str(&format!(
+                        "{pad}// block reduction ({}) into `{}`: warp shuffles, per-warp slots and a barrier (blocks of more than one warp), one update by thread 0\n",
+                        r.op.name(),
+                        container_name(sdfg, r.container)
+                    ));
+                }
+            }
+            // The user cannot write a barrier: it prints as a comment with its reason.
+            Stmt::Barrier(b) => out.push_str(&format!("{pad}// barrier: {}\n", b.reason)),
         }
-        // The user cannot write a barrier: it prints as a comment with its reason.
-        Stmt::Barrier(b) => out.push_str(&format!("{pad}// barrier: {}\n", b.reason)),
     }
 }
 

@@ -1,0 +1,97 @@
+//! `sdfg!` source text of the random programs of [`crate::randexpr`]
+//! (symbols, `gpu` containers and one state of flat `gpu` maps), so that a
+//! test suite can compile them through the macro and run what the CPU
+//! device's twins and the glue make of them against the evaluator.
+//!
+//! Literals print with their types (`export::print::stmts_to_source`): the
+//! text parses back to the values the generator chose, whatever the context
+//! would have inferred for an unsuffixed literal.
+
+use sdfg_compiler::export::print::{expr_to_rust, stmts_to_source, BodyNames};
+use sdfg_compiler::ir::{RangeEnd, Sdfg, StatementKind, Storage};
+use std::fmt::Write;
+
+/// Why an SDFG has no source text here: a construct this printer does not
+/// write (the random programs never have one).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Unprintable(pub String);
+
+/// `sdfg::sdfg! { pub sdfg NAME { ... } }` for `sdfg`, named `name`, with
+/// `doc` as its doc comment.
+pub fn program_source(sdfg: &Sdfg, name: &str, doc: &str) -> Result<String, Unprintable> {
+    let none = BodyNames::none();
+    let mut out = String::new();
+    let _ = writeln!(out, "sdfg::sdfg! {{\n    /// {doc}\n    pub sdfg {name} {{");
+    for s in &sdfg.symbols {
+        let _ = writeln!(out, "        symbol {}: {};", s.name.text, s.ty);
+    }
+    for c in &sdfg.containers {
+        if c.storage != Storage::Gpu || c.transient {
+            return Err(Unprintable(format!(
+                "container `{}` is not a gpu argument",
+                c.name.text
+            )));
+        }
+        let shape: Vec<String> = c
+            .shape
+            .iter()
+            .map(|d| expr_to_rust(d, sdfg, &none))
+            .collect();
+        let shape = if shape.is_empty() {
+            String::new()
+        } else {
+            format!("[{}]", shape.join(", "))
+        };
+        let _ = writeln!(out, "        gpu {}: {}{shape};", c.name.text, c.elem);
+    }
+    for state in &sdfg.states {
+        let _ = writeln!(out, "        state {} {{", state.name.text);
+        for stmt in &state.stmts {
+            let StatementKind::Map(map) = &stmt.kind else {
+                return Err(Unprintable(format!(
+                    "state `{}` holds a statement other than a map",
+                    state.name.text
+                )));
+            };
+            if map.block.is_some() {
+                return Err(Unprintable(format!(
+                    "map `{}` is a block map",
+                    map.name.text
+                )));
+            }
+            let mut ranges = Vec::new();
+            for p in &map.params {
+                let (dots, end) = match p.run_end() {
+                    RangeEnd::Exclusive(e) => ("..", e),
+                    RangeEnd::Inclusive(last) => ("..=", last),
+                };
+                let range = format!(
+                    "{}{dots}{}",
+                    expr_to_rust(&p.start, sdfg, &none),
+                    expr_to_rust(end, sdfg, &none)
+                );
+                let range = match &p.step {
+                    Some(step) => format!("({range}).step_by({})", expr_to_rust(step, sdfg, &none)),
+                    None => range,
+                };
+                ranges.push(format!("{} in {range}", p.name.text));
+            }
+            let names = BodyNames::for_map(map);
+            let _ = writeln!(
+                out,
+                "            map {}[{}] on gpu {{\n{}            }}",
+                map.name.text,
+                ranges.join(", "),
+                stmts_to_source(&map.body.stmts, sdfg, &names, 16)
+            );
+        }
+        let _ = writeln!(out, "        }}");
+    }
+    if sdfg.states.len() > 1 {
+        return Err(Unprintable(
+            "more than one state (no edges are printed)".into(),
+        ));
+    }
+    out.push_str("    }\n}\n");
+    Ok(out)
+}
