@@ -1,5 +1,5 @@
 //! `sdfg!` source text of the random programs of [`crate::randexpr`]
-//! (symbols, `gpu` containers and one state of flat `gpu` maps), so that a
+//! (symbols, `gpu` or `host` containers and one state of flat maps), so that a
 //! test suite can compile them through the macro and run what the CPU
 //! device's twins and the glue make of them against the evaluator.
 //!
@@ -26,9 +26,9 @@ pub fn program_source(sdfg: &Sdfg, name: &str, doc: &str) -> Result<String, Unpr
         let _ = writeln!(out, "        symbol {}: {};", s.name.text, s.ty);
     }
     for c in &sdfg.containers {
-        if c.storage != Storage::Gpu || c.transient {
+        if !matches!(c.storage, Storage::Gpu | Storage::Host) || c.transient {
             return Err(Unprintable(format!(
-                "container `{}` is not a gpu argument",
+                "container `{}` is not a gpu or host argument",
                 c.name.text
             )));
         }
@@ -42,7 +42,8 @@ pub fn program_source(sdfg: &Sdfg, name: &str, doc: &str) -> Result<String, Unpr
         } else {
             format!("[{}]", shape.join(", "))
         };
-        let _ = writeln!(out, "        gpu {}: {}{shape};", c.name.text, c.elem);
+        let storage = c.storage.keyword();
+        let _ = writeln!(out, "        {storage} {}: {}{shape};", c.name.text, c.elem);
     }
     for state in &sdfg.states {
         let _ = writeln!(out, "        state {} {{", state.name.text);
@@ -79,9 +80,10 @@ pub fn program_source(sdfg: &Sdfg, name: &str, doc: &str) -> Result<String, Unpr
             let names = BodyNames::for_map(map);
             let _ = writeln!(
                 out,
-                "            map {}[{}] on gpu {{\n{}            }}",
+                "            map {}[{}] on {} {{\n{}            }}",
                 map.name.text,
                 ranges.join(", "),
+                map.schedule.keyword(),
                 stmts_to_source(&map.body.stmts, sdfg, &names, 16)
             );
         }

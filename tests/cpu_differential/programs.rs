@@ -44,7 +44,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact0(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact0, Exact0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
+    run_program!(device Exact0, Exact0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
 }
 
 sdfg::sdfg! {
@@ -89,7 +89,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact1(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact1, Exact1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
+    run_program!(device Exact1, Exact1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
 }
 
 sdfg::sdfg! {
@@ -134,7 +134,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact2(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact2, Exact2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
+    run_program!(device Exact2, Exact2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
 }
 
 sdfg::sdfg! {
@@ -179,7 +179,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact3(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact3, Exact3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
+    run_program!(device Exact3, Exact3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
 }
 
 sdfg::sdfg! {
@@ -224,7 +224,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact4(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact4, Exact4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
+    run_program!(device Exact4, Exact4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
 }
 
 sdfg::sdfg! {
@@ -269,7 +269,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact5(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact5, Exact5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
+    run_program!(device Exact5, Exact5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
 }
 
 sdfg::sdfg! {
@@ -314,7 +314,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact6(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact6, Exact6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
+    run_program!(device Exact6, Exact6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
 }
 
 sdfg::sdfg! {
@@ -359,7 +359,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact7(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact7, Exact7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
+    run_program!(device Exact7, Exact7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
 }
 
 sdfg::sdfg! {
@@ -404,7 +404,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact8(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact8, Exact8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
+    run_program!(device Exact8, Exact8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
 }
 
 sdfg::sdfg! {
@@ -449,7 +449,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact9(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact9, Exact9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
+    run_program!(device Exact9, Exact9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
 }
 
 sdfg::sdfg! {
@@ -494,7 +494,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact10(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact10, Exact10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
+    run_program!(device Exact10, Exact10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
 }
 
 sdfg::sdfg! {
@@ -539,7 +539,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact11(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact11, Exact11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
+    run_program!(device Exact11, Exact11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
 }
 
 sdfg::sdfg! {
@@ -584,7 +584,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact12(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact12, Exact12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
+    run_program!(device Exact12, Exact12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
 }
 
 sdfg::sdfg! {
@@ -629,7 +629,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact13(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact13, Exact13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
+    run_program!(device Exact13, Exact13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
 }
 
 sdfg::sdfg! {
@@ -674,7 +674,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact14(device: &Device, seed: u64) -> Outcome {
-    run_program!(Exact14, Exact14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
+    run_program!(device Exact14, Exact14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
 }
 
 sdfg::sdfg! {
@@ -719,7 +719,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx0(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx0, Approx0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
+    run_program!(device Approx0, Approx0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
 }
 
 sdfg::sdfg! {
@@ -764,7 +764,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx1(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx1, Approx1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
+    run_program!(device Approx1, Approx1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
 }
 
 sdfg::sdfg! {
@@ -809,7 +809,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx2(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx2, Approx2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
+    run_program!(device Approx2, Approx2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
 }
 
 sdfg::sdfg! {
@@ -854,7 +854,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx3(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx3, Approx3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
+    run_program!(device Approx3, Approx3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
 }
 
 sdfg::sdfg! {
@@ -899,7 +899,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx4(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx4, Approx4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
+    run_program!(device Approx4, Approx4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
 }
 
 sdfg::sdfg! {
@@ -944,7 +944,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx5(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx5, Approx5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
+    run_program!(device Approx5, Approx5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
 }
 
 sdfg::sdfg! {
@@ -989,7 +989,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx6(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx6, Approx6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
+    run_program!(device Approx6, Approx6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
 }
 
 sdfg::sdfg! {
@@ -1034,7 +1034,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx7(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx7, Approx7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
+    run_program!(device Approx7, Approx7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
 }
 
 sdfg::sdfg! {
@@ -1079,7 +1079,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx8(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx8, Approx8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
+    run_program!(device Approx8, Approx8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
 }
 
 sdfg::sdfg! {
@@ -1124,7 +1124,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx9(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx9, Approx9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
+    run_program!(device Approx9, Approx9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
 }
 
 sdfg::sdfg! {
@@ -1169,7 +1169,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx10(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx10, Approx10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
+    run_program!(device Approx10, Approx10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
 }
 
 sdfg::sdfg! {
@@ -1214,7 +1214,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx11(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx11, Approx11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
+    run_program!(device Approx11, Approx11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
 }
 
 sdfg::sdfg! {
@@ -1259,7 +1259,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx12(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx12, Approx12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
+    run_program!(device Approx12, Approx12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
 }
 
 sdfg::sdfg! {
@@ -1304,7 +1304,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx13(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx13, Approx13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
+    run_program!(device Approx13, Approx13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
 }
 
 sdfg::sdfg! {
@@ -1349,7 +1349,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx14(device: &Device, seed: u64) -> Outcome {
-    run_program!(Approx14, Approx14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
+    run_program!(device Approx14, Approx14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
 }
 
 sdfg::sdfg! {
@@ -1388,7 +1388,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body0(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body0, Body0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
+    run_program!(device Body0, Body0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
 }
 
 sdfg::sdfg! {
@@ -1454,7 +1454,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body1(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body1, Body1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
+    run_program!(device Body1, Body1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
 }
 
 sdfg::sdfg! {
@@ -1506,7 +1506,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body2(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body2, Body2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
+    run_program!(device Body2, Body2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
 }
 
 sdfg::sdfg! {
@@ -1555,7 +1555,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body3(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body3, Body3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
+    run_program!(device Body3, Body3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
 }
 
 sdfg::sdfg! {
@@ -1613,7 +1613,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body4(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body4, Body4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
+    run_program!(device Body4, Body4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
 }
 
 sdfg::sdfg! {
@@ -1700,7 +1700,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body5(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body5, Body5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
+    run_program!(device Body5, Body5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
 }
 
 sdfg::sdfg! {
@@ -1742,7 +1742,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body6(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body6, Body6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
+    run_program!(device Body6, Body6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
 }
 
 sdfg::sdfg! {
@@ -1791,7 +1791,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body7(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body7, Body7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
+    run_program!(device Body7, Body7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
 }
 
 sdfg::sdfg! {
@@ -1846,7 +1846,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body8(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body8, Body8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
+    run_program!(device Body8, Body8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
 }
 
 sdfg::sdfg! {
@@ -1885,7 +1885,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body9(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body9, Body9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
+    run_program!(device Body9, Body9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
 }
 
 sdfg::sdfg! {
@@ -1924,7 +1924,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body10(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body10, Body10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
+    run_program!(device Body10, Body10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
 }
 
 sdfg::sdfg! {
@@ -1966,7 +1966,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body11(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body11, Body11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
+    run_program!(device Body11, Body11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
 }
 
 sdfg::sdfg! {
@@ -2015,7 +2015,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body12(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body12, Body12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
+    run_program!(device Body12, Body12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
 }
 
 sdfg::sdfg! {
@@ -2067,7 +2067,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body13(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body13, Body13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
+    run_program!(device Body13, Body13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
 }
 
 sdfg::sdfg! {
@@ -2106,7 +2106,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body14(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body14, Body14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
+    run_program!(device Body14, Body14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
 }
 
 sdfg::sdfg! {
@@ -2165,7 +2165,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body15(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body15, Body15Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: u64)
+    run_program!(device Body15, Body15Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: u64)
 }
 
 sdfg::sdfg! {
@@ -2221,7 +2221,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body16(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body16, Body16Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i8)
+    run_program!(device Body16, Body16Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i8)
 }
 
 sdfg::sdfg! {
@@ -2270,7 +2270,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body17(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body17, Body17Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i16)
+    run_program!(device Body17, Body17Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i16)
 }
 
 sdfg::sdfg! {
@@ -2309,7 +2309,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body18(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body18, Body18Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i32)
+    run_program!(device Body18, Body18Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i32)
 }
 
 sdfg::sdfg! {
@@ -2371,7 +2371,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body19(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body19, Body19Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: i64)
+    run_program!(device Body19, Body19Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: i64)
 }
 
 sdfg::sdfg! {
@@ -2413,7 +2413,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body20(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body20, Body20Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u8)
+    run_program!(device Body20, Body20Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u8)
 }
 
 sdfg::sdfg! {
@@ -2452,7 +2452,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body21(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body21, Body21Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u16)
+    run_program!(device Body21, Body21Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u16)
 }
 
 sdfg::sdfg! {
@@ -2497,7 +2497,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body22(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body22, Body22Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u32)
+    run_program!(device Body22, Body22Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u32)
 }
 
 sdfg::sdfg! {
@@ -2552,7 +2552,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body23(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body23, Body23Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: u64)
+    run_program!(device Body23, Body23Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: u64)
 }
 
 sdfg::sdfg! {
@@ -2591,7 +2591,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body24(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body24, Body24Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i8)
+    run_program!(device Body24, Body24Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i8)
 }
 
 sdfg::sdfg! {
@@ -2633,7 +2633,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body25(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body25, Body25Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i16)
+    run_program!(device Body25, Body25Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i16)
 }
 
 sdfg::sdfg! {
@@ -2686,7 +2686,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body26(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body26, Body26Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i32)
+    run_program!(device Body26, Body26Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i32)
 }
 
 sdfg::sdfg! {
@@ -2742,7 +2742,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body27(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body27, Body27Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: i64)
+    run_program!(device Body27, Body27Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: i64)
 }
 
 sdfg::sdfg! {
@@ -2790,7 +2790,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body28(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body28, Body28Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u8)
+    run_program!(device Body28, Body28Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u8)
 }
 
 sdfg::sdfg! {
@@ -2852,7 +2852,801 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body29(device: &Device, seed: u64) -> Outcome {
-    run_program!(Body29, Body29Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u16)
+    run_program!(device Body29, Body29Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u16)
+}
+
+sdfg::sdfg! {
+    /// HostBody(I8, false), seed 0x40570000.
+    pub sdfg HostBody0 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: i8[N];
+        host ACC: i8[3];
+        state s {
+            map f[i in 0..N] on cpu {
+                if c64::new(5e-324f64, 4294967296.0f64) - c64::new(1.7195696110835579f64, 0.0f64) == IN_c64[i].conj() {
+                    OUT[i] = i as i8;
+                    OUT[i] = (100i8).min(50i8).max(!89i8);
+                    let mut l0 = c64::new(if true { IN_f64[i] / 101127.86414895048f64 } else { if IN_bool[IN_i64[i] % 16i64 + i + -3i64] { IN_f64[IN_i64[i] % 16i64 + i + -3i64] } else { IN_f64[i] } }, (if false { -0.0f64 } else { IN_f64[i] }) * (-2.5f64 % IN_f64[i]));
+                } else {
+                    OUT[i] = (IN_i8[i] + IN_f32[i] as i8).max(IN_i8[i].abs() | IN_i8[i] % 57i8);
+                    for k1 in (0i16..IN_i16[i] % 5i16).step_by(1i16) {
+                        let mut l2 = (if i as i32 <= IN_i32[i] { IN_c32[i] + IN_c32[i] } else { c32::new(IN_f32[IN_i64[i] % 16i64 + i + -3i64], IN_f32[i]) }) + c32::new(IN_f32[i], IN_f32[i]).conj();
+                        OUT[i] = (IN_i8[i] & -31i8 ^ (if IN_bool[i] { 98i8 } else { 9i8 })).min(-121i8 >> (IN_u8[i] | IN_u8[i]));
+                    }
+                }
+                OUT[i] = if IN_u32[i].min(IN_u32[i]) <= IN_u32[i] - IN_u32[i] { ((-383.0f32 as f16) * IN_f16[i]) as i8 } else { !7i8 };
+                if IN_i8[i] | i as i8 > !(i as i8) {
+                    OUT[i] = !(if IN_bool[i] { IN_i8[i] } else { IN_i8[i] }) << IN_i8[i].max(IN_i8[i]) as i32;
+                    let mut l3 = IN_i32[i];
+                    OUT[i] = IN_u16[IN_i64[i] % 16i64 + i + -3i64] as i8;
+                } else {
+                    let mut l4 = (-c32::new(IN_f32[i], IN_f32[i])).conj();
+                    for k5 in 1u64..=IN_u64[i] % 5u64 {
+                        l4 = if 1159866626u32 % IN_u32[i] == IN_u32[i] * IN_u32[IN_i64[i] % 16i64 + i + -3i64] { (if IN_bool[i] { c32::new(-0.0f32, -0.48097616f32) } else { IN_c32[i] }) / (if false { c32::new(-1.5f32, 0.0f32) } else { IN_c32[IN_i64[i] % 16i64 + i + -3i64] }) } else { if IN_bool[i] || true { -IN_c32[i] } else { if IN_bool[i] { c32::new(1.1754944e-38f32, 0.052532256f32) } else { l4 } } };
+                        OUT[i] = 51i8;
+                    }
+                }
+                OUT[i] = IN_i8[i] + 724u16 as i8;
+                OUT[i] = (-IN_i8[IN_i64[i] % 16i64 + i + -3i64]).max(IN_i8[i] >> 53u64) * ((3.7285156f32 as f16) - (4.2929688f32 as f16)) as i8;
+                OUT[i] = IN_u8[i] as i8;
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody0(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody0, HostBody0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
+}
+
+sdfg::sdfg! {
+    /// HostBody(I16, true), seed 0x40570001.
+    pub sdfg HostBody1 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: i16[N];
+        host ACC: i16[3];
+        state s {
+            map f[i in 0..N] on seq {
+                if IN_bool[i] {
+                    ACC[i % 3i64] += if false && false { IN_i16[i] - 0i16 } else { IN_i16[IN_i64[i] % 16i64 + i + -3i64] << IN_i64[i] };
+                    let mut l0 = IN_i8[i];
+                    OUT[i] = (IN_i64[i] << IN_u32[i] < IN_i64[IN_i64[i] % 16i64 + i + -3i64].min(-100i64)) as i16;
+                } else {
+                    let mut l1 = (IN_u8[i] as u64 + (IN_u64[i] << 11039i16)) as i32;
+                    OUT[i] = 1000i16 % 0i16 % (428i16 / i as i16);
+                }
+                let mut l2 = (-55i8).min(i as u16 as i8) << IN_i32[i] as bf16 as i64;
+                OUT[i] = IN_i16[i].abs();
+                OUT[i] = IN_i16[i];
+                OUT[i] = IN_i16[i];
+                let mut l3 = 345u32 * (-862i16 as u32).max(!(i as u32));
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody1(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody1, HostBody1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
+}
+
+sdfg::sdfg! {
+    /// HostBody(I32, false), seed 0x40570002.
+    pub sdfg HostBody2 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: i32[N];
+        host ACC: i32[3];
+        state s {
+            map f[i in 0..N] on cpu {
+                let mut l0 = (if IN_u8[i] > IN_u8[IN_i64[i] % 16i64 + i + -3i64] { IN_i16[i] as u64 } else { IN_u64[i] & 63u64 }) << (IN_u64[i] ^ 384u64).max((-0.0f32 as bf16) as u64);
+                let mut l1 = IN_i32[i];
+                if c32::new(-473.27148f32, 280.37692f32) * IN_c32[i] != c32::new(-0.63561857f32, f32::INFINITY) / c32::new(0.0f32, 2147483600.0f32) {
+                    OUT[i] = !(IN_i32[i] << IN_i16[i]) >> (821416384u32 ^ 32u32) as i32;
+                    OUT[i] = (if !IN_bool[i] { if IN_bool[i] { IN_i32[IN_i64[i] % 16i64 + i + -3i64] } else { IN_i32[i] } } else { !1i32 }) - (-837i32 + i as i32) * (IN_i32[IN_i64[i] % 16i64 + i + -3i64] * IN_i32[i]);
+                    ACC[i % 3i64] = ACC[i % 3i64].min(l1);
+                } else {
+                    OUT[i] = 15987333195399474410u64 as u16 as i32 | IN_i32[i];
+                    let mut l2 = (3i16 as i16).min(IN_i16[i].min(0i16)) ^ IN_i16[i].max(IN_i16[i]) & IN_i16[IN_i64[i] % 16i64 + i + -3i64].abs();
+                }
+                OUT[i] = l1.min(IN_i32[i]) * (if IN_bool[i] { IN_i32[i] } else { IN_i32[IN_i64[i] % 16i64 + i + -3i64] }) % (IN_i32[i].min(-430i32) ^ IN_i32[IN_i64[i] % 16i64 + i + -3i64].abs());
+                for k3 in (2u64..2u64).step_by(3u64) {
+                    ACC[i % 3i64] = ACC[i % 3i64].min((i as i64 as i32).abs());
+                    ACC[i % 3i64] = ACC[i % 3i64].min(IN_i32[i] - i as i32 | IN_i64[i] as i32);
+                }
+                OUT[i] = (-722i32 & l1) % IN_u8[i] as i32;
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody2(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody2, HostBody2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
+}
+
+sdfg::sdfg! {
+    /// HostBody(I64, true), seed 0x40570003.
+    pub sdfg HostBody3 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: i64[N];
+        host ACC: i64[3];
+        state s {
+            map f[i in 0..N] on seq {
+                for k0 in (1i16..5i16).step_by(3i16) {
+                    if IN_i32[i].min(IN_i32[i]) >= IN_i32[IN_i64[i] % 16i64 + i + -3i64].min(-488i32) {
+                        OUT[i] = (if true { IN_i64[i] } else { 9223372036854775807i64 }).abs();
+                        OUT[i] = IN_i64[IN_i64[i] % 16i64 + i + -3i64] * 64i64 ^ IN_i64[i];
+                        OUT[i] = (IN_f64[i] as i64 as i64).min(IN_u32[IN_i64[i] % 16i64 + i + -3i64].max(276u32) as i64);
+                    } else {
+                        OUT[i] = IN_i64[i];
+                        OUT[i] = 64i64 ^ IN_i64[i];
+                    }
+                    ACC[i % 3i64] = ACC[i % 3i64].max(IN_i64[i]);
+                }
+                for k1 in 255u8 - 3u8..=255u8 - 2u8 % 2u8 {
+                    let mut l2 = ((if IN_bool[i] { IN_i32[i] } else { IN_i32[i] }) as i16) << IN_u16[i];
+                    OUT[i] = (--IN_i64[i]).abs();
+                }
+                let mut l3 = (if IN_c64[i] != IN_c64[i] { IN_bf16[i] } else { IN_bf16[i].ceil() }).max(IN_bf16[i].sqrt());
+                let mut l4 = 40000u16 & (17u16).min(IN_u16[i]).max(!IN_u16[i]);
+                l3 = (-(bf16::INFINITY / IN_bf16[i])).min((i as i8).max(7i8) as bf16);
+                let mut l5 = if IN_c64[i] != c64::new(1.0f64, 1.0f64) && !true { -(-0.062023938f32 as i32) } else { IN_i32[i] - -269i32 - IN_bf16[i] as i32 };
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody3(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody3, HostBody3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
+}
+
+sdfg::sdfg! {
+    /// HostBody(U8, false), seed 0x40570004.
+    pub sdfg HostBody4 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: u8[N];
+        host ACC: u8[3];
+        state s {
+            map f[i in 0..N] on cpu {
+                let mut l0 = IN_c32[i];
+                if !(IN_c64[i] == c64::new(9.3e18f64, f64::NAN)) {
+                    OUT[i] = (IN_u8[i] | IN_u8[i]) << IN_u8[i] / 9u8;
+                    ACC[i % 3i64] *= !0i32 as u8;
+                    OUT[i] = IN_f16[i] as u8;
+                } else {
+                    for k1 in (2u64..5u64).step_by(1u64) {
+                        OUT[i] = (!2u8 * i as u8) << !IN_i64[i];
+                        let mut l2 = (if IN_bool[i] { IN_i8[i] } else { IN_i8[i] }) - (IN_i8[i] ^ -7i8) != !IN_i8[IN_i64[i] % 16i64 + i + -3i64] >> (if true { 9i8 } else { IN_i8[IN_i64[i] % 16i64 + i + -3i64] });
+                    }
+                    if IN_bool[i] {
+                        OUT[i] = (IN_u8[i] + 232u8) / IN_u8[i];
+                        let mut l3 = c32::new(IN_f32[i], IN_f32[i].ceil()) - c32::new(0.42816573f32, 1e-45f32) / (if IN_bool[i] { c32::new(-1.5f32, -2147484000.0f32) } else { IN_c32[i] });
+                        l0 = IN_c32[i] * c32::new(if IN_bool[i] { IN_f32[i] } else { IN_f32[i] }, IN_u8[i] as f32);
+                    } else {
+                        OUT[i] = 8u8 >> IN_i8[i] >> 52332u16 * i as u16;
+                        OUT[i] = (IN_i8[IN_i64[i] % 16i64 + i + -3i64] as u8 - 9u8 / IN_u8[IN_i64[i] % 16i64 + i + -3i64]).min(IN_bool[i] as u8 | IN_i8[i] as u8);
+                    }
+                }
+                ACC[i % 3i64] *= if IN_u32[i] == 861u32 { 188u8 } else { IN_u8[i] };
+                let mut l4 = (IN_i32[i].max(IN_i32[i]) | IN_i32[i].max(IN_i32[i])) ^ (IN_u8[i] | 81u8) as i32;
+                OUT[i] = ((i as i64) << i as i8) as u8;
+                ACC[i % 3i64] *= if true | false { 226u8 * IN_u8[IN_i64[i] % 16i64 + i + -3i64] } else { IN_u8[i].max(IN_u8[i]) };
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody4(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody4, HostBody4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
+}
+
+sdfg::sdfg! {
+    /// HostBody(U16, true), seed 0x40570005.
+    pub sdfg HostBody5 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: u16[N];
+        host ACC: u16[3];
+        state s {
+            map f[i in 0..N] on seq {
+                ACC[i % 3i64] += (if IN_bool[i] { IN_u16[i] } else { IN_u16[i] }) as u16;
+                let mut l0 = ((if false { IN_i16[i] } else { IN_i16[i] }) as u64).max((IN_u32[i] as u64).min(IN_u64[i] ^ 18194000903212570244u64));
+                let mut l1 = i as u8;
+                for k2 in 1i64..1i64 {
+                    ACC[i % 3i64] += IN_u16[i];
+                    for k3 in (1u16..=3u16).step_by(3u16) {
+                        OUT[i] = IN_u16[i] & IN_u16[i] | k3.min(IN_u16[i]);
+                        OUT[i] = IN_u16[i].min(IN_u16[i]) | (k3 + IN_u16[i]).min(705u16 & IN_u16[i]);
+                    }
+                }
+                let mut l4 = if !(if IN_bool[i] { true } else { IN_bool[i] }) { if IN_bool[i] | IN_bool[i] { c32::new(IN_f32[i], 0.5f32) } else { if IN_bool[i] { IN_c32[i] } else { IN_c32[i] } } } else { c32::new(IN_f32[i], IN_f32[i]) - c32::new(-1.5f32, IN_f32[i]) };
+                OUT[i] = if !l1 == 86u8 + IN_u8[i] { (i as u16 >> IN_u32[IN_i64[i] % 16i64 + i + -3i64]).min((65535u16).min(IN_u16[i])) } else { IN_f64[i] as u16 - (if IN_bool[i] { IN_u16[i] } else { 17u16 }) };
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody5(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody5, HostBody5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
+}
+
+sdfg::sdfg! {
+    /// HostBody(U32, false), seed 0x40570006.
+    pub sdfg HostBody6 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: u32[N];
+        host ACC: u32[3];
+        state s {
+            map f[i in 0..N] on cpu {
+                OUT[i] = IN_u32[i].min(3322880308u32) & IN_u32[i].min(IN_u32[i]);
+                OUT[i] = IN_u16[i].max(IN_u16[i]) as u32;
+                OUT[i] = !IN_u32[i] << IN_f32[i] as u64;
+                OUT[i] = !IN_u32[i] << IN_u8[i] + 69u8;
+                OUT[i] = (1u32).max(795u32);
+                ACC[i % 3i64] = ACC[i % 3i64].min(IN_u32[i]);
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody6(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody6, HostBody6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
+}
+
+sdfg::sdfg! {
+    /// HostBody(U64, true), seed 0x40570007.
+    pub sdfg HostBody7 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: u64[N];
+        host ACC: u64[3];
+        state s {
+            map f[i in 0..N] on seq {
+                let mut l0 = IN_u8[i] >> 434u64 | (!IN_u8[i]).min(IN_u8[i] - 87u8);
+                if c32::new(IN_f32[i], -2147484000.0f32) != c32::new(-1.5f32, 3.75f32) * c32::new(233.92093f32, 0.44711602f32) {
+                    for k1 in (2u64..0u64).step_by(1u64) {
+                        ACC[i % 3i64] = ACC[i % 3i64].max(!15729460248776854469u64 / IN_u64[i].min(IN_u64[IN_i64[i] % 16i64 + i + -3i64]));
+                        let mut l2 = c64::new(-2.5f64, 2.2250738585072014e-308f64);
+                    }
+                    OUT[i] = ((if IN_bool[i] { i as i64 } else { -140i64 }) as u64).max((IN_u64[i] + i as u64) << (if IN_bool[i] { 1i64 } else { 1i64 }));
+                    l0 = (91u8 % !201u8).min((IN_u8[i] ^ l0) / (3.6972656f32 as f16) as u8);
+                } else {
+                    OUT[i] = 745u64 * 965u64 << 165u8 + IN_u8[i] + IN_i64[i] as u8;
+                    let mut l3 = if IN_bool[i] { !IN_u64[i] != (376u64).max(IN_u64[i]) } else { (if IN_bool[i] { IN_f32[i] } else { IN_f32[i] }) <= f32::NEG_INFINITY - -0.42246777f32 };
+                }
+                let mut l4 = (if IN_bool[IN_i64[i] % 16i64 + i + -3i64] { i as i8 } else { IN_i8[i] }) as f32 % (IN_u8[i] as f32).max(IN_f32[i] * IN_f32[i]);
+                l0 = l0;
+                if true {
+                    let mut l5 = c32::new(IN_f32[i], c32::new(3.058331f32, -296.4692f32).re) / c32::new(IN_f32[i], l4).conj();
+                    OUT[i] = IN_u64[i] >> (if IN_bool[IN_i64[i] % 16i64 + i + -3i64] { -968i32 } else { IN_i32[i] }).min(IN_i32[i] - IN_i32[i]);
+                    if if IN_u8[i] <= 200u8 { false } else { IN_bool[i] } {
+                        OUT[i] = (-451.0f32 as f16) as u64 % (IN_u64[i] >> IN_u16[i]);
+                        let mut l6 = i as u64 as u8;
+                        OUT[i] = if IN_bool[i] { i as u64 } else { 0u64 << IN_i32[i] << (if IN_bool[i] { IN_u16[i] } else { IN_u16[i] }) };
+                    } else {
+                        let mut l7 = if if IN_bool[i] { !IN_bool[i] } else { IN_bool[i] } { i as u8 } else { (if false { IN_i8[i] } else { IN_i8[i] }) as u8 };
+                        OUT[i] = if IN_c32[i] + IN_c32[IN_i64[i] % 16i64 + i + -3i64] == IN_c32[i] { IN_u64[i] ^ 5901585734851654590u64 + 3821852891887411210u64 } else { i as u64 };
+                    }
+                } else {
+                    ACC[i % 3i64] = ACC[i % 3i64].max(IN_u64[i]);
+                    OUT[i] = (0u64 | 645279586202339111u64).max(IN_u64[i]) - (1u64).max(IN_i32[i] as u64);
+                }
+                let mut l8 = c32::new(-1.3298821f32 / l4, IN_f32[i].min(IN_f32[i])).re;
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody7(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody7, HostBody7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
+}
+
+sdfg::sdfg! {
+    /// HostBody(F32, false), seed 0x40570008.
+    pub sdfg HostBody8 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: f32[N];
+        host ACC: i8[3];
+        state s {
+            map f[i in 0..N] on cpu {
+                ACC[i % 3i64] *= (-66i8 << -755i32) + IN_i8[i];
+                OUT[i] = c32::new(-260.07104f32, IN_f32[IN_i64[i] % 16i64 + i + -3i64]).im - (IN_i16[i] % IN_i16[i]) as f32;
+                if (IN_u16[i] as f16) < IN_i16[i] as f16 {
+                    for k0 in 2u32..IN_u32[i] % 5u32 {
+                        OUT[i] = (-10000000000.0f32).powi(188u64 as i32) - IN_f32[i];
+                        OUT[i] = (591i32 / 33i32) as f32;
+                    }
+                    OUT[i] = IN_f32[i];
+                    OUT[i] = IN_f32[i];
+                } else {
+                    OUT[i] = ((63i64 << 246u8) as f32).ceil();
+                    if if IN_f64[i] == IN_f64[i] { false == true } else { IN_u64[i] >= IN_u64[IN_i64[i] % 16i64 + i + -3i64] } {
+                        let mut l1 = IN_i64[i];
+                        OUT[i] = (-1.2224138f32).floor() % (3.75f32).max(-360.2265f32);
+                        l1 = IN_i64[i] + 59i64;
+                    } else {
+                        let mut l2 = if (if IN_bool[i] { 33i32 } else { IN_i32[i] }) == IN_i32[i] / IN_i32[i] { c64::new((0.23322582654162471f64).abs(), IN_f64[i].sqrt()) } else { IN_c64[i] + c64::new(2.187076657154777f64, IN_f64[i]) };
+                        ACC[i % 3i64] *= (27i8).max(-66i8).max(IN_i32[IN_i64[i] % 16i64 + i + -3i64] as i8);
+                    }
+                }
+                for k3 in (1i8..=4i8).step_by(3i8) {
+                    OUT[i] = (if IN_bool[i] { 2147483600.0f32 - IN_f32[i] } else { IN_f32[i] % 2.6169534f32 }).ceil();
+                    if !(IN_c64[i] == IN_c64[i]) {
+                        OUT[i] = IN_f32[IN_i64[i] % 16i64 + i + -3i64];
+                        ACC[i % 3i64] *= (k3 ^ IN_i8[i]) / (IN_i8[i] & IN_i8[i]);
+                        ACC[i % 3i64] *= if true { IN_i8[i].abs() } else { if IN_bool[i] { IN_i8[IN_i64[i] % 16i64 + i + -3i64] } else { k3 } };
+                    } else {
+                        let mut l4 = -(1i8 >> 1452637102i32) as i8;
+                        l4 = IN_i8[i];
+                    }
+                }
+                let mut l5 = (IN_f64[i] as u32).max(1173037747u32 * IN_u32[i]) as u32;
+                if c64::new(IN_f64[i], IN_f64[i]) != (if IN_bool[i] { IN_c64[i] } else { IN_c64[i] }) {
+                    for k6 in 1i64..3i64 {
+                        ACC[i % 3i64] *= IN_i8[i].abs() & IN_i8[i] * IN_i8[i];
+                        ACC[i % 3i64] *= if k6 >= 63i64 { !IN_i8[i] } else { 9i8 & i as i8 };
+                    }
+                    OUT[i] = ((IN_f32[i] - IN_f32[i]) / (-0.041615427f32).max(-0.31488597f32)).max(i as i64 as f32);
+                    OUT[i] = (-2.640625f32 as f16) as i32 as i16 as f32;
+                } else {
+                    OUT[i] = IN_bf16[IN_i64[i] % 16i64 + i + -3i64].abs() as f32;
+                    let mut l7 = -1732782527i32;
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody8(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody8, HostBody8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
+}
+
+sdfg::sdfg! {
+    /// HostBody(F64, true), seed 0x40570009.
+    pub sdfg HostBody9 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: f64[N];
+        host ACC: i16[3];
+        state s {
+            map f[i in 0..N] on seq {
+                let mut l0 = i as i64;
+                if (1.2265625f32 as bf16).min(IN_bf16[i]) != IN_bf16[i].floor() {
+                    if !IN_bool[i] | false {
+                        l0 = IN_i16[i] as i16 as i64;
+                        OUT[i] = 0.1688067963091141f64;
+                        OUT[i] = IN_f64[i];
+                    } else {
+                        OUT[i] = (if 7u8 < IN_u8[IN_i64[i] % 16i64 + i + -3i64] { IN_f64[i].min(IN_f64[i]) } else { f64::INFINITY % -0.4829252518552407f64 }).mul_add(!IN_u32[IN_i64[i] % 16i64 + i + -3i64] as f64, (IN_f64[i] / IN_f64[IN_i64[i] % 16i64 + i + -3i64]).mul_add(--3.69244284213989f64, -50i8 as f64));
+                        OUT[i] = if if IN_bool[i] { true } else { IN_bool[i] } { IN_f64[i].max(-195838.97951506267f64) } else { -1.5f32 as f64 };
+                    }
+                    OUT[i] = (-0.3725529358273141f64).mul_add(-293538.7907282787f64, -2.5f64) - IN_f64[i] + IN_f64[i].mul_add(IN_f64[i], IN_f64[IN_i64[i] % 16i64 + i + -3i64]) * IN_f64[i];
+                    OUT[i] = (-1i16).abs() as f64;
+                } else {
+                    l0 = (-110i8 as i64).max(IN_f16[i] as i64).abs();
+                    let mut l1 = (IN_f64[IN_i64[i] % 16i64 + i + -3i64] % -1.8973181521647131f64 + (327464.6361313498f64).sqrt()) % (if IN_c64[i] != IN_c64[i] { IN_c64[i].norm_sqr() } else { 5e-324f64 });
+                }
+                let mut l2 = (--IN_f16[IN_i64[i] % 16i64 + i + -3i64]).ceil();
+                let mut l3 = !(if IN_c32[i] != IN_c32[i] { 359i64 as u16 } else { 25934u16 });
+                l0 = ((10000000000.0f32).floor() as i64).min((if true { l3 } else { l3 }) as i64);
+                if IN_u8[i] << l3 == IN_u8[i] {
+                    if IN_bf16[i] > IN_u8[i] as bf16 {
+                        OUT[i] = (c64::new(-0.37439578214401537f64, 1e300f64) / IN_c64[i]).im;
+                        let mut l4 = if 403i16 >> l3 < IN_i16[i] + i as i16 { (IN_i32[i] >> 17u16) as u8 } else { (118u8).min(2u8) + (IN_u8[i] & IN_u8[i]) };
+                        OUT[i] = IN_f32[i].ceil() as f64;
+                    } else {
+                        let mut l5 = IN_u32[i].min((946u32 | IN_u32[i]) * IN_u32[IN_i64[i] % 16i64 + i + -3i64].min(i as u32));
+                        OUT[i] = ((if IN_bool[i] { IN_i8[i] } else { -47i8 }) as f64).floor();
+                    }
+                    let mut l6 = IN_u16[i];
+                    OUT[i] = if !true { IN_f64[IN_i64[i] % 16i64 + i + -3i64] + IN_f64[i] } else { 250897049i32 as f64 };
+                } else {
+                    l0 = !IN_i64[i] + l0.min(l0) ^ IN_i64[i];
+                    ACC[i % 3i64] += IN_i16[i].max(IN_i16[i]) * --29116i16;
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody9(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody9, HostBody9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
+}
+
+sdfg::sdfg! {
+    /// HostBody(F16, false), seed 0x4057000a.
+    pub sdfg HostBody10 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: f16[N];
+        host ACC: i32[3];
+        state s {
+            map f[i in 0..N] on cpu {
+                ACC[i % 3i64] = ACC[i % 3i64].min(IN_bool[i] as i32 - (929i32 + IN_i32[i]));
+                for k0 in (1u32..IN_u32[i] % 5u32).step_by(2u32) {
+                    for k1 in 65535u16 - 3u16..=65535u16 - 3u16 % 2u16 {
+                        OUT[i] = (if IN_bf16[i] < (1.0010069e-38f32 as bf16) { IN_i64[i] << k1 } else { !IN_i64[i] }) as f16;
+                        let mut l2 = ((if IN_bool[i] { (-3.0898438f32 as f16) } else { (-2.4257813f32 as f16) }) - -IN_f16[i]).floor();
+                    }
+                    if !(false || IN_bool[i]) {
+                        let mut l3 = IN_i64[i];
+                        OUT[i] = (0.14147949f32 as f16) as f16;
+                        ACC[i % 3i64] = ACC[i % 3i64].min(!-184483768i32 - (IN_i32[i] | IN_i32[i]));
+                    } else {
+                        ACC[i % 3i64] = ACC[i % 3i64].min((if IN_bool[i] { i as i32 } else { 33i32 }).min(!IN_i32[i]));
+                        ACC[i % 3i64] = ACC[i % 3i64].min(IN_bool[IN_i64[i] % 16i64 + i + -3i64] as i32);
+                    }
+                }
+                let mut l4 = (if IN_bool[i] { IN_i16[IN_i64[i] % 16i64 + i + -3i64] } else { i16::MIN }).max(IN_i16[i] >> IN_u64[IN_i64[i] % 16i64 + i + -3i64]).min(-IN_i16[i]);
+                let mut l5 = -1.0816505236827367f64 as f64;
+                if i32::MIN % 1288385902i32 > (-991884838i32).min(31i32) {
+                    OUT[i] = (32768u16).min(IN_u16[i]) as f16;
+                    OUT[i] = !-7i32 as f16;
+                    OUT[i] = (-0.26123047f32 as f16);
+                } else {
+                    l5 = IN_f64[i];
+                    for k6 in (0u16..IN_u16[i] % 5u16).step_by(3u16) {
+                        OUT[i] = (if IN_bool[i] { IN_f16[i] } else { IN_f16[i] }).floor();
+                        OUT[i] = (1.0f32 as f16) * ((1.0f32 as f16).abs() % (4.1210938f32 as f16).powi(IN_i32[i]));
+                    }
+                }
+                OUT[i] = -IN_f16[i] * (IN_f16[IN_i64[i] % 16i64 + i + -3i64] - IN_f16[i]) + IN_f16[i];
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody10(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody10, HostBody10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
+}
+
+sdfg::sdfg! {
+    /// HostBody(BF16, true), seed 0x4057000b.
+    pub sdfg HostBody11 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: bf16[N];
+        host ACC: i64[3];
+        state s {
+            map f[i in 0..N] on seq {
+                OUT[i] = -bf16::INFINITY;
+                OUT[i] = IN_bf16[i] + IN_bf16[i] + (0.33203125f32 as bf16);
+                let mut l0 = IN_u32[i] >> (if IN_bool[i] { 952i32 + IN_i32[i] } else { IN_i32[IN_i64[i] % 16i64 + i + -3i64] / IN_i32[i] });
+                OUT[i] = IN_bf16[i];
+                l0 = (IN_i8[i] >> IN_u8[i]) as u32 >> (2147483648u32 as u64).min((15915894384302897261u64).max(1410587715771387167u64));
+                let mut l1 = IN_u8[i];
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody11(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody11, HostBody11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
+}
+
+sdfg::sdfg! {
+    /// HostBody(Bool, false), seed 0x4057000c.
+    pub sdfg HostBody12 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: bool[N];
+        host ACC: u8[3];
+        state s {
+            map f[i in 0..N] on cpu {
+                OUT[i] = (IN_i16[i] <= IN_i16[i]) | !(IN_c64[IN_i64[i] % 16i64 + i + -3i64] != IN_c64[i]);
+                OUT[i] = !IN_i64[i] != IN_u32[IN_i64[i] % 16i64 + i + -3i64] as i64;
+                OUT[i] = IN_f16[i].mul_add((1.0f32 as f16), IN_f16[i]) != IN_i16[i] as f16;
+                OUT[i] = IN_i64[i].min(118i64) & (64i64).abs() == !-2219851499454067498i64;
+                let mut l0 = if (67i32).min(IN_i32[i]) >= -945542520i32 { (if IN_bool[i] { IN_i8[i] } else { IN_i8[i] }) - 63i8 * IN_i8[i] } else { IN_i8[i].max(9i8) << (3420289125666281439i64).abs() };
+                let mut l1 = (648u64 >> l0 ^ IN_u64[i] - 18446744073709551615u64).min(IN_f16[i] as u64 / (IN_u64[i] | i as u64));
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody12(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody12, HostBody12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
+}
+
+sdfg::sdfg! {
+    /// HostBody(C32, true), seed 0x4057000d.
+    pub sdfg HostBody13 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: c32[N];
+        host ACC: u16[3];
+        state s {
+            map f[i in 0..N] on seq {
+                let mut l0 = ((if true { IN_u64[i] } else { 0u64 }) & 0i32 as u64) >> IN_u64[i];
+                let mut l1 = -(0.2772271f32).mul_add(f32::INFINITY, IN_f32[i]) * IN_f32[i];
+                let mut l2 = -((9223372036854775808u64 - 2497145773769894612u64) as i16);
+                let mut l3 = (IN_i32[i] as f64).min(IN_f64[i].floor()) - (if false { IN_f64[i] - 1.5212623926053792f64 } else { 2322824920647559449u64 as f64 });
+                if (if IN_bool[i] { IN_bool[i] } else { IN_bool[i] }) && IN_u8[i] < 223u8 {
+                    if IN_u64[i].min(506u64) < IN_u64[IN_i64[i] % 16i64 + i + -3i64] * l0 {
+                        l0 = l0.min(IN_u64[IN_i64[i] % 16i64 + i + -3i64] as u64 & 3694477993508005297u64 * l0);
+                        ACC[i % 3i64] += 55752u16;
+                        l1 = c32::new((2147483600.0f32).min(IN_f32[IN_i64[i] % 16i64 + i + -3i64]), IN_f32[i]).im;
+                    } else {
+                        OUT[i] = c32::new(IN_f32[i], 1.1754944e-38f32) + IN_c32[i] / IN_c32[IN_i64[i] % 16i64 + i + -3i64] + -IN_c32[i].conj();
+                        OUT[i] = (if IN_bool[i] { IN_c32[i] } else { IN_c32[i] }) * c32::new(1.153605f32, 0.05805391f32);
+                    }
+                    OUT[i] = IN_c32[i] * (if IN_bool[i] { IN_c32[i] } else { IN_c32[IN_i64[i] % 16i64 + i + -3i64] });
+                    let mut l4 = !1116231921u32;
+                } else {
+                    l3 = IN_f32[i].mul_add(-3.276791f32, -0.34495276f32) as f64 - IN_f64[i] * -0.0f64;
+                    let mut l5 = (--511i64).min(396i64 & 173i64) as i16;
+                }
+                OUT[i] = c32::new(-2147484000.0f32, 10000000000.0f32) * -IN_c32[i] - (c32::new(3.4028235e38f32, -2147484000.0f32) + c32::new(-135.2427f32, -0.10811162f32));
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody13(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody13, HostBody13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
+}
+
+sdfg::sdfg! {
+    /// HostBody(C64, false), seed 0x4057000e.
+    pub sdfg HostBody14 {
+        symbol N: i64;
+        host IN_i8: i8[N];
+        host IN_i16: i16[N];
+        host IN_i32: i32[N];
+        host IN_i64: i64[N];
+        host IN_u8: u8[N];
+        host IN_u16: u16[N];
+        host IN_u32: u32[N];
+        host IN_u64: u64[N];
+        host IN_f32: f32[N];
+        host IN_f64: f64[N];
+        host IN_f16: f16[N];
+        host IN_bf16: bf16[N];
+        host IN_bool: bool[N];
+        host IN_c32: c32[N];
+        host IN_c64: c64[N];
+        host OUT: c64[N];
+        host ACC: u32[3];
+        state s {
+            map f[i in 0..N] on cpu {
+                OUT[i] = IN_c64[IN_i64[i] % 16i64 + i + -3i64];
+                OUT[i] = IN_c64[i] / IN_c64[i] * IN_c64[IN_i64[i] % 16i64 + i + -3i64];
+                OUT[i] = -c64::new(2.2250738585072014e-308f64, 87023.66067258194f64);
+                ACC[i % 3i64] = ACC[i % 3i64].min(IN_u32[i] << IN_i16[i] | 18446744073709551615u64 as u32);
+                if IN_bool[i] {
+                    ACC[i % 3i64] = ACC[i % 3i64].min((2520323668u32 & IN_u32[i]) % (1.6552734f32 as f16) as u32);
+                    OUT[i] = IN_c64[i];
+                    OUT[i] = if f64::NAN < IN_f64[i] { c64::new(5e-324f64, IN_f64[i]) } else { c64::new(137230.997862384f64, 0.48977042256216763f64) - c64::new(0.0f64, -0.32759723522577044f64) };
+                } else {
+                    for k0 in 0u32..IN_u32[i] % 5u32 {
+                        OUT[i] = c64::new((-1.0f64).ceil(), 3.7437351463230337f64);
+                        let mut l1 = IN_u64[i];
+                    }
+                    OUT[i] = (IN_c64[i] / c64::new(0.1f64, -0.0f64)).conj();
+                }
+                let mut l2 = IN_u64[i].max(969u64).min((i as u64).min(i as u64)) <= 6033130292848218139i64 as f32 as u64;
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_hostbody14(device: &Device, seed: u64) -> Outcome {
+    run_program!(host HostBody14, HostBody14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
 }
 
 const PROGRAMS: &[Program] = &[
@@ -2916,4 +3710,19 @@ const PROGRAMS: &[Program] = &[
     Program { name: "Body27", transcendental: false, seed: 0xb0d1001b, run: run_body27 },
     Program { name: "Body28", transcendental: false, seed: 0xb0d1001c, run: run_body28 },
     Program { name: "Body29", transcendental: false, seed: 0xb0d1001d, run: run_body29 },
+    Program { name: "HostBody0", transcendental: false, seed: 0x40570000, run: run_hostbody0 },
+    Program { name: "HostBody1", transcendental: false, seed: 0x40570001, run: run_hostbody1 },
+    Program { name: "HostBody2", transcendental: false, seed: 0x40570002, run: run_hostbody2 },
+    Program { name: "HostBody3", transcendental: false, seed: 0x40570003, run: run_hostbody3 },
+    Program { name: "HostBody4", transcendental: false, seed: 0x40570004, run: run_hostbody4 },
+    Program { name: "HostBody5", transcendental: false, seed: 0x40570005, run: run_hostbody5 },
+    Program { name: "HostBody6", transcendental: false, seed: 0x40570006, run: run_hostbody6 },
+    Program { name: "HostBody7", transcendental: false, seed: 0x40570007, run: run_hostbody7 },
+    Program { name: "HostBody8", transcendental: false, seed: 0x40570008, run: run_hostbody8 },
+    Program { name: "HostBody9", transcendental: false, seed: 0x40570009, run: run_hostbody9 },
+    Program { name: "HostBody10", transcendental: false, seed: 0x4057000a, run: run_hostbody10 },
+    Program { name: "HostBody11", transcendental: false, seed: 0x4057000b, run: run_hostbody11 },
+    Program { name: "HostBody12", transcendental: false, seed: 0x4057000c, run: run_hostbody12 },
+    Program { name: "HostBody13", transcendental: false, seed: 0x4057000d, run: run_hostbody13 },
+    Program { name: "HostBody14", transcendental: false, seed: 0x4057000e, run: run_hostbody14 },
 ];
