@@ -20,10 +20,14 @@
 
 mod common;
 
-use sdfg::compiler::ir::{MapSchedule, ScalarType, Sdfg, StatementKind, Stmt, Storage, Value};
+use sdfg::compiler::eval::{self, MemEnv};
+use sdfg::compiler::ir::{
+    Container, MapSchedule, ScalarType, Sdfg, StatementKind, Stmt, Storage, Value,
+};
 use sdfg::prelude::*;
 use sdfg::runtime::Elem;
-use sdfg_testkit::harness::{eval_map, same_value, Data};
+use sdfg_testkit::harness::{eval_map, same_value, simulate_map, Data};
+use sdfg_testkit::randblock::random_block_program;
 use sdfg_testkit::randexpr::{random_body, random_inputs, random_module, GenConfig, RandomModule};
 use sdfg_testkit::source::program_source;
 
@@ -42,7 +46,13 @@ enum Kind {
     /// A random body in a host map (`cpu`, or `seq` when `true`) over host
     /// containers, with loads at data-dependent indices.
     HostBody(ScalarType, bool),
+    /// A random block map (`sdfg_testkit::randblock`).
+    Block,
 }
+
+/// The symbols of the block programs: rows, and columns (more than one
+/// warp's worth: thread maps stride over blocks of 32).
+const BLOCK_SYMBOLS: &[(&str, i64)] = &[("R", 5), ("C", 37)];
 
 /// The generated programs: name, kind and seed.
 fn specs() -> Vec<(String, Kind, u64)> {
@@ -69,7 +79,29 @@ fn specs() -> Vec<(String, Kind, u64)> {
         let seed = 0x4057_0000 + k as u64;
         out.push((format!("HostBody{k}"), Kind::HostBody(ty, k % 2 == 1), seed));
     }
+    for k in 0..24 {
+        out.push((format!("Block{k}"), Kind::Block, 0xB10C_0000 + k as u64));
+    }
     out
+}
+
+/// A program's `sdfg!` invocation, its IR and its symbols' values.
+fn random_program(
+    name: &str,
+    kind: Kind,
+    seed: u64,
+) -> (String, Sdfg, &'static [(&'static str, i64)]) {
+    let doc = format!("{kind:?}, seed {seed:#x}.");
+    if let Kind::Block = kind {
+        let text = random_block_program(seed, name, &doc);
+        let ir = sdfg::compiler::frontend_str(&text)
+            .unwrap_or_else(|d| panic!("the compiler refuses {name}:\n{d}\n{text}"));
+        let indented: String = text.lines().map(|l| format!("    {l}\n")).collect();
+        return (format!("sdfg::sdfg! {{\n{indented}}}\n"), ir, BLOCK_SYMBOLS);
+    }
+    let sdfg = random_sdfg(kind, seed);
+    let text = program_source(&sdfg, name, &doc).expect("the random programs print");
+    (text, sdfg, &[("N", N as i64)])
 }
 
 fn random_sdfg(kind: Kind, seed: u64) -> Sdfg {
@@ -85,6 +117,7 @@ fn random_sdfg(kind: Kind, seed: u64) -> Sdfg {
         Kind::Exact(ty) => own_outputs(random_module(seed, ty, 4, &exact)),
         Kind::Approx(ty) => own_outputs(random_module(seed, ty, 4, &approx)),
         Kind::Body(ty, data_dependent) => random_body(seed, ty, data_dependent).sdfg,
+        Kind::Block => unreachable!("block programs are source text"),
         Kind::HostBody(ty, seq) => {
             let mut sdfg = random_body(seed, ty, true).sdfg;
             for c in &mut sdfg.containers {
@@ -133,12 +166,13 @@ fn programs_file() -> String {
     );
     let mut table = String::new();
     for (name, kind, seed) in specs() {
-        let sdfg = random_sdfg(kind, seed);
-        let doc = format!("{kind:?}, seed {seed:#x}.");
-        out += &program_source(&sdfg, &name, &doc).expect("the random programs print");
+        let (text, sdfg, symbols) = random_program(&name, kind, seed);
+        out += &text;
+        let symbols: Vec<String> = symbols.iter().map(|(s, v)| format!("{s} = {v}")).collect();
         let fields: Vec<String> = sdfg
             .containers
             .iter()
+            .filter(|c| is_argument(c))
             .map(|c| format!("{}: {}", c.name.text, rust_type(c.elem)))
             .collect();
         let run = format!("run_{}", name.to_lowercase());
@@ -149,11 +183,26 @@ fn programs_file() -> String {
         };
         out += &format!(
             "\n#[allow(non_snake_case)]\nfn {run}(device: &Device, seed: u64) -> Outcome {{\n    \
-             run_program!({place} {name}, {name}Args, device, seed; {})\n}}\n\n",
+             run_program!({place} {name}, {name}Args, device, seed; [{}]; {})\n}}\n\n",
+            symbols.join(", "),
             fields.join(", ")
         );
+        let ir = format!("ir_{}", name.to_lowercase());
+        out += &format!(
+            "fn {ir}() -> (Sdfg, Vec<Value>) {{\n    \
+             let ir = {name}::ir().expect(\"the program's IR\");\n    \
+             let symbols = symbol_values(&ir, &[{}]);\n    (ir, symbols)\n}}\n\n",
+            symbols
+                .iter()
+                .map(|s| {
+                    let (n, v) = s.split_once(" = ").expect("name = value");
+                    format!("(\"{n}\", {v})")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         table += &format!(
-            "    Program {{ name: \"{name}\", transcendental: {}, seed: {seed:#x}, run: {run} }},\n",
+            "    Program {{ name: \"{name}\", transcendental: {}, seed: {seed:#x}, run: {run}, ir: {ir} }},\n",
             matches!(kind, Kind::Approx(_))
         );
     }
@@ -188,12 +237,15 @@ struct Program {
     transcendental: bool,
     seed: u64,
     run: fn(&Device, u64) -> Outcome,
+    /// The program's IR and its symbols' values.
+    ir: fn() -> (Sdfg, Vec<Value>),
 }
 
 /// One run: the program's IR, its inputs, what the device left in every
 /// container, and the call's result.
 struct Outcome {
     ir: Sdfg,
+    symbols: Vec<Value>,
     inputs: Data,
     got: Data,
     result: Result<(), Error>,
@@ -250,35 +302,71 @@ fn id(ir: &Sdfg, name: &str) -> usize {
 
 /// Random inputs for every container of `ir`: `IN_<ty>` and `ACC` random,
 /// the outputs zero (a body's store may sit under an `if`).
-fn inputs(ir: &Sdfg, seed: u64) -> Data {
+fn inputs(ir: &Sdfg, symbols: &[Value], seed: u64) -> Data {
     let mut data = Data::new();
     for (c, container) in ir.containers.iter().enumerate() {
-        let len = if container.name.text == "ACC" { 3 } else { N };
+        if !is_argument(container) {
+            continue;
+        }
+        let mut env = MemEnv {
+            symbols: symbols.to_vec(),
+            ..Default::default()
+        };
+        let shape: Vec<usize> = container
+            .shape
+            .iter()
+            .map(|d| {
+                let v = eval::eval_expr(d, &mut env, &mut Vec::new()).expect("a shape");
+                v.as_i128().expect("an integer shape") as usize
+            })
+            .collect();
+        let len = shape.iter().product();
         let name = container.name.text.as_str();
-        let values = if name.starts_with("OUT") {
+        let values = if name.starts_with("OUT") || ["Y", "Z", "WM"].contains(&name) {
             vec![Value::from_bits(container.elem, 0); len]
         } else if name == "ACC" {
             random_inputs(seed + 1, container.elem, len)
         } else {
             random_inputs(seed, container.elem, len)
         };
-        data.insert(c, (vec![len], values));
+        data.insert(c, (shape, values));
     }
     data
+}
+
+/// A container the caller passes (not a block's `shared` or `register` data).
+fn is_argument(c: &Container) -> bool {
+    matches!(c.storage, Storage::Gpu | Storage::Host) && !c.transient
+}
+
+/// The values of `ir`'s symbols, in its order, from `(name, value)` pairs.
+fn symbol_values(ir: &Sdfg, values: &[(&str, i64)]) -> Vec<Value> {
+    ir.symbols
+        .iter()
+        .map(|s| {
+            let (_, v) = values
+                .iter()
+                .find(|(n, _)| *n == s.name.text)
+                .unwrap_or_else(|| panic!("no value for the symbol `{}`", s.name.text));
+            sdfg::compiler::ir::semantics::cast(Value::I64(*v), s.ty)
+        })
+        .collect()
 }
 
 /// Fills every container (device buffers, or host vectors for `host`),
 /// runs the program once, reads every container back.
 macro_rules! run_program {
-    ($place:ident $program:ident, $args:ident, $device:expr, $seed:expr; $($c:ident: $t:ty),* $(,)?) => {{
+    ($place:ident $program:ident, $args:ident, $device:expr, $seed:expr;
+     [$($s:ident = $v:expr),*]; $($c:ident: $t:ty),* $(,)?) => {{
         let ir = $program::ir().expect("the program's IR");
-        let inputs = inputs(&ir, $seed);
+        let symbols = symbol_values(&ir, &[$((stringify!($s), $v)),*]);
+        let inputs = inputs(&ir, &symbols, $seed);
         $( let mut $c = run_program!(@fill $place $t, $device, &inputs[&id(&ir, stringify!($c))].1); )*
         let program = $program::load($device).expect("the program loads");
-        let result = program.run($args { N: N as i64, $($c: &mut $c,)* });
+        let result = program.run($args { $($s: $v,)* $($c: &mut $c,)* });
         let mut got = Data::new();
         $( got.insert(id(&ir, stringify!($c)), (inputs[&id(&ir, stringify!($c))].0.clone(), run_program!(@read $place $c))); )*
-        Outcome { ir, inputs, got, result }
+        Outcome { ir, symbols, inputs, got, result }
     }};
     (@fill device $t:ty, $device:expr, $values:expr) => { upload::<$t>($device, $values) };
     (@fill host $t:ty, $device:expr, $values:expr) => {
@@ -292,13 +380,12 @@ include!("cpu_differential/programs.rs");
 
 /// The evaluator's run of every map of state 0 in textual order: the
 /// containers afterwards, and whether any access was out of bounds.
-fn evaluate(ir: &Sdfg, inputs: &Data) -> (Data, bool) {
-    let symbols = [Value::I64(N as i64)];
+fn evaluate(ir: &Sdfg, symbols: &[Value], inputs: &Data) -> (Data, bool) {
     let mut data = inputs.clone();
     let mut faulted = false;
     for (stmt, s) in ir.states[0].stmts.iter().enumerate() {
         assert!(matches!(s.kind, StatementKind::Map(_)), "only maps");
-        let (after, fault) = eval_map(ir, 0, stmt, &symbols, &data);
+        let (after, fault) = eval_map(ir, 0, stmt, symbols, &data);
         data = after;
         faulted |= fault.is_some();
     }
@@ -307,7 +394,7 @@ fn evaluate(ir: &Sdfg, inputs: &Data) -> (Data, bool) {
 
 /// Every difference between a device's run and the evaluator's.
 fn compare(program: &Program, device: &Device, outcome: &Outcome) -> Vec<String> {
-    let (want, faulted) = evaluate(&outcome.ir, &outcome.inputs);
+    let (want, faulted) = evaluate(&outcome.ir, &outcome.symbols, &outcome.inputs);
     let host = outcome
         .ir
         .containers
@@ -378,6 +465,60 @@ fn random_programs_compute_what_the_evaluator_computes() {
     // The faulting programs are there (so the fault check is exercised).
     assert!(faulted > 0, "no program faulted");
     println!("{runs} runs of random programs matched the evaluator ({faulted} faulted)");
+}
+
+/// The PTX of every exact program with `gpu` maps, run kernel after kernel
+/// on the `ptxsim` interpreter (block maps over two CTAs, so blocks run
+/// several iterations), against the evaluator: what the GPU would compute,
+/// checked without one (it cannot catch a misreading of the PTX ISA).
+#[test]
+fn the_random_programs_ptx_computes_what_the_evaluator_computes() {
+    let mut problems = Vec::new();
+    let mut kernels = 0;
+    for program in PROGRAMS.iter().filter(|p| !p.transcendental) {
+        let (ir, symbols) = (program.ir)();
+        if ir.containers.iter().any(|c| c.storage == Storage::Host) {
+            continue;
+        }
+        let inputs = inputs(&ir, &symbols, program.seed);
+        let (want, faulted) = evaluate(&ir, &symbols, &inputs);
+        let module = sdfg::compiler::codegen::ptx::generate(&ir);
+        let mut data = inputs.clone();
+        let mut fault = 0;
+        for (k, kernel) in module.kernels.iter().enumerate() {
+            let StatementKind::Map(map) = &ir.states[kernel.state].stmts[kernel.stmt].kind else {
+                panic!("{}: kernel {k} is not a map's", program.name);
+            };
+            let grid = if map.block.is_some() {
+                [2, 1, 1]
+            } else {
+                [1, 1, 1]
+            };
+            let (after, word) = simulate_map(&ir, &module, k, &symbols, &data, grid)
+                .unwrap_or_else(|e| panic!("{}: kernel {k}: {e}\n{}", program.name, module.text));
+            data = after;
+            fault = fault.max(word);
+            kernels += 1;
+        }
+        let what = format!("{} (seed {:#x}) in ptxsim", program.name, program.seed);
+        for (c, (_, w)) in &want {
+            let name = &ir.containers[*c].name.text;
+            for (k, (&g, &w)) in data[c].1.iter().zip(w).enumerate() {
+                if !same_value(g, w) {
+                    problems.push(format!(
+                        "{what}: {name}[{k}] is {g:?}, the evaluator says {w:?}"
+                    ));
+                }
+            }
+        }
+        if (fault != 0) != faulted {
+            problems.push(format!(
+                "{what}: fault word {fault}, the evaluator faulted: {faulted}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    println!("{kernels} kernels of random programs matched the evaluator in ptxsim");
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! - [`examples`]: SDFGs several test suites share (axpy, stencil, dot);
 //! - [`randexpr`]: random well-typed expressions and bodies for
 //!   differential tests of the backends against the evaluator;
+//! - [`randblock`]: random block-map programs (as `sdfg!` source) whose
+//!   results do not depend on the order of combination;
 //! - [`ptxsim`]: a sequential interpreter of the PTX subset the backend
 //!   emits, and [`harness`], which runs one `gpu` map through it and through
 //!   the evaluator from the same inputs;
@@ -21,6 +23,7 @@ pub mod examples;
 pub mod harness;
 pub mod ptxsim;
 pub mod quiet;
+pub mod randblock;
 pub mod randexpr;
 pub mod rng;
 pub mod source;

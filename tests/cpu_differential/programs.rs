@@ -44,7 +44,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact0(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact0, Exact0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
+    run_program!(device Exact0, Exact0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
+}
+
+fn ir_exact0() -> (Sdfg, Vec<Value>) {
+    let ir = Exact0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -89,7 +95,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact1(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact1, Exact1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
+    run_program!(device Exact1, Exact1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
+}
+
+fn ir_exact1() -> (Sdfg, Vec<Value>) {
+    let ir = Exact1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -134,7 +146,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact2(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact2, Exact2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
+    run_program!(device Exact2, Exact2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
+}
+
+fn ir_exact2() -> (Sdfg, Vec<Value>) {
+    let ir = Exact2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -179,7 +197,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact3(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact3, Exact3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
+    run_program!(device Exact3, Exact3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
+}
+
+fn ir_exact3() -> (Sdfg, Vec<Value>) {
+    let ir = Exact3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -224,7 +248,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact4(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact4, Exact4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
+    run_program!(device Exact4, Exact4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
+}
+
+fn ir_exact4() -> (Sdfg, Vec<Value>) {
+    let ir = Exact4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -269,7 +299,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact5(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact5, Exact5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
+    run_program!(device Exact5, Exact5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
+}
+
+fn ir_exact5() -> (Sdfg, Vec<Value>) {
+    let ir = Exact5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -314,7 +350,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact6(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact6, Exact6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
+    run_program!(device Exact6, Exact6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
+}
+
+fn ir_exact6() -> (Sdfg, Vec<Value>) {
+    let ir = Exact6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -359,7 +401,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact7(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact7, Exact7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
+    run_program!(device Exact7, Exact7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
+}
+
+fn ir_exact7() -> (Sdfg, Vec<Value>) {
+    let ir = Exact7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -404,7 +452,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact8(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact8, Exact8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
+    run_program!(device Exact8, Exact8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
+}
+
+fn ir_exact8() -> (Sdfg, Vec<Value>) {
+    let ir = Exact8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -449,7 +503,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact9(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact9, Exact9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
+    run_program!(device Exact9, Exact9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
+}
+
+fn ir_exact9() -> (Sdfg, Vec<Value>) {
+    let ir = Exact9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -494,7 +554,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact10(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact10, Exact10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
+    run_program!(device Exact10, Exact10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
+}
+
+fn ir_exact10() -> (Sdfg, Vec<Value>) {
+    let ir = Exact10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -539,7 +605,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact11(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact11, Exact11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
+    run_program!(device Exact11, Exact11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
+}
+
+fn ir_exact11() -> (Sdfg, Vec<Value>) {
+    let ir = Exact11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -584,7 +656,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact12(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact12, Exact12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
+    run_program!(device Exact12, Exact12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
+}
+
+fn ir_exact12() -> (Sdfg, Vec<Value>) {
+    let ir = Exact12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -629,7 +707,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact13(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact13, Exact13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
+    run_program!(device Exact13, Exact13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
+}
+
+fn ir_exact13() -> (Sdfg, Vec<Value>) {
+    let ir = Exact13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -674,7 +758,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact14(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Exact14, Exact14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
+    run_program!(device Exact14, Exact14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
+}
+
+fn ir_exact14() -> (Sdfg, Vec<Value>) {
+    let ir = Exact14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -719,7 +809,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx0(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx0, Approx0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
+    run_program!(device Approx0, Approx0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
+}
+
+fn ir_approx0() -> (Sdfg, Vec<Value>) {
+    let ir = Approx0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -764,7 +860,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx1(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx1, Approx1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
+    run_program!(device Approx1, Approx1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
+}
+
+fn ir_approx1() -> (Sdfg, Vec<Value>) {
+    let ir = Approx1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -809,7 +911,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx2(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx2, Approx2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
+    run_program!(device Approx2, Approx2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
+}
+
+fn ir_approx2() -> (Sdfg, Vec<Value>) {
+    let ir = Approx2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -854,7 +962,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx3(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx3, Approx3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
+    run_program!(device Approx3, Approx3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
+}
+
+fn ir_approx3() -> (Sdfg, Vec<Value>) {
+    let ir = Approx3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -899,7 +1013,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx4(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx4, Approx4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
+    run_program!(device Approx4, Approx4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
+}
+
+fn ir_approx4() -> (Sdfg, Vec<Value>) {
+    let ir = Approx4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -944,7 +1064,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx5(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx5, Approx5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
+    run_program!(device Approx5, Approx5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
+}
+
+fn ir_approx5() -> (Sdfg, Vec<Value>) {
+    let ir = Approx5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -989,7 +1115,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx6(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx6, Approx6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
+    run_program!(device Approx6, Approx6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
+}
+
+fn ir_approx6() -> (Sdfg, Vec<Value>) {
+    let ir = Approx6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1034,7 +1166,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx7(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx7, Approx7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
+    run_program!(device Approx7, Approx7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
+}
+
+fn ir_approx7() -> (Sdfg, Vec<Value>) {
+    let ir = Approx7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1079,7 +1217,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx8(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx8, Approx8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
+    run_program!(device Approx8, Approx8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
+}
+
+fn ir_approx8() -> (Sdfg, Vec<Value>) {
+    let ir = Approx8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1124,7 +1268,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx9(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx9, Approx9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
+    run_program!(device Approx9, Approx9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
+}
+
+fn ir_approx9() -> (Sdfg, Vec<Value>) {
+    let ir = Approx9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1169,7 +1319,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx10(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx10, Approx10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
+    run_program!(device Approx10, Approx10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
+}
+
+fn ir_approx10() -> (Sdfg, Vec<Value>) {
+    let ir = Approx10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1214,7 +1370,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx11(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx11, Approx11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
+    run_program!(device Approx11, Approx11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
+}
+
+fn ir_approx11() -> (Sdfg, Vec<Value>) {
+    let ir = Approx11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1259,7 +1421,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx12(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx12, Approx12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
+    run_program!(device Approx12, Approx12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
+}
+
+fn ir_approx12() -> (Sdfg, Vec<Value>) {
+    let ir = Approx12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1304,7 +1472,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx13(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx13, Approx13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
+    run_program!(device Approx13, Approx13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
+}
+
+fn ir_approx13() -> (Sdfg, Vec<Value>) {
+    let ir = Approx13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1349,7 +1523,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx14(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Approx14, Approx14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
+    run_program!(device Approx14, Approx14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
+}
+
+fn ir_approx14() -> (Sdfg, Vec<Value>) {
+    let ir = Approx14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1388,7 +1568,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body0(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body0, Body0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
+    run_program!(device Body0, Body0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
+}
+
+fn ir_body0() -> (Sdfg, Vec<Value>) {
+    let ir = Body0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1454,7 +1640,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body1(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body1, Body1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
+    run_program!(device Body1, Body1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
+}
+
+fn ir_body1() -> (Sdfg, Vec<Value>) {
+    let ir = Body1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1506,7 +1698,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body2(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body2, Body2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
+    run_program!(device Body2, Body2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
+}
+
+fn ir_body2() -> (Sdfg, Vec<Value>) {
+    let ir = Body2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1555,7 +1753,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body3(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body3, Body3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
+    run_program!(device Body3, Body3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
+}
+
+fn ir_body3() -> (Sdfg, Vec<Value>) {
+    let ir = Body3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1613,7 +1817,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body4(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body4, Body4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
+    run_program!(device Body4, Body4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
+}
+
+fn ir_body4() -> (Sdfg, Vec<Value>) {
+    let ir = Body4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1700,7 +1910,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body5(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body5, Body5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
+    run_program!(device Body5, Body5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
+}
+
+fn ir_body5() -> (Sdfg, Vec<Value>) {
+    let ir = Body5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1742,7 +1958,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body6(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body6, Body6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
+    run_program!(device Body6, Body6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
+}
+
+fn ir_body6() -> (Sdfg, Vec<Value>) {
+    let ir = Body6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1791,7 +2013,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body7(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body7, Body7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
+    run_program!(device Body7, Body7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
+}
+
+fn ir_body7() -> (Sdfg, Vec<Value>) {
+    let ir = Body7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1846,7 +2074,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body8(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body8, Body8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
+    run_program!(device Body8, Body8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
+}
+
+fn ir_body8() -> (Sdfg, Vec<Value>) {
+    let ir = Body8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1885,7 +2119,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body9(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body9, Body9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
+    run_program!(device Body9, Body9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
+}
+
+fn ir_body9() -> (Sdfg, Vec<Value>) {
+    let ir = Body9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1924,7 +2164,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body10(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body10, Body10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
+    run_program!(device Body10, Body10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
+}
+
+fn ir_body10() -> (Sdfg, Vec<Value>) {
+    let ir = Body10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -1966,7 +2212,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body11(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body11, Body11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
+    run_program!(device Body11, Body11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
+}
+
+fn ir_body11() -> (Sdfg, Vec<Value>) {
+    let ir = Body11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2015,7 +2267,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body12(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body12, Body12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
+    run_program!(device Body12, Body12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
+}
+
+fn ir_body12() -> (Sdfg, Vec<Value>) {
+    let ir = Body12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2067,7 +2325,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body13(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body13, Body13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
+    run_program!(device Body13, Body13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
+}
+
+fn ir_body13() -> (Sdfg, Vec<Value>) {
+    let ir = Body13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2106,7 +2370,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body14(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body14, Body14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
+    run_program!(device Body14, Body14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
+}
+
+fn ir_body14() -> (Sdfg, Vec<Value>) {
+    let ir = Body14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2165,7 +2435,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body15(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body15, Body15Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: u64)
+    run_program!(device Body15, Body15Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: u64)
+}
+
+fn ir_body15() -> (Sdfg, Vec<Value>) {
+    let ir = Body15::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2221,7 +2497,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body16(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body16, Body16Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i8)
+    run_program!(device Body16, Body16Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i8)
+}
+
+fn ir_body16() -> (Sdfg, Vec<Value>) {
+    let ir = Body16::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2270,7 +2552,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body17(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body17, Body17Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i16)
+    run_program!(device Body17, Body17Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i16)
+}
+
+fn ir_body17() -> (Sdfg, Vec<Value>) {
+    let ir = Body17::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2309,7 +2597,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body18(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body18, Body18Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i32)
+    run_program!(device Body18, Body18Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i32)
+}
+
+fn ir_body18() -> (Sdfg, Vec<Value>) {
+    let ir = Body18::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2371,7 +2665,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body19(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body19, Body19Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: i64)
+    run_program!(device Body19, Body19Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: i64)
+}
+
+fn ir_body19() -> (Sdfg, Vec<Value>) {
+    let ir = Body19::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2413,7 +2713,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body20(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body20, Body20Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u8)
+    run_program!(device Body20, Body20Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u8)
+}
+
+fn ir_body20() -> (Sdfg, Vec<Value>) {
+    let ir = Body20::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2452,7 +2758,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body21(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body21, Body21Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u16)
+    run_program!(device Body21, Body21Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u16)
+}
+
+fn ir_body21() -> (Sdfg, Vec<Value>) {
+    let ir = Body21::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2497,7 +2809,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body22(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body22, Body22Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u32)
+    run_program!(device Body22, Body22Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u32)
+}
+
+fn ir_body22() -> (Sdfg, Vec<Value>) {
+    let ir = Body22::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2552,7 +2870,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body23(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body23, Body23Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: u64)
+    run_program!(device Body23, Body23Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: u64)
+}
+
+fn ir_body23() -> (Sdfg, Vec<Value>) {
+    let ir = Body23::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2591,7 +2915,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body24(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body24, Body24Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i8)
+    run_program!(device Body24, Body24Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i8)
+}
+
+fn ir_body24() -> (Sdfg, Vec<Value>) {
+    let ir = Body24::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2633,7 +2963,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body25(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body25, Body25Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i16)
+    run_program!(device Body25, Body25Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i16)
+}
+
+fn ir_body25() -> (Sdfg, Vec<Value>) {
+    let ir = Body25::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2686,7 +3022,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body26(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body26, Body26Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i32)
+    run_program!(device Body26, Body26Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i32)
+}
+
+fn ir_body26() -> (Sdfg, Vec<Value>) {
+    let ir = Body26::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2742,7 +3084,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body27(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body27, Body27Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: i64)
+    run_program!(device Body27, Body27Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: i64)
+}
+
+fn ir_body27() -> (Sdfg, Vec<Value>) {
+    let ir = Body27::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2790,7 +3138,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body28(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body28, Body28Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u8)
+    run_program!(device Body28, Body28Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u8)
+}
+
+fn ir_body28() -> (Sdfg, Vec<Value>) {
+    let ir = Body28::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2852,7 +3206,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body29(device: &Device, seed: u64) -> Outcome {
-    run_program!(device Body29, Body29Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u16)
+    run_program!(device Body29, Body29Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u16)
+}
+
+fn ir_body29() -> (Sdfg, Vec<Value>) {
+    let ir = Body29::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2911,7 +3271,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody0(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody0, HostBody0Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
+    run_program!(host HostBody0, HostBody0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
+}
+
+fn ir_hostbody0() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -2957,7 +3323,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody1(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody1, HostBody1Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
+    run_program!(host HostBody1, HostBody1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
+}
+
+fn ir_hostbody1() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3006,7 +3378,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody2(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody2, HostBody2Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
+    run_program!(host HostBody2, HostBody2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
+}
+
+fn ir_hostbody2() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3058,7 +3436,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody3(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody3, HostBody3Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
+    run_program!(host HostBody3, HostBody3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
+}
+
+fn ir_hostbody3() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3114,7 +3498,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody4(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody4, HostBody4Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
+    run_program!(host HostBody4, HostBody4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
+}
+
+fn ir_hostbody4() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3159,7 +3549,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody5(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody5, HostBody5Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
+    run_program!(host HostBody5, HostBody5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
+}
+
+fn ir_hostbody5() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3198,7 +3594,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody6(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody6, HostBody6Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
+    run_program!(host HostBody6, HostBody6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
+}
+
+fn ir_hostbody6() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3261,7 +3663,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody7(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody7, HostBody7Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
+    run_program!(host HostBody7, HostBody7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
+}
+
+fn ir_hostbody7() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3337,7 +3745,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody8(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody8, HostBody8Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
+    run_program!(host HostBody8, HostBody8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
+}
+
+fn ir_hostbody8() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3404,7 +3818,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody9(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody9, HostBody9Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
+    run_program!(host HostBody9, HostBody9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
+}
+
+fn ir_hostbody9() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3466,7 +3886,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody10(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody10, HostBody10Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
+    run_program!(host HostBody10, HostBody10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
+}
+
+fn ir_hostbody10() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3505,7 +3931,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody11(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody11, HostBody11Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
+    run_program!(host HostBody11, HostBody11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
+}
+
+fn ir_hostbody11() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3544,7 +3976,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody12(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody12, HostBody12Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
+    run_program!(host HostBody12, HostBody12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
+}
+
+fn ir_hostbody12() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3597,7 +4035,13 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody13(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody13, HostBody13Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
+    run_program!(host HostBody13, HostBody13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
+}
+
+fn ir_hostbody13() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
 }
 
 sdfg::sdfg! {
@@ -3646,83 +4090,1211 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody14(device: &Device, seed: u64) -> Outcome {
-    run_program!(host HostBody14, HostBody14Args, device, seed; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
+    run_program!(host HostBody14, HostBody14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
+}
+
+fn ir_hostbody14() -> (Sdfg, Vec<Value>) {
+    let ir = HostBody14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 13)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0000.
+    pub sdfg Block0 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u16[R, C];
+        gpu Y: u16[R, C];
+        gpu Z: u16[R];
+        gpu G: u16;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(128) {
+                shared A: u16;
+                if r % 2 == 0 {
+                    map t0[c in 0..C] on threads {
+                        Y[r, c] = (c as u16);
+                    }
+                }
+                A = 27u16;
+                map t1[c in 0..C] on threads {
+                    A = A.min(X[r, (c + 2) % C]);
+                }
+                map t2[c in 0..C] on threads {
+                    G = G.min(((A - (r as u16)) - ((c as u16) + (c as u16))));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block0(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block0, Block0Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+}
+
+fn ir_block0() -> (Sdfg, Vec<Value>) {
+    let ir = Block0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0001.
+    pub sdfg Block1 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u16[R, C];
+        gpu Y: u16[R, C];
+        gpu Z: u16[R];
+        gpu G: u16;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(32) {
+                shared S1: u16[C];
+                Z[r] = ((r as u16) - X[r, 2]);
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = ((X[r, (c + 2) % C] ^ X[r, c]) * (c as u16));
+                }
+                map t1[c in 0..C] on threads {
+                    S1[c] = (X[r, c] + ((86u16 - (c as u16)) & 20u16));
+                }
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = (((X[r, (c + 2) % C] | X[r, c]) * S1[(c * 7 + 3) % C].max(S1[C - 1 - c])) & (X[r, c].min(X[r, c]) & (41u16 * X[r, c])));
+                }
+                if r % 2 == 0 {
+                    map t3[c in 0..C] on threads {
+                        Y[r, c] = ((66u16 * X[r, (c + 2) % C]) + (X[r, c] + (r as u16)).max(X[r, c].max(97u16)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block1(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block1, Block1Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+}
+
+fn ir_block1() -> (Sdfg, Vec<Value>) {
+    let ir = Block1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0002.
+    pub sdfg Block2 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u64[R, C];
+        gpu Y: u64[R, C];
+        gpu Z: u64[R];
+        gpu G: u64;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(64) {
+                shared A: u64;
+                shared B: f32;
+                if r < R - 1 {
+                    map t0[c in 0..C] on threads {
+                        G += 7u64;
+                    }
+                }
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = (45u64 ^ X[r, c]);
+                }
+                A = 34u64;
+                map t2[c in 0..C] on threads {
+                    A *= ((51u64 | X[r, c]) ^ (54u64 >> 2u32)) | 1u64;
+                }
+                B = f32::MAX;
+                map t3[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block2(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block2, Block2Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
+}
+
+fn ir_block2() -> (Sdfg, Vec<Value>) {
+    let ir = Block2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0003.
+    pub sdfg Block3 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u32[R, C];
+        gpu Y: u32[R, C];
+        gpu Z: u32[R];
+        gpu G: u32;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(32) {
+                map t0[c in 0..C] on threads {
+                    G = G.min(((57u32 * 27u32) | (X[r, c] & X[r, c])));
+                }
+                Z[r] = (X[r, 1] - (r as u32));
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = X[r, c];
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block3(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block3, Block3Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
+}
+
+fn ir_block3() -> (Sdfg, Vec<Value>) {
+    let ir = Block3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0004.
+    pub sdfg Block4 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u16[R, C];
+        gpu Y: u16[R, C];
+        gpu Z: u16[R];
+        gpu G: u16;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(16, 4, 2) {
+                shared A: u16;
+                A = 35u16;
+                map t0[c in 0..C] on threads {
+                    A = A.min(57u16);
+                }
+                Z[r] = (A + (r as u16));
+                Z[r] = (X[r, 1] - A);
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = (((r as u16) & X[r, (c + 2) % C]) * (X[r, (c + 2) % C] * (c as u16))).min((X[r, c] | 18u16).min(X[r, (c + 2) % C]));
+                }
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = (((77u16 - A) >> 0u32) ^ (40u16 + X[r, (c + 2) % C]).max((X[r, (c + 2) % C] & 81u16)));
+                }
+                map t3[c in 0..C] on threads {
+                    Y[r, c] = X[r, c].min((r as u16));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block4(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block4, Block4Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
+}
+
+fn ir_block4() -> (Sdfg, Vec<Value>) {
+    let ir = Block4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0005.
+    pub sdfg Block5 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u32[R, C];
+        gpu Y: u32[R, C];
+        gpu Z: u32[R];
+        gpu G: u32;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(32) {
+                shared S1: u32[C];
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = (((r as u32) & X[r, (c + 2) % C]).max((r as u32).max(96u32)) | (r as u32));
+                }
+                map t1[c in 0..C] on threads {
+                    S1[c] = (91u32 | 48u32);
+                }
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = (37u32 * (X[r, c] & (X[r, c] * X[r, c])));
+                }
+                map t3[c in 0..C] on threads {
+                    G = G.min(27u32.min((r as u32)));
+                }
+                Z[r] = (S1[3] + X[r, 4]);
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = (((X[r, (c + 2) % C] + X[r, c]) - (16u32 + 79u32)) ^ ((67u32 | (r as u32)) ^ X[r, c]));
+                }
+                map t5[c in 0..C] on threads {
+                    Y[r, c] = (((15u32 - X[r, (c + 2) % C]) * X[r, c]) + (X[r, c] * X[r, (c + 2) % C]));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block5(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block5, Block5Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f64, WM: f64)
+}
+
+fn ir_block5() -> (Sdfg, Vec<Value>) {
+    let ir = Block5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0006.
+    pub sdfg Block6 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u8[R, C];
+        gpu Y: u8[R, C];
+        gpu Z: u8[R];
+        gpu G: u8;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(16, 4, 2) {
+                shared S1: u8[C];
+                shared A: u8;
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = X[r, (c + 2) % C];
+                }
+                if r > 1 {
+                    Z[r] = ((r as u8) * X[r, 4]);
+                }
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = (((c as u8) - (X[r, c] - X[r, c])) | (71u8 >> 3u32));
+                }
+                A = 46u8;
+                map t2[c in 0..C] on threads {
+                    A += X[r, c];
+                }
+                map t3[c in 0..C] on threads {
+                    S1[c] = ((40u8 | 83u8).min((X[r, (c + 2) % C] + 91u8)) >> 2u32);
+                }
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = ((54u8 | ((r as u8) - (r as u8))) - (((c as u8) - (c as u8)) | (A + 48u8)));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block6(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block6, Block6Args, device, seed; [R = 5, C = 37]; X: u8, Y: u8, Z: u8, G: u8, W: f64, WM: f64)
+}
+
+fn ir_block6() -> (Sdfg, Vec<Value>) {
+    let ir = Block6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0007.
+    pub sdfg Block7 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u64[R, C];
+        gpu Y: u64[R, C];
+        gpu Z: u64[R];
+        gpu G: u64;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(128) {
+                shared S0: u64[C];
+                shared S1: u64[C];
+                shared B: f64;
+                map t0[c in 0..C] on threads {
+                    S0[c] = ((58u64 ^ 16u64.max(X[r, (c + 2) % C])) - ((c as u64) & 89u64).min((63u64 + (r as u64))));
+                }
+                let v0 = (X[r, 3] * X[r, 3]);
+                map t1[c in 0..C] on threads {
+                    S1[c] = (X[r, c] & (((c as u64) + 64u64) ^ (S0[(c + 1) % C] | v0)));
+                }
+                for k2 in 0i64..2i64 {
+                    map t2[c in 0..C] on threads {
+                        S1[c] = S1[c] + S0[(c + k2) % C] * (k2 as u64 + 1u64);
+                    }
+                }
+                B = f64::MIN;
+                map t3[c in 0..C] on threads {
+                    B = B.max(W[r, c]);
+                }
+                WM[r] = B;
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block7(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block7, Block7Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f64, WM: f64)
+}
+
+fn ir_block7() -> (Sdfg, Vec<Value>) {
+    let ir = Block7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0008.
+    pub sdfg Block8 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u32[R, C];
+        gpu Y: u32[R, C];
+        gpu Z: u32[R];
+        gpu G: u32;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(32, 2) {
+                shared S0: u32[C];
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = 87u32;
+                }
+                Z[r] = (X[r, 0] * (r as u32));
+                Z[r] = (X[r, 3] * (r as u32));
+                map t1[c in 0..C] on threads {
+                    S0[c] = ((X[r, c].max((r as u32)) >> 4u32) * (63u32 ^ 24u32).max(41u32));
+                }
+                map t2[c in 0..C] on threads {
+                    S0[c] = (36u32 - ((r as u32) & (r as u32)));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block8(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block8, Block8Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f64, WM: f64)
+}
+
+fn ir_block8() -> (Sdfg, Vec<Value>) {
+    let ir = Block8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0009.
+    pub sdfg Block9 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: i64[R, C];
+        gpu Y: i64[R, C];
+        gpu Z: i64[R];
+        gpu G: i64;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(128) {
+                shared S0: i64[C];
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = 40i64;
+                }
+                if r % 2 == 0 {
+                    map t1[c in 0..C] on threads {
+                        Y[r, c] = ((40i64 * 61i64) - ((17i64 & (c as i64)) + (50i64 + (c as i64))));
+                    }
+                }
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = X[r, c];
+                }
+                map t3[c in 0..C] on threads {
+                    S0[c] = (X[r, (c + 2) % C] - ((80i64 | 0i64) + 92i64));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block9(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block9, Block9Args, device, seed; [R = 5, C = 37]; X: i64, Y: i64, Z: i64, G: i64, W: f64, WM: f64)
+}
+
+fn ir_block9() -> (Sdfg, Vec<Value>) {
+    let ir = Block9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c000a.
+    pub sdfg Block10 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u64[R, C];
+        gpu Y: u64[R, C];
+        gpu Z: u64[R];
+        gpu G: u64;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block {
+                let v0 = ((r as u64) - X[r, 4]);
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = X[r, (c + 2) % C];
+                }
+                let v1 = (X[r, 0] + (r as u64));
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = (15u64.min(v1).min((X[r, c] >> 4u32)) | (X[r, c].min(X[r, c]) | (53u64 - 16u64)));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block10(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block10, Block10Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f64, WM: f64)
+}
+
+fn ir_block10() -> (Sdfg, Vec<Value>) {
+    let ir = Block10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c000b.
+    pub sdfg Block11 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: i16[R, C];
+        gpu Y: i16[R, C];
+        gpu Z: i16[R];
+        gpu G: i16;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(32, 2) {
+                shared S0: i16[C];
+                shared S1: i16[C];
+                shared B: f32;
+                B = f32::MAX;
+                map t0[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+                map t1[c in 0..C] on threads {
+                    S0[c] = (X[r, c] | ((X[r, c] >> 2u32) * (c as i16).max((r as i16))));
+                }
+                Z[r] = (X[r, 2] * (r as i16));
+                Z[r] = (X[r, 3] - S0[4]);
+                map t2[c in 0..C] on threads {
+                    S1[c] = (c as i16);
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block11(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block11, Block11Args, device, seed; [R = 5, C = 37]; X: i16, Y: i16, Z: i16, G: i16, W: f32, WM: f32)
+}
+
+fn ir_block11() -> (Sdfg, Vec<Value>) {
+    let ir = Block11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c000c.
+    pub sdfg Block12 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u16[R, C];
+        gpu Y: u16[R, C];
+        gpu Z: u16[R];
+        gpu G: u16;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(32, 2) {
+                shared S1: u16[C];
+                shared B: f32;
+                map t0[c in 0..C] on threads {
+                    G = G.max(((X[r, (c + 2) % C] >> 1u32) >> 4u32));
+                }
+                map t1[c in 0..C] on threads {
+                    G = G.max(((c as u16) | 4u16).min(92u16.min(X[r, c])));
+                }
+                B = f32::MAX;
+                map t2[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+                let v0 = ((r as u16) - (r as u16));
+                map t3[c in 0..C] on threads {
+                    Y[r, c] = (X[r, c] & ((X[r, c] - (r as u16)) | 0u16.min(X[r, c])));
+                }
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = 25u16;
+                }
+                map t5[c in 0..C] on threads {
+                    S1[c] = ((c as u16).max(X[r, c]).max(X[r, c]) * ((c as u16).min(81u16) * (7u16 >> 4u32)));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block12(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block12, Block12Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
+}
+
+fn ir_block12() -> (Sdfg, Vec<Value>) {
+    let ir = Block12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c000d.
+    pub sdfg Block13 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u64[R, C];
+        gpu Y: u64[R, C];
+        gpu Z: u64[R];
+        gpu G: u64;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(64) {
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = ((45u64 >> 4u32).min(X[r, c].min((c as u64))) - 9u64);
+                }
+                Z[r] = (X[r, 2] - X[r, 2]);
+                let v0 = ((r as u64) ^ (r as u64));
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block13(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block13, Block13Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
+}
+
+fn ir_block13() -> (Sdfg, Vec<Value>) {
+    let ir = Block13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c000e.
+    pub sdfg Block14 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u8[R, C];
+        gpu Y: u8[R, C];
+        gpu Z: u8[R];
+        gpu G: u8;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(16, 4, 2) {
+                shared B: f64;
+                let v0 = ((r as u8) ^ (r as u8));
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = 93u8;
+                }
+                let v1 = ((r as u8) - v0);
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = 30u8;
+                }
+                B = f64::MIN;
+                map t2[c in 0..C] on threads {
+                    B = B.max(W[r, c]);
+                }
+                WM[r] = B;
+                let v2 = (v1 + (r as u8));
+                B = f64::MIN;
+                map t3[c in 0..C] on threads {
+                    B = B.max(W[r, c]);
+                }
+                WM[r] = B;
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block14(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block14, Block14Args, device, seed; [R = 5, C = 37]; X: u8, Y: u8, Z: u8, G: u8, W: f64, WM: f64)
+}
+
+fn ir_block14() -> (Sdfg, Vec<Value>) {
+    let ir = Block14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c000f.
+    pub sdfg Block15 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u32[R, C];
+        gpu Y: u32[R, C];
+        gpu Z: u32[R];
+        gpu G: u32;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(32, 2) {
+                let v0 = ((r as u32) * (r as u32));
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = ((v0 * 0u32) * (r as u32).max(v0)).max((c as u32));
+                }
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = (v0 & ((67u32 | X[r, (c + 2) % C]) >> 2u32));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block15(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block15, Block15Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
+}
+
+fn ir_block15() -> (Sdfg, Vec<Value>) {
+    let ir = Block15::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0010.
+    pub sdfg Block16 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u32[R, C];
+        gpu Y: u32[R, C];
+        gpu Z: u32[R];
+        gpu G: u32;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(32) {
+                shared B: f32;
+                B = f32::MAX;
+                map t0[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+                B = f32::MIN;
+                map t1[c in 0..C] on threads {
+                    B = B.max(W[r, c]);
+                }
+                WM[r] = B;
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = X[r, c].min(X[r, c]);
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block16(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block16, Block16Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
+}
+
+fn ir_block16() -> (Sdfg, Vec<Value>) {
+    let ir = Block16::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0011.
+    pub sdfg Block17 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: i16[R, C];
+        gpu Y: i16[R, C];
+        gpu Z: i16[R];
+        gpu G: i16;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(96) {
+                shared S0: i16[C];
+                shared A: i16;
+                A = 6i16;
+                map t0[c in 0..C] on threads {
+                    A *= ((48i16 >> 0u32) & (1i16 + X[r, c])) | 1i16;
+                }
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = 48i16;
+                }
+                Z[r] = (X[r, 3] * X[r, 3]);
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = (A ^ (X[r, c] & X[r, (c + 2) % C]).min((A >> 1u32)));
+                }
+                map t3[c in 0..C] on threads {
+                    S0[c] = ((A ^ (X[r, c] ^ 80i16)) ^ (((r as i16) * 55i16) & (X[r, c] >> 4u32)));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block17(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block17, Block17Args, device, seed; [R = 5, C = 37]; X: i16, Y: i16, Z: i16, G: i16, W: f64, WM: f64)
+}
+
+fn ir_block17() -> (Sdfg, Vec<Value>) {
+    let ir = Block17::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0012.
+    pub sdfg Block18 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u16[R, C];
+        gpu Y: u16[R, C];
+        gpu Z: u16[R];
+        gpu G: u16;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(32, 2) {
+                shared B: f64;
+                B = f64::MIN;
+                map t0[c in 0..C] on threads {
+                    B = B.max(W[r, c]);
+                }
+                WM[r] = B;
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = (((X[r, (c + 2) % C] & (c as u16)) & (c as u16).min(X[r, c])) + ((X[r, (c + 2) % C] & 28u16) ^ X[r, c]));
+                }
+                Z[r] = (X[r, 1] + (r as u16));
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = (((X[r, c] - 64u16) + ((r as u16) * 39u16)) >> 2u32);
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block18(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block18, Block18Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+}
+
+fn ir_block18() -> (Sdfg, Vec<Value>) {
+    let ir = Block18::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0013.
+    pub sdfg Block19 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u32[R, C];
+        gpu Y: u32[R, C];
+        gpu Z: u32[R];
+        gpu G: u32;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block {
+                shared A: u32;
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = (1u32 & (80u32.max(X[r, c]) ^ 55u32));
+                }
+                Z[r] = ((r as u32) * (r as u32));
+                map t1[c in 0..C] on threads {
+                    G += (X[r, c] | 93u32).max(X[r, c]);
+                }
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = 33u32;
+                }
+                A = 64u32;
+                map t3[c in 0..C] on threads {
+                    A += (X[r, (c + 2) % C] + ((r as u32) | (c as u32)));
+                }
+                let v0 = ((r as u32) - A);
+                map t4[c in 0..C] on threads {
+                    G += ((c as u32) * X[r, (c + 2) % C]).min((X[r, c] - (r as u32)));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block19(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block19, Block19Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
+}
+
+fn ir_block19() -> (Sdfg, Vec<Value>) {
+    let ir = Block19::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0014.
+    pub sdfg Block20 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u16[R, C];
+        gpu Y: u16[R, C];
+        gpu Z: u16[R];
+        gpu G: u16;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(32, 2) {
+                shared S0: u16[C];
+                shared S1: u16[C];
+                shared B: f32;
+                if r < R - 1 {
+                    if r < R - 1 {
+                        map t0[c in 0..C] on threads {
+                            Y[r, c] = 16u16;
+                        }
+                    }
+                }
+                map t1[c in 0..C] on threads {
+                    S0[c] = ((X[r, c] - (14u16 * (c as u16))) + ((X[r, c] + 36u16) >> 1u32));
+                }
+                map t2[c in 0..C] on threads {
+                    G += ((X[r, c] + X[r, c]) - X[r, c]);
+                }
+                map t3[c in 0..C] on threads {
+                    S1[c] = (84u16 ^ (35u16 + X[r, c])).min(((75u16 >> 3u32) ^ (X[r, c] - X[r, c])));
+                }
+                B = f32::MAX;
+                map t4[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block20(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block20, Block20Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
+}
+
+fn ir_block20() -> (Sdfg, Vec<Value>) {
+    let ir = Block20::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0015.
+    pub sdfg Block21 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u16[R, C];
+        gpu Y: u16[R, C];
+        gpu Z: u16[R];
+        gpu G: u16;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(128) {
+                shared S0: u16[C];
+                shared A: u16;
+                shared B: f64;
+                map t0[c in 0..C] on threads {
+                    S0[c] = (((X[r, c] | X[r, (c + 2) % C]) ^ 84u16.max(73u16)) ^ X[r, c]);
+                }
+                B = f64::MIN;
+                map t1[c in 0..C] on threads {
+                    B = B.max(W[r, c]);
+                }
+                WM[r] = B;
+                map t2[c in 0..C] on threads {
+                    G = G.max(2u16);
+                }
+                A = 1u16;
+                map t3[c in 0..C] on threads {
+                    A = A.max(((X[r, c] - (r as u16)) >> 3u32));
+                }
+                B = f64::MAX;
+                map t4[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+                if r < R - 1 {
+                    if r % 2 == 0 {
+                        map t5[c in 0..C] on threads {
+                            Y[r, c] = (S0[c].min(X[r, (c + 2) % C]).min(X[r, c]) | (r as u16).max(X[r, (c + 2) % C]).min((X[r, (c + 2) % C] | S0[C - 1 - c])));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block21(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block21, Block21Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+}
+
+fn ir_block21() -> (Sdfg, Vec<Value>) {
+    let ir = Block21::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0016.
+    pub sdfg Block22 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u64[R, C];
+        gpu Y: u64[R, C];
+        gpu Z: u64[R];
+        gpu G: u64;
+        gpu W: f32[R, C];
+        gpu WM: f32[R];
+        state s {
+            map b[r in 0..R] on gpu block(32, 2) {
+                shared S0: u64[C];
+                shared A: u64;
+                shared B: f32;
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = (((r as u64) * (r as u64).max(X[r, c])) >> 0u32);
+                }
+                map t1[c in 0..C] on threads {
+                    S0[c] = (39u64 | (((c as u64) * (c as u64)) * ((c as u64) & X[r, c])));
+                }
+                A = 86u64;
+                map t2[c in 0..C] on threads {
+                    A *= S0[(c + 1) % C] | 1u64;
+                }
+                B = f32::MAX;
+                map t3[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = ((((c as u64) ^ A) * X[r, c].max((r as u64))) - ((X[r, c] - 67u64) & 53u64));
+                }
+                map t5[c in 0..C] on threads {
+                    Y[r, c] = A;
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block22(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block22, Block22Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
+}
+
+fn ir_block22() -> (Sdfg, Vec<Value>) {
+    let ir = Block22::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Block, seed 0xb10c0017.
+    pub sdfg Block23 {
+        symbol R: i64;
+        symbol C: i64;
+        gpu X: u16[R, C];
+        gpu Y: u16[R, C];
+        gpu Z: u16[R];
+        gpu G: u16;
+        gpu W: f64[R, C];
+        gpu WM: f64[R];
+        state s {
+            map b[r in 0..R] on gpu block(32) {
+                shared S0: u16[C];
+                shared S1: u16[C];
+                shared A: u16;
+                map t0[c in 0..C] on threads {
+                    G = G.min(X[r, (c + 2) % C]);
+                }
+                map t1[c in 0..C] on threads {
+                    S1[c] = 41u16;
+                }
+                A = 67u16;
+                map t2[c in 0..C] on threads {
+                    A *= (r as u16).min(((c as u16) >> 3u32)) | 1u16;
+                }
+                if r > 1 {
+                    map t3[c in 0..C] on threads {
+                        G = G.min((X[r, c] - (X[r, (c + 2) % C] ^ 12u16)));
+                    }
+                }
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = 47u16.max(((A + (r as u16)) | (X[r, (c + 2) % C] - 81u16)));
+                }
+                map t5[c in 0..C] on threads {
+                    S0[c] = ((5u16.min((c as u16)) - (X[r, c] * X[r, (c + 2) % C])) | (X[r, c].min(X[r, c]) & (A + (r as u16))));
+                }
+            }
+        }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_block23(device: &Device, seed: u64) -> Outcome {
+    run_program!(device Block23, Block23Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+}
+
+fn ir_block23() -> (Sdfg, Vec<Value>) {
+    let ir = Block23::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
 }
 
 const PROGRAMS: &[Program] = &[
-    Program { name: "Exact0", transcendental: false, seed: 0xc0de0000, run: run_exact0 },
-    Program { name: "Exact1", transcendental: false, seed: 0xc0de0001, run: run_exact1 },
-    Program { name: "Exact2", transcendental: false, seed: 0xc0de0002, run: run_exact2 },
-    Program { name: "Exact3", transcendental: false, seed: 0xc0de0003, run: run_exact3 },
-    Program { name: "Exact4", transcendental: false, seed: 0xc0de0004, run: run_exact4 },
-    Program { name: "Exact5", transcendental: false, seed: 0xc0de0005, run: run_exact5 },
-    Program { name: "Exact6", transcendental: false, seed: 0xc0de0006, run: run_exact6 },
-    Program { name: "Exact7", transcendental: false, seed: 0xc0de0007, run: run_exact7 },
-    Program { name: "Exact8", transcendental: false, seed: 0xc0de0008, run: run_exact8 },
-    Program { name: "Exact9", transcendental: false, seed: 0xc0de0009, run: run_exact9 },
-    Program { name: "Exact10", transcendental: false, seed: 0xc0de000a, run: run_exact10 },
-    Program { name: "Exact11", transcendental: false, seed: 0xc0de000b, run: run_exact11 },
-    Program { name: "Exact12", transcendental: false, seed: 0xc0de000c, run: run_exact12 },
-    Program { name: "Exact13", transcendental: false, seed: 0xc0de000d, run: run_exact13 },
-    Program { name: "Exact14", transcendental: false, seed: 0xc0de000e, run: run_exact14 },
-    Program { name: "Approx0", transcendental: true, seed: 0xa9e00000, run: run_approx0 },
-    Program { name: "Approx1", transcendental: true, seed: 0xa9e00001, run: run_approx1 },
-    Program { name: "Approx2", transcendental: true, seed: 0xa9e00002, run: run_approx2 },
-    Program { name: "Approx3", transcendental: true, seed: 0xa9e00003, run: run_approx3 },
-    Program { name: "Approx4", transcendental: true, seed: 0xa9e00004, run: run_approx4 },
-    Program { name: "Approx5", transcendental: true, seed: 0xa9e00005, run: run_approx5 },
-    Program { name: "Approx6", transcendental: true, seed: 0xa9e00006, run: run_approx6 },
-    Program { name: "Approx7", transcendental: true, seed: 0xa9e00007, run: run_approx7 },
-    Program { name: "Approx8", transcendental: true, seed: 0xa9e00008, run: run_approx8 },
-    Program { name: "Approx9", transcendental: true, seed: 0xa9e00009, run: run_approx9 },
-    Program { name: "Approx10", transcendental: true, seed: 0xa9e0000a, run: run_approx10 },
-    Program { name: "Approx11", transcendental: true, seed: 0xa9e0000b, run: run_approx11 },
-    Program { name: "Approx12", transcendental: true, seed: 0xa9e0000c, run: run_approx12 },
-    Program { name: "Approx13", transcendental: true, seed: 0xa9e0000d, run: run_approx13 },
-    Program { name: "Approx14", transcendental: true, seed: 0xa9e0000e, run: run_approx14 },
-    Program { name: "Body0", transcendental: false, seed: 0xb0d10000, run: run_body0 },
-    Program { name: "Body1", transcendental: false, seed: 0xb0d10001, run: run_body1 },
-    Program { name: "Body2", transcendental: false, seed: 0xb0d10002, run: run_body2 },
-    Program { name: "Body3", transcendental: false, seed: 0xb0d10003, run: run_body3 },
-    Program { name: "Body4", transcendental: false, seed: 0xb0d10004, run: run_body4 },
-    Program { name: "Body5", transcendental: false, seed: 0xb0d10005, run: run_body5 },
-    Program { name: "Body6", transcendental: false, seed: 0xb0d10006, run: run_body6 },
-    Program { name: "Body7", transcendental: false, seed: 0xb0d10007, run: run_body7 },
-    Program { name: "Body8", transcendental: false, seed: 0xb0d10008, run: run_body8 },
-    Program { name: "Body9", transcendental: false, seed: 0xb0d10009, run: run_body9 },
-    Program { name: "Body10", transcendental: false, seed: 0xb0d1000a, run: run_body10 },
-    Program { name: "Body11", transcendental: false, seed: 0xb0d1000b, run: run_body11 },
-    Program { name: "Body12", transcendental: false, seed: 0xb0d1000c, run: run_body12 },
-    Program { name: "Body13", transcendental: false, seed: 0xb0d1000d, run: run_body13 },
-    Program { name: "Body14", transcendental: false, seed: 0xb0d1000e, run: run_body14 },
-    Program { name: "Body15", transcendental: false, seed: 0xb0d1000f, run: run_body15 },
-    Program { name: "Body16", transcendental: false, seed: 0xb0d10010, run: run_body16 },
-    Program { name: "Body17", transcendental: false, seed: 0xb0d10011, run: run_body17 },
-    Program { name: "Body18", transcendental: false, seed: 0xb0d10012, run: run_body18 },
-    Program { name: "Body19", transcendental: false, seed: 0xb0d10013, run: run_body19 },
-    Program { name: "Body20", transcendental: false, seed: 0xb0d10014, run: run_body20 },
-    Program { name: "Body21", transcendental: false, seed: 0xb0d10015, run: run_body21 },
-    Program { name: "Body22", transcendental: false, seed: 0xb0d10016, run: run_body22 },
-    Program { name: "Body23", transcendental: false, seed: 0xb0d10017, run: run_body23 },
-    Program { name: "Body24", transcendental: false, seed: 0xb0d10018, run: run_body24 },
-    Program { name: "Body25", transcendental: false, seed: 0xb0d10019, run: run_body25 },
-    Program { name: "Body26", transcendental: false, seed: 0xb0d1001a, run: run_body26 },
-    Program { name: "Body27", transcendental: false, seed: 0xb0d1001b, run: run_body27 },
-    Program { name: "Body28", transcendental: false, seed: 0xb0d1001c, run: run_body28 },
-    Program { name: "Body29", transcendental: false, seed: 0xb0d1001d, run: run_body29 },
-    Program { name: "HostBody0", transcendental: false, seed: 0x40570000, run: run_hostbody0 },
-    Program { name: "HostBody1", transcendental: false, seed: 0x40570001, run: run_hostbody1 },
-    Program { name: "HostBody2", transcendental: false, seed: 0x40570002, run: run_hostbody2 },
-    Program { name: "HostBody3", transcendental: false, seed: 0x40570003, run: run_hostbody3 },
-    Program { name: "HostBody4", transcendental: false, seed: 0x40570004, run: run_hostbody4 },
-    Program { name: "HostBody5", transcendental: false, seed: 0x40570005, run: run_hostbody5 },
-    Program { name: "HostBody6", transcendental: false, seed: 0x40570006, run: run_hostbody6 },
-    Program { name: "HostBody7", transcendental: false, seed: 0x40570007, run: run_hostbody7 },
-    Program { name: "HostBody8", transcendental: false, seed: 0x40570008, run: run_hostbody8 },
-    Program { name: "HostBody9", transcendental: false, seed: 0x40570009, run: run_hostbody9 },
-    Program { name: "HostBody10", transcendental: false, seed: 0x4057000a, run: run_hostbody10 },
-    Program { name: "HostBody11", transcendental: false, seed: 0x4057000b, run: run_hostbody11 },
-    Program { name: "HostBody12", transcendental: false, seed: 0x4057000c, run: run_hostbody12 },
-    Program { name: "HostBody13", transcendental: false, seed: 0x4057000d, run: run_hostbody13 },
-    Program { name: "HostBody14", transcendental: false, seed: 0x4057000e, run: run_hostbody14 },
+    Program { name: "Exact0", transcendental: false, seed: 0xc0de0000, run: run_exact0, ir: ir_exact0 },
+    Program { name: "Exact1", transcendental: false, seed: 0xc0de0001, run: run_exact1, ir: ir_exact1 },
+    Program { name: "Exact2", transcendental: false, seed: 0xc0de0002, run: run_exact2, ir: ir_exact2 },
+    Program { name: "Exact3", transcendental: false, seed: 0xc0de0003, run: run_exact3, ir: ir_exact3 },
+    Program { name: "Exact4", transcendental: false, seed: 0xc0de0004, run: run_exact4, ir: ir_exact4 },
+    Program { name: "Exact5", transcendental: false, seed: 0xc0de0005, run: run_exact5, ir: ir_exact5 },
+    Program { name: "Exact6", transcendental: false, seed: 0xc0de0006, run: run_exact6, ir: ir_exact6 },
+    Program { name: "Exact7", transcendental: false, seed: 0xc0de0007, run: run_exact7, ir: ir_exact7 },
+    Program { name: "Exact8", transcendental: false, seed: 0xc0de0008, run: run_exact8, ir: ir_exact8 },
+    Program { name: "Exact9", transcendental: false, seed: 0xc0de0009, run: run_exact9, ir: ir_exact9 },
+    Program { name: "Exact10", transcendental: false, seed: 0xc0de000a, run: run_exact10, ir: ir_exact10 },
+    Program { name: "Exact11", transcendental: false, seed: 0xc0de000b, run: run_exact11, ir: ir_exact11 },
+    Program { name: "Exact12", transcendental: false, seed: 0xc0de000c, run: run_exact12, ir: ir_exact12 },
+    Program { name: "Exact13", transcendental: false, seed: 0xc0de000d, run: run_exact13, ir: ir_exact13 },
+    Program { name: "Exact14", transcendental: false, seed: 0xc0de000e, run: run_exact14, ir: ir_exact14 },
+    Program { name: "Approx0", transcendental: true, seed: 0xa9e00000, run: run_approx0, ir: ir_approx0 },
+    Program { name: "Approx1", transcendental: true, seed: 0xa9e00001, run: run_approx1, ir: ir_approx1 },
+    Program { name: "Approx2", transcendental: true, seed: 0xa9e00002, run: run_approx2, ir: ir_approx2 },
+    Program { name: "Approx3", transcendental: true, seed: 0xa9e00003, run: run_approx3, ir: ir_approx3 },
+    Program { name: "Approx4", transcendental: true, seed: 0xa9e00004, run: run_approx4, ir: ir_approx4 },
+    Program { name: "Approx5", transcendental: true, seed: 0xa9e00005, run: run_approx5, ir: ir_approx5 },
+    Program { name: "Approx6", transcendental: true, seed: 0xa9e00006, run: run_approx6, ir: ir_approx6 },
+    Program { name: "Approx7", transcendental: true, seed: 0xa9e00007, run: run_approx7, ir: ir_approx7 },
+    Program { name: "Approx8", transcendental: true, seed: 0xa9e00008, run: run_approx8, ir: ir_approx8 },
+    Program { name: "Approx9", transcendental: true, seed: 0xa9e00009, run: run_approx9, ir: ir_approx9 },
+    Program { name: "Approx10", transcendental: true, seed: 0xa9e0000a, run: run_approx10, ir: ir_approx10 },
+    Program { name: "Approx11", transcendental: true, seed: 0xa9e0000b, run: run_approx11, ir: ir_approx11 },
+    Program { name: "Approx12", transcendental: true, seed: 0xa9e0000c, run: run_approx12, ir: ir_approx12 },
+    Program { name: "Approx13", transcendental: true, seed: 0xa9e0000d, run: run_approx13, ir: ir_approx13 },
+    Program { name: "Approx14", transcendental: true, seed: 0xa9e0000e, run: run_approx14, ir: ir_approx14 },
+    Program { name: "Body0", transcendental: false, seed: 0xb0d10000, run: run_body0, ir: ir_body0 },
+    Program { name: "Body1", transcendental: false, seed: 0xb0d10001, run: run_body1, ir: ir_body1 },
+    Program { name: "Body2", transcendental: false, seed: 0xb0d10002, run: run_body2, ir: ir_body2 },
+    Program { name: "Body3", transcendental: false, seed: 0xb0d10003, run: run_body3, ir: ir_body3 },
+    Program { name: "Body4", transcendental: false, seed: 0xb0d10004, run: run_body4, ir: ir_body4 },
+    Program { name: "Body5", transcendental: false, seed: 0xb0d10005, run: run_body5, ir: ir_body5 },
+    Program { name: "Body6", transcendental: false, seed: 0xb0d10006, run: run_body6, ir: ir_body6 },
+    Program { name: "Body7", transcendental: false, seed: 0xb0d10007, run: run_body7, ir: ir_body7 },
+    Program { name: "Body8", transcendental: false, seed: 0xb0d10008, run: run_body8, ir: ir_body8 },
+    Program { name: "Body9", transcendental: false, seed: 0xb0d10009, run: run_body9, ir: ir_body9 },
+    Program { name: "Body10", transcendental: false, seed: 0xb0d1000a, run: run_body10, ir: ir_body10 },
+    Program { name: "Body11", transcendental: false, seed: 0xb0d1000b, run: run_body11, ir: ir_body11 },
+    Program { name: "Body12", transcendental: false, seed: 0xb0d1000c, run: run_body12, ir: ir_body12 },
+    Program { name: "Body13", transcendental: false, seed: 0xb0d1000d, run: run_body13, ir: ir_body13 },
+    Program { name: "Body14", transcendental: false, seed: 0xb0d1000e, run: run_body14, ir: ir_body14 },
+    Program { name: "Body15", transcendental: false, seed: 0xb0d1000f, run: run_body15, ir: ir_body15 },
+    Program { name: "Body16", transcendental: false, seed: 0xb0d10010, run: run_body16, ir: ir_body16 },
+    Program { name: "Body17", transcendental: false, seed: 0xb0d10011, run: run_body17, ir: ir_body17 },
+    Program { name: "Body18", transcendental: false, seed: 0xb0d10012, run: run_body18, ir: ir_body18 },
+    Program { name: "Body19", transcendental: false, seed: 0xb0d10013, run: run_body19, ir: ir_body19 },
+    Program { name: "Body20", transcendental: false, seed: 0xb0d10014, run: run_body20, ir: ir_body20 },
+    Program { name: "Body21", transcendental: false, seed: 0xb0d10015, run: run_body21, ir: ir_body21 },
+    Program { name: "Body22", transcendental: false, seed: 0xb0d10016, run: run_body22, ir: ir_body22 },
+    Program { name: "Body23", transcendental: false, seed: 0xb0d10017, run: run_body23, ir: ir_body23 },
+    Program { name: "Body24", transcendental: false, seed: 0xb0d10018, run: run_body24, ir: ir_body24 },
+    Program { name: "Body25", transcendental: false, seed: 0xb0d10019, run: run_body25, ir: ir_body25 },
+    Program { name: "Body26", transcendental: false, seed: 0xb0d1001a, run: run_body26, ir: ir_body26 },
+    Program { name: "Body27", transcendental: false, seed: 0xb0d1001b, run: run_body27, ir: ir_body27 },
+    Program { name: "Body28", transcendental: false, seed: 0xb0d1001c, run: run_body28, ir: ir_body28 },
+    Program { name: "Body29", transcendental: false, seed: 0xb0d1001d, run: run_body29, ir: ir_body29 },
+    Program { name: "HostBody0", transcendental: false, seed: 0x40570000, run: run_hostbody0, ir: ir_hostbody0 },
+    Program { name: "HostBody1", transcendental: false, seed: 0x40570001, run: run_hostbody1, ir: ir_hostbody1 },
+    Program { name: "HostBody2", transcendental: false, seed: 0x40570002, run: run_hostbody2, ir: ir_hostbody2 },
+    Program { name: "HostBody3", transcendental: false, seed: 0x40570003, run: run_hostbody3, ir: ir_hostbody3 },
+    Program { name: "HostBody4", transcendental: false, seed: 0x40570004, run: run_hostbody4, ir: ir_hostbody4 },
+    Program { name: "HostBody5", transcendental: false, seed: 0x40570005, run: run_hostbody5, ir: ir_hostbody5 },
+    Program { name: "HostBody6", transcendental: false, seed: 0x40570006, run: run_hostbody6, ir: ir_hostbody6 },
+    Program { name: "HostBody7", transcendental: false, seed: 0x40570007, run: run_hostbody7, ir: ir_hostbody7 },
+    Program { name: "HostBody8", transcendental: false, seed: 0x40570008, run: run_hostbody8, ir: ir_hostbody8 },
+    Program { name: "HostBody9", transcendental: false, seed: 0x40570009, run: run_hostbody9, ir: ir_hostbody9 },
+    Program { name: "HostBody10", transcendental: false, seed: 0x4057000a, run: run_hostbody10, ir: ir_hostbody10 },
+    Program { name: "HostBody11", transcendental: false, seed: 0x4057000b, run: run_hostbody11, ir: ir_hostbody11 },
+    Program { name: "HostBody12", transcendental: false, seed: 0x4057000c, run: run_hostbody12, ir: ir_hostbody12 },
+    Program { name: "HostBody13", transcendental: false, seed: 0x4057000d, run: run_hostbody13, ir: ir_hostbody13 },
+    Program { name: "HostBody14", transcendental: false, seed: 0x4057000e, run: run_hostbody14, ir: ir_hostbody14 },
+    Program { name: "Block0", transcendental: false, seed: 0xb10c0000, run: run_block0, ir: ir_block0 },
+    Program { name: "Block1", transcendental: false, seed: 0xb10c0001, run: run_block1, ir: ir_block1 },
+    Program { name: "Block2", transcendental: false, seed: 0xb10c0002, run: run_block2, ir: ir_block2 },
+    Program { name: "Block3", transcendental: false, seed: 0xb10c0003, run: run_block3, ir: ir_block3 },
+    Program { name: "Block4", transcendental: false, seed: 0xb10c0004, run: run_block4, ir: ir_block4 },
+    Program { name: "Block5", transcendental: false, seed: 0xb10c0005, run: run_block5, ir: ir_block5 },
+    Program { name: "Block6", transcendental: false, seed: 0xb10c0006, run: run_block6, ir: ir_block6 },
+    Program { name: "Block7", transcendental: false, seed: 0xb10c0007, run: run_block7, ir: ir_block7 },
+    Program { name: "Block8", transcendental: false, seed: 0xb10c0008, run: run_block8, ir: ir_block8 },
+    Program { name: "Block9", transcendental: false, seed: 0xb10c0009, run: run_block9, ir: ir_block9 },
+    Program { name: "Block10", transcendental: false, seed: 0xb10c000a, run: run_block10, ir: ir_block10 },
+    Program { name: "Block11", transcendental: false, seed: 0xb10c000b, run: run_block11, ir: ir_block11 },
+    Program { name: "Block12", transcendental: false, seed: 0xb10c000c, run: run_block12, ir: ir_block12 },
+    Program { name: "Block13", transcendental: false, seed: 0xb10c000d, run: run_block13, ir: ir_block13 },
+    Program { name: "Block14", transcendental: false, seed: 0xb10c000e, run: run_block14, ir: ir_block14 },
+    Program { name: "Block15", transcendental: false, seed: 0xb10c000f, run: run_block15, ir: ir_block15 },
+    Program { name: "Block16", transcendental: false, seed: 0xb10c0010, run: run_block16, ir: ir_block16 },
+    Program { name: "Block17", transcendental: false, seed: 0xb10c0011, run: run_block17, ir: ir_block17 },
+    Program { name: "Block18", transcendental: false, seed: 0xb10c0012, run: run_block18, ir: ir_block18 },
+    Program { name: "Block19", transcendental: false, seed: 0xb10c0013, run: run_block19, ir: ir_block19 },
+    Program { name: "Block20", transcendental: false, seed: 0xb10c0014, run: run_block20, ir: ir_block20 },
+    Program { name: "Block21", transcendental: false, seed: 0xb10c0015, run: run_block21, ir: ir_block21 },
+    Program { name: "Block22", transcendental: false, seed: 0xb10c0016, run: run_block22, ir: ir_block22 },
+    Program { name: "Block23", transcendental: false, seed: 0xb10c0017, run: run_block23, ir: ir_block23 },
 ];
