@@ -41,6 +41,11 @@ struct Gen {
     uses_rows: [bool; 2],
     uses_a: bool,
     uses_b: bool,
+    /// `register P: T[3]` is declared (blocks of at least 64 threads: its
+    /// thread maps, over `C` = 37 columns, need one thread per column).
+    uses_p: bool,
+    /// Threads per block.
+    threads: usize,
     /// The one operator of the reductions into `G` (two operators on one
     /// element would depend on their order).
     g_op: usize,
@@ -52,14 +57,14 @@ pub fn random_block_program(seed: u64, name: &str, doc: &str) -> String {
     let mut rng = Rng::new(seed);
     let t = INTEGERS[rng.below(INTEGERS.len())];
     let f = ["f32", "f64"][rng.below(2)];
-    let block = [
-        "block(32)",
-        "block(64)",
-        "block(96)",
-        "block(128)",
-        "block(32, 2)",
-        "block(16, 4, 2)",
-        "block",
+    let (block, threads) = [
+        ("block(32)", 32),
+        ("block(64)", 64),
+        ("block(96)", 96),
+        ("block(128)", 128),
+        ("block(32, 2)", 64),
+        ("block(16, 4, 2)", 128),
+        ("block", 256),
     ][rng.below(7)];
     let mut g = Gen {
         rng,
@@ -71,6 +76,8 @@ pub fn random_block_program(seed: u64, name: &str, doc: &str) -> String {
         uses_rows: [false; 2],
         uses_a: false,
         uses_b: false,
+        uses_p: false,
+        threads,
         g_op: 0,
     };
     g.g_op = g.rng.below(3);
@@ -89,6 +96,9 @@ pub fn random_block_program(seed: u64, name: &str, doc: &str) -> String {
     }
     if g.uses_b {
         let _ = writeln!(decls, "            shared B: {f};");
+    }
+    if g.uses_p {
+        let _ = writeln!(decls, "            register P: {t}[3];");
     }
     format!(
         "/// {doc}\npub sdfg {name} {{\n    symbol R: i64;\n    symbol C: i64;\n    \
@@ -184,7 +194,7 @@ impl Gen {
         let pad = " ".repeat(indent);
         let t = self.t;
         let f = self.f;
-        match self.rng.below(11) {
+        match self.rng.below(13) {
             // Fill a shared row (at the top level only: a fill under an
             // `if` would leave the row undefined in other block iterations).
             0 | 1 if nesting == 0 => {
@@ -230,6 +240,29 @@ impl Gen {
                     0 => format!("G += {e};"),
                     1 => format!("G = G.max({e});"),
                     _ => format!("G = G.min({e});"),
+                };
+                self.thread_map(indent, &body);
+            }
+            // Register data: written by one thread map, read by a later one
+            // (iteration `c` runs on thread `c` both times).
+            9 if nesting == 0 && self.threads >= 64 => {
+                let e = self.expr(2, None);
+                self.uses_p = true;
+                self.thread_map(
+                    indent,
+                    &format!("for k in 0..3 {{ P[k] = {e} + (k as {t}); }}"),
+                );
+                let e = self.expr(2, None);
+                let body = ["P[0] + P[1]", "P[2] ^ P[0]", "P[1] * P[2]"][self.rng.below(3)];
+                self.thread_map(indent, &format!("Y[r, c] = ({body}) - {e};"));
+            }
+            // A block reduction into one element of `gpu` data.
+            10 => {
+                let e = self.expr(2, None);
+                let body = match self.rng.below(3) {
+                    0 => format!("Z[r] += {e};"),
+                    1 => format!("Z[r] = Z[r].max({e});"),
+                    _ => format!("Z[r] = Z[r].min({e});"),
                 };
                 self.thread_map(indent, &body);
             }

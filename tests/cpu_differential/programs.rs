@@ -4112,18 +4112,18 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block(128) {
+                shared S0: u16[C];
+                shared S1: u16[C];
                 shared A: u16;
-                if r % 2 == 0 {
-                    map t0[c in 0..C] on threads {
-                        Y[r, c] = (c as u16);
-                    }
+                map t0[c in 0..C] on threads {
+                    S0[c] = X[r, c];
                 }
-                A = 27u16;
                 map t1[c in 0..C] on threads {
-                    A = A.min(X[r, (c + 2) % C]);
+                    S1[c] = (X[r, (c + 2) % C] + ((X[r, c] | (r as u16)) * (X[r, c] * (r as u16))));
                 }
+                A = 61u16;
                 map t2[c in 0..C] on threads {
-                    G = G.min(((A - (r as u16)) - ((c as u16) + (c as u16))));
+                    A = A.min(((X[r, c] + 31u16) & X[r, c]));
                 }
             }
         }
@@ -4154,22 +4154,22 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block(32) {
-                shared S1: u16[C];
-                Z[r] = ((r as u16) - X[r, 2]);
+                shared B: f64;
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = ((X[r, (c + 2) % C] ^ X[r, c]) * (c as u16));
+                    Y[r, c] = ((((r as u16) & (r as u16)) + (c as u16).max(X[r, (c + 2) % C])) - ((c as u16) & X[r, c].min(X[r, c])));
                 }
                 map t1[c in 0..C] on threads {
-                    S1[c] = (X[r, c] + ((86u16 - (c as u16)) & 20u16));
+                    G = G.max((1u16 + ((r as u16) & 20u16)));
                 }
+                B = f64::MIN;
                 map t2[c in 0..C] on threads {
-                    Y[r, c] = (((X[r, (c + 2) % C] | X[r, c]) * S1[(c * 7 + 3) % C].max(S1[C - 1 - c])) & (X[r, c].min(X[r, c]) & (41u16 * X[r, c])));
+                    B = B.max(W[r, c]);
                 }
-                if r % 2 == 0 {
-                    map t3[c in 0..C] on threads {
-                        Y[r, c] = ((66u16 * X[r, (c + 2) % C]) + (X[r, c] + (r as u16)).max(X[r, c].max(97u16)));
-                    }
+                WM[r] = B;
+                map t3[c in 0..C] on threads {
+                    Y[r, c] = ((43u16 - 80u16).max(66u16) & (99u16.min(X[r, c]) & (41u16 * X[r, c])));
                 }
+                let v0 = (X[r, 4] ^ X[r, 4]);
             }
         }
     }
@@ -4199,23 +4199,21 @@ sdfg::sdfg! {
         gpu WM: f32[R];
         state s {
             map b[r in 0..R] on gpu block(64) {
-                shared A: u64;
                 shared B: f32;
-                if r < R - 1 {
-                    map t0[c in 0..C] on threads {
-                        G += 7u64;
-                    }
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = (X[r, c] ^ ((r as u64) - X[r, (c + 2) % C].min(45u64)));
                 }
                 map t1[c in 0..C] on threads {
-                    Y[r, c] = (45u64 ^ X[r, c]);
-                }
-                A = 34u64;
-                map t2[c in 0..C] on threads {
-                    A *= ((51u64 | X[r, c]) ^ (54u64 >> 2u32)) | 1u64;
+                    Y[r, c] = (((51u64 | X[r, c]) ^ (54u64 >> 2u32)) | ((X[r, (c + 2) % C] & (r as u64)) & X[r, (c + 2) % C]));
                 }
                 B = f32::MAX;
-                map t3[c in 0..C] on threads {
+                map t2[c in 0..C] on threads {
                     B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+                B = f32::MIN;
+                map t3[c in 0..C] on threads {
+                    B = B.max(W[r, c]);
                 }
                 WM[r] = B;
             }
@@ -4247,12 +4245,17 @@ sdfg::sdfg! {
         gpu WM: f32[R];
         state s {
             map b[r in 0..R] on gpu block(32) {
+                shared A: u32;
+                shared B: f32;
+                Z[r] = (X[r, 3] ^ (r as u32));
+                B = f32::MIN;
                 map t0[c in 0..C] on threads {
-                    G = G.min(((57u32 * 27u32) | (X[r, c] & X[r, c])));
+                    B = B.max(W[r, c]);
                 }
-                Z[r] = (X[r, 1] - (r as u32));
+                WM[r] = B;
+                A = 51u32;
                 map t1[c in 0..C] on threads {
-                    Y[r, c] = X[r, c];
+                    A = A.max((13u32.max(31u32) >> 2u32));
                 }
             }
         }
@@ -4283,21 +4286,29 @@ sdfg::sdfg! {
         gpu WM: f32[R];
         state s {
             map b[r in 0..R] on gpu block(16, 4, 2) {
+                shared S0: u16[C];
                 shared A: u16;
-                A = 35u16;
                 map t0[c in 0..C] on threads {
-                    A = A.min(57u16);
+                    G = G.min((57u16 & X[r, (c + 2) % C]));
                 }
-                Z[r] = (A + (r as u16));
-                Z[r] = (X[r, 1] - A);
-                map t1[c in 0..C] on threads {
-                    Y[r, c] = (((r as u16) & X[r, (c + 2) % C]) * (X[r, (c + 2) % C] * (c as u16))).min((X[r, c] | 18u16).min(X[r, (c + 2) % C]));
+                if r > 1 {
+                    map t1[c in 0..C] on threads {
+                        G = G.min(44u16);
+                    }
                 }
+                A = 67u16;
                 map t2[c in 0..C] on threads {
-                    Y[r, c] = (((77u16 - A) >> 0u32) ^ (40u16 + X[r, (c + 2) % C]).max((X[r, (c + 2) % C] & 81u16)));
+                    A += (X[r, c] ^ (c as u16)).max(70u16);
                 }
                 map t3[c in 0..C] on threads {
-                    Y[r, c] = X[r, c].min((r as u16));
+                    S0[c] = ((18u16 + A) * (27u16 & X[r, (c + 2) % C])).max((((r as u16) - A) >> 0u32));
+                }
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = X[r, (c + 2) % C];
+                }
+                A = 46u16;
+                map t5[c in 0..C] on threads {
+                    A = A.min(((S0[c] ^ X[r, (c + 2) % C]) ^ (0u16 ^ X[r, c])));
                 }
             }
         }
@@ -4329,24 +4340,25 @@ sdfg::sdfg! {
         state s {
             map b[r in 0..R] on gpu block(32) {
                 shared S1: u32[C];
+                shared B: f64;
+                B = f64::MAX;
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = (((r as u32) & X[r, (c + 2) % C]).max((r as u32).max(96u32)) | (r as u32));
+                    B = B.min(W[r, c]);
                 }
+                WM[r] = B;
+                let v0 = (X[r, 0] ^ X[r, 0]);
                 map t1[c in 0..C] on threads {
-                    S1[c] = (91u32 | 48u32);
+                    Y[r, c] = ((X[r, (c + 2) % C] >> 4u32).min(X[r, c].max(82u32)) ^ (v0 >> 2u32));
                 }
                 map t2[c in 0..C] on threads {
-                    Y[r, c] = (37u32 * (X[r, c] & (X[r, c] * X[r, c])));
+                    Y[r, c] = 55u32;
                 }
+                let v1 = ((r as u32) ^ v0);
                 map t3[c in 0..C] on threads {
-                    G = G.min(27u32.min((r as u32)));
+                    S1[c] = X[r, (c + 2) % C];
                 }
-                Z[r] = (S1[3] + X[r, 4]);
                 map t4[c in 0..C] on threads {
-                    Y[r, c] = (((X[r, (c + 2) % C] + X[r, c]) - (16u32 + 79u32)) ^ ((67u32 | (r as u32)) ^ X[r, c]));
-                }
-                map t5[c in 0..C] on threads {
-                    Y[r, c] = (((15u32 - X[r, (c + 2) % C]) * X[r, c]) + (X[r, c] * X[r, (c + 2) % C]));
+                    Y[r, c] = ((28u32 + v0) * ((X[r, c] + X[r, (c + 2) % C]) - (S1[c] + 79u32)));
                 }
             }
         }
@@ -4377,27 +4389,35 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block(16, 4, 2) {
-                shared S1: u8[C];
-                shared A: u8;
+                shared B: f64;
+                register P: u8[3];
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = X[r, (c + 2) % C];
-                }
-                if r > 1 {
-                    Z[r] = ((r as u8) * X[r, 4]);
+                    for k in 0..3 { P[k] = X[r, (c + 2) % C] + (k as u8); }
                 }
                 map t1[c in 0..C] on threads {
-                    Y[r, c] = (((c as u8) - (X[r, c] - X[r, c])) | (71u8 >> 3u32));
+                    Y[r, c] = (P[0] + P[1]) - X[r, c];
                 }
-                A = 46u8;
+                B = f64::MIN;
                 map t2[c in 0..C] on threads {
-                    A += X[r, c];
+                    B = B.max(W[r, c]);
                 }
+                WM[r] = B;
                 map t3[c in 0..C] on threads {
-                    S1[c] = ((40u8 | 83u8).min((X[r, (c + 2) % C] + 91u8)) >> 2u32);
+                    Z[r] += X[r, c];
                 }
                 map t4[c in 0..C] on threads {
-                    Y[r, c] = ((54u8 | ((r as u8) - (r as u8))) - (((c as u8) - (c as u8)) | (A + 48u8)));
+                    Z[r] = Z[r].min((c as u8));
                 }
+                B = f64::MAX;
+                map t5[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+                B = f64::MAX;
+                map t6[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
             }
         }
     }
@@ -4428,25 +4448,19 @@ sdfg::sdfg! {
         state s {
             map b[r in 0..R] on gpu block(128) {
                 shared S0: u64[C];
-                shared S1: u64[C];
-                shared B: f64;
                 map t0[c in 0..C] on threads {
-                    S0[c] = ((58u64 ^ 16u64.max(X[r, (c + 2) % C])) - ((c as u64) & 89u64).min((63u64 + (r as u64))));
+                    Y[r, c] = (((X[r, c] & 58u64) ^ (r as u64).max(X[r, (c + 2) % C])) - ((c as u64) & 89u64).min((63u64 + (r as u64))));
                 }
-                let v0 = (X[r, 3] * X[r, 3]);
+                Z[r] = (X[r, 3] * (r as u64));
                 map t1[c in 0..C] on threads {
-                    S1[c] = (X[r, c] & (((c as u64) + 64u64) ^ (S0[(c + 1) % C] | v0)));
+                    S0[c] = ((X[r, c] - (X[r, c] | (c as u64))) + 7u64.min(74u64).max(((r as u64) * 90u64)));
                 }
-                for k2 in 0i64..2i64 {
-                    map t2[c in 0..C] on threads {
-                        S1[c] = S1[c] + S0[(c + k2) % C] * (k2 as u64 + 1u64);
-                    }
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = 3u64.max(54u64).max(25u64).max((S0[(c + 1) % C] + S0[C - 1 - c]));
                 }
-                B = f64::MIN;
                 map t3[c in 0..C] on threads {
-                    B = B.max(W[r, c]);
+                    Y[r, c] = (((c as u64).min((c as u64)) ^ (c as u64).min((r as u64))) - (r as u64).min(X[r, (c + 2) % C]).max((97u64 & X[r, (c + 2) % C])));
                 }
-                WM[r] = B;
             }
         }
     }
@@ -4478,15 +4492,17 @@ sdfg::sdfg! {
             map b[r in 0..R] on gpu block(32, 2) {
                 shared S0: u32[C];
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = 87u32;
+                    Z[r] += 87u32;
                 }
-                Z[r] = (X[r, 0] * (r as u32));
-                Z[r] = (X[r, 3] * (r as u32));
+                Z[r] = ((r as u32) + X[r, 2]);
                 map t1[c in 0..C] on threads {
-                    S0[c] = ((X[r, c].max((r as u32)) >> 4u32) * (63u32 ^ 24u32).max(41u32));
+                    S0[c] = (((X[r, c] ^ X[r, c]) * X[r, c].max((r as u32))) | (76u32 - 50u32));
                 }
                 map t2[c in 0..C] on threads {
-                    S0[c] = (36u32 - ((r as u32) & (r as u32)));
+                    G = G.min(73u32);
+                }
+                map t3[c in 0..C] on threads {
+                    G = G.min((X[r, (c + 2) % C].max((c as u32)) ^ (24u32 >> 0u32)));
                 }
             }
         }
@@ -4517,20 +4533,21 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block(128) {
-                shared S0: i64[C];
+                register P: i64[3];
                 map t0[c in 0..C] on threads {
                     Y[r, c] = 40i64;
                 }
-                if r % 2 == 0 {
-                    map t1[c in 0..C] on threads {
-                        Y[r, c] = ((40i64 * 61i64) - ((17i64 & (c as i64)) + (50i64 + (c as i64))));
-                    }
+                map t1[c in 0..C] on threads {
+                    Z[r] += 71i64;
                 }
                 map t2[c in 0..C] on threads {
-                    Y[r, c] = X[r, c];
+                    for k in 0..3 { P[k] = ((X[r, (c + 2) % C] * 61i64) & (X[r, (c + 2) % C] * 17i64)) + (k as i64); }
                 }
                 map t3[c in 0..C] on threads {
-                    S0[c] = (X[r, (c + 2) % C] - ((80i64 | 0i64) + 92i64));
+                    Y[r, c] = (P[0] + P[1]) - (((r as i64) + (c as i64)) >> 3u32);
+                }
+                map t4[c in 0..C] on threads {
+                    Z[r] += X[r, (c + 2) % C];
                 }
             }
         }
@@ -4561,14 +4578,17 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block {
-                let v0 = ((r as u64) - X[r, 4]);
+                shared S1: u64[C];
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = X[r, (c + 2) % C];
+                    Y[r, c] = X[r, c];
                 }
-                let v1 = (X[r, 0] + (r as u64));
                 map t1[c in 0..C] on threads {
-                    Y[r, c] = (15u64.min(v1).min((X[r, c] >> 4u32)) | (X[r, c].min(X[r, c]) | (53u64 - 16u64)));
+                    S1[c] = 36u64;
                 }
+                map t2[c in 0..C] on threads {
+                    G = G.min(11u64);
+                }
+                Z[r] = (S1[0] ^ (r as u64));
             }
         }
     }
@@ -4599,20 +4619,27 @@ sdfg::sdfg! {
         state s {
             map b[r in 0..R] on gpu block(32, 2) {
                 shared S0: i16[C];
-                shared S1: i16[C];
-                shared B: f32;
-                B = f32::MAX;
+                register P: i16[3];
                 map t0[c in 0..C] on threads {
-                    B = B.min(W[r, c]);
+                    for k in 0..3 { P[k] = (((c as i16) - (r as i16)) - 88i16) + (k as i16); }
                 }
-                WM[r] = B;
                 map t1[c in 0..C] on threads {
-                    S0[c] = (X[r, c] | ((X[r, c] >> 2u32) * (c as i16).max((r as i16))));
+                    Y[r, c] = (P[1] * P[2]) - ((17i16 * (c as i16)) * X[r, (c + 2) % C]);
                 }
-                Z[r] = (X[r, 2] * (r as i16));
-                Z[r] = (X[r, 3] - S0[4]);
                 map t2[c in 0..C] on threads {
-                    S1[c] = (c as i16);
+                    Y[r, c] = ((X[r, (c + 2) % C].min(76i16) * X[r, c].min((c as i16))) | ((c as i16) ^ (X[r, c] + (c as i16))));
+                }
+                map t3[c in 0..C] on threads {
+                    for k in 0..3 { P[k] = (58i16 >> 1u32) + (k as i16); }
+                }
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = (P[2] ^ P[0]) - ((X[r, c] | 2i16) - (30i16 - X[r, c]));
+                }
+                map t5[c in 0..C] on threads {
+                    Y[r, c] = (X[r, (c + 2) % C] - X[r, c]);
+                }
+                map t6[c in 0..C] on threads {
+                    S0[c] = (((X[r, (c + 2) % C] | 94i16) & (59i16 & X[r, c])) >> 2u32);
                 }
             }
         }
@@ -4644,27 +4671,33 @@ sdfg::sdfg! {
         state s {
             map b[r in 0..R] on gpu block(32, 2) {
                 shared S1: u16[C];
+                shared A: u16;
                 shared B: f32;
+                register P: u16[3];
                 map t0[c in 0..C] on threads {
-                    G = G.max(((X[r, (c + 2) % C] >> 1u32) >> 4u32));
+                    Y[r, c] = (((X[r, c] >> 3u32) | (X[r, (c + 2) % C] & X[r, c])) | 4u16);
                 }
                 map t1[c in 0..C] on threads {
-                    G = G.max(((c as u16) | 4u16).min(92u16.min(X[r, c])));
+                    S1[c] = (((57u16 >> 2u32) - 47u16.min(84u16)) & ((X[r, c] - (r as u16)) | 0u16.min(X[r, c])));
+                }
+                map t2[c in 0..C] on threads {
+                    for k in 0..3 { P[k] = 25u16 + (k as u16); }
+                }
+                map t3[c in 0..C] on threads {
+                    Y[r, c] = (P[0] + P[1]) - X[r, c];
+                }
+                A = 43u16;
+                map t4[c in 0..C] on threads {
+                    A *= ((X[r, (c + 2) % C] - (c as u16)) >> 1u32) | 1u16;
                 }
                 B = f32::MAX;
-                map t2[c in 0..C] on threads {
+                map t5[c in 0..C] on threads {
                     B = B.min(W[r, c]);
                 }
                 WM[r] = B;
-                let v0 = ((r as u16) - (r as u16));
-                map t3[c in 0..C] on threads {
-                    Y[r, c] = (X[r, c] & ((X[r, c] - (r as u16)) | 0u16.min(X[r, c])));
-                }
-                map t4[c in 0..C] on threads {
-                    Y[r, c] = 25u16;
-                }
-                map t5[c in 0..C] on threads {
-                    S1[c] = ((c as u16).max(X[r, c]).max(X[r, c]) * ((c as u16).min(81u16) * (7u16 >> 4u32)));
+                Z[r] = (X[r, 2] * X[r, 2]);
+                map t6[c in 0..C] on threads {
+                    S1[c] = (X[r, (c + 2) % C].max((c as u16)).min((r as u16).max((c as u16))) - ((r as u16) + (c as u16)).min((r as u16).max(22u16)));
                 }
             }
         }
@@ -4695,11 +4728,22 @@ sdfg::sdfg! {
         gpu WM: f32[R];
         state s {
             map b[r in 0..R] on gpu block(64) {
+                shared B: f32;
+                register P: u64[3];
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = ((45u64 >> 4u32).min(X[r, c].min((c as u64))) - 9u64);
+                    for k in 0..3 { P[k] = (((r as u64) & 45u64) - 19u64) + (k as u64); }
                 }
-                Z[r] = (X[r, 2] - X[r, 2]);
-                let v0 = ((r as u64) ^ (r as u64));
+                map t1[c in 0..C] on threads {
+                    Y[r, c] = (P[0] + P[1]) - (46u64 - 9u64);
+                }
+                B = f32::MAX;
+                map t2[c in 0..C] on threads {
+                    B = B.min(W[r, c]);
+                }
+                WM[r] = B;
+                map t3[c in 0..C] on threads {
+                    Y[r, c] = (((X[r, c] ^ X[r, c]) * X[r, (c + 2) % C].min(X[r, (c + 2) % C])) * X[r, (c + 2) % C]);
+                }
             }
         }
     }
@@ -4729,26 +4773,29 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block(16, 4, 2) {
-                shared B: f64;
-                let v0 = ((r as u8) ^ (r as u8));
+                register P: u8[3];
+                Z[r] = ((r as u8) ^ (r as u8));
                 map t0[c in 0..C] on threads {
                     Y[r, c] = 93u8;
                 }
-                let v1 = ((r as u8) - v0);
                 map t1[c in 0..C] on threads {
-                    Y[r, c] = 30u8;
+                    Y[r, c] = (c as u8).max((c as u8).max((52u8 + 96u8)));
                 }
-                B = f64::MIN;
                 map t2[c in 0..C] on threads {
-                    B = B.max(W[r, c]);
+                    for k in 0..3 { P[k] = (48u8.max(X[r, c]) & (X[r, (c + 2) % C] >> 1u32)) + (k as u8); }
                 }
-                WM[r] = B;
-                let v2 = (v1 + (r as u8));
-                B = f64::MIN;
                 map t3[c in 0..C] on threads {
-                    B = B.max(W[r, c]);
+                    Y[r, c] = (P[0] + P[1]) - (X[r, c] - 12u8).min(X[r, c].min(62u8));
                 }
-                WM[r] = B;
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = ((c as u8) | (((r as u8) - 35u8) | X[r, c]));
+                }
+                if r < R - 1 {
+                    map t5[c in 0..C] on threads {
+                        Y[r, c] = 90u8;
+                    }
+                }
+                Z[r] = ((r as u8) - (r as u8));
             }
         }
     }
@@ -4778,12 +4825,16 @@ sdfg::sdfg! {
         gpu WM: f32[R];
         state s {
             map b[r in 0..R] on gpu block(32, 2) {
-                let v0 = ((r as u32) * (r as u32));
+                register P: u32[3];
+                Z[r] = ((r as u32) * (r as u32));
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = ((v0 * 0u32) * (r as u32).max(v0)).max((c as u32));
+                    for k in 0..3 { P[k] = ((X[r, c] >> 0u32) * 91u32.max(53u32)) + (k as u32); }
                 }
                 map t1[c in 0..C] on threads {
-                    Y[r, c] = (v0 & ((67u32 | X[r, (c + 2) % C]) >> 2u32));
+                    Y[r, c] = (P[2] ^ P[0]) - (c as u32);
+                }
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = (39u32 & ((67u32 | X[r, (c + 2) % C]) >> 2u32));
                 }
             }
         }
@@ -4814,20 +4865,21 @@ sdfg::sdfg! {
         gpu WM: f32[R];
         state s {
             map b[r in 0..R] on gpu block(32) {
+                shared S0: u32[C];
                 shared B: f32;
-                B = f32::MAX;
                 map t0[c in 0..C] on threads {
-                    B = B.min(W[r, c]);
+                    S0[c] = (62u32 | X[r, c]);
                 }
-                WM[r] = B;
                 B = f32::MIN;
                 map t1[c in 0..C] on threads {
                     B = B.max(W[r, c]);
                 }
                 WM[r] = B;
+                B = f32::MAX;
                 map t2[c in 0..C] on threads {
-                    Y[r, c] = X[r, c].min(X[r, c]);
+                    B = B.min(W[r, c]);
                 }
+                WM[r] = B;
             }
         }
     }
@@ -4857,21 +4909,26 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block(96) {
-                shared S0: i16[C];
                 shared A: i16;
-                A = 6i16;
-                map t0[c in 0..C] on threads {
-                    A *= ((48i16 >> 0u32) & (1i16 + X[r, c])) | 1i16;
+                if r % 2 == 0 {
+                    map t0[c in 0..C] on threads {
+                        Y[r, c] = ((r as i16) - 90i16).max((42i16 & X[r, c])).min((48i16 + (X[r, c] + 44i16)));
+                    }
                 }
+                Z[r] = (X[r, 3] - X[r, 3]);
+                A = 81i16;
                 map t1[c in 0..C] on threads {
-                    Y[r, c] = 48i16;
+                    A += ((r as i16).min(96i16) | (96i16 + X[r, c]));
                 }
-                Z[r] = (X[r, 3] * X[r, 3]);
                 map t2[c in 0..C] on threads {
-                    Y[r, c] = (A ^ (X[r, c] & X[r, (c + 2) % C]).min((A >> 1u32)));
+                    Y[r, c] = (((r as i16).min((r as i16)) & ((r as i16) * 55i16)) >> 1u32);
                 }
-                map t3[c in 0..C] on threads {
-                    S0[c] = ((A ^ (X[r, c] ^ 80i16)) ^ (((r as i16) * 55i16) & (X[r, c] >> 4u32)));
+                if r < R - 1 {
+                    if r > 1 {
+                        map t3[c in 0..C] on threads {
+                            Y[r, c] = (76i16 * (37i16 & X[r, c])).max((r as i16));
+                        }
+                    }
                 }
             }
         }
@@ -4902,18 +4959,17 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block(32, 2) {
-                shared B: f64;
-                B = f64::MIN;
+                register P: u16[3];
                 map t0[c in 0..C] on threads {
-                    B = B.max(W[r, c]);
+                    G = G.min(((c as u16).max(X[r, c]) & (c as u16)));
                 }
-                WM[r] = B;
+                let v0 = (X[r, 2] * (r as u16));
+                Z[r] = ((r as u16) + v0);
                 map t1[c in 0..C] on threads {
-                    Y[r, c] = (((X[r, (c + 2) % C] & (c as u16)) & (c as u16).min(X[r, c])) + ((X[r, (c + 2) % C] & 28u16) ^ X[r, c]));
+                    for k in 0..3 { P[k] = X[r, c] + (k as u16); }
                 }
-                Z[r] = (X[r, 1] + (r as u16));
                 map t2[c in 0..C] on threads {
-                    Y[r, c] = (((X[r, c] - 64u16) + ((r as u16) * 39u16)) >> 2u32);
+                    Y[r, c] = (P[1] * P[2]) - X[r, c];
                 }
             }
         }
@@ -4944,25 +5000,22 @@ sdfg::sdfg! {
         gpu WM: f32[R];
         state s {
             map b[r in 0..R] on gpu block {
-                shared A: u32;
+                shared S1: u32[C];
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = (1u32 & (80u32.max(X[r, c]) ^ 55u32));
+                    G += 1u32.max((X[r, c] + 80u32));
                 }
-                Z[r] = ((r as u32) * (r as u32));
                 map t1[c in 0..C] on threads {
-                    G += (X[r, c] | 93u32).max(X[r, c]);
+                    Z[r] = Z[r].max(3u32);
                 }
                 map t2[c in 0..C] on threads {
-                    Y[r, c] = 33u32;
+                    Y[r, c] = (X[r, (c + 2) % C].min(29u32).max((93u32 - 12u32)) * (33u32 >> 3u32));
                 }
-                A = 64u32;
+                Z[r] = (X[r, 3] ^ (r as u32));
+                let v0 = ((r as u32) ^ X[r, 3]);
                 map t3[c in 0..C] on threads {
-                    A += (X[r, (c + 2) % C] + ((r as u32) | (c as u32)));
+                    S1[c] = 31u32.min(X[r, c]);
                 }
-                let v0 = ((r as u32) - A);
-                map t4[c in 0..C] on threads {
-                    G += ((c as u32) * X[r, (c + 2) % C]).min((X[r, c] - (r as u32)));
-                }
+                Z[r] = (S1[1] + X[r, 0]);
             }
         }
     }
@@ -4993,29 +5046,19 @@ sdfg::sdfg! {
         state s {
             map b[r in 0..R] on gpu block(32, 2) {
                 shared S0: u16[C];
-                shared S1: u16[C];
-                shared B: f32;
-                if r < R - 1 {
-                    if r < R - 1 {
-                        map t0[c in 0..C] on threads {
-                            Y[r, c] = 16u16;
-                        }
-                    }
+                map t0[c in 0..C] on threads {
+                    Y[r, c] = (((X[r, c] >> 3u32) * 88u16) * ((14u16 * (c as u16)) + (77u16 >> 1u32)));
                 }
                 map t1[c in 0..C] on threads {
-                    S0[c] = ((X[r, c] - (14u16 * (c as u16))) + ((X[r, c] + 36u16) >> 1u32));
+                    G += ((X[r, c] >> 1u32) - ((c as u16) >> 1u32));
                 }
                 map t2[c in 0..C] on threads {
-                    G += ((X[r, c] + X[r, c]) - X[r, c]);
+                    S0[c] = (((c as u16) >> 0u32) >> 3u32);
                 }
                 map t3[c in 0..C] on threads {
-                    S1[c] = (84u16 ^ (35u16 + X[r, c])).min(((75u16 >> 3u32) ^ (X[r, c] - X[r, c])));
+                    G += X[r, c];
                 }
-                B = f32::MAX;
-                map t4[c in 0..C] on threads {
-                    B = B.min(W[r, c]);
-                }
-                WM[r] = B;
+                let v0 = (X[r, 4] - (r as u16));
             }
         }
     }
@@ -5046,34 +5089,26 @@ sdfg::sdfg! {
         state s {
             map b[r in 0..R] on gpu block(128) {
                 shared S0: u16[C];
-                shared A: u16;
-                shared B: f64;
-                map t0[c in 0..C] on threads {
-                    S0[c] = (((X[r, c] | X[r, (c + 2) % C]) ^ 84u16.max(73u16)) ^ X[r, c]);
-                }
-                B = f64::MIN;
-                map t1[c in 0..C] on threads {
-                    B = B.max(W[r, c]);
-                }
-                WM[r] = B;
-                map t2[c in 0..C] on threads {
-                    G = G.max(2u16);
-                }
-                A = 1u16;
-                map t3[c in 0..C] on threads {
-                    A = A.max(((X[r, c] - (r as u16)) >> 3u32));
-                }
-                B = f64::MAX;
-                map t4[c in 0..C] on threads {
-                    B = B.min(W[r, c]);
-                }
-                WM[r] = B;
+                shared S1: u16[C];
                 if r < R - 1 {
-                    if r % 2 == 0 {
-                        map t5[c in 0..C] on threads {
-                            Y[r, c] = (S0[c].min(X[r, (c + 2) % C]).min(X[r, c]) | (r as u16).max(X[r, (c + 2) % C]).min((X[r, (c + 2) % C] | S0[C - 1 - c])));
-                        }
+                    map t0[c in 0..C] on threads {
+                        Y[r, c] = (((X[r, (c + 2) % C] | 62u16) ^ (73u16 ^ X[r, (c + 2) % C])) - ((r as u16).min((c as u16)) * 2u16));
                     }
+                }
+                map t1[c in 0..C] on threads {
+                    S0[c] = (X[r, c] ^ ((71u16 >> 3u32) ^ X[r, c]));
+                }
+                map t2[c in 0..C] on threads {
+                    Y[r, c] = ((S0[c] & (c as u16).min(88u16)) & (X[r, c] >> 3u32));
+                }
+                map t3[c in 0..C] on threads {
+                    Z[r] = Z[r].min(0u16);
+                }
+                map t4[c in 0..C] on threads {
+                    Y[r, c] = X[r, c];
+                }
+                map t5[c in 0..C] on threads {
+                    S1[c] = ((X[r, c] ^ (X[r, c] + (c as u16))) & X[r, (c + 2) % C].min(X[r, c]).max((c as u16).max(62u16)));
                 }
             }
         }
@@ -5104,29 +5139,26 @@ sdfg::sdfg! {
         gpu WM: f32[R];
         state s {
             map b[r in 0..R] on gpu block(32, 2) {
-                shared S0: u64[C];
+                shared S1: u64[C];
                 shared A: u64;
-                shared B: f32;
                 map t0[c in 0..C] on threads {
-                    Y[r, c] = (((r as u64) * (r as u64).max(X[r, c])) >> 0u32);
+                    Z[r] += (X[r, c] - (r as u64)).min((X[r, c] * X[r, (c + 2) % C]));
                 }
                 map t1[c in 0..C] on threads {
-                    S0[c] = (39u64 | (((c as u64) * (c as u64)) * ((c as u64) & X[r, c])));
+                    Y[r, c] = (92u64 & (0u64 | 68u64).min(39u64));
                 }
-                A = 86u64;
+                let v0 = ((r as u64) * X[r, 4]);
+                A = 97u64;
                 map t2[c in 0..C] on threads {
-                    A *= S0[(c + 1) % C] | 1u64;
+                    A = A.max(36u64);
                 }
-                B = f32::MAX;
-                map t3[c in 0..C] on threads {
-                    B = B.min(W[r, c]);
+                if r > 1 {
+                    map t3[c in 0..C] on threads {
+                        Y[r, c] = ((A.max(A) ^ (A | (c as u64))) & (((r as u64) * X[r, (c + 2) % C]) - ((r as u64) >> 2u32)));
+                    }
                 }
-                WM[r] = B;
                 map t4[c in 0..C] on threads {
-                    Y[r, c] = ((((c as u64) ^ A) * X[r, c].max((r as u64))) - ((X[r, c] - 67u64) & 53u64));
-                }
-                map t5[c in 0..C] on threads {
-                    Y[r, c] = A;
+                    S1[c] = (((55u64 & 73u64) - (0u64 ^ X[r, c])) ^ (((r as u64) >> 1u32) ^ (87u64 ^ X[r, c])));
                 }
             }
         }
@@ -5157,30 +5189,29 @@ sdfg::sdfg! {
         gpu WM: f64[R];
         state s {
             map b[r in 0..R] on gpu block(32) {
-                shared S0: u16[C];
-                shared S1: u16[C];
                 shared A: u16;
+                shared B: f64;
+                B = f64::MIN;
                 map t0[c in 0..C] on threads {
-                    G = G.min(X[r, (c + 2) % C]);
+                    B = B.max(W[r, c]);
                 }
+                WM[r] = B;
+                A = 94u16;
                 map t1[c in 0..C] on threads {
-                    S1[c] = 41u16;
+                    A = A.min((41u16 >> 1u32));
                 }
-                A = 67u16;
-                map t2[c in 0..C] on threads {
-                    A *= (r as u16).min(((c as u16) >> 3u32)) | 1u16;
-                }
-                if r > 1 {
-                    map t3[c in 0..C] on threads {
-                        G = G.min((X[r, c] - (X[r, (c + 2) % C] ^ 12u16)));
+                if r % 2 == 0 {
+                    map t2[c in 0..C] on threads {
+                        Y[r, c] = X[r, c].max(X[r, (c + 2) % C]).max((A * X[r, c])).min((r as u16).max(X[r, c]));
                     }
                 }
+                map t3[c in 0..C] on threads {
+                    Y[r, c] = ((A + (r as u16)) | (X[r, (c + 2) % C] - 81u16)).min((51u16 >> 2u32).min((c as u16)));
+                }
                 map t4[c in 0..C] on threads {
-                    Y[r, c] = 47u16.max(((A + (r as u16)) | (X[r, (c + 2) % C] - 81u16)));
+                    Y[r, c] = (c as u16);
                 }
-                map t5[c in 0..C] on threads {
-                    S0[c] = ((5u16.min((c as u16)) - (X[r, c] * X[r, (c + 2) % C])) | (X[r, c].min(X[r, c]) & (A + (r as u16))));
-                }
+                Z[r] = ((r as u16) ^ (r as u16));
             }
         }
     }
