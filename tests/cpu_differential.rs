@@ -182,7 +182,7 @@ fn programs_file() -> String {
             "device"
         };
         out += &format!(
-            "\n#[allow(non_snake_case)]\nfn {run}(device: &Device, seed: u64) -> Outcome {{\n    \
+            "\n#[allow(non_snake_case)]\nfn {run}(device: &Device, seed: u64) -> Vec<Outcome> {{\n    \
              run_program!({place} {name}, {name}Args, device, seed; [{}]; {})\n}}\n\n",
             symbols.join(", "),
             fields.join(", ")
@@ -236,7 +236,7 @@ struct Program {
     name: &'static str,
     transcendental: bool,
     seed: u64,
-    run: fn(&Device, u64) -> Outcome,
+    run: fn(&Device, u64) -> Vec<Outcome>,
     /// The program's IR and its symbols' values.
     ir: fn() -> (Sdfg, Vec<Value>),
 }
@@ -278,9 +278,12 @@ convert!(
     F16: f16, BF16: bf16, F32: f32, F64: f64, C32: c32, C64: c64, Bool: bool,
 );
 
+fn host_values<T: Convert>(values: &[Value]) -> Vec<T> {
+    values.iter().map(|&v| T::from_value(v)).collect()
+}
+
 fn upload<T: Convert>(device: &Device, values: &[Value]) -> DeviceBuffer<T> {
-    let host: Vec<T> = values.iter().map(|&v| T::from_value(v)).collect();
-    DeviceBuffer::from_slice(device, &host).expect("the upload")
+    DeviceBuffer::from_slice(device, &host_values::<T>(values)).expect("the upload")
 }
 
 fn download<T: Convert>(buffer: &DeviceBuffer<T>) -> Vec<Value> {
@@ -360,21 +363,35 @@ macro_rules! run_program {
      [$($s:ident = $v:expr),*]; $($c:ident: $t:ty),* $(,)?) => {{
         let ir = $program::ir().expect("the program's IR");
         let symbols = symbol_values(&ir, &[$((stringify!($s), $v)),*]);
-        let inputs = inputs(&ir, &symbols, $seed);
-        $( let mut $c = run_program!(@fill $place $t, $device, &inputs[&id(&ir, stringify!($c))].1); )*
+        let first = inputs(&ir, &symbols, $seed);
+        $( let mut $c = run_program!(@fill $place $t, $device, &first[&id(&ir, stringify!($c))].1); )*
         let program = $program::load($device).expect("the program loads");
-        let result = program.run($args { $($s: $v,)* $($c: &mut $c,)* });
-        let mut got = Data::new();
-        $( got.insert(id(&ir, stringify!($c)), (inputs[&id(&ir, stringify!($c))].0.clone(), run_program!(@read $place $c))); )*
-        Outcome { ir, symbols, inputs, got, result }
+        let mut outcomes = Vec::new();
+        for call in 0..CALLS {
+            // Fresh values in the same buffers: a graph recorded for
+            // them (keyed by their addresses) replays in the third call.
+            let inputs = inputs(&ir, &symbols, $seed + 0x100 * call);
+            $( run_program!(@refill $place $c: $t, &inputs[&id(&ir, stringify!($c))].1); )*
+            let result = program.run($args { $($s: $v,)* $($c: &mut $c,)* });
+            let mut got = Data::new();
+            $( got.insert(id(&ir, stringify!($c)), (inputs[&id(&ir, stringify!($c))].0.clone(), run_program!(@read $place $c))); )*
+            outcomes.push(Outcome { ir: ir.clone(), symbols: symbols.clone(), inputs, got, result });
+        }
+        outcomes
     }};
     (@fill device $t:ty, $device:expr, $values:expr) => { upload::<$t>($device, $values) };
-    (@fill host $t:ty, $device:expr, $values:expr) => {
-        $values.iter().map(|&v| <$t>::from_value(v)).collect::<Vec<$t>>()
+    (@fill host $t:ty, $device:expr, $values:expr) => { host_values::<$t>($values) };
+    (@refill device $c:ident: $t:ty, $values:expr) => {
+        $c.copy_from_slice(&host_values::<$t>($values)).expect("the upload")
     };
+    (@refill host $c:ident: $t:ty, $values:expr) => { $c = host_values::<$t>($values) };
     (@read device $c:ident) => { download(&$c) };
     (@read host $c:ident) => { $c.iter().map(|&x| x.to_value()).collect::<Vec<Value>>() };
 }
+
+/// Calls of each program: the first runs on streams, the second records
+/// its graph (a segment of four or more kernels), the third replays it.
+const CALLS: u64 = 3;
 
 include!("cpu_differential/programs.rs");
 
@@ -448,23 +465,31 @@ fn compare(program: &Program, device: &Device, outcome: &Outcome) -> Vec<String>
 #[test]
 fn random_programs_compute_what_the_evaluator_computes() {
     let mut problems = Vec::new();
-    let (mut runs, mut faulted) = (0, 0);
+    let (mut runs, mut faulted, mut graphs) = (0, 0, 0);
     for device in common::devices("cpu_differential") {
         let gpu = device.is_gpu();
+        let before = device.counters();
         for program in PROGRAMS {
             if gpu && program.transcendental {
                 continue;
             }
-            let outcome = (program.run)(&device, program.seed);
-            faulted += usize::from(outcome.result.is_err());
-            problems.extend(compare(program, &device, &outcome));
-            runs += 1;
+            for outcome in (program.run)(&device, program.seed) {
+                faulted += usize::from(outcome.result.is_err());
+                problems.extend(compare(program, &device, &outcome));
+                runs += 1;
+            }
         }
+        let launched = (device.counters() - before).graph_launches;
+        // The programs of four maps run as graphs from their second call.
+        assert!(launched > 0, "no graph launched on {device:?}");
+        graphs += launched;
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // The faulting programs are there (so the fault check is exercised).
     assert!(faulted > 0, "no program faulted");
-    println!("{runs} runs of random programs matched the evaluator ({faulted} faulted)");
+    println!(
+        "{runs} calls of random programs matched the evaluator ({faulted} faulted, {graphs} graph launches)"
+    );
 }
 
 /// The PTX of every exact program with `gpu` maps, run kernel after kernel

@@ -43,7 +43,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact0(device: &Device, seed: u64) -> Outcome {
+fn run_exact0(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact0, Exact0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
 }
 
@@ -94,7 +94,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact1(device: &Device, seed: u64) -> Outcome {
+fn run_exact1(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact1, Exact1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
 }
 
@@ -145,7 +145,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact2(device: &Device, seed: u64) -> Outcome {
+fn run_exact2(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact2, Exact2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
 }
 
@@ -196,7 +196,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact3(device: &Device, seed: u64) -> Outcome {
+fn run_exact3(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact3, Exact3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
 }
 
@@ -247,7 +247,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact4(device: &Device, seed: u64) -> Outcome {
+fn run_exact4(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact4, Exact4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
 }
 
@@ -298,7 +298,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact5(device: &Device, seed: u64) -> Outcome {
+fn run_exact5(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact5, Exact5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
 }
 
@@ -349,7 +349,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact6(device: &Device, seed: u64) -> Outcome {
+fn run_exact6(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact6, Exact6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
 }
 
@@ -400,7 +400,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact7(device: &Device, seed: u64) -> Outcome {
+fn run_exact7(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact7, Exact7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
 }
 
@@ -451,7 +451,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact8(device: &Device, seed: u64) -> Outcome {
+fn run_exact8(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact8, Exact8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
 }
 
@@ -502,7 +502,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact9(device: &Device, seed: u64) -> Outcome {
+fn run_exact9(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact9, Exact9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
 }
 
@@ -553,7 +553,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact10(device: &Device, seed: u64) -> Outcome {
+fn run_exact10(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact10, Exact10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
 }
 
@@ -604,7 +604,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact11(device: &Device, seed: u64) -> Outcome {
+fn run_exact11(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact11, Exact11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
 }
 
@@ -655,7 +655,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact12(device: &Device, seed: u64) -> Outcome {
+fn run_exact12(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact12, Exact12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
 }
 
@@ -706,7 +706,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact13(device: &Device, seed: u64) -> Outcome {
+fn run_exact13(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact13, Exact13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
 }
 
@@ -757,7 +757,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_exact14(device: &Device, seed: u64) -> Outcome {
+fn run_exact14(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Exact14, Exact14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
 }
 
@@ -808,7 +808,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx0(device: &Device, seed: u64) -> Outcome {
+fn run_approx0(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx0, Approx0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
 }
 
@@ -859,7 +859,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx1(device: &Device, seed: u64) -> Outcome {
+fn run_approx1(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx1, Approx1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
 }
 
@@ -910,7 +910,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx2(device: &Device, seed: u64) -> Outcome {
+fn run_approx2(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx2, Approx2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
 }
 
@@ -961,7 +961,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx3(device: &Device, seed: u64) -> Outcome {
+fn run_approx3(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx3, Approx3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
 }
 
@@ -1012,7 +1012,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx4(device: &Device, seed: u64) -> Outcome {
+fn run_approx4(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx4, Approx4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
 }
 
@@ -1063,7 +1063,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx5(device: &Device, seed: u64) -> Outcome {
+fn run_approx5(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx5, Approx5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
 }
 
@@ -1114,7 +1114,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx6(device: &Device, seed: u64) -> Outcome {
+fn run_approx6(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx6, Approx6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
 }
 
@@ -1165,7 +1165,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx7(device: &Device, seed: u64) -> Outcome {
+fn run_approx7(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx7, Approx7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
 }
 
@@ -1216,7 +1216,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx8(device: &Device, seed: u64) -> Outcome {
+fn run_approx8(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx8, Approx8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
 }
 
@@ -1267,7 +1267,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx9(device: &Device, seed: u64) -> Outcome {
+fn run_approx9(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx9, Approx9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
 }
 
@@ -1318,7 +1318,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx10(device: &Device, seed: u64) -> Outcome {
+fn run_approx10(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx10, Approx10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
 }
 
@@ -1369,7 +1369,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx11(device: &Device, seed: u64) -> Outcome {
+fn run_approx11(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx11, Approx11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
 }
 
@@ -1420,7 +1420,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx12(device: &Device, seed: u64) -> Outcome {
+fn run_approx12(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx12, Approx12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
 }
 
@@ -1471,7 +1471,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx13(device: &Device, seed: u64) -> Outcome {
+fn run_approx13(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx13, Approx13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
 }
 
@@ -1522,7 +1522,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_approx14(device: &Device, seed: u64) -> Outcome {
+fn run_approx14(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Approx14, Approx14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
 }
 
@@ -1567,7 +1567,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body0(device: &Device, seed: u64) -> Outcome {
+fn run_body0(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body0, Body0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
 }
 
@@ -1639,7 +1639,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body1(device: &Device, seed: u64) -> Outcome {
+fn run_body1(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body1, Body1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
 }
 
@@ -1697,7 +1697,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body2(device: &Device, seed: u64) -> Outcome {
+fn run_body2(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body2, Body2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
 }
 
@@ -1752,7 +1752,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body3(device: &Device, seed: u64) -> Outcome {
+fn run_body3(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body3, Body3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
 }
 
@@ -1816,7 +1816,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body4(device: &Device, seed: u64) -> Outcome {
+fn run_body4(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body4, Body4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
 }
 
@@ -1909,7 +1909,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body5(device: &Device, seed: u64) -> Outcome {
+fn run_body5(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body5, Body5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
 }
 
@@ -1957,7 +1957,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body6(device: &Device, seed: u64) -> Outcome {
+fn run_body6(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body6, Body6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
 }
 
@@ -2012,7 +2012,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body7(device: &Device, seed: u64) -> Outcome {
+fn run_body7(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body7, Body7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
 }
 
@@ -2073,7 +2073,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body8(device: &Device, seed: u64) -> Outcome {
+fn run_body8(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body8, Body8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
 }
 
@@ -2118,7 +2118,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body9(device: &Device, seed: u64) -> Outcome {
+fn run_body9(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body9, Body9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
 }
 
@@ -2163,7 +2163,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body10(device: &Device, seed: u64) -> Outcome {
+fn run_body10(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body10, Body10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
 }
 
@@ -2211,7 +2211,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body11(device: &Device, seed: u64) -> Outcome {
+fn run_body11(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body11, Body11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
 }
 
@@ -2266,7 +2266,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body12(device: &Device, seed: u64) -> Outcome {
+fn run_body12(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body12, Body12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
 }
 
@@ -2324,7 +2324,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body13(device: &Device, seed: u64) -> Outcome {
+fn run_body13(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body13, Body13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
 }
 
@@ -2369,7 +2369,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body14(device: &Device, seed: u64) -> Outcome {
+fn run_body14(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body14, Body14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
 }
 
@@ -2434,7 +2434,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body15(device: &Device, seed: u64) -> Outcome {
+fn run_body15(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body15, Body15Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: u64)
 }
 
@@ -2496,7 +2496,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body16(device: &Device, seed: u64) -> Outcome {
+fn run_body16(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body16, Body16Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i8)
 }
 
@@ -2551,7 +2551,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body17(device: &Device, seed: u64) -> Outcome {
+fn run_body17(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body17, Body17Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i16)
 }
 
@@ -2596,7 +2596,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body18(device: &Device, seed: u64) -> Outcome {
+fn run_body18(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body18, Body18Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i32)
 }
 
@@ -2664,7 +2664,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body19(device: &Device, seed: u64) -> Outcome {
+fn run_body19(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body19, Body19Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: i64)
 }
 
@@ -2712,7 +2712,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body20(device: &Device, seed: u64) -> Outcome {
+fn run_body20(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body20, Body20Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u8)
 }
 
@@ -2757,7 +2757,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body21(device: &Device, seed: u64) -> Outcome {
+fn run_body21(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body21, Body21Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u16)
 }
 
@@ -2808,7 +2808,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body22(device: &Device, seed: u64) -> Outcome {
+fn run_body22(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body22, Body22Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u32)
 }
 
@@ -2869,7 +2869,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body23(device: &Device, seed: u64) -> Outcome {
+fn run_body23(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body23, Body23Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: u64)
 }
 
@@ -2914,7 +2914,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body24(device: &Device, seed: u64) -> Outcome {
+fn run_body24(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body24, Body24Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i8)
 }
 
@@ -2962,7 +2962,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body25(device: &Device, seed: u64) -> Outcome {
+fn run_body25(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body25, Body25Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i16)
 }
 
@@ -3021,7 +3021,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body26(device: &Device, seed: u64) -> Outcome {
+fn run_body26(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body26, Body26Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i32)
 }
 
@@ -3083,7 +3083,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body27(device: &Device, seed: u64) -> Outcome {
+fn run_body27(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body27, Body27Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: i64)
 }
 
@@ -3137,7 +3137,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body28(device: &Device, seed: u64) -> Outcome {
+fn run_body28(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body28, Body28Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u8)
 }
 
@@ -3205,7 +3205,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_body29(device: &Device, seed: u64) -> Outcome {
+fn run_body29(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Body29, Body29Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u16)
 }
 
@@ -3270,7 +3270,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody0(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody0(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody0, HostBody0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
 }
 
@@ -3322,7 +3322,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody1(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody1(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody1, HostBody1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
 }
 
@@ -3377,7 +3377,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody2(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody2(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody2, HostBody2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
 }
 
@@ -3435,7 +3435,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody3(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody3(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody3, HostBody3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
 }
 
@@ -3497,7 +3497,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody4(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody4(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody4, HostBody4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
 }
 
@@ -3548,7 +3548,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody5(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody5(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody5, HostBody5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
 }
 
@@ -3593,7 +3593,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody6(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody6(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody6, HostBody6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
 }
 
@@ -3662,7 +3662,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody7(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody7(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody7, HostBody7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
 }
 
@@ -3744,7 +3744,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody8(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody8(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody8, HostBody8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
 }
 
@@ -3817,7 +3817,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody9(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody9(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody9, HostBody9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
 }
 
@@ -3885,7 +3885,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody10(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody10(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody10, HostBody10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
 }
 
@@ -3930,7 +3930,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody11(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody11(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody11, HostBody11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
 }
 
@@ -3975,7 +3975,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody12(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody12(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody12, HostBody12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
 }
 
@@ -4034,7 +4034,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody13(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody13(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody13, HostBody13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
 }
 
@@ -4089,7 +4089,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_hostbody14(device: &Device, seed: u64) -> Outcome {
+fn run_hostbody14(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(host HostBody14, HostBody14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
 }
 
@@ -4131,7 +4131,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block0(device: &Device, seed: u64) -> Outcome {
+fn run_block0(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block0, Block0Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
 }
 
@@ -4176,7 +4176,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block1(device: &Device, seed: u64) -> Outcome {
+fn run_block1(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block1, Block1Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
 }
 
@@ -4222,7 +4222,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block2(device: &Device, seed: u64) -> Outcome {
+fn run_block2(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block2, Block2Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
 }
 
@@ -4263,7 +4263,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block3(device: &Device, seed: u64) -> Outcome {
+fn run_block3(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block3, Block3Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
 }
 
@@ -4316,7 +4316,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block4(device: &Device, seed: u64) -> Outcome {
+fn run_block4(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block4, Block4Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
 }
 
@@ -4366,7 +4366,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block5(device: &Device, seed: u64) -> Outcome {
+fn run_block5(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block5, Block5Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f64, WM: f64)
 }
 
@@ -4424,7 +4424,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block6(device: &Device, seed: u64) -> Outcome {
+fn run_block6(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block6, Block6Args, device, seed; [R = 5, C = 37]; X: u8, Y: u8, Z: u8, G: u8, W: f64, WM: f64)
 }
 
@@ -4467,7 +4467,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block7(device: &Device, seed: u64) -> Outcome {
+fn run_block7(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block7, Block7Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f64, WM: f64)
 }
 
@@ -4510,7 +4510,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block8(device: &Device, seed: u64) -> Outcome {
+fn run_block8(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block8, Block8Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f64, WM: f64)
 }
 
@@ -4555,7 +4555,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block9(device: &Device, seed: u64) -> Outcome {
+fn run_block9(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block9, Block9Args, device, seed; [R = 5, C = 37]; X: i64, Y: i64, Z: i64, G: i64, W: f64, WM: f64)
 }
 
@@ -4595,7 +4595,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block10(device: &Device, seed: u64) -> Outcome {
+fn run_block10(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block10, Block10Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f64, WM: f64)
 }
 
@@ -4647,7 +4647,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block11(device: &Device, seed: u64) -> Outcome {
+fn run_block11(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block11, Block11Args, device, seed; [R = 5, C = 37]; X: i16, Y: i16, Z: i16, G: i16, W: f32, WM: f32)
 }
 
@@ -4705,7 +4705,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block12(device: &Device, seed: u64) -> Outcome {
+fn run_block12(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block12, Block12Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
 }
 
@@ -4750,7 +4750,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block13(device: &Device, seed: u64) -> Outcome {
+fn run_block13(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block13, Block13Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
 }
 
@@ -4802,7 +4802,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block14(device: &Device, seed: u64) -> Outcome {
+fn run_block14(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block14, Block14Args, device, seed; [R = 5, C = 37]; X: u8, Y: u8, Z: u8, G: u8, W: f64, WM: f64)
 }
 
@@ -4842,7 +4842,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block15(device: &Device, seed: u64) -> Outcome {
+fn run_block15(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block15, Block15Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
 }
 
@@ -4886,7 +4886,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block16(device: &Device, seed: u64) -> Outcome {
+fn run_block16(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block16, Block16Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
 }
 
@@ -4936,7 +4936,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block17(device: &Device, seed: u64) -> Outcome {
+fn run_block17(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block17, Block17Args, device, seed; [R = 5, C = 37]; X: i16, Y: i16, Z: i16, G: i16, W: f64, WM: f64)
 }
 
@@ -4977,7 +4977,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block18(device: &Device, seed: u64) -> Outcome {
+fn run_block18(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block18, Block18Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
 }
 
@@ -5022,7 +5022,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block19(device: &Device, seed: u64) -> Outcome {
+fn run_block19(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block19, Block19Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
 }
 
@@ -5065,7 +5065,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block20(device: &Device, seed: u64) -> Outcome {
+fn run_block20(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block20, Block20Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
 }
 
@@ -5116,7 +5116,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block21(device: &Device, seed: u64) -> Outcome {
+fn run_block21(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block21, Block21Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
 }
 
@@ -5166,7 +5166,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block22(device: &Device, seed: u64) -> Outcome {
+fn run_block22(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block22, Block22Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
 }
 
@@ -5218,7 +5218,7 @@ sdfg::sdfg! {
 }
 
 #[allow(non_snake_case)]
-fn run_block23(device: &Device, seed: u64) -> Outcome {
+fn run_block23(device: &Device, seed: u64) -> Vec<Outcome> {
     run_program!(device Block23, Block23Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
 }
 
