@@ -208,12 +208,34 @@ impl CopyPlan {
             });
         }
         let extents = |n: &Normal| n.dims.iter().map(|&(e, _)| e).collect::<Vec<_>>();
-        let dims = if extents(&s) == extents(&d) {
-            s.dims
+        // The dimensions of more than one element: a side whose innermost
+        // dimension was a single index ends in a unit run `(1, 1)` the
+        // other side may not have (`A[0..6, 0..2, 1]` and `B[2, 1..7, 2..4]`
+        // are both 6 x 2).
+        let shaped = |n: &Normal| {
+            n.dims
                 .iter()
-                .zip(&d.dims)
+                .copied()
+                .filter(|&(e, _)| e != 1)
+                .collect::<Vec<_>>()
+        };
+        let (s_shaped, d_shaped) = (shaped(&s), shaped(&d));
+        let dims = if s_shaped
+            .iter()
+            .map(|&(e, _)| e)
+            .eq(d_shaped.iter().map(|&(e, _)| e))
+        {
+            let mut dims: Vec<(usize, usize, usize)> = s_shaped
+                .iter()
+                .zip(&d_shaped)
                 .map(|(&(e, ss), &(_, ds))| (e, ss, ds))
-                .collect()
+                .collect();
+            // Runs are the innermost dimension: contiguous on both sides,
+            // else single elements.
+            if dims.last().is_none_or(|&(_, ss, ds)| ss != 1 || ds != 1) {
+                dims.push((1, 1, 1));
+            }
+            dims
         } else if d.dims.len() == 1 {
             with_dense_other_side(&s.dims, false)
         } else if s.dims.len() == 1 {
@@ -341,6 +363,31 @@ mod tests {
         // dst is contiguous after merging -> dims follow src
         assert_eq!(p.runs().collect::<Vec<_>>(), [(8, 0), (14, 3)]);
         assert_eq!(p.run_len(), 3);
+    }
+
+    /// Element `k` of each side, from the plan's runs.
+    fn pairs(p: &CopyPlan) -> Vec<(usize, usize)> {
+        p.runs()
+            .flat_map(|(s, d)| (0..p.run_len()).map(move |k| (s + k, d + k)))
+            .collect()
+    }
+
+    #[test]
+    fn a_single_index_innermost_on_one_side_only() {
+        // A[0..6, 0..2, 1] of a 7 x 5 x 3 array (its innermost dimension
+        // a single index) -> B[2, 1..7, 2..4] of a 4 x 7 x 5 array: both
+        // 6 x 2 (the regions once had "different shapes" [6, 2, 1] and [6, 2]).
+        let src = Region::new(1, vec![(6, 15), (2, 3), (1, 1)]);
+        let dst = Region::new(2 * 35 + 5 + 2, vec![(1, 35), (6, 5), (2, 1)]);
+        let want: Vec<(usize, usize)> = (0..6)
+            .flat_map(|i| (0..2).map(move |j| (1 + 15 * i + 3 * j, 77 + 5 * i + j)))
+            .collect();
+        let p = CopyPlan::new(&src, 105, "A", &dst, 140, "B").unwrap();
+        assert_eq!(pairs(&p), want);
+        // And the other way around.
+        let back = CopyPlan::new(&dst, 140, "B", &src, 105, "A").unwrap();
+        let flipped: Vec<(usize, usize)> = want.iter().map(|&(a, b)| (b, a)).collect();
+        assert_eq!(pairs(&back), flipped);
     }
 
     #[test]
