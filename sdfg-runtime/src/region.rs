@@ -207,43 +207,11 @@ impl CopyPlan {
                 count: 0,
             });
         }
-        let extents = |n: &Normal| n.dims.iter().map(|&(e, _)| e).collect::<Vec<_>>();
-        // The dimensions of more than one element: a side whose innermost
-        // dimension was a single index ends in a unit run `(1, 1)` the
-        // other side may not have (`A[0..6, 0..2, 1]` and `B[2, 1..7, 2..4]`
-        // are both 6 x 2).
-        let shaped = |n: &Normal| {
-            n.dims
-                .iter()
-                .copied()
-                .filter(|&(e, _)| e != 1)
-                .collect::<Vec<_>>()
-        };
-        let (s_shaped, d_shaped) = (shaped(&s), shaped(&d));
-        let dims = if s_shaped
-            .iter()
-            .map(|&(e, _)| e)
-            .eq(d_shaped.iter().map(|&(e, _)| e))
-        {
-            let mut dims: Vec<(usize, usize, usize)> = s_shaped
-                .iter()
-                .zip(&d_shaped)
-                .map(|(&(e, ss), &(_, ds))| (e, ss, ds))
-                .collect();
-            // Runs are the innermost dimension: contiguous on both sides,
-            // else single elements.
-            if dims.last().is_none_or(|&(_, ss, ds)| ss != 1 || ds != 1) {
-                dims.push((1, 1, 1));
-            }
-            dims
-        } else if d.dims.len() == 1 {
-            with_dense_other_side(&s.dims, false)
-        } else if s.dims.len() == 1 {
-            with_dense_other_side(&d.dims, true)
-        } else {
+        let Some(dims) = common_dims(&s.dims, &d.dims) else {
+            let extents = |n: &Normal| n.dims.iter().map(|&(e, _)| e).collect::<Vec<_>>();
             return Err(Error::InvalidArgument(format!(
                 "copy from `{src_name}` to `{dst_name}`: the regions have different shapes \
-                 ({:?} and {:?}) and neither is contiguous",
+                 ({:?} and {:?})",
                 extents(&s),
                 extents(&d)
             )));
@@ -324,23 +292,53 @@ impl CopyPlan {
     }
 }
 
-/// Pairs the strided side's dims with dense strides for the contiguous side.
-fn with_dense_other_side(
-    strided: &[(usize, usize)],
-    strided_is_dst: bool,
-) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::with_capacity(strided.len());
-    let mut dense = 1;
-    for &(extent, stride) in strided.iter().rev() {
-        out.push(if strided_is_dst {
-            (extent, dense, stride)
-        } else {
-            (extent, stride, dense)
-        });
-        dense *= extent;
+/// The dimensions `(extent, src_stride, dst_stride)` of a copy between two
+/// normalized regions (outermost first) that walk their elements in the
+/// same row-major order: each side's dimensions split where the other's
+/// boundaries fall (`[(8, 4), (2, 1)]`, rows of 4 x 2 elements merged, and
+/// `[(2, 21), (4, 3), (2, 1)]` are both 2 x 4 x 2), then merged where both
+/// sides are contiguous across them, and a run of single elements appended
+/// when either side's innermost stride is not 1. `None` when the shapes
+/// cannot be split alike (`3 x 4` against `2 x 6`).
+fn common_dims(
+    src: &[(usize, usize)],
+    dst: &[(usize, usize)],
+) -> Option<Vec<(usize, usize, usize)>> {
+    let sized = |dims: &[(usize, usize)]| -> Vec<(usize, usize)> {
+        dims.iter().copied().filter(|&(e, _)| e != 1).collect()
+    };
+    let (mut s, mut d) = (sized(src), sized(dst));
+    // Inner to outer.
+    let mut split: Vec<(usize, usize, usize)> = Vec::new();
+    while let (Some(&(se, ss)), Some(&(de, ds))) = (s.last(), d.last()) {
+        let e = se.min(de);
+        if se % e != 0 || de % e != 0 {
+            return None;
+        }
+        split.push((e, ss, ds));
+        // What is left of each side's dimension: its outer part.
+        for (side, extent, stride) in [(&mut s, se, ss), (&mut d, de, ds)] {
+            side.pop();
+            if extent > e {
+                side.push((extent / e, stride * e));
+            }
+        }
     }
-    out.reverse();
-    out
+    if !s.is_empty() || !d.is_empty() {
+        return None;
+    }
+    let mut merged: Vec<(usize, usize, usize)> = Vec::new();
+    for (e, ss, ds) in split {
+        match merged.last_mut() {
+            Some(inner) if ss == inner.0 * inner.1 && ds == inner.0 * inner.2 => inner.0 *= e,
+            _ => merged.push((e, ss, ds)),
+        }
+    }
+    if merged.first().is_none_or(|&(_, ss, ds)| ss != 1 || ds != 1) {
+        merged.insert(0, (1, 1, 1));
+    }
+    merged.reverse();
+    Some(merged)
 }
 
 #[cfg(test)]
@@ -388,6 +386,41 @@ mod tests {
         let back = CopyPlan::new(&dst, 140, "B", &src, 105, "A").unwrap();
         let flipped: Vec<(usize, usize)> = want.iter().map(|&(a, b)| (b, a)).collect();
         assert_eq!(pairs(&back), flipped);
+    }
+
+    #[test]
+    fn sides_merged_differently_split_alike() {
+        // C2[1..=2, 0..=3, 0..2] of a 5 x 4 x 4 array (its two outer
+        // dimensions merge: rows of 4 x 2 elements 4 apart) -> C4[1..3,
+        // 3..=6, 1..=2] of a 7 x 7 x 3 array: both 2 x 4 x 2 (once
+        // "different shapes ([8, 2] and [2, 4, 2])").
+        let src = Region::new(16, vec![(2, 16), (4, 4), (2, 1)]);
+        let dst = Region::new(21 + 9 + 1, vec![(2, 21), (4, 3), (2, 1)]);
+        let want: Vec<(usize, usize)> = (0..2)
+            .flat_map(|i| {
+                (0..4).flat_map(move |j| {
+                    (0..2).map(move |k| (16 + 16 * i + 4 * j + k, 31 + 21 * i + 3 * j + k))
+                })
+            })
+            .collect();
+        let p = CopyPlan::new(&src, 80, "C2", &dst, 147, "C4").unwrap();
+        assert_eq!(pairs(&p), want);
+        let back = CopyPlan::new(&dst, 147, "C4", &src, 80, "C2").unwrap();
+        let flipped: Vec<(usize, usize)> = want.iter().map(|&(a, b)| (b, a)).collect();
+        assert_eq!(pairs(&back), flipped);
+        // Shapes that cannot be split alike stay an error naming both sides.
+        let e = CopyPlan::new(
+            &Region::new(0, vec![(3, 10), (4, 1)]),
+            30,
+            "A",
+            &Region::new(0, vec![(2, 7), (6, 1)]),
+            14,
+            "B",
+        );
+        assert!(
+            matches!(&e, Err(Error::InvalidArgument(m)) if m.contains("`A`") && m.contains("`B`")),
+            "{e:?}"
+        );
     }
 
     #[test]
