@@ -22,12 +22,14 @@ mod common;
 
 use sdfg::compiler::eval::{self, MemEnv};
 use sdfg::compiler::ir::{
-    Container, MapSchedule, ScalarType, Sdfg, StatementKind, Stmt, Storage, Value,
+    Container, Expr, MapSchedule, Memlet, ScalarType, Sdfg, Statement, StatementKind, Stmt,
+    Storage, SubsetDim, Value,
 };
 use sdfg::prelude::*;
 use sdfg::runtime::Elem;
 use sdfg_testkit::harness::{eval_map, same_value, simulate_map, Data};
 use sdfg_testkit::randblock::random_block_program;
+use sdfg_testkit::randcopy::random_copy_program;
 use sdfg_testkit::randexpr::{random_body, random_inputs, random_module, GenConfig, RandomModule};
 use sdfg_testkit::source::program_source;
 
@@ -48,11 +50,16 @@ enum Kind {
     HostBody(ScalarType, bool),
     /// A random block map (`sdfg_testkit::randblock`).
     Block,
+    /// Random copies (`sdfg_testkit::randcopy`).
+    Copies,
 }
 
 /// The symbols of the block programs: rows, and columns (more than one
 /// warp's worth: thread maps stride over blocks of 32).
 const BLOCK_SYMBOLS: &[(&str, i64)] = &[("R", 5), ("C", 37)];
+
+/// The symbol of the copy programs.
+const COPY_SYMBOLS: &[(&str, i64)] = &[("N", sdfg_testkit::randcopy::N)];
 
 /// The generated programs: name, kind and seed.
 fn specs() -> Vec<(String, Kind, u64)> {
@@ -82,6 +89,9 @@ fn specs() -> Vec<(String, Kind, u64)> {
     for k in 0..24 {
         out.push((format!("Block{k}"), Kind::Block, 0xB10C_0000 + k as u64));
     }
+    for k in 0..48 {
+        out.push((format!("Copies{k}"), Kind::Copies, 0xC0B1_0000 + k as u64));
+    }
     out
 }
 
@@ -92,12 +102,15 @@ fn random_program(
     seed: u64,
 ) -> (String, Sdfg, &'static [(&'static str, i64)]) {
     let doc = format!("{kind:?}, seed {seed:#x}.");
-    if let Kind::Block = kind {
-        let text = random_block_program(seed, name, &doc);
+    if let Kind::Block | Kind::Copies = kind {
+        let (text, symbols) = match kind {
+            Kind::Block => (random_block_program(seed, name, &doc), BLOCK_SYMBOLS),
+            _ => (random_copy_program(seed, name, &doc), COPY_SYMBOLS),
+        };
         let ir = sdfg::compiler::frontend_str(&text)
             .unwrap_or_else(|d| panic!("the compiler refuses {name}:\n{d}\n{text}"));
         let indented: String = text.lines().map(|l| format!("    {l}\n")).collect();
-        return (format!("sdfg::sdfg! {{\n{indented}}}\n"), ir, BLOCK_SYMBOLS);
+        return (format!("sdfg::sdfg! {{\n{indented}}}\n"), ir, symbols);
     }
     let sdfg = random_sdfg(kind, seed);
     let text = program_source(&sdfg, name, &doc).expect("the random programs print");
@@ -117,7 +130,7 @@ fn random_sdfg(kind: Kind, seed: u64) -> Sdfg {
         Kind::Exact(ty) => own_outputs(random_module(seed, ty, 4, &exact)),
         Kind::Approx(ty) => own_outputs(random_module(seed, ty, 4, &approx)),
         Kind::Body(ty, data_dependent) => random_body(seed, ty, data_dependent).sdfg,
-        Kind::Block => unreachable!("block programs are source text"),
+        Kind::Block | Kind::Copies => unreachable!("{kind:?} programs are source text"),
         Kind::HostBody(ty, seq) => {
             let mut sdfg = random_body(seed, ty, true).sdfg;
             for c in &mut sdfg.containers {
@@ -173,17 +186,19 @@ fn programs_file() -> String {
             .containers
             .iter()
             .filter(|c| is_argument(c))
-            .map(|c| format!("{}: {}", c.name.text, rust_type(c.elem)))
+            .map(|c| {
+                format!(
+                    "{}: {} {}",
+                    c.name.text,
+                    c.storage.keyword(),
+                    rust_type(c.elem)
+                )
+            })
             .collect();
         let run = format!("run_{}", name.to_lowercase());
-        let place = if matches!(kind, Kind::HostBody(..)) {
-            "host"
-        } else {
-            "device"
-        };
         out += &format!(
             "\n#[allow(non_snake_case)]\nfn {run}(device: &Device, seed: u64) -> Vec<Outcome> {{\n    \
-             run_program!({place} {name}, {name}Args, device, seed; [{}]; {})\n}}\n\n",
+             run_program!({name}, {name}Args, device, seed; [{}]; {})\n}}\n\n",
             symbols.join(", "),
             fields.join(", ")
         );
@@ -339,7 +354,7 @@ fn inputs(ir: &Sdfg, symbols: &[Value], seed: u64) -> Data {
 
 /// A container the caller passes (not a block's `shared` or `register` data).
 fn is_argument(c: &Container) -> bool {
-    matches!(c.storage, Storage::Gpu | Storage::Host) && !c.transient
+    matches!(c.storage, Storage::Gpu | Storage::Host | Storage::Pinned) && !c.transient
 }
 
 /// The values of `ir`'s symbols, in its order, from `(name, value)` pairs.
@@ -359,8 +374,8 @@ fn symbol_values(ir: &Sdfg, values: &[(&str, i64)]) -> Vec<Value> {
 /// Fills every container (device buffers, or host vectors for `host`),
 /// runs the program once, reads every container back.
 macro_rules! run_program {
-    ($place:ident $program:ident, $args:ident, $device:expr, $seed:expr;
-     [$($s:ident = $v:expr),*]; $($c:ident: $t:ty),* $(,)?) => {{
+    ($program:ident, $args:ident, $device:expr, $seed:expr;
+     [$($s:ident = $v:expr),*]; $($c:ident: $place:ident $t:ty),* $(,)?) => {{
         let ir = $program::ir().expect("the program's IR");
         let symbols = symbol_values(&ir, &[$((stringify!($s), $v)),*]);
         let first = inputs(&ir, &symbols, $seed);
@@ -379,13 +394,20 @@ macro_rules! run_program {
         }
         outcomes
     }};
-    (@fill device $t:ty, $device:expr, $values:expr) => { upload::<$t>($device, $values) };
+    (@fill gpu $t:ty, $device:expr, $values:expr) => { upload::<$t>($device, $values) };
+    (@fill pinned $t:ty, $device:expr, $values:expr) => {
+        HostBuffer::from_slice($device, &host_values::<$t>($values)).expect("a pinned buffer")
+    };
     (@fill host $t:ty, $device:expr, $values:expr) => { host_values::<$t>($values) };
-    (@refill device $c:ident: $t:ty, $values:expr) => {
+    (@refill gpu $c:ident: $t:ty, $values:expr) => {
         $c.copy_from_slice(&host_values::<$t>($values)).expect("the upload")
     };
+    (@refill pinned $c:ident: $t:ty, $values:expr) => {
+        $c.as_mut_slice().copy_from_slice(&host_values::<$t>($values))
+    };
     (@refill host $c:ident: $t:ty, $values:expr) => { $c = host_values::<$t>($values) };
-    (@read device $c:ident) => { download(&$c) };
+    (@read gpu $c:ident) => { download(&$c) };
+    (@read pinned $c:ident) => { $c.to_vec().into_iter().map(Convert::to_value).collect::<Vec<Value>>() };
     (@read host $c:ident) => { $c.iter().map(|&x| x.to_value()).collect::<Vec<Value>>() };
 }
 
@@ -395,18 +417,79 @@ const CALLS: u64 = 3;
 
 include!("cpu_differential/programs.rs");
 
-/// The evaluator's run of every map of state 0 in textual order: the
-/// containers afterwards, and whether any access was out of bounds.
+/// The evaluator's run of the program: its states in order (the random
+/// programs are one state, or a chain of states without conditions), each
+/// statement in textual order (maps by the evaluator, copies element by
+/// element); the containers afterwards, and whether any access was out of
+/// bounds.
 fn evaluate(ir: &Sdfg, symbols: &[Value], inputs: &Data) -> (Data, bool) {
+    for (k, edge) in ir.edges.iter().enumerate() {
+        assert!(
+            edge.from + 1 == edge.to && edge.to == k + 1 && edge.condition.is_none(),
+            "a chain of states"
+        );
+    }
     let mut data = inputs.clone();
     let mut faulted = false;
-    for (stmt, s) in ir.states[0].stmts.iter().enumerate() {
-        assert!(matches!(s.kind, StatementKind::Map(_)), "only maps");
-        let (after, fault) = eval_map(ir, 0, stmt, symbols, &data);
-        data = after;
-        faulted |= fault.is_some();
+    for (state, st) in ir.states.iter().enumerate() {
+        for (stmt, s) in st.stmts.iter().enumerate() {
+            match &s.kind {
+                StatementKind::Map(_) => {
+                    let (after, fault) = eval_map(ir, state, stmt, symbols, &data);
+                    data = after;
+                    faulted |= fault.is_some();
+                }
+                StatementKind::Copy(_) => copy_elements(s, symbols, &mut data),
+                other => panic!("no evaluation of {other:?}"),
+            }
+        }
     }
     (data, faulted)
+}
+
+/// A copy statement: element `k` of the source box (row-major) to element
+/// `k` of the destination box.
+fn copy_elements(s: &Statement, symbols: &[Value], data: &mut Data) {
+    let [src, dst] = &s.memlets[..] else {
+        panic!("a copy has two memlets");
+    };
+    let offsets = |m: &Memlet| -> Vec<usize> {
+        let mut env = MemEnv {
+            symbols: symbols.to_vec(),
+            ..Default::default()
+        };
+        let mut value = |e: &Expr| {
+            let v = eval::eval_expr(e, &mut env, &mut Vec::new()).expect("a bound");
+            v.as_i128().expect("an integer bound") as usize
+        };
+        let shape = data[&m.container].0.clone();
+        let boxes: Vec<(usize, usize)> = m
+            .subset
+            .iter()
+            .map(|d| match d {
+                SubsetDim::Index(e) => (value(e), 1),
+                SubsetDim::Range { start, end } => {
+                    let a = value(start);
+                    (a, value(end) - a)
+                }
+            })
+            .collect();
+        let mut out = vec![0usize];
+        for (&size, &(start, len)) in shape.iter().zip(&boxes) {
+            out = out
+                .iter()
+                .flat_map(|&o| (start..start + len).map(move |i| o * size + i))
+                .collect();
+        }
+        out
+    };
+    let (from, to) = (offsets(src), offsets(dst));
+    assert_eq!(from.len(), to.len(), "the boxes have one size");
+    let values: Vec<Value> = from.iter().map(|&o| data[&src.container].1[o]).collect();
+    let target = &mut data.get_mut(&dst.container).expect("the destination").1;
+    for (&o, v) in to.iter().zip(values) {
+        target[o] = v;
+    }
 }
 
 /// Every difference between a device's run and the evaluator's.
@@ -502,7 +585,11 @@ fn the_random_programs_ptx_computes_what_the_evaluator_computes() {
     let mut kernels = 0;
     for program in PROGRAMS.iter().filter(|p| !p.transcendental) {
         let (ir, symbols) = (program.ir)();
-        if ir.containers.iter().any(|c| c.storage == Storage::Host) {
+        let gpu_maps_only =
+            ir.states.iter().flat_map(|s| &s.stmts).all(
+                |s| matches!(&s.kind, StatementKind::Map(m) if m.schedule == MapSchedule::Gpu),
+            );
+        if !gpu_maps_only {
             continue;
         }
         let inputs = inputs(&ir, &symbols, program.seed);

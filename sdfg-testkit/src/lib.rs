@@ -7,6 +7,8 @@
 //!   differential tests of the backends against the evaluator;
 //! - [`randblock`]: random block-map programs (as `sdfg!` source) whose
 //!   results do not depend on the order of combination;
+//! - [`randcopy`]: random copies of boxes between containers of every
+//!   storage (as `sdfg!` source);
 //! - [`ptxsim`]: a sequential interpreter of the PTX subset the backend
 //!   emits, and [`harness`], which runs one `gpu` map through it and through
 //!   the evaluator from the same inputs;
@@ -24,6 +26,7 @@ pub mod harness;
 pub mod ptxsim;
 pub mod quiet;
 pub mod randblock;
+pub mod randcopy;
 pub mod randexpr;
 pub mod rng;
 pub mod source;

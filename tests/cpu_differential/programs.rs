@@ -44,7 +44,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact0(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact0, Exact0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
+    run_program!(Exact0, Exact0Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i8, OUT1: gpu i8, OUT2: gpu i8, OUT3: gpu i8)
 }
 
 fn ir_exact0() -> (Sdfg, Vec<Value>) {
@@ -95,7 +95,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact1(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact1, Exact1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
+    run_program!(Exact1, Exact1Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i16, OUT1: gpu i16, OUT2: gpu i16, OUT3: gpu i16)
 }
 
 fn ir_exact1() -> (Sdfg, Vec<Value>) {
@@ -146,7 +146,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact2(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact2, Exact2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
+    run_program!(Exact2, Exact2Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i32, OUT1: gpu i32, OUT2: gpu i32, OUT3: gpu i32)
 }
 
 fn ir_exact2() -> (Sdfg, Vec<Value>) {
@@ -197,7 +197,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact3(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact3, Exact3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
+    run_program!(Exact3, Exact3Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i64, OUT1: gpu i64, OUT2: gpu i64, OUT3: gpu i64)
 }
 
 fn ir_exact3() -> (Sdfg, Vec<Value>) {
@@ -248,7 +248,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact4(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact4, Exact4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
+    run_program!(Exact4, Exact4Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u8, OUT1: gpu u8, OUT2: gpu u8, OUT3: gpu u8)
 }
 
 fn ir_exact4() -> (Sdfg, Vec<Value>) {
@@ -299,7 +299,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact5(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact5, Exact5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
+    run_program!(Exact5, Exact5Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u16, OUT1: gpu u16, OUT2: gpu u16, OUT3: gpu u16)
 }
 
 fn ir_exact5() -> (Sdfg, Vec<Value>) {
@@ -350,7 +350,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact6(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact6, Exact6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
+    run_program!(Exact6, Exact6Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u32, OUT1: gpu u32, OUT2: gpu u32, OUT3: gpu u32)
 }
 
 fn ir_exact6() -> (Sdfg, Vec<Value>) {
@@ -401,7 +401,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact7(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact7, Exact7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
+    run_program!(Exact7, Exact7Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u64, OUT1: gpu u64, OUT2: gpu u64, OUT3: gpu u64)
 }
 
 fn ir_exact7() -> (Sdfg, Vec<Value>) {
@@ -452,7 +452,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact8(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact8, Exact8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
+    run_program!(Exact8, Exact8Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f32, OUT1: gpu f32, OUT2: gpu f32, OUT3: gpu f32)
 }
 
 fn ir_exact8() -> (Sdfg, Vec<Value>) {
@@ -503,7 +503,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact9(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact9, Exact9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
+    run_program!(Exact9, Exact9Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f64, OUT1: gpu f64, OUT2: gpu f64, OUT3: gpu f64)
 }
 
 fn ir_exact9() -> (Sdfg, Vec<Value>) {
@@ -554,7 +554,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact10(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact10, Exact10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
+    run_program!(Exact10, Exact10Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f16, OUT1: gpu f16, OUT2: gpu f16, OUT3: gpu f16)
 }
 
 fn ir_exact10() -> (Sdfg, Vec<Value>) {
@@ -605,7 +605,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact11(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact11, Exact11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
+    run_program!(Exact11, Exact11Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu bf16, OUT1: gpu bf16, OUT2: gpu bf16, OUT3: gpu bf16)
 }
 
 fn ir_exact11() -> (Sdfg, Vec<Value>) {
@@ -656,7 +656,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact12(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact12, Exact12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
+    run_program!(Exact12, Exact12Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu bool, OUT1: gpu bool, OUT2: gpu bool, OUT3: gpu bool)
 }
 
 fn ir_exact12() -> (Sdfg, Vec<Value>) {
@@ -707,7 +707,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact13(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact13, Exact13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
+    run_program!(Exact13, Exact13Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu c32, OUT1: gpu c32, OUT2: gpu c32, OUT3: gpu c32)
 }
 
 fn ir_exact13() -> (Sdfg, Vec<Value>) {
@@ -758,7 +758,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_exact14(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Exact14, Exact14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
+    run_program!(Exact14, Exact14Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu c64, OUT1: gpu c64, OUT2: gpu c64, OUT3: gpu c64)
 }
 
 fn ir_exact14() -> (Sdfg, Vec<Value>) {
@@ -809,7 +809,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx0(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx0, Approx0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, OUT1: i8, OUT2: i8, OUT3: i8)
+    run_program!(Approx0, Approx0Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i8, OUT1: gpu i8, OUT2: gpu i8, OUT3: gpu i8)
 }
 
 fn ir_approx0() -> (Sdfg, Vec<Value>) {
@@ -860,7 +860,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx1(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx1, Approx1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, OUT1: i16, OUT2: i16, OUT3: i16)
+    run_program!(Approx1, Approx1Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i16, OUT1: gpu i16, OUT2: gpu i16, OUT3: gpu i16)
 }
 
 fn ir_approx1() -> (Sdfg, Vec<Value>) {
@@ -911,7 +911,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx2(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx2, Approx2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, OUT1: i32, OUT2: i32, OUT3: i32)
+    run_program!(Approx2, Approx2Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i32, OUT1: gpu i32, OUT2: gpu i32, OUT3: gpu i32)
 }
 
 fn ir_approx2() -> (Sdfg, Vec<Value>) {
@@ -962,7 +962,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx3(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx3, Approx3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, OUT1: i64, OUT2: i64, OUT3: i64)
+    run_program!(Approx3, Approx3Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i64, OUT1: gpu i64, OUT2: gpu i64, OUT3: gpu i64)
 }
 
 fn ir_approx3() -> (Sdfg, Vec<Value>) {
@@ -1013,7 +1013,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx4(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx4, Approx4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, OUT1: u8, OUT2: u8, OUT3: u8)
+    run_program!(Approx4, Approx4Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u8, OUT1: gpu u8, OUT2: gpu u8, OUT3: gpu u8)
 }
 
 fn ir_approx4() -> (Sdfg, Vec<Value>) {
@@ -1064,7 +1064,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx5(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx5, Approx5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, OUT1: u16, OUT2: u16, OUT3: u16)
+    run_program!(Approx5, Approx5Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u16, OUT1: gpu u16, OUT2: gpu u16, OUT3: gpu u16)
 }
 
 fn ir_approx5() -> (Sdfg, Vec<Value>) {
@@ -1115,7 +1115,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx6(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx6, Approx6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, OUT1: u32, OUT2: u32, OUT3: u32)
+    run_program!(Approx6, Approx6Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u32, OUT1: gpu u32, OUT2: gpu u32, OUT3: gpu u32)
 }
 
 fn ir_approx6() -> (Sdfg, Vec<Value>) {
@@ -1166,7 +1166,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx7(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx7, Approx7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, OUT1: u64, OUT2: u64, OUT3: u64)
+    run_program!(Approx7, Approx7Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u64, OUT1: gpu u64, OUT2: gpu u64, OUT3: gpu u64)
 }
 
 fn ir_approx7() -> (Sdfg, Vec<Value>) {
@@ -1217,7 +1217,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx8(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx8, Approx8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, OUT1: f32, OUT2: f32, OUT3: f32)
+    run_program!(Approx8, Approx8Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f32, OUT1: gpu f32, OUT2: gpu f32, OUT3: gpu f32)
 }
 
 fn ir_approx8() -> (Sdfg, Vec<Value>) {
@@ -1268,7 +1268,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx9(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx9, Approx9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, OUT1: f64, OUT2: f64, OUT3: f64)
+    run_program!(Approx9, Approx9Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f64, OUT1: gpu f64, OUT2: gpu f64, OUT3: gpu f64)
 }
 
 fn ir_approx9() -> (Sdfg, Vec<Value>) {
@@ -1319,7 +1319,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx10(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx10, Approx10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, OUT1: f16, OUT2: f16, OUT3: f16)
+    run_program!(Approx10, Approx10Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f16, OUT1: gpu f16, OUT2: gpu f16, OUT3: gpu f16)
 }
 
 fn ir_approx10() -> (Sdfg, Vec<Value>) {
@@ -1370,7 +1370,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx11(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx11, Approx11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, OUT1: bf16, OUT2: bf16, OUT3: bf16)
+    run_program!(Approx11, Approx11Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu bf16, OUT1: gpu bf16, OUT2: gpu bf16, OUT3: gpu bf16)
 }
 
 fn ir_approx11() -> (Sdfg, Vec<Value>) {
@@ -1421,7 +1421,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx12(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx12, Approx12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, OUT1: bool, OUT2: bool, OUT3: bool)
+    run_program!(Approx12, Approx12Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu bool, OUT1: gpu bool, OUT2: gpu bool, OUT3: gpu bool)
 }
 
 fn ir_approx12() -> (Sdfg, Vec<Value>) {
@@ -1472,7 +1472,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx13(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx13, Approx13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, OUT1: c32, OUT2: c32, OUT3: c32)
+    run_program!(Approx13, Approx13Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu c32, OUT1: gpu c32, OUT2: gpu c32, OUT3: gpu c32)
 }
 
 fn ir_approx13() -> (Sdfg, Vec<Value>) {
@@ -1523,7 +1523,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_approx14(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Approx14, Approx14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, OUT1: c64, OUT2: c64, OUT3: c64)
+    run_program!(Approx14, Approx14Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu c64, OUT1: gpu c64, OUT2: gpu c64, OUT3: gpu c64)
 }
 
 fn ir_approx14() -> (Sdfg, Vec<Value>) {
@@ -1568,7 +1568,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body0(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body0, Body0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
+    run_program!(Body0, Body0Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i8, ACC: gpu i8)
 }
 
 fn ir_body0() -> (Sdfg, Vec<Value>) {
@@ -1640,7 +1640,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body1(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body1, Body1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
+    run_program!(Body1, Body1Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i16, ACC: gpu i16)
 }
 
 fn ir_body1() -> (Sdfg, Vec<Value>) {
@@ -1698,7 +1698,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body2(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body2, Body2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
+    run_program!(Body2, Body2Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i32, ACC: gpu i32)
 }
 
 fn ir_body2() -> (Sdfg, Vec<Value>) {
@@ -1753,7 +1753,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body3(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body3, Body3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
+    run_program!(Body3, Body3Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i64, ACC: gpu i64)
 }
 
 fn ir_body3() -> (Sdfg, Vec<Value>) {
@@ -1817,7 +1817,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body4(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body4, Body4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
+    run_program!(Body4, Body4Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u8, ACC: gpu u8)
 }
 
 fn ir_body4() -> (Sdfg, Vec<Value>) {
@@ -1910,7 +1910,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body5(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body5, Body5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
+    run_program!(Body5, Body5Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u16, ACC: gpu u16)
 }
 
 fn ir_body5() -> (Sdfg, Vec<Value>) {
@@ -1958,7 +1958,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body6(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body6, Body6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
+    run_program!(Body6, Body6Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u32, ACC: gpu u32)
 }
 
 fn ir_body6() -> (Sdfg, Vec<Value>) {
@@ -2013,7 +2013,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body7(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body7, Body7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
+    run_program!(Body7, Body7Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u64, ACC: gpu u64)
 }
 
 fn ir_body7() -> (Sdfg, Vec<Value>) {
@@ -2074,7 +2074,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body8(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body8, Body8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
+    run_program!(Body8, Body8Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f32, ACC: gpu i8)
 }
 
 fn ir_body8() -> (Sdfg, Vec<Value>) {
@@ -2119,7 +2119,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body9(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body9, Body9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
+    run_program!(Body9, Body9Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f64, ACC: gpu i16)
 }
 
 fn ir_body9() -> (Sdfg, Vec<Value>) {
@@ -2164,7 +2164,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body10(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body10, Body10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
+    run_program!(Body10, Body10Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f16, ACC: gpu i32)
 }
 
 fn ir_body10() -> (Sdfg, Vec<Value>) {
@@ -2212,7 +2212,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body11(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body11, Body11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
+    run_program!(Body11, Body11Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu bf16, ACC: gpu i64)
 }
 
 fn ir_body11() -> (Sdfg, Vec<Value>) {
@@ -2267,7 +2267,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body12(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body12, Body12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
+    run_program!(Body12, Body12Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu bool, ACC: gpu u8)
 }
 
 fn ir_body12() -> (Sdfg, Vec<Value>) {
@@ -2325,7 +2325,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body13(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body13, Body13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
+    run_program!(Body13, Body13Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu c32, ACC: gpu u16)
 }
 
 fn ir_body13() -> (Sdfg, Vec<Value>) {
@@ -2370,7 +2370,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body14(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body14, Body14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
+    run_program!(Body14, Body14Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu c64, ACC: gpu u32)
 }
 
 fn ir_body14() -> (Sdfg, Vec<Value>) {
@@ -2435,7 +2435,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body15(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body15, Body15Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: u64)
+    run_program!(Body15, Body15Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i8, ACC: gpu u64)
 }
 
 fn ir_body15() -> (Sdfg, Vec<Value>) {
@@ -2497,7 +2497,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body16(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body16, Body16Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i8)
+    run_program!(Body16, Body16Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i16, ACC: gpu i8)
 }
 
 fn ir_body16() -> (Sdfg, Vec<Value>) {
@@ -2552,7 +2552,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body17(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body17, Body17Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i16)
+    run_program!(Body17, Body17Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i32, ACC: gpu i16)
 }
 
 fn ir_body17() -> (Sdfg, Vec<Value>) {
@@ -2597,7 +2597,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body18(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body18, Body18Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i32)
+    run_program!(Body18, Body18Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu i64, ACC: gpu i32)
 }
 
 fn ir_body18() -> (Sdfg, Vec<Value>) {
@@ -2665,7 +2665,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body19(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body19, Body19Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: i64)
+    run_program!(Body19, Body19Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u8, ACC: gpu i64)
 }
 
 fn ir_body19() -> (Sdfg, Vec<Value>) {
@@ -2713,7 +2713,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body20(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body20, Body20Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u8)
+    run_program!(Body20, Body20Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u16, ACC: gpu u8)
 }
 
 fn ir_body20() -> (Sdfg, Vec<Value>) {
@@ -2758,7 +2758,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body21(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body21, Body21Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u16)
+    run_program!(Body21, Body21Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u32, ACC: gpu u16)
 }
 
 fn ir_body21() -> (Sdfg, Vec<Value>) {
@@ -2809,7 +2809,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body22(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body22, Body22Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u32)
+    run_program!(Body22, Body22Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu u64, ACC: gpu u32)
 }
 
 fn ir_body22() -> (Sdfg, Vec<Value>) {
@@ -2870,7 +2870,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body23(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body23, Body23Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: u64)
+    run_program!(Body23, Body23Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f32, ACC: gpu u64)
 }
 
 fn ir_body23() -> (Sdfg, Vec<Value>) {
@@ -2915,7 +2915,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body24(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body24, Body24Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i8)
+    run_program!(Body24, Body24Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f64, ACC: gpu i8)
 }
 
 fn ir_body24() -> (Sdfg, Vec<Value>) {
@@ -2963,7 +2963,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body25(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body25, Body25Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i16)
+    run_program!(Body25, Body25Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu f16, ACC: gpu i16)
 }
 
 fn ir_body25() -> (Sdfg, Vec<Value>) {
@@ -3022,7 +3022,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body26(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body26, Body26Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i32)
+    run_program!(Body26, Body26Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu bf16, ACC: gpu i32)
 }
 
 fn ir_body26() -> (Sdfg, Vec<Value>) {
@@ -3084,7 +3084,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body27(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body27, Body27Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: i64)
+    run_program!(Body27, Body27Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu bool, ACC: gpu i64)
 }
 
 fn ir_body27() -> (Sdfg, Vec<Value>) {
@@ -3138,7 +3138,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body28(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body28, Body28Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u8)
+    run_program!(Body28, Body28Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu c32, ACC: gpu u8)
 }
 
 fn ir_body28() -> (Sdfg, Vec<Value>) {
@@ -3206,7 +3206,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_body29(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Body29, Body29Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u16)
+    run_program!(Body29, Body29Args, device, seed; [N = 13]; IN_i8: gpu i8, IN_i16: gpu i16, IN_i32: gpu i32, IN_i64: gpu i64, IN_u8: gpu u8, IN_u16: gpu u16, IN_u32: gpu u32, IN_u64: gpu u64, IN_f32: gpu f32, IN_f64: gpu f64, IN_f16: gpu f16, IN_bf16: gpu bf16, IN_bool: gpu bool, IN_c32: gpu c32, IN_c64: gpu c64, OUT: gpu c64, ACC: gpu u16)
 }
 
 fn ir_body29() -> (Sdfg, Vec<Value>) {
@@ -3271,7 +3271,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody0(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody0, HostBody0Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i8, ACC: i8)
+    run_program!(HostBody0, HostBody0Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host i8, ACC: host i8)
 }
 
 fn ir_hostbody0() -> (Sdfg, Vec<Value>) {
@@ -3323,7 +3323,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody1(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody1, HostBody1Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i16, ACC: i16)
+    run_program!(HostBody1, HostBody1Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host i16, ACC: host i16)
 }
 
 fn ir_hostbody1() -> (Sdfg, Vec<Value>) {
@@ -3378,7 +3378,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody2(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody2, HostBody2Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i32, ACC: i32)
+    run_program!(HostBody2, HostBody2Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host i32, ACC: host i32)
 }
 
 fn ir_hostbody2() -> (Sdfg, Vec<Value>) {
@@ -3436,7 +3436,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody3(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody3, HostBody3Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: i64, ACC: i64)
+    run_program!(HostBody3, HostBody3Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host i64, ACC: host i64)
 }
 
 fn ir_hostbody3() -> (Sdfg, Vec<Value>) {
@@ -3498,7 +3498,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody4(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody4, HostBody4Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u8, ACC: u8)
+    run_program!(HostBody4, HostBody4Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host u8, ACC: host u8)
 }
 
 fn ir_hostbody4() -> (Sdfg, Vec<Value>) {
@@ -3549,7 +3549,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody5(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody5, HostBody5Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u16, ACC: u16)
+    run_program!(HostBody5, HostBody5Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host u16, ACC: host u16)
 }
 
 fn ir_hostbody5() -> (Sdfg, Vec<Value>) {
@@ -3594,7 +3594,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody6(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody6, HostBody6Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u32, ACC: u32)
+    run_program!(HostBody6, HostBody6Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host u32, ACC: host u32)
 }
 
 fn ir_hostbody6() -> (Sdfg, Vec<Value>) {
@@ -3663,7 +3663,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody7(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody7, HostBody7Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: u64, ACC: u64)
+    run_program!(HostBody7, HostBody7Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host u64, ACC: host u64)
 }
 
 fn ir_hostbody7() -> (Sdfg, Vec<Value>) {
@@ -3745,7 +3745,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody8(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody8, HostBody8Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f32, ACC: i8)
+    run_program!(HostBody8, HostBody8Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host f32, ACC: host i8)
 }
 
 fn ir_hostbody8() -> (Sdfg, Vec<Value>) {
@@ -3818,7 +3818,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody9(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody9, HostBody9Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f64, ACC: i16)
+    run_program!(HostBody9, HostBody9Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host f64, ACC: host i16)
 }
 
 fn ir_hostbody9() -> (Sdfg, Vec<Value>) {
@@ -3886,7 +3886,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody10(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody10, HostBody10Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: f16, ACC: i32)
+    run_program!(HostBody10, HostBody10Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host f16, ACC: host i32)
 }
 
 fn ir_hostbody10() -> (Sdfg, Vec<Value>) {
@@ -3931,7 +3931,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody11(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody11, HostBody11Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bf16, ACC: i64)
+    run_program!(HostBody11, HostBody11Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host bf16, ACC: host i64)
 }
 
 fn ir_hostbody11() -> (Sdfg, Vec<Value>) {
@@ -3976,7 +3976,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody12(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody12, HostBody12Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: bool, ACC: u8)
+    run_program!(HostBody12, HostBody12Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host bool, ACC: host u8)
 }
 
 fn ir_hostbody12() -> (Sdfg, Vec<Value>) {
@@ -4035,7 +4035,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody13(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody13, HostBody13Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c32, ACC: u16)
+    run_program!(HostBody13, HostBody13Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host c32, ACC: host u16)
 }
 
 fn ir_hostbody13() -> (Sdfg, Vec<Value>) {
@@ -4090,7 +4090,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_hostbody14(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(host HostBody14, HostBody14Args, device, seed; [N = 13]; IN_i8: i8, IN_i16: i16, IN_i32: i32, IN_i64: i64, IN_u8: u8, IN_u16: u16, IN_u32: u32, IN_u64: u64, IN_f32: f32, IN_f64: f64, IN_f16: f16, IN_bf16: bf16, IN_bool: bool, IN_c32: c32, IN_c64: c64, OUT: c64, ACC: u32)
+    run_program!(HostBody14, HostBody14Args, device, seed; [N = 13]; IN_i8: host i8, IN_i16: host i16, IN_i32: host i32, IN_i64: host i64, IN_u8: host u8, IN_u16: host u16, IN_u32: host u32, IN_u64: host u64, IN_f32: host f32, IN_f64: host f64, IN_f16: host f16, IN_bf16: host bf16, IN_bool: host bool, IN_c32: host c32, IN_c64: host c64, OUT: host c64, ACC: host u32)
 }
 
 fn ir_hostbody14() -> (Sdfg, Vec<Value>) {
@@ -4132,7 +4132,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block0(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block0, Block0Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+    run_program!(Block0, Block0Args, device, seed; [R = 5, C = 37]; X: gpu u16, Y: gpu u16, Z: gpu u16, G: gpu u16, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block0() -> (Sdfg, Vec<Value>) {
@@ -4177,7 +4177,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block1(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block1, Block1Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+    run_program!(Block1, Block1Args, device, seed; [R = 5, C = 37]; X: gpu u16, Y: gpu u16, Z: gpu u16, G: gpu u16, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block1() -> (Sdfg, Vec<Value>) {
@@ -4223,7 +4223,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block2(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block2, Block2Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
+    run_program!(Block2, Block2Args, device, seed; [R = 5, C = 37]; X: gpu u64, Y: gpu u64, Z: gpu u64, G: gpu u64, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block2() -> (Sdfg, Vec<Value>) {
@@ -4264,7 +4264,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block3(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block3, Block3Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
+    run_program!(Block3, Block3Args, device, seed; [R = 5, C = 37]; X: gpu u32, Y: gpu u32, Z: gpu u32, G: gpu u32, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block3() -> (Sdfg, Vec<Value>) {
@@ -4317,7 +4317,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block4(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block4, Block4Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
+    run_program!(Block4, Block4Args, device, seed; [R = 5, C = 37]; X: gpu u16, Y: gpu u16, Z: gpu u16, G: gpu u16, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block4() -> (Sdfg, Vec<Value>) {
@@ -4367,7 +4367,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block5(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block5, Block5Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f64, WM: f64)
+    run_program!(Block5, Block5Args, device, seed; [R = 5, C = 37]; X: gpu u32, Y: gpu u32, Z: gpu u32, G: gpu u32, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block5() -> (Sdfg, Vec<Value>) {
@@ -4425,7 +4425,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block6(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block6, Block6Args, device, seed; [R = 5, C = 37]; X: u8, Y: u8, Z: u8, G: u8, W: f64, WM: f64)
+    run_program!(Block6, Block6Args, device, seed; [R = 5, C = 37]; X: gpu u8, Y: gpu u8, Z: gpu u8, G: gpu u8, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block6() -> (Sdfg, Vec<Value>) {
@@ -4468,7 +4468,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block7(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block7, Block7Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f64, WM: f64)
+    run_program!(Block7, Block7Args, device, seed; [R = 5, C = 37]; X: gpu u64, Y: gpu u64, Z: gpu u64, G: gpu u64, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block7() -> (Sdfg, Vec<Value>) {
@@ -4511,7 +4511,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block8(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block8, Block8Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f64, WM: f64)
+    run_program!(Block8, Block8Args, device, seed; [R = 5, C = 37]; X: gpu u32, Y: gpu u32, Z: gpu u32, G: gpu u32, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block8() -> (Sdfg, Vec<Value>) {
@@ -4556,7 +4556,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block9(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block9, Block9Args, device, seed; [R = 5, C = 37]; X: i64, Y: i64, Z: i64, G: i64, W: f64, WM: f64)
+    run_program!(Block9, Block9Args, device, seed; [R = 5, C = 37]; X: gpu i64, Y: gpu i64, Z: gpu i64, G: gpu i64, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block9() -> (Sdfg, Vec<Value>) {
@@ -4596,7 +4596,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block10(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block10, Block10Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f64, WM: f64)
+    run_program!(Block10, Block10Args, device, seed; [R = 5, C = 37]; X: gpu u64, Y: gpu u64, Z: gpu u64, G: gpu u64, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block10() -> (Sdfg, Vec<Value>) {
@@ -4648,7 +4648,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block11(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block11, Block11Args, device, seed; [R = 5, C = 37]; X: i16, Y: i16, Z: i16, G: i16, W: f32, WM: f32)
+    run_program!(Block11, Block11Args, device, seed; [R = 5, C = 37]; X: gpu i16, Y: gpu i16, Z: gpu i16, G: gpu i16, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block11() -> (Sdfg, Vec<Value>) {
@@ -4706,7 +4706,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block12(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block12, Block12Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
+    run_program!(Block12, Block12Args, device, seed; [R = 5, C = 37]; X: gpu u16, Y: gpu u16, Z: gpu u16, G: gpu u16, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block12() -> (Sdfg, Vec<Value>) {
@@ -4751,7 +4751,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block13(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block13, Block13Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
+    run_program!(Block13, Block13Args, device, seed; [R = 5, C = 37]; X: gpu u64, Y: gpu u64, Z: gpu u64, G: gpu u64, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block13() -> (Sdfg, Vec<Value>) {
@@ -4803,7 +4803,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block14(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block14, Block14Args, device, seed; [R = 5, C = 37]; X: u8, Y: u8, Z: u8, G: u8, W: f64, WM: f64)
+    run_program!(Block14, Block14Args, device, seed; [R = 5, C = 37]; X: gpu u8, Y: gpu u8, Z: gpu u8, G: gpu u8, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block14() -> (Sdfg, Vec<Value>) {
@@ -4843,7 +4843,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block15(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block15, Block15Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
+    run_program!(Block15, Block15Args, device, seed; [R = 5, C = 37]; X: gpu u32, Y: gpu u32, Z: gpu u32, G: gpu u32, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block15() -> (Sdfg, Vec<Value>) {
@@ -4887,7 +4887,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block16(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block16, Block16Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
+    run_program!(Block16, Block16Args, device, seed; [R = 5, C = 37]; X: gpu u32, Y: gpu u32, Z: gpu u32, G: gpu u32, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block16() -> (Sdfg, Vec<Value>) {
@@ -4937,7 +4937,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block17(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block17, Block17Args, device, seed; [R = 5, C = 37]; X: i16, Y: i16, Z: i16, G: i16, W: f64, WM: f64)
+    run_program!(Block17, Block17Args, device, seed; [R = 5, C = 37]; X: gpu i16, Y: gpu i16, Z: gpu i16, G: gpu i16, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block17() -> (Sdfg, Vec<Value>) {
@@ -4978,7 +4978,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block18(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block18, Block18Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+    run_program!(Block18, Block18Args, device, seed; [R = 5, C = 37]; X: gpu u16, Y: gpu u16, Z: gpu u16, G: gpu u16, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block18() -> (Sdfg, Vec<Value>) {
@@ -5023,7 +5023,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block19(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block19, Block19Args, device, seed; [R = 5, C = 37]; X: u32, Y: u32, Z: u32, G: u32, W: f32, WM: f32)
+    run_program!(Block19, Block19Args, device, seed; [R = 5, C = 37]; X: gpu u32, Y: gpu u32, Z: gpu u32, G: gpu u32, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block19() -> (Sdfg, Vec<Value>) {
@@ -5066,7 +5066,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block20(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block20, Block20Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f32, WM: f32)
+    run_program!(Block20, Block20Args, device, seed; [R = 5, C = 37]; X: gpu u16, Y: gpu u16, Z: gpu u16, G: gpu u16, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block20() -> (Sdfg, Vec<Value>) {
@@ -5117,7 +5117,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block21(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block21, Block21Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+    run_program!(Block21, Block21Args, device, seed; [R = 5, C = 37]; X: gpu u16, Y: gpu u16, Z: gpu u16, G: gpu u16, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block21() -> (Sdfg, Vec<Value>) {
@@ -5167,7 +5167,7 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block22(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block22, Block22Args, device, seed; [R = 5, C = 37]; X: u64, Y: u64, Z: u64, G: u64, W: f32, WM: f32)
+    run_program!(Block22, Block22Args, device, seed; [R = 5, C = 37]; X: gpu u64, Y: gpu u64, Z: gpu u64, G: gpu u64, W: gpu f32, WM: gpu f32)
 }
 
 fn ir_block22() -> (Sdfg, Vec<Value>) {
@@ -5219,12 +5219,1324 @@ sdfg::sdfg! {
 
 #[allow(non_snake_case)]
 fn run_block23(device: &Device, seed: u64) -> Vec<Outcome> {
-    run_program!(device Block23, Block23Args, device, seed; [R = 5, C = 37]; X: u16, Y: u16, Z: u16, G: u16, W: f64, WM: f64)
+    run_program!(Block23, Block23Args, device, seed; [R = 5, C = 37]; X: gpu u16, Y: gpu u16, Z: gpu u16, G: gpu u16, W: gpu f64, WM: gpu f64)
 }
 
 fn ir_block23() -> (Sdfg, Vec<Value>) {
     let ir = Block23::ir().expect("the program's IR");
     let symbols = symbol_values(&ir, &[("R", 5), ("C", 37)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10000.
+    pub sdfg Copies0 {
+        symbol N: i64;
+        host C0: i8[N + 2, 3];
+        host C1: i8[7, N];
+        gpu C2: i8[N, N + 2];
+        pinned C3: i8[N + 2, N + 2, N];
+        host C4: i8[N + 2, 3];
+        state s0 { copy C0 -> C4; }
+        state s1 { copy C4[1..7, 0..2] -> C3[4, 1..=6, 3..5]; }
+        state s2 { copy C4[1, 0..3] -> C3[1..4, 5, 0]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies0(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies0, Copies0Args, device, seed; [N = 5]; C0: host i8, C1: host i8, C2: gpu i8, C3: pinned i8, C4: host i8)
+}
+
+fn ir_copies0() -> (Sdfg, Vec<Value>) {
+    let ir = Copies0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10001.
+    pub sdfg Copies1 {
+        symbol N: i64;
+        pinned C0: i16[3];
+        host C1: i16[3];
+        host C2: i16[4, 3, N + 2];
+        host C3: i16[7, 7];
+        pinned C4: i16[3];
+        state s0 { copy C2[0..=1, 0, 1] -> C4[0..=1]; }
+        state s1 { copy C3[5, 3..6] -> C4[0..=2]; }
+        state s2 { copy C0 -> C4; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies1(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies1, Copies1Args, device, seed; [N = 5]; C0: pinned i16, C1: host i16, C2: host i16, C3: host i16, C4: pinned i16)
+}
+
+fn ir_copies1() -> (Sdfg, Vec<Value>) {
+    let ir = Copies1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10002.
+    pub sdfg Copies2 {
+        symbol N: i64;
+        host C0: c64[4, N + 2];
+        host C1: c64[4, 4, 7];
+        gpu C2: c64[N + 2];
+        host C3: c64[4, N + 2, 7];
+        host C4: c64[4, N + 2];
+        state s0 { copy C0 -> C4; }
+        state s1 { copy C2[0..4] -> C4[0..=3, 3]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies2(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies2, Copies2Args, device, seed; [N = 5]; C0: host c64, C1: host c64, C2: gpu c64, C3: host c64, C4: host c64)
+}
+
+fn ir_copies2() -> (Sdfg, Vec<Value>) {
+    let ir = Copies2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10003.
+    pub sdfg Copies3 {
+        symbol N: i64;
+        gpu C0: u16[2 * N];
+        host C1: u16[4];
+        host C2: u16[N + 2, 3, 3];
+        host C3: u16[N, 4];
+        host C4: u16[2 * N];
+        state s0 { copy C4[0..3] -> C1[0..3]; }
+        state s1 { copy C1[1..2] -> C4[2..3]; }
+        state s2 { copy C0[0..=3] -> C1[0..4]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies3(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies3, Copies3Args, device, seed; [N = 5]; C0: gpu u16, C1: host u16, C2: host u16, C3: host u16, C4: host u16)
+}
+
+fn ir_copies3() -> (Sdfg, Vec<Value>) {
+    let ir = Copies3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10004.
+    pub sdfg Copies4 {
+        symbol N: i64;
+        pinned C0: c32[N + 2, N, N + 2];
+        gpu C1: c32[N + 2, 4, 3];
+        gpu C2: c32[N + 2, N + 2, 4];
+        pinned C3: c32[N, N + 2, N + 2];
+        host C4: c32[N + 2, N, N + 2];
+        state s0 { copy C3[3, 2..=2, 6] -> C1[3, 2, 0..1]; }
+        state s1 { copy C4 -> C0; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies4(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies4, Copies4Args, device, seed; [N = 5]; C0: pinned c32, C1: gpu c32, C2: gpu c32, C3: pinned c32, C4: host c32)
+}
+
+fn ir_copies4() -> (Sdfg, Vec<Value>) {
+    let ir = Copies4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10005.
+    pub sdfg Copies5 {
+        symbol N: i64;
+        host C0: f32[N + 2, 4];
+        host C1: f32[4];
+        pinned C2: f32[2 * N];
+        gpu C3: f32[N];
+        gpu C4: f32[N + 2, 4];
+        state s0 { copy C3[1..5] -> C1[0..4]; }
+        state s1 { copy C0[5, 0..1] -> C4[1, 2..3]; }
+        state s2 { copy C2[1..3] -> C1[0..2]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies5(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies5, Copies5Args, device, seed; [N = 5]; C0: host f32, C1: host f32, C2: pinned f32, C3: gpu f32, C4: gpu f32)
+}
+
+fn ir_copies5() -> (Sdfg, Vec<Value>) {
+    let ir = Copies5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10006.
+    pub sdfg Copies6 {
+        symbol N: i64;
+        host C0: u8[N, 2 * N];
+        gpu C1: u8[4, N + 2, N];
+        host C2: u8[3];
+        gpu C3: u8[N + 2, N, 3];
+        gpu C4: u8[N, 2 * N];
+        state s0 { copy C0[3..4, 3] -> C1[1..2, 3, 0]; }
+        state s1 { copy C4[4..=4, 9] -> C1[1, 6..7, 4]; }
+        state s2 { copy C3[0..6, 0..2, 1] -> C1[2, 1..7, 2..4]; }
+        state s3 { copy C1[0, 3..4, 1] -> C4[2, 0..1]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies6(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies6, Copies6Args, device, seed; [N = 5]; C0: host u8, C1: gpu u8, C2: host u8, C3: gpu u8, C4: gpu u8)
+}
+
+fn ir_copies6() -> (Sdfg, Vec<Value>) {
+    let ir = Copies6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10007.
+    pub sdfg Copies7 {
+        symbol N: i64;
+        host C0: i32[4, 3, 2 * N];
+        pinned C1: i32[7, N + 2];
+        pinned C2: i32[N + 2];
+        pinned C3: i32[7];
+        host C4: i32[4, 3, 2 * N];
+        state s0 { copy C4[0..3, 0..=2, 7] -> C0[1..4, 2, 0..3]; }
+        state s1 { copy C3[0..7] -> C2[0..7]; }
+        state s2 { copy C2[1..6] -> C1[6, 2..7]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies7(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies7, Copies7Args, device, seed; [N = 5]; C0: host i32, C1: pinned i32, C2: pinned i32, C3: pinned i32, C4: host i32)
+}
+
+fn ir_copies7() -> (Sdfg, Vec<Value>) {
+    let ir = Copies7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10008.
+    pub sdfg Copies8 {
+        symbol N: i64;
+        pinned C0: f16[7, 3, 2 * N];
+        pinned C1: f16[N + 2, N + 2, 3];
+        host C2: f16[7, 3];
+        host C3: f16[4];
+        gpu C4: f16[7, 3, 2 * N];
+        state s0 { copy C3[2..3] -> C0[1, 2..3, 6]; }
+        state s1 { copy C4[1, 0..3, 2] -> C0[2, 0..3, 8]; }
+        state s2 { copy C4 -> C0; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies8(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies8, Copies8Args, device, seed; [N = 5]; C0: pinned f16, C1: pinned f16, C2: host f16, C3: host f16, C4: gpu f16)
+}
+
+fn ir_copies8() -> (Sdfg, Vec<Value>) {
+    let ir = Copies8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10009.
+    pub sdfg Copies9 {
+        symbol N: i64;
+        host C0: c32[4];
+        pinned C1: c32[N, 3];
+        host C2: c32[N, 3, N];
+        host C3: c32[4, 7];
+        host C4: c32[4];
+        state s0 { copy C0 -> C4; }
+        state s1 { copy C3[2, 3..=3] -> C1[1, 2..3]; }
+        state s2 { copy C2[1..5, 1..3, 4] -> C3[0..4, 2..4]; }
+        state s3 { copy C0[1..4] -> C1[2, 0..=2]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies9(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies9, Copies9Args, device, seed; [N = 5]; C0: host c32, C1: pinned c32, C2: host c32, C3: host c32, C4: host c32)
+}
+
+fn ir_copies9() -> (Sdfg, Vec<Value>) {
+    let ir = Copies9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1000a.
+    pub sdfg Copies10 {
+        symbol N: i64;
+        host C0: f32[N, 4, 3];
+        pinned C1: f32[2 * N, 3];
+        pinned C2: f32[3, 2 * N];
+        gpu C3: f32[3, 3, 3];
+        gpu C4: f32[N, 4, 3];
+        state s0 { copy C3[1..3, 0, 2] -> C2[0..2, 9]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies10(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies10, Copies10Args, device, seed; [N = 5]; C0: host f32, C1: pinned f32, C2: pinned f32, C3: gpu f32, C4: gpu f32)
+}
+
+fn ir_copies10() -> (Sdfg, Vec<Value>) {
+    let ir = Copies10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1000b.
+    pub sdfg Copies11 {
+        symbol N: i64;
+        gpu C0: c32[N, N + 2, N];
+        host C1: c32[3, 7];
+        gpu C2: c32[N + 2, 7];
+        pinned C3: c32[N, 3];
+        gpu C4: c32[N, N + 2, N];
+        state s0 { copy C4[0..5, 1, 0] -> C2[0..5, 1]; }
+        state s1 { copy C4 -> C0; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies11(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies11, Copies11Args, device, seed; [N = 5]; C0: gpu c32, C1: host c32, C2: gpu c32, C3: pinned c32, C4: gpu c32)
+}
+
+fn ir_copies11() -> (Sdfg, Vec<Value>) {
+    let ir = Copies11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1000c.
+    pub sdfg Copies12 {
+        symbol N: i64;
+        pinned C0: u64[4];
+        pinned C1: u64[7];
+        host C2: u64[N, N + 2, N + 2];
+        pinned C3: u64[3, N + 2, 3];
+        gpu C4: u64[4];
+        state s0 { copy C3[1..3, 6, 1] -> C4[1..3]; }
+        state s1 { copy C4[2..3] -> C3[2, 4, 0..=0]; }
+        state s2 { copy C3[0, 0, 0..=2] -> C4[0..=2]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies12(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies12, Copies12Args, device, seed; [N = 5]; C0: pinned u64, C1: pinned u64, C2: host u64, C3: pinned u64, C4: gpu u64)
+}
+
+fn ir_copies12() -> (Sdfg, Vec<Value>) {
+    let ir = Copies12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1000d.
+    pub sdfg Copies13 {
+        symbol N: i64;
+        gpu C0: f64[3];
+        gpu C1: f64[2 * N, 4];
+        pinned C2: f64[N];
+        host C3: f64[4, N + 2];
+        gpu C4: f64[3];
+        state s0 { copy C4 -> C0; }
+        state s1 { copy C1[3..6, 2..3] -> C3[0..3, 2..3]; }
+        state s2 { copy C2[3..5] -> C1[4, 0..2]; }
+        state s3 { copy C0 -> C4; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies13(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies13, Copies13Args, device, seed; [N = 5]; C0: gpu f64, C1: gpu f64, C2: pinned f64, C3: host f64, C4: gpu f64)
+}
+
+fn ir_copies13() -> (Sdfg, Vec<Value>) {
+    let ir = Copies13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1000e.
+    pub sdfg Copies14 {
+        symbol N: i64;
+        gpu C0: i32[4, N, N + 2];
+        host C1: i32[3, 2 * N];
+        host C2: i32[4, 3];
+        gpu C3: i32[N];
+        pinned C4: i32[4, N, N + 2];
+        state s0 { copy C4[1, 2, 0..=2] -> C0[0, 2..5, 4]; }
+        state s1 { copy C0[3, 1, 2..=3] -> C1[1..3, 1]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies14(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies14, Copies14Args, device, seed; [N = 5]; C0: gpu i32, C1: host i32, C2: host i32, C3: gpu i32, C4: pinned i32)
+}
+
+fn ir_copies14() -> (Sdfg, Vec<Value>) {
+    let ir = Copies14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1000f.
+    pub sdfg Copies15 {
+        symbol N: i64;
+        host C0: bf16[N, 4];
+        pinned C1: bf16[7, 2 * N];
+        gpu C2: bf16[2 * N, 7, 3];
+        pinned C3: bf16[4, N];
+        gpu C4: bf16[N, 4];
+        state s0 { copy C1[1, 6..9] -> C2[6..9, 3, 1]; }
+        state s1 { copy C4[1..4, 0..4] -> C3[1..4, 0..4]; }
+        state s2 { copy C3[3..4, 2] -> C4[4, 3..4]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies15(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies15, Copies15Args, device, seed; [N = 5]; C0: host bf16, C1: pinned bf16, C2: gpu bf16, C3: pinned bf16, C4: gpu bf16)
+}
+
+fn ir_copies15() -> (Sdfg, Vec<Value>) {
+    let ir = Copies15::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10010.
+    pub sdfg Copies16 {
+        symbol N: i64;
+        gpu C0: c32[7, 2 * N, 4];
+        gpu C1: c32[N];
+        pinned C2: c32[2 * N, 2 * N, 4];
+        pinned C3: c32[N + 2, 2 * N];
+        host C4: c32[7, 2 * N, 4];
+        state s0 { copy C4[0..=6, 4, 2..3] -> C3[0..7, 3..4]; }
+        state s1 { copy C1[1..4] -> C4[1, 3, 0..3]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies16(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies16, Copies16Args, device, seed; [N = 5]; C0: gpu c32, C1: gpu c32, C2: pinned c32, C3: pinned c32, C4: host c32)
+}
+
+fn ir_copies16() -> (Sdfg, Vec<Value>) {
+    let ir = Copies16::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10011.
+    pub sdfg Copies17 {
+        symbol N: i64;
+        host C0: bool[7];
+        host C1: bool[2 * N, 3];
+        pinned C2: bool[2 * N];
+        host C3: bool[7, 3, N];
+        pinned C4: bool[7];
+        state s0 { copy C0[2..5] -> C2[7..10]; }
+        state s1 { copy C0 -> C4; }
+        state s2 { copy C0[4..=4] -> C3[1, 0..=0, 3]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies17(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies17, Copies17Args, device, seed; [N = 5]; C0: host bool, C1: host bool, C2: pinned bool, C3: host bool, C4: pinned bool)
+}
+
+fn ir_copies17() -> (Sdfg, Vec<Value>) {
+    let ir = Copies17::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10012.
+    pub sdfg Copies18 {
+        symbol N: i64;
+        host C0: u32[3, 3];
+        gpu C1: u32[N + 2, 2 * N, 2 * N];
+        host C2: u32[4];
+        pinned C3: u32[2 * N, N + 2];
+        pinned C4: u32[3, 3];
+        state s0 { copy C3[7..9, 2..=3] -> C4[1..3, 0..2]; }
+        state s1 { copy C0[0..3, 1..2] -> C4[0..3, 2..=2]; }
+        state s2 { copy C4 -> C0; }
+        state s3 { copy C1[6, 6, 8..9] -> C2[3..4]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies18(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies18, Copies18Args, device, seed; [N = 5]; C0: host u32, C1: gpu u32, C2: host u32, C3: pinned u32, C4: pinned u32)
+}
+
+fn ir_copies18() -> (Sdfg, Vec<Value>) {
+    let ir = Copies18::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10013.
+    pub sdfg Copies19 {
+        symbol N: i64;
+        pinned C0: u8[2 * N];
+        host C1: u8[N + 2, 4];
+        pinned C2: u8[2 * N, 2 * N];
+        host C3: u8[2 * N, 3];
+        pinned C4: u8[2 * N];
+        state s0 { copy C0 -> C4; }
+        state s1 { copy C1[1..5, 3] -> C2[5..9, 7]; }
+        state s2 { copy C0[1..9] -> C2[5, 0..8]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies19(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies19, Copies19Args, device, seed; [N = 5]; C0: pinned u8, C1: host u8, C2: pinned u8, C3: host u8, C4: pinned u8)
+}
+
+fn ir_copies19() -> (Sdfg, Vec<Value>) {
+    let ir = Copies19::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10014.
+    pub sdfg Copies20 {
+        symbol N: i64;
+        host C0: u32[N + 2];
+        pinned C1: u32[N];
+        pinned C2: u32[4, 2 * N, 4];
+        gpu C3: u32[N + 2, 7];
+        pinned C4: u32[N + 2];
+        state s0 { copy C4[4..=6] -> C3[1, 3..6]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies20(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies20, Copies20Args, device, seed; [N = 5]; C0: host u32, C1: pinned u32, C2: pinned u32, C3: gpu u32, C4: pinned u32)
+}
+
+fn ir_copies20() -> (Sdfg, Vec<Value>) {
+    let ir = Copies20::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10015.
+    pub sdfg Copies21 {
+        symbol N: i64;
+        pinned C0: bool[N, N, 3];
+        host C1: bool[4];
+        gpu C2: bool[4, N];
+        host C3: bool[7, N + 2];
+        host C4: bool[N, N, 3];
+        state s0 { copy C4 -> C0; }
+        state s1 { copy C3[1..=4, 1..=1] -> C2[0..4, 0..1]; }
+        state s2 { copy C1[2..4] -> C3[5, 4..=5]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies21(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies21, Copies21Args, device, seed; [N = 5]; C0: pinned bool, C1: host bool, C2: gpu bool, C3: host bool, C4: host bool)
+}
+
+fn ir_copies21() -> (Sdfg, Vec<Value>) {
+    let ir = Copies21::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10016.
+    pub sdfg Copies22 {
+        symbol N: i64;
+        gpu C0: u16[3];
+        host C1: u16[7, 4];
+        gpu C2: u16[7, 3];
+        gpu C3: u16[N];
+        pinned C4: u16[3];
+        state s0 { copy C1[0..7, 1..=1] -> C2[0..7, 0..1]; }
+        state s1 { copy C0[0..3] -> C3[2..5]; }
+        state s2 { copy C0 -> C4; }
+        state s3 { copy C2[0..=0, 2] -> C0[2..3]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies22(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies22, Copies22Args, device, seed; [N = 5]; C0: gpu u16, C1: host u16, C2: gpu u16, C3: gpu u16, C4: pinned u16)
+}
+
+fn ir_copies22() -> (Sdfg, Vec<Value>) {
+    let ir = Copies22::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10017.
+    pub sdfg Copies23 {
+        symbol N: i64;
+        pinned C0: f64[4];
+        host C1: f64[N + 2, 2 * N, 4];
+        host C2: f64[N + 2, 7];
+        pinned C3: f64[N + 2];
+        pinned C4: f64[4];
+        state s0 { copy C0[1..4] -> C4[1..4]; }
+        state s1 { copy C1[2, 5..8, 1] -> C3[4..7]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies23(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies23, Copies23Args, device, seed; [N = 5]; C0: pinned f64, C1: host f64, C2: host f64, C3: pinned f64, C4: pinned f64)
+}
+
+fn ir_copies23() -> (Sdfg, Vec<Value>) {
+    let ir = Copies23::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10018.
+    pub sdfg Copies24 {
+        symbol N: i64;
+        pinned C0: u16[N, 3, 2 * N];
+        pinned C1: u16[N + 2];
+        pinned C2: u16[N + 2, 3];
+        gpu C3: u16[7, 4];
+        gpu C4: u16[N, 3, 2 * N];
+        state s0 { copy C1[5..=5] -> C0[4, 2..3, 9]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies24(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies24, Copies24Args, device, seed; [N = 5]; C0: pinned u16, C1: pinned u16, C2: pinned u16, C3: gpu u16, C4: gpu u16)
+}
+
+fn ir_copies24() -> (Sdfg, Vec<Value>) {
+    let ir = Copies24::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10019.
+    pub sdfg Copies25 {
+        symbol N: i64;
+        pinned C0: f32[N];
+        gpu C1: f32[N];
+        gpu C2: f32[3, 3, 4];
+        host C3: f32[N, 3];
+        gpu C4: f32[N];
+        state s0 { copy C0[3..5] -> C1[3..5]; }
+        state s1 { copy C0 -> C4; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies25(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies25, Copies25Args, device, seed; [N = 5]; C0: pinned f32, C1: gpu f32, C2: gpu f32, C3: host f32, C4: gpu f32)
+}
+
+fn ir_copies25() -> (Sdfg, Vec<Value>) {
+    let ir = Copies25::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1001a.
+    pub sdfg Copies26 {
+        symbol N: i64;
+        host C0: u8[4, N + 2];
+        gpu C1: u8[N, 4];
+        host C2: u8[3];
+        gpu C3: u8[3, 2 * N, 4];
+        host C4: u8[4, N + 2];
+        state s0 { copy C1[0..1, 0] -> C2[1..=1]; }
+        state s1 { copy C0[0..2, 1] -> C1[4, 0..2]; }
+        state s2 { copy C2[1..3] -> C4[1, 1..3]; }
+        state s3 { copy C0 -> C4; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies26(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies26, Copies26Args, device, seed; [N = 5]; C0: host u8, C1: gpu u8, C2: host u8, C3: gpu u8, C4: host u8)
+}
+
+fn ir_copies26() -> (Sdfg, Vec<Value>) {
+    let ir = Copies26::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1001b.
+    pub sdfg Copies27 {
+        symbol N: i64;
+        pinned C0: i8[N + 2, 4, 4];
+        gpu C1: i8[4];
+        gpu C2: i8[2 * N, N];
+        gpu C3: i8[7, 4];
+        host C4: i8[N + 2, 4, 4];
+        state s0 { copy C3[1..6, 0..4] -> C0[0..5, 0..4, 3]; }
+        state s1 { copy C0[2..3, 0, 1] -> C2[7, 4..5]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies27(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies27, Copies27Args, device, seed; [N = 5]; C0: pinned i8, C1: gpu i8, C2: gpu i8, C3: gpu i8, C4: host i8)
+}
+
+fn ir_copies27() -> (Sdfg, Vec<Value>) {
+    let ir = Copies27::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1001c.
+    pub sdfg Copies28 {
+        symbol N: i64;
+        host C0: u64[N, N];
+        host C1: u64[7];
+        pinned C2: u64[7, 2 * N];
+        host C3: u64[2 * N];
+        host C4: u64[N, N];
+        state s0 { copy C2[5..7, 5..7] -> C0[2..=3, 0..2]; }
+        state s1 { copy C4 -> C0; }
+        state s2 { copy C2[4..7, 7] -> C0[2, 1..4]; }
+        state s3 { copy C0[0..3, 2..4] -> C2[4..=6, 8..10]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies28(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies28, Copies28Args, device, seed; [N = 5]; C0: host u64, C1: host u64, C2: pinned u64, C3: host u64, C4: host u64)
+}
+
+fn ir_copies28() -> (Sdfg, Vec<Value>) {
+    let ir = Copies28::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1001d.
+    pub sdfg Copies29 {
+        symbol N: i64;
+        pinned C0: bool[N];
+        host C1: bool[7, 7, N];
+        gpu C2: bool[N, 7];
+        host C3: bool[3];
+        gpu C4: bool[N];
+        state s0 { copy C4[1..5] -> C0[1..=4]; }
+        state s1 { copy C4[0..2] -> C1[2, 4, 0..2]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies29(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies29, Copies29Args, device, seed; [N = 5]; C0: pinned bool, C1: host bool, C2: gpu bool, C3: host bool, C4: gpu bool)
+}
+
+fn ir_copies29() -> (Sdfg, Vec<Value>) {
+    let ir = Copies29::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1001e.
+    pub sdfg Copies30 {
+        symbol N: i64;
+        host C0: bf16[4];
+        gpu C1: bf16[N, 4, 3];
+        host C2: bf16[2 * N, 2 * N];
+        host C3: bf16[2 * N];
+        host C4: bf16[4];
+        state s0 { copy C1[0, 1, 0..3] -> C0[1..4]; }
+        state s1 { copy C4 -> C0; }
+        state s2 { copy C4 -> C0; }
+        state s3 { copy C2[2..=9, 2] -> C3[2..10]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies30(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies30, Copies30Args, device, seed; [N = 5]; C0: host bf16, C1: gpu bf16, C2: host bf16, C3: host bf16, C4: host bf16)
+}
+
+fn ir_copies30() -> (Sdfg, Vec<Value>) {
+    let ir = Copies30::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1001f.
+    pub sdfg Copies31 {
+        symbol N: i64;
+        host C0: i8[4, N, 7];
+        pinned C1: i8[N + 2, N + 2];
+        host C2: i8[N, 4, 2 * N];
+        gpu C3: i8[N + 2];
+        pinned C4: i8[4, N, 7];
+        state s0 { copy C4[1, 4, 4..6] -> C0[3, 3..5, 5]; }
+        state s1 { copy C4 -> C0; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies31(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies31, Copies31Args, device, seed; [N = 5]; C0: host i8, C1: pinned i8, C2: host i8, C3: gpu i8, C4: pinned i8)
+}
+
+fn ir_copies31() -> (Sdfg, Vec<Value>) {
+    let ir = Copies31::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10020.
+    pub sdfg Copies32 {
+        symbol N: i64;
+        pinned C0: c64[4, 3];
+        host C1: c64[N, 3, N + 2];
+        gpu C2: c64[7, 4];
+        gpu C3: c64[N + 2];
+        host C4: c64[4, 3];
+        state s0 { copy C0[0..4, 0..3] -> C4[0..4, 0..3]; }
+        state s1 { copy C4 -> C0; }
+        state s2 { copy C0 -> C4; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies32(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies32, Copies32Args, device, seed; [N = 5]; C0: pinned c64, C1: host c64, C2: gpu c64, C3: gpu c64, C4: host c64)
+}
+
+fn ir_copies32() -> (Sdfg, Vec<Value>) {
+    let ir = Copies32::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10021.
+    pub sdfg Copies33 {
+        symbol N: i64;
+        pinned C0: i64[2 * N, 4, 4];
+        host C1: i64[4];
+        gpu C2: i64[2 * N, N + 2, 3];
+        pinned C3: i64[3];
+        host C4: i64[2 * N, 4, 4];
+        state s0 { copy C4[1..9, 1..=3, 2..=3] -> C2[2..=9, 2..=4, 1..3]; }
+        state s1 { copy C1[1..3] -> C0[7, 3, 0..=1]; }
+        state s2 { copy C1[2..3] -> C2[3..4, 6, 2]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies33(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies33, Copies33Args, device, seed; [N = 5]; C0: pinned i64, C1: host i64, C2: gpu i64, C3: pinned i64, C4: host i64)
+}
+
+fn ir_copies33() -> (Sdfg, Vec<Value>) {
+    let ir = Copies33::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10022.
+    pub sdfg Copies34 {
+        symbol N: i64;
+        host C0: f64[2 * N, 2 * N];
+        pinned C1: f64[4, 7];
+        gpu C2: f64[4, 2 * N, N + 2];
+        gpu C3: f64[N + 2];
+        gpu C4: f64[2 * N, 2 * N];
+        state s0 { copy C4[8..9, 1..4] -> C2[0..1, 1, 0..=2]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies34(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies34, Copies34Args, device, seed; [N = 5]; C0: host f64, C1: pinned f64, C2: gpu f64, C3: gpu f64, C4: gpu f64)
+}
+
+fn ir_copies34() -> (Sdfg, Vec<Value>) {
+    let ir = Copies34::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10023.
+    pub sdfg Copies35 {
+        symbol N: i64;
+        pinned C0: i8[4, N, N];
+        host C1: i8[4, 4];
+        host C2: i8[N + 2, N];
+        pinned C3: i8[3];
+        gpu C4: i8[4, N, N];
+        state s0 { copy C1[0..3, 1] -> C3[0..=2]; }
+        state s1 { copy C3[0..3] -> C2[5, 1..4]; }
+        state s2 { copy C3[0..1] -> C4[1, 3, 0..=0]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies35(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies35, Copies35Args, device, seed; [N = 5]; C0: pinned i8, C1: host i8, C2: host i8, C3: pinned i8, C4: gpu i8)
+}
+
+fn ir_copies35() -> (Sdfg, Vec<Value>) {
+    let ir = Copies35::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10024.
+    pub sdfg Copies36 {
+        symbol N: i64;
+        gpu C0: i32[N];
+        gpu C1: i32[N, 3];
+        pinned C2: i32[2 * N];
+        host C3: i32[4, 2 * N];
+        gpu C4: i32[N];
+        state s0 { copy C4[1..3] -> C3[2..=3, 0]; }
+        state s1 { copy C2[1..2] -> C3[2..3, 0]; }
+        state s2 { copy C4[0..5] -> C3[2, 4..9]; }
+        state s3 { copy C4[0..5] -> C2[0..5]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies36(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies36, Copies36Args, device, seed; [N = 5]; C0: gpu i32, C1: gpu i32, C2: pinned i32, C3: host i32, C4: gpu i32)
+}
+
+fn ir_copies36() -> (Sdfg, Vec<Value>) {
+    let ir = Copies36::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10025.
+    pub sdfg Copies37 {
+        symbol N: i64;
+        gpu C0: f64[N + 2, 7];
+        gpu C1: f64[4];
+        pinned C2: f64[N, N + 2, 3];
+        gpu C3: f64[N];
+        gpu C4: f64[N + 2, 7];
+        state s0 { copy C1[1..=3] -> C2[0, 5, 0..=2]; }
+        state s1 { copy C3[2..3] -> C2[2, 0..1, 1]; }
+        state s2 { copy C3[0..4] -> C1[0..4]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies37(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies37, Copies37Args, device, seed; [N = 5]; C0: gpu f64, C1: gpu f64, C2: pinned f64, C3: gpu f64, C4: gpu f64)
+}
+
+fn ir_copies37() -> (Sdfg, Vec<Value>) {
+    let ir = Copies37::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10026.
+    pub sdfg Copies38 {
+        symbol N: i64;
+        gpu C0: u8[3];
+        host C1: u8[4, 4, 3];
+        host C2: u8[N + 2, 3, 7];
+        host C3: u8[N, N];
+        gpu C4: u8[3];
+        state s0 { copy C2[6, 0..1, 1] -> C4[0..=0]; }
+        state s1 { copy C2[6..=6, 1, 4] -> C4[2..3]; }
+        state s2 { copy C2[1, 0, 2..4] -> C4[0..=1]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies38(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies38, Copies38Args, device, seed; [N = 5]; C0: gpu u8, C1: host u8, C2: host u8, C3: host u8, C4: gpu u8)
+}
+
+fn ir_copies38() -> (Sdfg, Vec<Value>) {
+    let ir = Copies38::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10027.
+    pub sdfg Copies39 {
+        symbol N: i64;
+        host C0: i64[7, 2 * N, 7];
+        gpu C1: i64[N, 3];
+        gpu C2: i64[N + 2];
+        pinned C3: i64[7, 7];
+        gpu C4: i64[7, 2 * N, 7];
+        state s0 { copy C2[1..7] -> C0[5, 4, 1..7]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies39(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies39, Copies39Args, device, seed; [N = 5]; C0: host i64, C1: gpu i64, C2: gpu i64, C3: pinned i64, C4: gpu i64)
+}
+
+fn ir_copies39() -> (Sdfg, Vec<Value>) {
+    let ir = Copies39::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10028.
+    pub sdfg Copies40 {
+        symbol N: i64;
+        pinned C0: f16[N, 7];
+        pinned C1: f16[4, 2 * N, N + 2];
+        pinned C2: f16[N];
+        host C3: f16[4, 3, N];
+        gpu C4: f16[N, 7];
+        state s0 { copy C4[1..=4, 6] -> C0[0, 2..=5]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies40(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies40, Copies40Args, device, seed; [N = 5]; C0: pinned f16, C1: pinned f16, C2: pinned f16, C3: host f16, C4: gpu f16)
+}
+
+fn ir_copies40() -> (Sdfg, Vec<Value>) {
+    let ir = Copies40::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b10029.
+    pub sdfg Copies41 {
+        symbol N: i64;
+        host C0: c32[2 * N];
+        gpu C1: c32[N];
+        host C2: c32[N];
+        host C3: c32[N, 2 * N, 3];
+        pinned C4: c32[2 * N];
+        state s0 { copy C0[6..=9] -> C3[0..=3, 7, 2]; }
+        state s1 { copy C4 -> C0; }
+        state s2 { copy C4 -> C0; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies41(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies41, Copies41Args, device, seed; [N = 5]; C0: host c32, C1: gpu c32, C2: host c32, C3: host c32, C4: pinned c32)
+}
+
+fn ir_copies41() -> (Sdfg, Vec<Value>) {
+    let ir = Copies41::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1002a.
+    pub sdfg Copies42 {
+        symbol N: i64;
+        host C0: u16[2 * N];
+        pinned C1: u16[N + 2, 3, 2 * N];
+        host C2: u16[3, 7, 2 * N];
+        pinned C3: u16[N + 2, 7, N + 2];
+        host C4: u16[2 * N];
+        state s0 { copy C1[2, 1, 0..1] -> C2[1, 2..3, 6]; }
+        state s1 { copy C2[0..3, 0, 0..3] -> C1[0..3, 2, 1..4]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies42(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies42, Copies42Args, device, seed; [N = 5]; C0: host u16, C1: pinned u16, C2: host u16, C3: pinned u16, C4: host u16)
+}
+
+fn ir_copies42() -> (Sdfg, Vec<Value>) {
+    let ir = Copies42::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1002b.
+    pub sdfg Copies43 {
+        symbol N: i64;
+        pinned C0: f64[7, N + 2, N + 2];
+        pinned C1: f64[N, N];
+        host C2: f64[4];
+        gpu C3: f64[N, 2 * N, 4];
+        host C4: f64[7, N + 2, N + 2];
+        state s0 { copy C3[0..5, 1, 3..4] -> C4[2..=6, 5, 4..=4]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies43(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies43, Copies43Args, device, seed; [N = 5]; C0: pinned f64, C1: pinned f64, C2: host f64, C3: gpu f64, C4: host f64)
+}
+
+fn ir_copies43() -> (Sdfg, Vec<Value>) {
+    let ir = Copies43::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1002c.
+    pub sdfg Copies44 {
+        symbol N: i64;
+        pinned C0: u64[7, N + 2, 2 * N];
+        host C1: u64[7, 2 * N];
+        gpu C2: u64[2 * N];
+        gpu C3: u64[N, 7];
+        pinned C4: u64[7, N + 2, 2 * N];
+        state s0 { copy C2[4..8] -> C0[1..=4, 5, 1]; }
+        state s1 { copy C2[4..10] -> C0[2, 1..7, 6]; }
+        state s2 { copy C0[6, 0, 0..=8] -> C1[1, 1..10]; }
+        state s3 { copy C0[3..6, 4, 8] -> C3[2..5, 5]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies44(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies44, Copies44Args, device, seed; [N = 5]; C0: pinned u64, C1: host u64, C2: gpu u64, C3: gpu u64, C4: pinned u64)
+}
+
+fn ir_copies44() -> (Sdfg, Vec<Value>) {
+    let ir = Copies44::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1002d.
+    pub sdfg Copies45 {
+        symbol N: i64;
+        host C0: i16[4, 4];
+        host C1: i16[3, 4];
+        pinned C2: i16[4, 2 * N, N + 2];
+        pinned C3: i16[N + 2, 4];
+        host C4: i16[4, 4];
+        state s0 { copy C4[1..3, 1..=2] -> C1[1..3, 2..=3]; }
+        state s1 { copy C1[2..3, 1..=1] -> C0[3..4, 0..1]; }
+        state s2 { copy C4[0..3, 0..4] -> C1[0..3, 0..4]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies45(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies45, Copies45Args, device, seed; [N = 5]; C0: host i16, C1: host i16, C2: pinned i16, C3: pinned i16, C4: host i16)
+}
+
+fn ir_copies45() -> (Sdfg, Vec<Value>) {
+    let ir = Copies45::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1002e.
+    pub sdfg Copies46 {
+        symbol N: i64;
+        host C0: i8[N + 2];
+        host C1: i8[3];
+        pinned C2: i8[N + 2, N];
+        host C3: i8[4, 3, N + 2];
+        host C4: i8[N + 2];
+        state s0 { copy C1[1..3] -> C4[0..=1]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies46(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies46, Copies46Args, device, seed; [N = 5]; C0: host i8, C1: host i8, C2: pinned i8, C3: host i8, C4: host i8)
+}
+
+fn ir_copies46() -> (Sdfg, Vec<Value>) {
+    let ir = Copies46::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Copies, seed 0xc0b1002f.
+    pub sdfg Copies47 {
+        symbol N: i64;
+        host C0: f64[7];
+        host C1: f64[7, N, 2 * N];
+        pinned C2: f64[N + 2];
+        pinned C3: f64[7, N + 2, 2 * N];
+        pinned C4: f64[7];
+        state s0 { copy C1[1..=6, 2, 3] -> C4[1..7]; }
+        state s1 { copy C1[1, 0..4, 7] -> C2[3..=6]; }
+        state s2 { copy C3[0..6, 4, 4] -> C0[0..6]; }
+        state s3 { copy C4[0..=0] -> C1[5, 2, 2..3]; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_copies47(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Copies47, Copies47Args, device, seed; [N = 5]; C0: host f64, C1: host f64, C2: pinned f64, C3: pinned f64, C4: pinned f64)
+}
+
+fn ir_copies47() -> (Sdfg, Vec<Value>) {
+    let ir = Copies47::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 5)]);
     (ir, symbols)
 }
 
@@ -5328,4 +6640,52 @@ const PROGRAMS: &[Program] = &[
     Program { name: "Block21", transcendental: false, seed: 0xb10c0015, run: run_block21, ir: ir_block21 },
     Program { name: "Block22", transcendental: false, seed: 0xb10c0016, run: run_block22, ir: ir_block22 },
     Program { name: "Block23", transcendental: false, seed: 0xb10c0017, run: run_block23, ir: ir_block23 },
+    Program { name: "Copies0", transcendental: false, seed: 0xc0b10000, run: run_copies0, ir: ir_copies0 },
+    Program { name: "Copies1", transcendental: false, seed: 0xc0b10001, run: run_copies1, ir: ir_copies1 },
+    Program { name: "Copies2", transcendental: false, seed: 0xc0b10002, run: run_copies2, ir: ir_copies2 },
+    Program { name: "Copies3", transcendental: false, seed: 0xc0b10003, run: run_copies3, ir: ir_copies3 },
+    Program { name: "Copies4", transcendental: false, seed: 0xc0b10004, run: run_copies4, ir: ir_copies4 },
+    Program { name: "Copies5", transcendental: false, seed: 0xc0b10005, run: run_copies5, ir: ir_copies5 },
+    Program { name: "Copies6", transcendental: false, seed: 0xc0b10006, run: run_copies6, ir: ir_copies6 },
+    Program { name: "Copies7", transcendental: false, seed: 0xc0b10007, run: run_copies7, ir: ir_copies7 },
+    Program { name: "Copies8", transcendental: false, seed: 0xc0b10008, run: run_copies8, ir: ir_copies8 },
+    Program { name: "Copies9", transcendental: false, seed: 0xc0b10009, run: run_copies9, ir: ir_copies9 },
+    Program { name: "Copies10", transcendental: false, seed: 0xc0b1000a, run: run_copies10, ir: ir_copies10 },
+    Program { name: "Copies11", transcendental: false, seed: 0xc0b1000b, run: run_copies11, ir: ir_copies11 },
+    Program { name: "Copies12", transcendental: false, seed: 0xc0b1000c, run: run_copies12, ir: ir_copies12 },
+    Program { name: "Copies13", transcendental: false, seed: 0xc0b1000d, run: run_copies13, ir: ir_copies13 },
+    Program { name: "Copies14", transcendental: false, seed: 0xc0b1000e, run: run_copies14, ir: ir_copies14 },
+    Program { name: "Copies15", transcendental: false, seed: 0xc0b1000f, run: run_copies15, ir: ir_copies15 },
+    Program { name: "Copies16", transcendental: false, seed: 0xc0b10010, run: run_copies16, ir: ir_copies16 },
+    Program { name: "Copies17", transcendental: false, seed: 0xc0b10011, run: run_copies17, ir: ir_copies17 },
+    Program { name: "Copies18", transcendental: false, seed: 0xc0b10012, run: run_copies18, ir: ir_copies18 },
+    Program { name: "Copies19", transcendental: false, seed: 0xc0b10013, run: run_copies19, ir: ir_copies19 },
+    Program { name: "Copies20", transcendental: false, seed: 0xc0b10014, run: run_copies20, ir: ir_copies20 },
+    Program { name: "Copies21", transcendental: false, seed: 0xc0b10015, run: run_copies21, ir: ir_copies21 },
+    Program { name: "Copies22", transcendental: false, seed: 0xc0b10016, run: run_copies22, ir: ir_copies22 },
+    Program { name: "Copies23", transcendental: false, seed: 0xc0b10017, run: run_copies23, ir: ir_copies23 },
+    Program { name: "Copies24", transcendental: false, seed: 0xc0b10018, run: run_copies24, ir: ir_copies24 },
+    Program { name: "Copies25", transcendental: false, seed: 0xc0b10019, run: run_copies25, ir: ir_copies25 },
+    Program { name: "Copies26", transcendental: false, seed: 0xc0b1001a, run: run_copies26, ir: ir_copies26 },
+    Program { name: "Copies27", transcendental: false, seed: 0xc0b1001b, run: run_copies27, ir: ir_copies27 },
+    Program { name: "Copies28", transcendental: false, seed: 0xc0b1001c, run: run_copies28, ir: ir_copies28 },
+    Program { name: "Copies29", transcendental: false, seed: 0xc0b1001d, run: run_copies29, ir: ir_copies29 },
+    Program { name: "Copies30", transcendental: false, seed: 0xc0b1001e, run: run_copies30, ir: ir_copies30 },
+    Program { name: "Copies31", transcendental: false, seed: 0xc0b1001f, run: run_copies31, ir: ir_copies31 },
+    Program { name: "Copies32", transcendental: false, seed: 0xc0b10020, run: run_copies32, ir: ir_copies32 },
+    Program { name: "Copies33", transcendental: false, seed: 0xc0b10021, run: run_copies33, ir: ir_copies33 },
+    Program { name: "Copies34", transcendental: false, seed: 0xc0b10022, run: run_copies34, ir: ir_copies34 },
+    Program { name: "Copies35", transcendental: false, seed: 0xc0b10023, run: run_copies35, ir: ir_copies35 },
+    Program { name: "Copies36", transcendental: false, seed: 0xc0b10024, run: run_copies36, ir: ir_copies36 },
+    Program { name: "Copies37", transcendental: false, seed: 0xc0b10025, run: run_copies37, ir: ir_copies37 },
+    Program { name: "Copies38", transcendental: false, seed: 0xc0b10026, run: run_copies38, ir: ir_copies38 },
+    Program { name: "Copies39", transcendental: false, seed: 0xc0b10027, run: run_copies39, ir: ir_copies39 },
+    Program { name: "Copies40", transcendental: false, seed: 0xc0b10028, run: run_copies40, ir: ir_copies40 },
+    Program { name: "Copies41", transcendental: false, seed: 0xc0b10029, run: run_copies41, ir: ir_copies41 },
+    Program { name: "Copies42", transcendental: false, seed: 0xc0b1002a, run: run_copies42, ir: ir_copies42 },
+    Program { name: "Copies43", transcendental: false, seed: 0xc0b1002b, run: run_copies43, ir: ir_copies43 },
+    Program { name: "Copies44", transcendental: false, seed: 0xc0b1002c, run: run_copies44, ir: ir_copies44 },
+    Program { name: "Copies45", transcendental: false, seed: 0xc0b1002d, run: run_copies45, ir: ir_copies45 },
+    Program { name: "Copies46", transcendental: false, seed: 0xc0b1002e, run: run_copies46, ir: ir_copies46 },
+    Program { name: "Copies47", transcendental: false, seed: 0xc0b1002f, run: run_copies47, ir: ir_copies47 },
 ];
