@@ -405,7 +405,9 @@ macro_rules! run_program {
     (@refill pinned $c:ident: $t:ty, $values:expr) => {
         $c.as_mut_slice().copy_from_slice(&host_values::<$t>($values))
     };
-    (@refill host $c:ident: $t:ty, $values:expr) => { $c = host_values::<$t>($values) };
+    (@refill host $c:ident: $t:ty, $values:expr) => {
+        $c.copy_from_slice(&host_values::<$t>($values))
+    };
     (@read gpu $c:ident) => { download(&$c) };
     (@read pinned $c:ident) => { $c.to_vec().into_iter().map(Convert::to_value).collect::<Vec<Value>>() };
     (@read host $c:ident) => { $c.iter().map(|&x| x.to_value()).collect::<Vec<Value>>() };
