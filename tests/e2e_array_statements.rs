@@ -84,6 +84,22 @@ sdfg! {
     }
 }
 
+sdfg! {
+    /// Slices of constant bounds pair by their lengths, steps included:
+    /// `(3..8).step_by(2)` has 3 elements, as `0..3` has (the shapes were
+    /// once "[(5) / 2 rounded up]" against "[3]", refused).
+    pub sdfg ConstantSteps {
+        gpu X: f32[10];
+        gpu Y: f32[4, 10];
+        gpu Even: f32[3];
+        gpu Cols: f32[4, 3];
+        state s {
+            Even[0..3] = X[(3..8).step_by(2)] + X[(0..9).step_by(3)];
+            Cols[0..=3, (0..3).step_by(1)] = Y[0..4, (1..10).step_by(4)] * 2.0;
+        }
+    }
+}
+
 fn jacobi_reference(n: usize, steps: usize, a: &mut [f64], b: &mut [f64]) {
     let sweep = |src: &[f64], dst: &mut [f64]| {
         for i in 1..n - 1 {
@@ -238,5 +254,32 @@ fn matmul_transpose_and_reductions() {
             [want_total],
             "Total on {device:?}"
         );
+    }
+}
+
+#[test]
+fn constant_slices_with_steps_pair_by_length() {
+    for device in common::devices("constant_steps") {
+        let program = ConstantSteps::load(&device).unwrap();
+        let x: Vec<f32> = (0..10).map(|v| v as f32).collect();
+        let y: Vec<f32> = (0..40).map(|v| v as f32 * 0.5).collect();
+        let dx = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let dy = DeviceBuffer::from_slice(&device, &y).unwrap();
+        let mut even = DeviceBuffer::<f32>::zeros(&device, 3).unwrap();
+        let mut cols = DeviceBuffer::<f32>::zeros(&device, 12).unwrap();
+        program
+            .run(ConstantStepsArgs {
+                X: &dx,
+                Y: &dy,
+                Even: &mut even,
+                Cols: &mut cols,
+            })
+            .unwrap();
+        let want_even: Vec<f32> = (0..3).map(|k| x[3 + 2 * k] + x[3 * k]).collect();
+        let want_cols: Vec<f32> = (0..12)
+            .map(|k| y[(k / 3) * 10 + 1 + 4 * (k % 3)] * 2.0)
+            .collect();
+        assert_eq!(even.to_vec().unwrap(), want_even, "on {}", device.name());
+        assert_eq!(cols.to_vec().unwrap(), want_cols, "on {}", device.name());
     }
 }

@@ -499,6 +499,22 @@ fn extent(start: &Expr, end: &Expr, step: Option<&Expr>, symbols: &[Symbol]) -> 
     let step = step
         .map(form)
         .filter(|s| s.as_ref().and_then(Linear::as_constant) != Some(1));
+    // Constant bounds and step are a constant length (`(3..6).step_by(2)`
+    // has 2 elements, as `0..2` has).
+    let constant = |f: &Option<Linear<String>>| f.as_ref().and_then(Linear::as_constant);
+    if let (Some(span_len), Some(Some(step_len))) = (constant(&span), step.as_ref().map(constant)) {
+        if step_len > 0 {
+            let len = if span_len > 0 {
+                (span_len + step_len - 1) / step_len
+            } else {
+                0
+            };
+            return Extent {
+                span: Some(Linear::constant(len)),
+                step: None,
+            };
+        }
+    }
     Extent { span, step }
 }
 
