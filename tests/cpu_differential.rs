@@ -28,6 +28,7 @@ use sdfg::compiler::ir::{
 use sdfg::prelude::*;
 use sdfg::runtime::Elem;
 use sdfg_testkit::harness::{eval_map, same_value, simulate_map, Data};
+use sdfg_testkit::randarray::random_array_program;
 use sdfg_testkit::randblock::random_block_program;
 use sdfg_testkit::randcopy::random_copy_program;
 use sdfg_testkit::randexpr::{random_body, random_inputs, random_module, GenConfig, RandomModule};
@@ -52,6 +53,8 @@ enum Kind {
     Block,
     /// Random copies (`sdfg_testkit::randcopy`).
     Copies,
+    /// Random array statements (`sdfg_testkit::randarray`).
+    Arrays,
 }
 
 /// The symbols of the block programs: rows, and columns (more than one
@@ -60,6 +63,9 @@ const BLOCK_SYMBOLS: &[(&str, i64)] = &[("R", 5), ("C", 37)];
 
 /// The symbol of the copy programs.
 const COPY_SYMBOLS: &[(&str, i64)] = &[("N", sdfg_testkit::randcopy::N)];
+
+/// The symbol of the array-statement programs.
+const ARRAY_SYMBOLS: &[(&str, i64)] = &[("N", sdfg_testkit::randarray::N)];
 
 /// The generated programs: name, kind and seed.
 fn specs() -> Vec<(String, Kind, u64)> {
@@ -92,6 +98,9 @@ fn specs() -> Vec<(String, Kind, u64)> {
     for k in 0..48 {
         out.push((format!("Copies{k}"), Kind::Copies, 0xC0B1_0000 + k as u64));
     }
+    for k in 0..48 {
+        out.push((format!("Arrays{k}"), Kind::Arrays, 0xA77A_0000 + k as u64));
+    }
     out
 }
 
@@ -102,10 +111,11 @@ fn random_program(
     seed: u64,
 ) -> (String, Sdfg, &'static [(&'static str, i64)]) {
     let doc = format!("{kind:?}, seed {seed:#x}.");
-    if let Kind::Block | Kind::Copies = kind {
+    if let Kind::Block | Kind::Copies | Kind::Arrays = kind {
         let (text, symbols) = match kind {
             Kind::Block => (random_block_program(seed, name, &doc), BLOCK_SYMBOLS),
-            _ => (random_copy_program(seed, name, &doc), COPY_SYMBOLS),
+            Kind::Copies => (random_copy_program(seed, name, &doc), COPY_SYMBOLS),
+            _ => (random_array_program(seed, name, &doc), ARRAY_SYMBOLS),
         };
         let ir = sdfg::compiler::frontend_str(&text)
             .unwrap_or_else(|d| panic!("the compiler refuses {name}:\n{d}\n{text}"));
@@ -130,7 +140,9 @@ fn random_sdfg(kind: Kind, seed: u64) -> Sdfg {
         Kind::Exact(ty) => own_outputs(random_module(seed, ty, 4, &exact)),
         Kind::Approx(ty) => own_outputs(random_module(seed, ty, 4, &approx)),
         Kind::Body(ty, data_dependent) => random_body(seed, ty, data_dependent).sdfg,
-        Kind::Block | Kind::Copies => unreachable!("{kind:?} programs are source text"),
+        Kind::Block | Kind::Copies | Kind::Arrays => {
+            unreachable!("{kind:?} programs are source text")
+        }
         Kind::HostBody(ty, seq) => {
             let mut sdfg = random_body(seed, ty, true).sdfg;
             for c in &mut sdfg.containers {
@@ -187,12 +199,13 @@ fn programs_file() -> String {
             .iter()
             .filter(|c| is_argument(c))
             .map(|c| {
-                format!(
-                    "{}: {} {}",
-                    c.name.text,
-                    c.storage.keyword(),
-                    rust_type(c.elem)
-                )
+                // A host scalar the program only reads is passed by value.
+                let place = if c.storage == Storage::Host && c.shape.is_empty() {
+                    "value"
+                } else {
+                    c.storage.keyword()
+                };
+                format!("{}: {place} {}", c.name.text, rust_type(c.elem))
             })
             .collect();
         let run = format!("run_{}", name.to_lowercase());
@@ -297,6 +310,11 @@ fn host_values<T: Convert>(values: &[Value]) -> Vec<T> {
     values.iter().map(|&v| T::from_value(v)).collect()
 }
 
+/// A by-value argument's next value.
+fn refill_value<T: Convert>(value: &mut T, values: &[Value]) {
+    *value = T::from_value(values[0]);
+}
+
 fn upload<T: Convert>(device: &Device, values: &[Value]) -> DeviceBuffer<T> {
     DeviceBuffer::from_slice(device, &host_values::<T>(values)).expect("the upload")
 }
@@ -387,7 +405,7 @@ macro_rules! run_program {
             // them (keyed by their addresses) replays in the third call.
             let inputs = inputs(&ir, &symbols, $seed + 0x100 * call);
             $( run_program!(@refill $place $c: $t, &inputs[&id(&ir, stringify!($c))].1); )*
-            let result = program.run($args { $($s: $v,)* $($c: &mut $c,)* });
+            let result = program.run($args { $($s: $v,)* $($c: run_program!(@arg $place $c),)* });
             let mut got = Data::new();
             $( got.insert(id(&ir, stringify!($c)), (inputs[&id(&ir, stringify!($c))].0.clone(), run_program!(@read $place $c))); )*
             outcomes.push(Outcome { ir: ir.clone(), symbols: symbols.clone(), inputs, got, result });
@@ -405,9 +423,14 @@ macro_rules! run_program {
     (@refill pinned $c:ident: $t:ty, $values:expr) => {
         $c.as_mut_slice().copy_from_slice(&host_values::<$t>($values))
     };
+    (@fill value $t:ty, $device:expr, $values:expr) => { host_values::<$t>($values)[0] };
+    (@refill value $c:ident: $t:ty, $values:expr) => { refill_value(&mut $c, $values) };
+    (@read value $c:ident) => { vec![$c.to_value()] };
     (@refill host $c:ident: $t:ty, $values:expr) => {
         $c.copy_from_slice(&host_values::<$t>($values))
     };
+    (@arg value $c:ident) => { $c };
+    (@arg $place:ident $c:ident) => { &mut $c };
     (@read gpu $c:ident) => { download(&$c) };
     (@read pinned $c:ident) => { $c.to_vec().into_iter().map(Convert::to_value).collect::<Vec<Value>>() };
     (@read host $c:ident) => { $c.iter().map(|&x| x.to_value()).collect::<Vec<Value>>() };

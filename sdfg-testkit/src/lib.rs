@@ -5,6 +5,8 @@
 //! - [`examples`]: SDFGs several test suites share (axpy, stencil, dot);
 //! - [`randexpr`]: random well-typed expressions and bodies for
 //!   differential tests of the backends against the evaluator;
+//! - [`randarray`]: random array statements (NumPy's slices, as `sdfg!`
+//!   source);
 //! - [`randblock`]: random block-map programs (as `sdfg!` source) whose
 //!   results do not depend on the order of combination;
 //! - [`randcopy`]: random copies of boxes between containers of every
@@ -25,6 +27,7 @@ pub mod examples;
 pub mod harness;
 pub mod ptxsim;
 pub mod quiet;
+pub mod randarray;
 pub mod randblock;
 pub mod randcopy;
 pub mod randexpr;

@@ -6540,6 +6540,1300 @@ fn ir_copies47() -> (Sdfg, Vec<Value>) {
     (ir, symbols)
 }
 
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0000.
+    pub sdfg Arrays0 {
+        symbol N: i64;
+        host A0: i32[6, N];
+        host A1: i32[6];
+        host A2: i32[N, N];
+        host A3: i32[N + 2];
+        host S: i32;
+        state s0 { A3[2..=4] = ((A2[0, 5] - (A2[3, 0..3] ^ A0[4, 0..3])) - ((A2[2..=4, 5] * S) | (3i32 + S))); }
+        state s1 { A0[0..6, (3..6).step_by(2)] = ((A2[0..=5, 0..2] | (S ^ A2[0..=5, (3..6).step_by(2)])) & A2[0..6, (0..3).step_by(2)]); }
+        state s2 { A3[1..=6] = 3i32; }
+        state s3 { A2[2..6, 2] = (((S | A0[1..5, 5]) + A3[1]) ^ (A3[1..5] | A3[(1..8).step_by(2)])); }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays0(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays0, Arrays0Args, device, seed; [N = 6]; A0: host i32, A1: host i32, A2: host i32, A3: host i32, S: value i32)
+}
+
+fn ir_arrays0() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0001.
+    pub sdfg Arrays1 {
+        symbol N: i64;
+        host A0: i64[8];
+        host A1: i64[8, 6];
+        host A2: i64[N];
+        host A3: i64[8];
+        host S: i64;
+        state s0 { A0[0..6] = (((A3[1..7] + 3i64) * A1[4, 5]) + ((S * A3[2..8]) | (A3[0..6] + A3[0..6]))); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays1(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays1, Arrays1Args, device, seed; [N = 6]; A0: host i64, A1: host i64, A2: host i64, A3: host i64, S: value i64)
+}
+
+fn ir_arrays1() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0002.
+    pub sdfg Arrays2 {
+        symbol N: i64;
+        gpu A0: i16[8];
+        gpu A1: i16[6];
+        gpu A2: i16[N + 2];
+        gpu A3: i16[8];
+        gpu S: i16;
+        state s0 { A2[(1..8).step_by(2)] = A1[4]; }
+        state s1 { A0[3..=4] = (S | ((A1[5] * A1[0..2]) ^ (A3[6..8] - A1[(3..6).step_by(2)]))); }
+        state s2 { A1[1..5] = A0[2]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays2(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays2, Arrays2Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays2() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0003.
+    pub sdfg Arrays3 {
+        symbol N: i64;
+        gpu A0: i64[N + 2];
+        gpu A1: i64[N + 2];
+        gpu A2: i64[N];
+        gpu A3: i64[6, 6];
+        gpu S: i64;
+        state s0 { A0[4..8] -= (((A1[6] | A2[5]) & (S + A2[2..6])) * 3i64); }
+        state s1 { A0[2..=7] = (((A1[1..7] - A1[3]) ^ 3i64) * ((A2[0..=5] & S) ^ (A3[5, 3] & A1[2..=7]))); }
+        state s2 { A1[1..6] -= ((A3[1..6, 1] - (A3[5, 5] ^ A3[2, 0..5])) * (A3[4, 1..6] | A2[1..6])); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays3(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays3, Arrays3Args, device, seed; [N = 6]; A0: gpu i64, A1: gpu i64, A2: gpu i64, A3: gpu i64, S: gpu i64)
+}
+
+fn ir_arrays3() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0004.
+    pub sdfg Arrays4 {
+        symbol N: i64;
+        gpu A0: i16[8];
+        gpu A1: i16[6];
+        gpu A2: i16[N + 2];
+        gpu A3: i16[N];
+        gpu S: i16;
+        state s0 { A2[3..4] = (((S ^ A3[2..=2]) | (A0[(7..8).step_by(2)] | A0[2..=2])) + ((A3[2..3] + A1[(4..5).step_by(2)]) ^ A3[5])); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays4(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays4, Arrays4Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays4() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0005.
+    pub sdfg Arrays5 {
+        symbol N: i64;
+        gpu A0: u8[6, N + 2];
+        gpu A1: u8[6, 6];
+        gpu A2: u8[N + 2];
+        gpu A3: u8[6, N];
+        gpu S: u8;
+        state s0 { A0[(0..5).step_by(2), 4] = A3[2, (0..5).step_by(2)]; }
+        state s1 { A2[1..6] = A0[2, 1]; }
+        state s2 { A1[(0..5).step_by(2), 2..3] = (((A0[2..=4, 2..3] - S) - A3[3..6, 5..6]) ^ (A0[4, 5] - (A0[3..6, 1..2] * 3u8))); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays5(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays5, Arrays5Args, device, seed; [N = 6]; A0: gpu u8, A1: gpu u8, A2: gpu u8, A3: gpu u8, S: gpu u8)
+}
+
+fn ir_arrays5() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0006.
+    pub sdfg Arrays6 {
+        symbol N: i64;
+        host A0: i16[N, N];
+        host A1: i16[8];
+        host A2: i16[6];
+        host A3: i16[N, N];
+        host S: i16;
+        state s0 { A1[(1..6).step_by(2)] = A2[0..3]; }
+        state s1 { A1[4..=6] = (A2[1..4] | (A3[3..=5, 4] ^ (A3[4, 2..=4] & A0[3, 3..=5]))); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays6(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays6, Arrays6Args, device, seed; [N = 6]; A0: host i16, A1: host i16, A2: host i16, A3: host i16, S: value i16)
+}
+
+fn ir_arrays6() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0007.
+    pub sdfg Arrays7 {
+        symbol N: i64;
+        host A0: f64[8, N + 2];
+        host A1: f64[8, N];
+        host A2: f64[6];
+        host A3: f64[N + 2];
+        host S: f64;
+        state s0 { A1[3..4, 0..=5] = (((A0[1..2, 1..7] + 1.5f64) + (A0[2..3, 2..8] - S)) + ((A2[4] * A0[4, 1]) + (A0[(1..2).step_by(2), 1..7] * A0[2..=2, 0..6]))); }
+        state s1 { A0[0..4, (7..8).step_by(2)] = ((A1[(1..8).step_by(2), 4..5] + (A1[5, 4] - A1[(1..8).step_by(2), (3..4).step_by(2)])) - S); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays7(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays7, Arrays7Args, device, seed; [N = 6]; A0: host f64, A1: host f64, A2: host f64, A3: host f64, S: value f64)
+}
+
+fn ir_arrays7() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0008.
+    pub sdfg Arrays8 {
+        symbol N: i64;
+        gpu A0: i64[8];
+        gpu A1: i64[N];
+        gpu A2: i64[N + 2];
+        gpu A3: i64[N + 2];
+        gpu S: i64;
+        state s0 { A0[0..=2] -= A2[(1..6).step_by(2)]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays8(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays8, Arrays8Args, device, seed; [N = 6]; A0: gpu i64, A1: gpu i64, A2: gpu i64, A3: gpu i64, S: gpu i64)
+}
+
+fn ir_arrays8() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0009.
+    pub sdfg Arrays9 {
+        symbol N: i64;
+        host A0: f64[N, 8];
+        host A1: f64[8, N + 2];
+        host A2: f64[6];
+        host A3: f64[6];
+        host S: f64;
+        state s0 { A3[0..6] -= A0[1, 1..7]; }
+        state s1 { A0[3..4, 2..6] *= (((A2[3] + S) + (1.5f64 * A1[5..6, (1..8).step_by(2)])) - ((1.5f64 + S) + S)); }
+        state s2 { A0[0..6, 5] = (((A3[0..6] - 1.5f64) - S) * (A1[6, 1..7] * 1.5f64)); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays9(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays9, Arrays9Args, device, seed; [N = 6]; A0: host f64, A1: host f64, A2: host f64, A3: host f64, S: value f64)
+}
+
+fn ir_arrays9() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a000a.
+    pub sdfg Arrays10 {
+        symbol N: i64;
+        host A0: i16[N + 2];
+        host A1: i16[N, N + 2];
+        host A2: i16[8, 8];
+        host A3: i16[N + 2];
+        host S: i16;
+        state s0 { A3[(1..2).step_by(2)] += (A0[3] - ((A1[0, 4] * A1[1, 0..1]) - (A1[2..3, 2] & 3i16))); }
+        state s1 { A2[0..=4, 2..7] = (A3[1] * (A1[4, 1] | (A0[6] - 3i16))); }
+        state s2 { A1[0..1, 6] = (A0[6] * (3i16 + (S + A2[3, 2]))); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays10(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays10, Arrays10Args, device, seed; [N = 6]; A0: host i16, A1: host i16, A2: host i16, A3: host i16, S: value i16)
+}
+
+fn ir_arrays10() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a000b.
+    pub sdfg Arrays11 {
+        symbol N: i64;
+        host A0: f64[N + 2];
+        host A1: f64[8, N + 2];
+        host A2: f64[8, 8];
+        host A3: f64[N + 2, N + 2];
+        host S: f64;
+        state s0 { A3[0..6, 1..6] = (((A2[1..=6, 1..6] - S) * (A2[2..8, 2..7] - 1.5f64)) + ((A2[1..7, 0..5] + A2[0..6, 1..6]) - (S + A2[1..7, 1..6]))); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays11(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays11, Arrays11Args, device, seed; [N = 6]; A0: host f64, A1: host f64, A2: host f64, A3: host f64, S: value f64)
+}
+
+fn ir_arrays11() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a000c.
+    pub sdfg Arrays12 {
+        symbol N: i64;
+        gpu A0: u8[6, 8];
+        gpu A1: u8[N, 6];
+        gpu A2: u8[N];
+        gpu A3: u8[6, 8];
+        gpu S: u8;
+        state s0 { A0[2..=5, 5] = ((A2[5] + (3u8 & S)) & ((A1[4, 1..5] * A1[2, 2..6]) ^ (A1[2..6, 5] & A3[2, (1..8).step_by(2)]))); }
+        state s1 { A2[0..6] = 3u8; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays12(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays12, Arrays12Args, device, seed; [N = 6]; A0: gpu u8, A1: gpu u8, A2: gpu u8, A3: gpu u8, S: gpu u8)
+}
+
+fn ir_arrays12() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a000d.
+    pub sdfg Arrays13 {
+        symbol N: i64;
+        gpu A0: f32[N + 2, N];
+        gpu A1: f32[N + 2, 6];
+        gpu A2: f32[6, 8];
+        gpu A3: f32[6, 8];
+        gpu S: f32;
+        state s0 { A2[2..=5, 4] = (S - ((A0[(1..8).step_by(2), 3] + A0[5, 0..4]) - (A0[2, 1..5] - A3[0, 6]))); }
+        state s1 { A0[4, 2..=5] = ((A1[(0..7).step_by(2), 4] - (A2[0..4, 7] * A1[5, 2..=5])) - ((A1[5, 1..5] + A2[3, 4..=7]) + A2[2, 5])); }
+        state s2 { A2[4, 1..7] -= S; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays13(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays13, Arrays13Args, device, seed; [N = 6]; A0: gpu f32, A1: gpu f32, A2: gpu f32, A3: gpu f32, S: gpu f32)
+}
+
+fn ir_arrays13() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a000e.
+    pub sdfg Arrays14 {
+        symbol N: i64;
+        gpu A0: i32[6, N + 2];
+        gpu A1: i32[N, 6];
+        gpu A2: i32[N];
+        gpu A3: i32[N + 2];
+        gpu S: i32;
+        state s0 { A0[3..6, 6] = (((S ^ S) ^ (A1[1..=3, 1] & A2[0])) | 3i32); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays14(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays14, Arrays14Args, device, seed; [N = 6]; A0: gpu i32, A1: gpu i32, A2: gpu i32, A3: gpu i32, S: gpu i32)
+}
+
+fn ir_arrays14() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a000f.
+    pub sdfg Arrays15 {
+        symbol N: i64;
+        gpu A0: u8[6, N + 2];
+        gpu A1: u8[N + 2];
+        gpu A2: u8[6, 8];
+        gpu A3: u8[N];
+        gpu S: u8;
+        state s0 { A3[0..4] = ((A2[5, 3..=6] & (A0[5, 0..4] ^ 3u8)) - ((A2[0..4, 0] & A2[4, 1]) + (S | 3u8))); }
+        state s1 { A0[0..6, 0..2] = (A2[0..6, (4..7).step_by(2)] - ((A2[0..=5, 0..2] & 3u8) * (A2[0..=5, 4..6] + A2[0..6, 6..8]))); }
+        state s2 { A1[1..6] = A3[1..=5]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays15(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays15, Arrays15Args, device, seed; [N = 6]; A0: gpu u8, A1: gpu u8, A2: gpu u8, A3: gpu u8, S: gpu u8)
+}
+
+fn ir_arrays15() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays15::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0010.
+    pub sdfg Arrays16 {
+        symbol N: i64;
+        host A0: i32[N + 2, 6];
+        host A1: i32[N];
+        host A2: i32[N + 2, N];
+        host A3: i32[6, 8];
+        host S: i32;
+        state s0 { A3[1, (5..8).step_by(2)] -= (((S | A2[6, 1..3]) | (A0[6, 5] - A0[6..=7, 0])) - A0[6..8, 4]); }
+        state s1 { A0[1..3, 2..=3] = (((S | A3[(3..6).step_by(2), 0..2]) | (A3[1..=2, 1..=2] | A2[2..=3, 1..3])) + A2[6, 3]); }
+        state s2 { A1[1..=5] *= (((A2[2..7, 2] - A0[0..5, 3]) - (A3[1..6, 6] ^ A0[1, 2])) + ((A0[0, 4] ^ A3[0, 2..7]) ^ (3i32 + 3i32))); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays16(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays16, Arrays16Args, device, seed; [N = 6]; A0: host i32, A1: host i32, A2: host i32, A3: host i32, S: value i32)
+}
+
+fn ir_arrays16() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays16::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0011.
+    pub sdfg Arrays17 {
+        symbol N: i64;
+        gpu A0: f32[N + 2];
+        gpu A1: f32[N + 2, N + 2];
+        gpu A2: f32[N];
+        gpu A3: f32[6, N];
+        gpu S: f32;
+        state s0 { A2[0..2] *= (A0[5..=6] * A1[5..7, 2]); }
+        state s1 { A0[0..=1] = (((A1[4..=5, 7] + S) + S) + (1.5f32 - (A2[1..3] + A2[1]))); }
+        state s2 { A1[(3..6).step_by(2), 0..6] -= (A3[0..2, 0..=5] * (A3[2..4, 0..=5] + (A3[0..2, 0..6] + S))); }
+        state s3 { A0[1..=5] = S; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays17(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays17, Arrays17Args, device, seed; [N = 6]; A0: gpu f32, A1: gpu f32, A2: gpu f32, A3: gpu f32, S: gpu f32)
+}
+
+fn ir_arrays17() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays17::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0012.
+    pub sdfg Arrays18 {
+        symbol N: i64;
+        host A0: i64[N + 2];
+        host A1: i64[8];
+        host A2: i64[N + 2];
+        host A3: i64[8, 8];
+        host S: i64;
+        state s0 { A0[2..=6] = S; }
+        state s1 { A0[3..=5] = ((A2[7] + (A3[4..=6, 7] ^ S)) | 3i64); }
+        state s2 { A2[1..=6] = 3i64; }
+        state s3 { A1[(0..7).step_by(2)] = (((3i64 + A2[1..5]) ^ A3[(0..7).step_by(2), 1]) & (A0[1..=4] * (3i64 | A0[3]))); }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays18(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays18, Arrays18Args, device, seed; [N = 6]; A0: host i64, A1: host i64, A2: host i64, A3: host i64, S: value i64)
+}
+
+fn ir_arrays18() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays18::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0013.
+    pub sdfg Arrays19 {
+        symbol N: i64;
+        host A0: i32[N + 2, N];
+        host A1: i32[N + 2];
+        host A2: i32[N];
+        host A3: i32[N + 2];
+        host S: i32;
+        state s0 { A2[(0..5).step_by(2)] += (((S ^ S) * (A3[1..4] + A0[(3..8).step_by(2), 1])) ^ ((A0[2..5, 0] | S) & A1[0])); }
+        state s1 { A2[2..6] += ((S * (A3[3] - A3[(0..7).step_by(2)])) * 3i32); }
+        state s2 { A3[1..3] = 3i32; }
+        state s3 { A1[5..=5] += (((A3[3] * S) & (A0[1, (4..5).step_by(2)] | S)) * ((3i32 + A3[1..=1]) * (A3[0..1] & A0[4, 0..1]))); }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays19(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays19, Arrays19Args, device, seed; [N = 6]; A0: host i32, A1: host i32, A2: host i32, A3: host i32, S: value i32)
+}
+
+fn ir_arrays19() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays19::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0014.
+    pub sdfg Arrays20 {
+        symbol N: i64;
+        gpu A0: u8[N + 2, 6];
+        gpu A1: u8[8];
+        gpu A2: u8[6, 6];
+        gpu A3: u8[8];
+        gpu S: u8;
+        state s0 { A3[2..=3] = 3u8; }
+        state s1 { A0[1..=6, 2..=5] = A3[5]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays20(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays20, Arrays20Args, device, seed; [N = 6]; A0: gpu u8, A1: gpu u8, A2: gpu u8, A3: gpu u8, S: gpu u8)
+}
+
+fn ir_arrays20() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays20::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0015.
+    pub sdfg Arrays21 {
+        symbol N: i64;
+        gpu A0: i16[8, N + 2];
+        gpu A1: i16[8];
+        gpu A2: i16[8, 6];
+        gpu A3: i16[6, 8];
+        gpu S: i16;
+        state s0 { A0[0..5, 0..6] *= A1[7]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays21(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays21, Arrays21Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays21() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays21::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0016.
+    pub sdfg Arrays22 {
+        symbol N: i64;
+        host A0: i16[6];
+        host A1: i16[8];
+        host A2: i16[N, 8];
+        host A3: i16[N];
+        host S: i16;
+        state s0 { A1[4..=5] = A0[0]; }
+        state s1 { A2[(4..5).step_by(2), 1..6] = A3[3]; }
+        state s2 { A2[0..3, 1..2] = (((3i16 + S) & (S - A3[2])) & ((3i16 * A1[4]) + (S | S))); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays22(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays22, Arrays22Args, device, seed; [N = 6]; A0: host i16, A1: host i16, A2: host i16, A3: host i16, S: value i16)
+}
+
+fn ir_arrays22() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays22::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0017.
+    pub sdfg Arrays23 {
+        symbol N: i64;
+        gpu A0: i16[8, N];
+        gpu A1: i16[N, N + 2];
+        gpu A2: i16[N + 2];
+        gpu A3: i16[N, 6];
+        gpu S: i16;
+        state s0 { A0[4..6, 5] = A2[6..=7]; }
+        state s1 { A0[2..=7, 1..6] = A3[0..6, 1..6]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays23(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays23, Arrays23Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays23() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays23::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0018.
+    pub sdfg Arrays24 {
+        symbol N: i64;
+        host A0: i32[N];
+        host A1: i32[6];
+        host A2: i32[8, N + 2];
+        host A3: i32[N + 2];
+        host S: i32;
+        state s0 { A1[(2..5).step_by(2)] = A0[(2..5).step_by(2)]; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays24(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays24, Arrays24Args, device, seed; [N = 6]; A0: host i32, A1: host i32, A2: host i32, A3: host i32, S: value i32)
+}
+
+fn ir_arrays24() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays24::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0019.
+    pub sdfg Arrays25 {
+        symbol N: i64;
+        gpu A0: i32[6];
+        gpu A1: i32[N, N + 2];
+        gpu A2: i32[6];
+        gpu A3: i32[N, 6];
+        gpu S: i32;
+        state s0 { A2[2..=4] = (((A3[3..=5, 2] + A0[1]) * (A0[0..3] + A0[1])) ^ ((A1[3..=5, 2] - A0[(0..5).step_by(2)]) | (A3[(0..5).step_by(2), 2] - S))); }
+        state s1 { A2[(0..1).step_by(2)] = (((S + A1[5, 3..=3]) - (S ^ A3[5, 4..5])) ^ ((A3[1, 0] ^ S) & 3i32)); }
+        state s2 { A2[3..6] = (A0[(1..6).step_by(2)] - S); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays25(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays25, Arrays25Args, device, seed; [N = 6]; A0: gpu i32, A1: gpu i32, A2: gpu i32, A3: gpu i32, S: gpu i32)
+}
+
+fn ir_arrays25() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays25::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a001a.
+    pub sdfg Arrays26 {
+        symbol N: i64;
+        host A0: f64[N];
+        host A1: f64[N + 2, 6];
+        host A2: f64[N, N + 2];
+        host A3: f64[6, 8];
+        host S: f64;
+        state s0 { A1[0..4, 0] *= A3[3, (0..7).step_by(2)]; }
+        state s1 { A1[6..8, 2..5] = (1.5f64 - ((S - A3[4..6, (0..5).step_by(2)]) + (A3[2..4, 2..5] + A2[0..2, (2..7).step_by(2)]))); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays26(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays26, Arrays26Args, device, seed; [N = 6]; A0: host f64, A1: host f64, A2: host f64, A3: host f64, S: value f64)
+}
+
+fn ir_arrays26() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays26::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a001b.
+    pub sdfg Arrays27 {
+        symbol N: i64;
+        host A0: f64[8, 6];
+        host A1: f64[6, 6];
+        host A2: f64[8];
+        host A3: f64[N];
+        host S: f64;
+        state s0 { A3[2..=5] = ((A2[3..7] + (A0[2, 5] - A2[(1..8).step_by(2)])) - 1.5f64); }
+        state s1 { A3[2..5] = (((A0[1, 3] * A0[0, 0]) * (S + S)) - S); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays27(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays27, Arrays27Args, device, seed; [N = 6]; A0: host f64, A1: host f64, A2: host f64, A3: host f64, S: value f64)
+}
+
+fn ir_arrays27() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays27::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a001c.
+    pub sdfg Arrays28 {
+        symbol N: i64;
+        host A0: i16[N + 2, 8];
+        host A1: i16[N, N];
+        host A2: i16[N, N + 2];
+        host A3: i16[6, N + 2];
+        host S: i16;
+        state s0 { A2[0, 6..8] *= (S + 3i16); }
+        state s1 { A0[2..=7, (0..7).step_by(2)] = (A1[0..6, 1..=4] * A2[0..=5, 4..8]); }
+        state s2 { A2[3, 3..7] = ((A0[0, (0..7).step_by(2)] & (A3[1, 1..5] | 3i16)) + ((A3[2, 0..=3] + A1[1..5, 3]) ^ A0[1, 2])); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays28(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays28, Arrays28Args, device, seed; [N = 6]; A0: host i16, A1: host i16, A2: host i16, A3: host i16, S: value i16)
+}
+
+fn ir_arrays28() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays28::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a001d.
+    pub sdfg Arrays29 {
+        symbol N: i64;
+        host A0: i16[8];
+        host A1: i16[N + 2, 8];
+        host A2: i16[6];
+        host A3: i16[N, N];
+        host S: i16;
+        state s0 { A0[2..=4] = ((3i16 | 3i16) | ((A3[(0..5).step_by(2), 2] * A2[2..5]) | (3i16 & A1[2, 4..=6]))); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays29(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays29, Arrays29Args, device, seed; [N = 6]; A0: host i16, A1: host i16, A2: host i16, A3: host i16, S: value i16)
+}
+
+fn ir_arrays29() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays29::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a001e.
+    pub sdfg Arrays30 {
+        symbol N: i64;
+        host A0: f64[8, 6];
+        host A1: f64[6, N + 2];
+        host A2: f64[6, 8];
+        host A3: f64[8];
+        host S: f64;
+        state s0 { A1[(1..4).step_by(2), 6] *= ((1.5f64 + (A0[2..4, 0] * A2[0, 2..4])) + A2[4..6, 3]); }
+        state s1 { A0[1..6, 3..=4] = 1.5f64; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays30(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays30, Arrays30Args, device, seed; [N = 6]; A0: host f64, A1: host f64, A2: host f64, A3: host f64, S: value f64)
+}
+
+fn ir_arrays30() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays30::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a001f.
+    pub sdfg Arrays31 {
+        symbol N: i64;
+        gpu A0: i16[N + 2];
+        gpu A1: i16[6, N + 2];
+        gpu A2: i16[N + 2];
+        gpu A3: i16[N];
+        gpu S: i16;
+        state s0 { A1[0..=5, 6..7] = (((S + A2[6]) * (S ^ S)) ^ ((A0[5] + S) * (A0[3] & A3[3]))); }
+        state s1 { A3[1..=1] = A1[(0..1).step_by(2), 3]; }
+        state s2 { A1[0..=3, 2..8] += (3i16 | ((S - S) * (A0[0] | S))); }
+        state s3 { A1[0..6, 3..8] = S; }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays31(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays31, Arrays31Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays31() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays31::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0020.
+    pub sdfg Arrays32 {
+        symbol N: i64;
+        gpu A0: i16[6];
+        gpu A1: i16[6];
+        gpu A2: i16[N, 8];
+        gpu A3: i16[6];
+        gpu S: i16;
+        state s0 { A2[4..=4, 3..5] = ((S & (S & S)) + ((A3[1] * S) * (S - A3[4]))); }
+        state s1 { A0[2..6] = A1[1..5]; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays32(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays32, Arrays32Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays32() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays32::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0021.
+    pub sdfg Arrays33 {
+        symbol N: i64;
+        gpu A0: f32[6];
+        gpu A1: f32[6, N];
+        gpu A2: f32[N];
+        gpu A3: f32[N + 2, 6];
+        gpu S: f32;
+        state s0 { A2[0..=5] = (((A3[2, 0..6] - 1.5f32) + (A1[5, 5] * S)) * ((1.5f32 + A0[0..=5]) * (S + S))); }
+        state s1 { A2[1..5] = A1[0..4, 3]; }
+        state s2 { A2[0..4] = ((A1[5, 0..4] - (S + A3[(1..8).step_by(2), 3])) + ((A3[6, 4] + S) - A3[5, 1..5])); }
+        state s3 { A1[0..1, 0..4] += ((A3[6..7, 0..=3] + (A3[3..4, 2..6] + A3[(6..7).step_by(2), 1..5])) - ((1.5f32 * S) - (1.5f32 * A3[(2..3).step_by(2), 0..=3]))); }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays33(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays33, Arrays33Args, device, seed; [N = 6]; A0: gpu f32, A1: gpu f32, A2: gpu f32, A3: gpu f32, S: gpu f32)
+}
+
+fn ir_arrays33() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays33::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0022.
+    pub sdfg Arrays34 {
+        symbol N: i64;
+        gpu A0: u8[8, N + 2];
+        gpu A1: u8[6, N];
+        gpu A2: u8[N + 2, 6];
+        gpu A3: u8[N];
+        gpu S: u8;
+        state s0 { A1[3..=5, (2..5).step_by(2)] = ((A0[(2..7).step_by(2), (3..6).step_by(2)] ^ (A3[5] - S)) + (A2[2..5, (2..5).step_by(2)] - 3u8)); }
+        state s1 { A2[6..=6, 3] = ((3u8 - (A1[5, 0..1] & A1[2, 5..6])) & A1[2, 3]); }
+        state s2 { A1[1, (0..5).step_by(2)] = (((3u8 ^ A0[4, 6]) - (A2[7, 3..6] + A3[5])) ^ A2[6, 3..6]); }
+        state s3 { A3[(1..2).step_by(2)] = (((3u8 ^ A2[0, 4]) | (A1[0, (5..6).step_by(2)] - A2[3, 4])) + (A1[(0..1).step_by(2), 1] | A2[6, 3])); }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays34(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays34, Arrays34Args, device, seed; [N = 6]; A0: gpu u8, A1: gpu u8, A2: gpu u8, A3: gpu u8, S: gpu u8)
+}
+
+fn ir_arrays34() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays34::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0023.
+    pub sdfg Arrays35 {
+        symbol N: i64;
+        host A0: i32[N, N];
+        host A1: i32[N];
+        host A2: i32[N, N + 2];
+        host A3: i32[6];
+        host S: i32;
+        state s0 { A1[1..3] = A0[0..2, 5]; }
+        state s1 { A1[1..6] = (((S | A0[3, 0]) + A2[5, 7]) & (A3[1..6] - (A2[1..6, 0] + A3[1..6]))); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays35(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays35, Arrays35Args, device, seed; [N = 6]; A0: host i32, A1: host i32, A2: host i32, A3: host i32, S: value i32)
+}
+
+fn ir_arrays35() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays35::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0024.
+    pub sdfg Arrays36 {
+        symbol N: i64;
+        host A0: i16[N, N];
+        host A1: i16[N + 2];
+        host A2: i16[6, 8];
+        host A3: i16[8, N];
+        host S: i16;
+        state s0 { A0[0..=5, 1] = S; }
+        state s1 { A1[(1..4).step_by(2)] += ((A3[5, 1..3] * (S | S)) | (S | (A2[4..6, 4] ^ A3[5, 2]))); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays36(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays36, Arrays36Args, device, seed; [N = 6]; A0: host i16, A1: host i16, A2: host i16, A3: host i16, S: value i16)
+}
+
+fn ir_arrays36() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays36::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0025.
+    pub sdfg Arrays37 {
+        symbol N: i64;
+        gpu A0: f64[N + 2];
+        gpu A1: f64[8, 8];
+        gpu A2: f64[6, 8];
+        gpu A3: f64[N];
+        gpu S: f64;
+        state s0 { A0[6..7] = S; }
+        state s1 { A2[1, 2..=2] = S; }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays37(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays37, Arrays37Args, device, seed; [N = 6]; A0: gpu f64, A1: gpu f64, A2: gpu f64, A3: gpu f64, S: gpu f64)
+}
+
+fn ir_arrays37() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays37::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0026.
+    pub sdfg Arrays38 {
+        symbol N: i64;
+        gpu A0: i16[N];
+        gpu A1: i16[6];
+        gpu A2: i16[6];
+        gpu A3: i16[N + 2];
+        gpu S: i16;
+        state s0 { A3[0..5] = (3i16 | A0[0..5]); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays38(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays38, Arrays38Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays38() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays38::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0027.
+    pub sdfg Arrays39 {
+        symbol N: i64;
+        gpu A0: i16[8, 8];
+        gpu A1: i16[N, N];
+        gpu A2: i16[6];
+        gpu A3: i16[8];
+        gpu S: i16;
+        state s0 { A2[0..3] = (S * (S | S)); }
+        state s1 { A0[6..8, (4..7).step_by(2)] = (A1[0..2, 4..6] & 3i16); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays39(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays39, Arrays39Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays39() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays39::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0028.
+    pub sdfg Arrays40 {
+        symbol N: i64;
+        gpu A0: f32[N + 2];
+        gpu A1: f32[6, 8];
+        gpu A2: f32[N, 8];
+        gpu A3: f32[6, N + 2];
+        gpu S: f32;
+        state s0 { A2[4, 0..5] = (((A1[0..=4, 0] - 1.5f32) + (A0[2..7] * 1.5f32)) - ((A3[2, 3] - A1[0..5, 4]) * A3[2, 3..8])); }
+        state s1 { A2[0..=4, 2..=5] = ((1.5f32 - (S * A1[0..5, 2..=5])) + ((A3[0..=4, (0..7).step_by(2)] * 1.5f32) + (1.5f32 - S))); }
+        state s2 { A1[0..6, 4] += A0[0..=5]; }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays40(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays40, Arrays40Args, device, seed; [N = 6]; A0: gpu f32, A1: gpu f32, A2: gpu f32, A3: gpu f32, S: gpu f32)
+}
+
+fn ir_arrays40() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays40::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a0029.
+    pub sdfg Arrays41 {
+        symbol N: i64;
+        gpu A0: f64[6];
+        gpu A1: f64[8];
+        gpu A2: f64[8];
+        gpu A3: f64[8];
+        gpu S: f64;
+        state s0 { A3[2..6] = (((1.5f64 - A2[(0..7).step_by(2)]) - A0[0..4]) + A0[2..6]); }
+        state s1 { A3[2..=3] *= 1.5f64; }
+        state s2 { A1[1..4] = ((A3[3..6] - S) - (A2[3..6] + (A0[3..6] + A2[7]))); }
+        state s3 { A2[7..8] += (((A0[1..2] + 1.5f64) - A3[4]) - A3[(5..6).step_by(2)]); }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays41(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays41, Arrays41Args, device, seed; [N = 6]; A0: gpu f64, A1: gpu f64, A2: gpu f64, A3: gpu f64, S: gpu f64)
+}
+
+fn ir_arrays41() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays41::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a002a.
+    pub sdfg Arrays42 {
+        symbol N: i64;
+        host A0: i32[N, 8];
+        host A1: i32[6];
+        host A2: i32[8];
+        host A3: i32[8, N];
+        host S: i32;
+        state s0 { A0[(0..5).step_by(2), 2] = (((A3[3, 2..=4] - A3[5, (0..5).step_by(2)]) | S) - ((A3[4, 0] - S) ^ (A3[5, 0..3] | A3[3..6, 4]))); }
+        state s1 { A0[0..1, (7..8).step_by(2)] += (((3i32 * A3[(6..7).step_by(2), (4..5).step_by(2)]) | 3i32) + ((A3[5..=5, 2..=2] & A3[2..3, 5..6]) * (A3[6..7, 3..4] + A1[4]))); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays42(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays42, Arrays42Args, device, seed; [N = 6]; A0: host i32, A1: host i32, A2: host i32, A3: host i32, S: value i32)
+}
+
+fn ir_arrays42() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays42::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a002b.
+    pub sdfg Arrays43 {
+        symbol N: i64;
+        host A0: u8[6];
+        host A1: u8[8];
+        host A2: u8[6];
+        host A3: u8[N + 2, N];
+        host S: u8;
+        state s0 { A3[4..6, 0..4] = S; }
+        state s1 { A2[1..=3] = (((A0[(1..6).step_by(2)] | A0[3..=5]) + (A1[1] + A3[6, 3])) | ((A1[(0..5).step_by(2)] - S) * (S ^ S))); }
+        state s2 { A1[1..6] = A0[1..=5]; }
+        state s3 { A3[4, 1..5] = (((3u8 & S) * (S & A1[2..6])) - (S - (A0[0..4] & A2[0..=3]))); }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays43(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays43, Arrays43Args, device, seed; [N = 6]; A0: host u8, A1: host u8, A2: host u8, A3: host u8, S: value u8)
+}
+
+fn ir_arrays43() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays43::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a002c.
+    pub sdfg Arrays44 {
+        symbol N: i64;
+        gpu A0: i16[N + 2];
+        gpu A1: i16[8];
+        gpu A2: i16[6, 6];
+        gpu A3: i16[N + 2, 6];
+        gpu S: i16;
+        state s0 { A1[3..6] *= (((A0[0] | S) & (3i16 + 3i16)) + ((A2[5, 1..4] ^ S) * A0[1])); }
+        state s1 { A1[0..4] = (((A2[0..4, 5] * A0[2..6]) & A0[2..=5]) | A0[7]); }
+        state s2 { A2[2..=3, 1] = (A1[0..2] & ((3i16 - A3[3..=4, 0]) * (A1[(5..8).step_by(2)] * 3i16))); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays44(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays44, Arrays44Args, device, seed; [N = 6]; A0: gpu i16, A1: gpu i16, A2: gpu i16, A3: gpu i16, S: gpu i16)
+}
+
+fn ir_arrays44() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays44::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a002d.
+    pub sdfg Arrays45 {
+        symbol N: i64;
+        host A0: i64[8, 8];
+        host A1: i64[6, 6];
+        host A2: i64[N];
+        host A3: i64[8, N];
+        host S: i64;
+        state s0 { A2[2..=4] += A0[5, (3..8).step_by(2)]; }
+        state s1 { A0[3..7, (2..3).step_by(2)] = (((S ^ S) * (A2[5] - A3[2..6, 1..2])) ^ ((A3[4..=7, (4..5).step_by(2)] - A1[1..5, 5..6]) + A1[1..5, 1..2])); }
+        state s2 { A3[3..=7, 2] *= (((A0[1, 0..=4] ^ A1[4, 0..5]) * (3i64 & 3i64)) ^ (A2[5] | S)); }
+        state s3 { A2[0..=5] += ((A0[1, 0..6] | (A3[0..6, 4] + A3[3, 0..=5])) - ((A1[5, 0..6] - A1[0..6, 0]) + (A3[2..=7, 3] ^ 3i64))); }
+        s0 -> s1;
+        s1 -> s2;
+        s2 -> s3;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays45(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays45, Arrays45Args, device, seed; [N = 6]; A0: host i64, A1: host i64, A2: host i64, A3: host i64, S: value i64)
+}
+
+fn ir_arrays45() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays45::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a002e.
+    pub sdfg Arrays46 {
+        symbol N: i64;
+        gpu A0: i32[8];
+        gpu A1: i32[N + 2];
+        gpu A2: i32[8];
+        gpu A3: i32[8, N];
+        gpu S: i32;
+        state s0 { A2[1..4] *= (((A0[5] * S) + (A0[(1..6).step_by(2)] ^ A0[3..=5])) + (S + (A1[2..5] - A3[4..7, 3]))); }
+        state s1 { A1[(0..3).step_by(2)] = (S + (A3[6, 1..3] - 3i32)); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays46(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays46, Arrays46Args, device, seed; [N = 6]; A0: gpu i32, A1: gpu i32, A2: gpu i32, A3: gpu i32, S: gpu i32)
+}
+
+fn ir_arrays46() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays46::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Arrays, seed 0xa77a002f.
+    pub sdfg Arrays47 {
+        symbol N: i64;
+        gpu A0: i64[N];
+        gpu A1: i64[8, 6];
+        gpu A2: i64[N + 2];
+        gpu A3: i64[N, N + 2];
+        gpu S: i64;
+        state s0 { A1[3..8, 0..=2] = S; }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_arrays47(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Arrays47, Arrays47Args, device, seed; [N = 6]; A0: gpu i64, A1: gpu i64, A2: gpu i64, A3: gpu i64, S: gpu i64)
+}
+
+fn ir_arrays47() -> (Sdfg, Vec<Value>) {
+    let ir = Arrays47::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
 const PROGRAMS: &[Program] = &[
     Program { name: "Exact0", transcendental: false, seed: 0xc0de0000, run: run_exact0, ir: ir_exact0 },
     Program { name: "Exact1", transcendental: false, seed: 0xc0de0001, run: run_exact1, ir: ir_exact1 },
@@ -6688,4 +7982,52 @@ const PROGRAMS: &[Program] = &[
     Program { name: "Copies45", transcendental: false, seed: 0xc0b1002d, run: run_copies45, ir: ir_copies45 },
     Program { name: "Copies46", transcendental: false, seed: 0xc0b1002e, run: run_copies46, ir: ir_copies46 },
     Program { name: "Copies47", transcendental: false, seed: 0xc0b1002f, run: run_copies47, ir: ir_copies47 },
+    Program { name: "Arrays0", transcendental: false, seed: 0xa77a0000, run: run_arrays0, ir: ir_arrays0 },
+    Program { name: "Arrays1", transcendental: false, seed: 0xa77a0001, run: run_arrays1, ir: ir_arrays1 },
+    Program { name: "Arrays2", transcendental: false, seed: 0xa77a0002, run: run_arrays2, ir: ir_arrays2 },
+    Program { name: "Arrays3", transcendental: false, seed: 0xa77a0003, run: run_arrays3, ir: ir_arrays3 },
+    Program { name: "Arrays4", transcendental: false, seed: 0xa77a0004, run: run_arrays4, ir: ir_arrays4 },
+    Program { name: "Arrays5", transcendental: false, seed: 0xa77a0005, run: run_arrays5, ir: ir_arrays5 },
+    Program { name: "Arrays6", transcendental: false, seed: 0xa77a0006, run: run_arrays6, ir: ir_arrays6 },
+    Program { name: "Arrays7", transcendental: false, seed: 0xa77a0007, run: run_arrays7, ir: ir_arrays7 },
+    Program { name: "Arrays8", transcendental: false, seed: 0xa77a0008, run: run_arrays8, ir: ir_arrays8 },
+    Program { name: "Arrays9", transcendental: false, seed: 0xa77a0009, run: run_arrays9, ir: ir_arrays9 },
+    Program { name: "Arrays10", transcendental: false, seed: 0xa77a000a, run: run_arrays10, ir: ir_arrays10 },
+    Program { name: "Arrays11", transcendental: false, seed: 0xa77a000b, run: run_arrays11, ir: ir_arrays11 },
+    Program { name: "Arrays12", transcendental: false, seed: 0xa77a000c, run: run_arrays12, ir: ir_arrays12 },
+    Program { name: "Arrays13", transcendental: false, seed: 0xa77a000d, run: run_arrays13, ir: ir_arrays13 },
+    Program { name: "Arrays14", transcendental: false, seed: 0xa77a000e, run: run_arrays14, ir: ir_arrays14 },
+    Program { name: "Arrays15", transcendental: false, seed: 0xa77a000f, run: run_arrays15, ir: ir_arrays15 },
+    Program { name: "Arrays16", transcendental: false, seed: 0xa77a0010, run: run_arrays16, ir: ir_arrays16 },
+    Program { name: "Arrays17", transcendental: false, seed: 0xa77a0011, run: run_arrays17, ir: ir_arrays17 },
+    Program { name: "Arrays18", transcendental: false, seed: 0xa77a0012, run: run_arrays18, ir: ir_arrays18 },
+    Program { name: "Arrays19", transcendental: false, seed: 0xa77a0013, run: run_arrays19, ir: ir_arrays19 },
+    Program { name: "Arrays20", transcendental: false, seed: 0xa77a0014, run: run_arrays20, ir: ir_arrays20 },
+    Program { name: "Arrays21", transcendental: false, seed: 0xa77a0015, run: run_arrays21, ir: ir_arrays21 },
+    Program { name: "Arrays22", transcendental: false, seed: 0xa77a0016, run: run_arrays22, ir: ir_arrays22 },
+    Program { name: "Arrays23", transcendental: false, seed: 0xa77a0017, run: run_arrays23, ir: ir_arrays23 },
+    Program { name: "Arrays24", transcendental: false, seed: 0xa77a0018, run: run_arrays24, ir: ir_arrays24 },
+    Program { name: "Arrays25", transcendental: false, seed: 0xa77a0019, run: run_arrays25, ir: ir_arrays25 },
+    Program { name: "Arrays26", transcendental: false, seed: 0xa77a001a, run: run_arrays26, ir: ir_arrays26 },
+    Program { name: "Arrays27", transcendental: false, seed: 0xa77a001b, run: run_arrays27, ir: ir_arrays27 },
+    Program { name: "Arrays28", transcendental: false, seed: 0xa77a001c, run: run_arrays28, ir: ir_arrays28 },
+    Program { name: "Arrays29", transcendental: false, seed: 0xa77a001d, run: run_arrays29, ir: ir_arrays29 },
+    Program { name: "Arrays30", transcendental: false, seed: 0xa77a001e, run: run_arrays30, ir: ir_arrays30 },
+    Program { name: "Arrays31", transcendental: false, seed: 0xa77a001f, run: run_arrays31, ir: ir_arrays31 },
+    Program { name: "Arrays32", transcendental: false, seed: 0xa77a0020, run: run_arrays32, ir: ir_arrays32 },
+    Program { name: "Arrays33", transcendental: false, seed: 0xa77a0021, run: run_arrays33, ir: ir_arrays33 },
+    Program { name: "Arrays34", transcendental: false, seed: 0xa77a0022, run: run_arrays34, ir: ir_arrays34 },
+    Program { name: "Arrays35", transcendental: false, seed: 0xa77a0023, run: run_arrays35, ir: ir_arrays35 },
+    Program { name: "Arrays36", transcendental: false, seed: 0xa77a0024, run: run_arrays36, ir: ir_arrays36 },
+    Program { name: "Arrays37", transcendental: false, seed: 0xa77a0025, run: run_arrays37, ir: ir_arrays37 },
+    Program { name: "Arrays38", transcendental: false, seed: 0xa77a0026, run: run_arrays38, ir: ir_arrays38 },
+    Program { name: "Arrays39", transcendental: false, seed: 0xa77a0027, run: run_arrays39, ir: ir_arrays39 },
+    Program { name: "Arrays40", transcendental: false, seed: 0xa77a0028, run: run_arrays40, ir: ir_arrays40 },
+    Program { name: "Arrays41", transcendental: false, seed: 0xa77a0029, run: run_arrays41, ir: ir_arrays41 },
+    Program { name: "Arrays42", transcendental: false, seed: 0xa77a002a, run: run_arrays42, ir: ir_arrays42 },
+    Program { name: "Arrays43", transcendental: false, seed: 0xa77a002b, run: run_arrays43, ir: ir_arrays43 },
+    Program { name: "Arrays44", transcendental: false, seed: 0xa77a002c, run: run_arrays44, ir: ir_arrays44 },
+    Program { name: "Arrays45", transcendental: false, seed: 0xa77a002d, run: run_arrays45, ir: ir_arrays45 },
+    Program { name: "Arrays46", transcendental: false, seed: 0xa77a002e, run: run_arrays46, ir: ir_arrays46 },
+    Program { name: "Arrays47", transcendental: false, seed: 0xa77a002f, run: run_arrays47, ir: ir_arrays47 },
 ];
