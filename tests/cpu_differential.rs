@@ -22,8 +22,8 @@ mod common;
 
 use sdfg::compiler::eval::{self, MemEnv};
 use sdfg::compiler::ir::{
-    Container, Expr, MapSchedule, Memlet, ScalarType, Sdfg, Statement, StatementKind, Stmt,
-    Storage, SubsetDim, Value,
+    Container, Expr, InterstateEdge, MapSchedule, Memlet, ScalarType, Sdfg, Statement,
+    StatementKind, Stmt, Storage, SubsetDim, Value,
 };
 use sdfg::prelude::*;
 use sdfg::runtime::Elem;
@@ -32,6 +32,7 @@ use sdfg_testkit::randarray::random_array_program;
 use sdfg_testkit::randblock::random_block_program;
 use sdfg_testkit::randcopy::random_copy_program;
 use sdfg_testkit::randexpr::{random_body, random_inputs, random_module, GenConfig, RandomModule};
+use sdfg_testkit::randloop::{random_loop_program, SYMBOLS as LOOP_SYMBOLS};
 use sdfg_testkit::source::program_source;
 
 /// Elements of every `IN_<ty>` and of `OUT`.
@@ -55,6 +56,8 @@ enum Kind {
     Copies,
     /// Random array statements (`sdfg_testkit::randarray`).
     Arrays,
+    /// Random state machines (`sdfg_testkit::randloop`).
+    Loops,
 }
 
 /// The symbols of the block programs: rows, and columns (more than one
@@ -101,6 +104,9 @@ fn specs() -> Vec<(String, Kind, u64)> {
     for k in 0..48 {
         out.push((format!("Arrays{k}"), Kind::Arrays, 0xA77A_0000 + k as u64));
     }
+    for k in 0..32 {
+        out.push((format!("Loops{k}"), Kind::Loops, 0x1009_0000 + k as u64));
+    }
     out
 }
 
@@ -111,11 +117,12 @@ fn random_program(
     seed: u64,
 ) -> (String, Sdfg, &'static [(&'static str, i64)]) {
     let doc = format!("{kind:?}, seed {seed:#x}.");
-    if let Kind::Block | Kind::Copies | Kind::Arrays = kind {
+    if let Kind::Block | Kind::Copies | Kind::Arrays | Kind::Loops = kind {
         let (text, symbols) = match kind {
             Kind::Block => (random_block_program(seed, name, &doc), BLOCK_SYMBOLS),
             Kind::Copies => (random_copy_program(seed, name, &doc), COPY_SYMBOLS),
-            _ => (random_array_program(seed, name, &doc), ARRAY_SYMBOLS),
+            Kind::Arrays => (random_array_program(seed, name, &doc), ARRAY_SYMBOLS),
+            _ => (random_loop_program(seed, name, &doc), &LOOP_SYMBOLS[..]),
         };
         let ir = sdfg::compiler::frontend_str(&text)
             .unwrap_or_else(|d| panic!("the compiler refuses {name}:\n{d}\n{text}"));
@@ -140,7 +147,7 @@ fn random_sdfg(kind: Kind, seed: u64) -> Sdfg {
         Kind::Exact(ty) => own_outputs(random_module(seed, ty, 4, &exact)),
         Kind::Approx(ty) => own_outputs(random_module(seed, ty, 4, &approx)),
         Kind::Body(ty, data_dependent) => random_body(seed, ty, data_dependent).sdfg,
-        Kind::Block | Kind::Copies | Kind::Arrays => {
+        Kind::Block | Kind::Copies | Kind::Arrays | Kind::Loops => {
             unreachable!("{kind:?} programs are source text")
         }
         Kind::HostBody(ty, seq) => {
@@ -380,11 +387,12 @@ fn symbol_values(ir: &Sdfg, values: &[(&str, i64)]) -> Vec<Value> {
     ir.symbols
         .iter()
         .map(|s| {
-            let (_, v) = values
+            // A symbol the edges assign before any use has no value yet.
+            let v = values
                 .iter()
                 .find(|(n, _)| *n == s.name.text)
-                .unwrap_or_else(|| panic!("no value for the symbol `{}`", s.name.text));
-            sdfg::compiler::ir::semantics::cast(Value::I64(*v), s.ty)
+                .map_or(0, |&(_, v)| v);
+            sdfg::compiler::ir::semantics::cast(Value::I64(v), s.ty)
         })
         .collect()
 }
@@ -442,31 +450,72 @@ const CALLS: u64 = 3;
 
 include!("cpu_differential/programs.rs");
 
-/// The evaluator's run of the program: its states in order (the random
-/// programs are one state, or a chain of states without conditions), each
-/// statement in textual order (maps by the evaluator, copies element by
-/// element); the containers afterwards, and whether any access was out of
-/// bounds.
+/// The evaluator's run of the program ([`run_machine`] with the
+/// evaluator's maps): the containers afterwards, and whether any access was
+/// out of bounds.
 fn evaluate(ir: &Sdfg, symbols: &[Value], inputs: &Data) -> (Data, bool) {
-    for (k, edge) in ir.edges.iter().enumerate() {
-        assert!(
-            edge.from + 1 == edge.to && edge.to == k + 1 && edge.condition.is_none(),
-            "a chain of states"
-        );
-    }
+    run_machine(ir, symbols, inputs, &mut |state, stmt, symbols, data| {
+        let (after, fault) = eval_map(ir, state, stmt, symbols, data);
+        (after, fault.is_some())
+    })
+}
+
+/// A program's run: from the start state, each statement in textual order
+/// (maps by `map`, given the state, the statement, the symbols and the
+/// data; copies element by element), then the first edge out of the state
+/// whose condition holds, with its assignments (all right sides first),
+/// until no edge is taken. The containers afterwards, and whether a map
+/// went out of bounds.
+fn run_machine(
+    ir: &Sdfg,
+    symbols: &[Value],
+    inputs: &Data,
+    map: &mut dyn FnMut(usize, usize, &[Value], &Data) -> (Data, bool),
+) -> (Data, bool) {
+    let mut symbols = symbols.to_vec();
     let mut data = inputs.clone();
     let mut faulted = false;
-    for (state, st) in ir.states.iter().enumerate() {
-        for (stmt, s) in st.stmts.iter().enumerate() {
+    let mut state = Some(ir.start);
+    let mut steps = 0;
+    while let Some(at) = state {
+        steps += 1;
+        assert!(steps < 10_000, "the program does not end");
+        for (stmt, s) in ir.states[at].stmts.iter().enumerate() {
             match &s.kind {
                 StatementKind::Map(_) => {
-                    let (after, fault) = eval_map(ir, state, stmt, symbols, &data);
+                    let (after, fault) = map(at, stmt, &symbols, &data);
                     data = after;
-                    faulted |= fault.is_some();
+                    faulted |= fault;
                 }
-                StatementKind::Copy(_) => copy_elements(s, symbols, &mut data),
+                StatementKind::Copy(_) => copy_elements(s, &symbols, &mut data),
                 other => panic!("no evaluation of {other:?}"),
             }
+        }
+        let mut env = MemEnv {
+            symbols: symbols.clone(),
+            ..Default::default()
+        };
+        let holds = |e: &InterstateEdge, env: &mut MemEnv| {
+            e.condition
+                .as_ref()
+                .is_none_or(|c| eval::eval_expr(c, env, &mut Vec::new()) == Ok(Value::Bool(true)))
+        };
+        state = None;
+        if let Some(edge) = ir.edges.iter().find(|e| e.from == at && holds(e, &mut env)) {
+            let values: Vec<(usize, Value)> = edge
+                .assignments
+                .iter()
+                .map(|(s, e)| {
+                    (
+                        *s,
+                        eval::eval_expr(e, &mut env, &mut Vec::new()).expect("a value"),
+                    )
+                })
+                .collect();
+            for (s, v) in values {
+                symbols[s] = v;
+            }
+            state = Some(edge.to);
         }
     }
     (data, faulted)
@@ -620,23 +669,28 @@ fn the_random_programs_ptx_computes_what_the_evaluator_computes() {
         let inputs = inputs(&ir, &symbols, program.seed);
         let (want, faulted) = evaluate(&ir, &symbols, &inputs);
         let module = sdfg::compiler::codegen::ptx::generate(&ir);
-        let mut data = inputs.clone();
-        let mut fault = 0;
-        for (k, kernel) in module.kernels.iter().enumerate() {
-            let StatementKind::Map(map) = &ir.states[kernel.state].stmts[kernel.stmt].kind else {
-                panic!("{}: kernel {k} is not a map's", program.name);
+        let mut word = 0;
+        let (data, _) = run_machine(&ir, &symbols, &inputs, &mut |state, stmt, symbols, data| {
+            let k = module
+                .kernels
+                .iter()
+                .position(|k| (k.state, k.stmt) == (state, stmt))
+                .expect("every gpu map has a kernel");
+            let StatementKind::Map(map) = &ir.states[state].stmts[stmt].kind else {
+                unreachable!("a map's kernel");
             };
             let grid = if map.block.is_some() {
                 [2, 1, 1]
             } else {
                 [1, 1, 1]
             };
-            let (after, word) = simulate_map(&ir, &module, k, &symbols, &data, grid)
+            let (after, fault) = simulate_map(&ir, &module, k, symbols, data, grid)
                 .unwrap_or_else(|e| panic!("{}: kernel {k}: {e}\n{}", program.name, module.text));
-            data = after;
-            fault = fault.max(word);
+            word = word.max(fault);
             kernels += 1;
-        }
+            (after, fault != 0)
+        });
+        let fault = word;
         let what = format!("{} (seed {:#x}) in ptxsim", program.name, program.seed);
         for (c, (_, w)) in &want {
             let name = &ir.containers[*c].name.text;

@@ -14,6 +14,8 @@
 //! - [`ptxsim`]: a sequential interpreter of the PTX subset the backend
 //!   emits, and [`harness`], which runs one `gpu` map through it and through
 //!   the evaluator from the same inputs;
+//! - [`randloop`]: random state machines looping over a symbol (as
+//!   `sdfg!` source);
 //! - [`rng`]: the one seeded generator every test, fuzzer and example uses;
 //! - [`source`]: `sdfg!` source text of random programs, for tests that
 //!   compile them through the macro;
@@ -31,5 +33,6 @@ pub mod randarray;
 pub mod randblock;
 pub mod randcopy;
 pub mod randexpr;
+pub mod randloop;
 pub mod rng;
 pub mod source;

@@ -7834,6 +7834,1012 @@ fn ir_arrays47() -> (Sdfg, Vec<Value>) {
     (ir, symbols)
 }
 
+sdfg::sdfg! {
+    /// Loops, seed 0x10090000.
+    pub sdfg Loops0 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: i32[N];
+        host B: i32[N];
+        host C: i32[N];
+        state init { map m0[i in 0..N] on cpu { A[i] = (((B[i] * 3i32) - (3i32 * B[i])) ^ (3i32 + (3i32 ^ A[i]))); }  }
+        state a0 { map m1[i in 0..N] on cpu { B[i] = (((B[i] ^ C[i]) ^ (3i32 + B[i])) + ((B[i] * (t as i32)) + (B[i] + (t as i32)))); } map m2[i in 0..N] on cpu { A[i] = ((((i as i32) ^ C[i]) + ((t as i32) + B[(i + 1) % N])) - (C[i] * C[i])); }  }
+        state a1 { map m3[i in 0..N] on cpu { C[i] = (((A[N - 1 - i] + C[i]) ^ C[i]) ^ (((u as i32) * 3i32) - ((u as i32) ^ (t as i32)))); } map m4[i in 0..N] on cpu { B[i] = (((C[(i + 1) % N] * C[(i + 1) % N]) - (i as i32)) * (C[(i + 1) % N] - (C[(i + 1) % N] - B[i]))); } map m5[i in 0..N] on cpu { A[i] = (((B[N - 1 - i] + (i as i32)) + C[i]) ^ (i as i32)); }  }
+        state after { map m6[i in 0..N] on cpu { A[i] = (((i as i32) + ((i as i32) - (t as i32))) ^ ((3i32 * (u as i32)) - (A[i] - (u as i32)))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops0(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops0, Loops0Args, device, seed; [N = 7, T = 4]; A: host i32, B: host i32, C: host i32)
+}
+
+fn ir_loops0() -> (Sdfg, Vec<Value>) {
+    let ir = Loops0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090001.
+    pub sdfg Loops1 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: i32[N];
+        gpu B: i32[N];
+        gpu C: i32[N];
+        state init { map m0[i in 0..N] on gpu { B[i] = (3i32 * C[(i + 1) % N]); }  }
+        state a0 { map m1[i in 0..N] on gpu { B[i] = A[(i + 1) % N]; } map m2[i in 0..N] on gpu { A[i] = ((((u as i32) + 3i32) * (A[i] ^ B[(i + 1) % N])) * ((t as i32) + (u as i32))); } map m3[i in 0..N] on gpu { C[i] = ((((t as i32) - B[(i + 1) % N]) + C[i]) + ((A[N - 1 - i] * A[N - 1 - i]) ^ (A[(i + 1) % N] - B[N - 1 - i]))); }  }
+        state a1 { map m4[i in 0..N] on gpu { C[i] = B[(i + 1) % N]; } map m5[i in 0..N] on gpu { B[i] = C[i]; } map m6[i in 0..N] on gpu { A[i] = (((B[i] - (i as i32)) + A[i]) - C[N - 1 - i]); }  }
+        state after { map m7[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] * B[(i + 1) % N]) - (u as i32)) - ((B[N - 1 - i] - 3i32) * (A[i] ^ B[i]))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops1(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops1, Loops1Args, device, seed; [N = 7, T = 4]; A: gpu i32, B: gpu i32, C: gpu i32)
+}
+
+fn ir_loops1() -> (Sdfg, Vec<Value>) {
+    let ir = Loops1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090002.
+    pub sdfg Loops2 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: i32[N];
+        host B: i32[N];
+        host C: i32[N];
+        state init { map m0[i in 0..N] on cpu { A[i] = (((i as i32) - A[i]) ^ ((3i32 - A[i]) - B[(i + 1) % N])); }  }
+        state a0 { map m1[i in 0..N] on cpu { B[i] = (((A[(i + 1) % N] ^ 3i32) * (3i32 ^ (i as i32))) + ((C[(i + 1) % N] * 3i32) ^ (t as i32))); } map m2[i in 0..N] on cpu { C[i] = (((C[i] + (i as i32)) ^ ((u as i32) * (t as i32))) - (3i32 + ((t as i32) - (t as i32)))); }  }
+        state a1 { map m3[i in 0..N] on cpu { B[i] = (C[(i + 1) % N] * (B[i] + ((u as i32) - (t as i32)))); } map m4[i in 0..N] on cpu { A[i] = (((C[(i + 1) % N] * C[(i + 1) % N]) - (B[N - 1 - i] + (i as i32))) + ((C[N - 1 - i] + C[N - 1 - i]) * (B[(i + 1) % N] + 3i32))); } map m5[i in 0..N] on cpu { C[i] = 3i32; }  }
+        state after { map m6[i in 0..N] on cpu { A[i] = ((3i32 ^ (B[N - 1 - i] * (t as i32))) * ((C[N - 1 - i] - (t as i32)) + (B[(i + 1) % N] * C[(i + 1) % N]))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops2(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops2, Loops2Args, device, seed; [N = 7, T = 4]; A: host i32, B: host i32, C: host i32)
+}
+
+fn ir_loops2() -> (Sdfg, Vec<Value>) {
+    let ir = Loops2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090003.
+    pub sdfg Loops3 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: u16[N];
+        gpu B: u16[N];
+        gpu C: u16[N];
+        state init { map m0[i in 0..N] on gpu { A[i] = (((3u16 + C[(i + 1) % N]) - 3u16) + ((3u16 - 3u16) - (C[(i + 1) % N] * B[N - 1 - i]))); }  }
+        state a0 { map m1[i in 0..N] on gpu { C[i] = (((u as u16) - 3u16) - (((u as u16) * (u as u16)) + C[i])); } map m2[i in 0..N] on gpu { A[i] = (((B[N - 1 - i] ^ (u as u16)) * ((t as u16) - A[i])) ^ ((C[i] - B[(i + 1) % N]) * ((u as u16) * (u as u16)))); }  }
+        state a1 { map m3[i in 0..N] on gpu { B[i] = (((C[N - 1 - i] + (t as u16)) - (3u16 - (u as u16))) + A[N - 1 - i]); } map m4[i in 0..N] on gpu { A[i] = C[N - 1 - i]; }  }
+        state after { map m5[i in 0..N] on gpu { B[i] = (t as u16); }  }
+        state b { map m6[i in 0..N] on gpu { C[i] = 3u16; }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops3(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops3, Loops3Args, device, seed; [N = 7, T = 4]; A: gpu u16, B: gpu u16, C: gpu u16)
+}
+
+fn ir_loops3() -> (Sdfg, Vec<Value>) {
+    let ir = Loops3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090004.
+    pub sdfg Loops4 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: i32[N];
+        gpu B: i32[N];
+        gpu C: i32[N];
+        state init { map m0[i in 0..N] on gpu { A[i] = 3i32; }  }
+        state a0 { map m1[i in 0..N] on gpu { A[i] = ((((i as i32) + (t as i32)) * (3i32 ^ A[i])) - (t as i32)); } map m2[i in 0..N] on gpu { C[i] = (3i32 * (u as i32)); }  }
+        state after { map m3[i in 0..N] on gpu { A[i] = (((A[i] ^ C[i]) * 3i32) * (((t as i32) ^ B[(i + 1) % N]) * (C[i] ^ B[N - 1 - i]))); }  }
+        state b { map m4[i in 0..N] on gpu { C[i] = C[i]; } map m5[i in 0..N] on gpu { B[i] = ((C[N - 1 - i] + (A[(i + 1) % N] * C[i])) ^ A[(i + 1) % N]); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops4(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops4, Loops4Args, device, seed; [N = 7, T = 4]; A: gpu i32, B: gpu i32, C: gpu i32)
+}
+
+fn ir_loops4() -> (Sdfg, Vec<Value>) {
+    let ir = Loops4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090005.
+    pub sdfg Loops5 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: u16[N];
+        host B: u16[N];
+        host C: u16[N];
+        state init { map m0[i in 0..N] on cpu { B[i] = A[i]; }  }
+        state a0 { map m1[i in 0..N] on cpu { C[i] = (((B[(i + 1) % N] + A[N - 1 - i]) - (t as u16)) - (((i as u16) + (u as u16)) - ((i as u16) - (u as u16)))); } map m2[i in 0..N] on cpu { A[i] = C[i]; }  }
+        state a1 { map m3[i in 0..N] on cpu { A[i] = (((B[N - 1 - i] ^ (u as u16)) ^ (A[i] - C[(i + 1) % N])) * ((C[(i + 1) % N] + C[i]) - (t as u16))); }  }
+        state after { map m4[i in 0..N] on cpu { C[i] = A[i]; }  }
+        state b { map m5[i in 0..N] on cpu { C[i] = 3u16; }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops5(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops5, Loops5Args, device, seed; [N = 7, T = 4]; A: host u16, B: host u16, C: host u16)
+}
+
+fn ir_loops5() -> (Sdfg, Vec<Value>) {
+    let ir = Loops5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090006.
+    pub sdfg Loops6 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: u16[N];
+        host B: u16[N];
+        host C: u16[N];
+        state init { map m0[i in 0..N] on cpu { A[i] = 3u16; }  }
+        state a0 { map m1[i in 0..N] on cpu { A[i] = (3u16 - ((C[N - 1 - i] - (t as u16)) ^ (C[i] + A[i]))); } map m2[i in 0..N] on cpu { B[i] = (((t as u16) - A[N - 1 - i]) * C[(i + 1) % N]); }  }
+        state a1 { map m3[i in 0..N] on cpu { A[i] = (t as u16); } map m4[i in 0..N] on cpu { C[i] = (((B[(i + 1) % N] + A[(i + 1) % N]) * ((u as u16) * C[i])) * ((A[i] + 3u16) ^ (A[(i + 1) % N] * (t as u16)))); } map m5[i in 0..N] on cpu { B[i] = (A[i] + ((A[(i + 1) % N] * C[N - 1 - i]) * (B[i] * B[i]))); }  }
+        state after { map m6[i in 0..N] on cpu { C[i] = (((B[N - 1 - i] * B[i]) - (C[i] * A[i])) * (3u16 + (B[N - 1 - i] ^ (t as u16)))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops6(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops6, Loops6Args, device, seed; [N = 7, T = 4]; A: host u16, B: host u16, C: host u16)
+}
+
+fn ir_loops6() -> (Sdfg, Vec<Value>) {
+    let ir = Loops6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090007.
+    pub sdfg Loops7 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: f64[N];
+        gpu B: f64[N];
+        gpu C: f64[N];
+        state init { map m0[i in 0..N] on gpu { B[i] = C[(i + 1) % N]; }  }
+        state a0 { map m1[i in 0..N] on gpu { C[i] = ((i as f64) + (A[N - 1 - i] * (B[(i + 1) % N] + C[i]))); }  }
+        state after { map m2[i in 0..N] on gpu { A[i] = ((t as f64) + (A[i] * C[N - 1 - i])); }  }
+        state b { map m3[i in 0..N] on gpu { B[i] = C[N - 1 - i]; } map m4[i in 0..N] on gpu { C[i] = (((B[i] + B[(i + 1) % N]) * (A[i] + (t as f64))) + (C[i] * (B[N - 1 - i] * (u as f64)))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops7(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops7, Loops7Args, device, seed; [N = 7, T = 4]; A: gpu f64, B: gpu f64, C: gpu f64)
+}
+
+fn ir_loops7() -> (Sdfg, Vec<Value>) {
+    let ir = Loops7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090008.
+    pub sdfg Loops8 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: f64[N];
+        gpu B: f64[N];
+        gpu C: f64[N];
+        state init { map m0[i in 0..N] on gpu { C[i] = (((0.5f64 * 0.5f64) + (C[i] * C[i])) * ((B[i] + 0.5f64) * 0.5f64)); }  }
+        state a0 { map m1[i in 0..N] on gpu { B[i] = (((C[N - 1 - i] + C[(i + 1) % N]) + ((t as f64) * (t as f64))) + ((C[(i + 1) % N] + (u as f64)) + ((i as f64) * (u as f64)))); } map m2[i in 0..N] on gpu { C[i] = (B[N - 1 - i] * (((u as f64) + B[(i + 1) % N]) + ((i as f64) + (u as f64)))); } map m3[i in 0..N] on gpu { A[i] = (0.5f64 * (((i as f64) + B[i]) * (C[(i + 1) % N] + (i as f64)))); }  }
+        state after { map m4[i in 0..N] on gpu { B[i] = ((((u as f64) + C[(i + 1) % N]) * (0.5f64 * (u as f64))) + (((t as f64) * A[(i + 1) % N]) * ((i as f64) + (u as f64)))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops8(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops8, Loops8Args, device, seed; [N = 7, T = 4]; A: gpu f64, B: gpu f64, C: gpu f64)
+}
+
+fn ir_loops8() -> (Sdfg, Vec<Value>) {
+    let ir = Loops8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090009.
+    pub sdfg Loops9 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: u64[N];
+        gpu B: u64[N];
+        gpu C: u64[N];
+        state init { map m0[i in 0..N] on gpu { B[i] = (3u64 * (B[i] - (A[i] - C[N - 1 - i]))); }  }
+        state a0 { map m1[i in 0..N] on gpu { C[i] = (B[i] - (((t as u64) - A[N - 1 - i]) * (B[i] ^ (i as u64)))); } map m2[i in 0..N] on gpu { B[i] = (((A[(i + 1) % N] - C[N - 1 - i]) + (C[N - 1 - i] * 3u64)) - (((i as u64) + (t as u64)) - (B[i] * B[i]))); } map m3[i in 0..N] on gpu { A[i] = (C[N - 1 - i] + ((B[N - 1 - i] + B[i]) + B[(i + 1) % N])); }  }
+        state a1 { map m4[i in 0..N] on gpu { B[i] = (((A[(i + 1) % N] - 3u64) + (A[N - 1 - i] * C[i])) * (((u as u64) - (t as u64)) * C[(i + 1) % N])); } map m5[i in 0..N] on gpu { A[i] = (((A[i] + (u as u64)) ^ (B[i] * (i as u64))) * ((B[N - 1 - i] - A[i]) * (3u64 + (t as u64)))); }  }
+        state after { map m6[i in 0..N] on gpu { A[i] = C[i]; }  }
+        state b { map m7[i in 0..N] on gpu { B[i] = (t as u64); } map m8[i in 0..N] on gpu { A[i] = (((B[i] * (u as u64)) - (C[N - 1 - i] - (t as u64))) ^ (((u as u64) * C[i]) + (B[(i + 1) % N] ^ (u as u64)))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops9(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops9, Loops9Args, device, seed; [N = 7, T = 4]; A: gpu u64, B: gpu u64, C: gpu u64)
+}
+
+fn ir_loops9() -> (Sdfg, Vec<Value>) {
+    let ir = Loops9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009000a.
+    pub sdfg Loops10 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: f64[N];
+        gpu B: f64[N];
+        gpu C: f64[N];
+        state init { map m0[i in 0..N] on gpu { B[i] = ((((i as f64) + C[i]) * (C[(i + 1) % N] + (i as f64))) + ((C[(i + 1) % N] * 0.5f64) + B[i])); }  }
+        state a0 { map m1[i in 0..N] on gpu { B[i] = ((C[i] * (C[N - 1 - i] * C[N - 1 - i])) * ((A[i] * C[N - 1 - i]) + ((i as f64) * A[(i + 1) % N]))); } map m2[i in 0..N] on gpu { A[i] = (((B[N - 1 - i] * (u as f64)) * (C[(i + 1) % N] * A[i])) + ((t as f64) + A[i])); } map m3[i in 0..N] on gpu { C[i] = C[i]; }  }
+        state after { map m4[i in 0..N] on gpu { A[i] = 0.5f64; }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops10(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops10, Loops10Args, device, seed; [N = 7, T = 4]; A: gpu f64, B: gpu f64, C: gpu f64)
+}
+
+fn ir_loops10() -> (Sdfg, Vec<Value>) {
+    let ir = Loops10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009000b.
+    pub sdfg Loops11 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: u64[N];
+        host B: u64[N];
+        host C: u64[N];
+        state init { map m0[i in 0..N] on cpu { A[i] = (B[N - 1 - i] + A[i]); }  }
+        state a0 { map m1[i in 0..N] on cpu { C[i] = ((((u as u64) * B[N - 1 - i]) * ((t as u64) * A[i])) + (A[(i + 1) % N] * (A[(i + 1) % N] - A[(i + 1) % N]))); }  }
+        state a1 { map m2[i in 0..N] on cpu { C[i] = 3u64; } map m3[i in 0..N] on cpu { B[i] = ((i as u64) ^ C[(i + 1) % N]); } map m4[i in 0..N] on cpu { A[i] = (3u64 + ((3u64 - B[N - 1 - i]) + (B[(i + 1) % N] ^ (t as u64)))); }  }
+        state after { map m5[i in 0..N] on cpu { C[i] = ((((u as u64) ^ A[(i + 1) % N]) ^ (3u64 + (t as u64))) + B[N - 1 - i]); }  }
+        state b { map m6[i in 0..N] on cpu { B[i] = (((C[N - 1 - i] ^ A[i]) * ((u as u64) + A[i])) - ((A[(i + 1) % N] ^ (i as u64)) * (A[i] + C[N - 1 - i]))); } map m7[i in 0..N] on cpu { C[i] = (((u as u64) ^ C[i]) + A[N - 1 - i]); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops11(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops11, Loops11Args, device, seed; [N = 7, T = 4]; A: host u64, B: host u64, C: host u64)
+}
+
+fn ir_loops11() -> (Sdfg, Vec<Value>) {
+    let ir = Loops11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009000c.
+    pub sdfg Loops12 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: u64[N];
+        gpu B: u64[N];
+        gpu C: u64[N];
+        state init { map m0[i in 0..N] on gpu { C[i] = C[i]; }  }
+        state a0 { map m1[i in 0..N] on gpu { B[i] = (((A[i] * A[(i + 1) % N]) + (A[N - 1 - i] - (t as u64))) ^ ((A[(i + 1) % N] * (u as u64)) ^ C[N - 1 - i])); } map m2[i in 0..N] on gpu { A[i] = (((u as u64) * ((t as u64) + C[N - 1 - i])) * (((t as u64) - (i as u64)) - (B[i] + 3u64))); }  }
+        state a1 { map m3[i in 0..N] on gpu { A[i] = ((((u as u64) ^ 3u64) + B[i]) + (i as u64)); } map m4[i in 0..N] on gpu { B[i] = B[i]; }  }
+        state after { map m5[i in 0..N] on gpu { A[i] = (((A[i] ^ C[N - 1 - i]) - (u as u64)) ^ ((B[(i + 1) % N] ^ A[i]) - (A[i] ^ B[(i + 1) % N]))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops12(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops12, Loops12Args, device, seed; [N = 7, T = 4]; A: gpu u64, B: gpu u64, C: gpu u64)
+}
+
+fn ir_loops12() -> (Sdfg, Vec<Value>) {
+    let ir = Loops12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009000d.
+    pub sdfg Loops13 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: u16[N];
+        gpu B: u16[N];
+        gpu C: u16[N];
+        state init { map m0[i in 0..N] on gpu { C[i] = 3u16; }  }
+        state a0 { map m1[i in 0..N] on gpu { B[i] = (A[i] + A[(i + 1) % N]); }  }
+        state after { map m2[i in 0..N] on gpu { A[i] = ((((i as u16) * C[i]) + ((u as u16) + (u as u16))) - ((C[(i + 1) % N] * B[N - 1 - i]) * (A[i] - A[i]))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops13(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops13, Loops13Args, device, seed; [N = 7, T = 4]; A: gpu u16, B: gpu u16, C: gpu u16)
+}
+
+fn ir_loops13() -> (Sdfg, Vec<Value>) {
+    let ir = Loops13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009000e.
+    pub sdfg Loops14 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: u64[N];
+        host B: u64[N];
+        host C: u64[N];
+        state init { map m0[i in 0..N] on cpu { B[i] = (i as u64); }  }
+        state a0 { map m1[i in 0..N] on cpu { B[i] = (B[i] ^ (3u64 ^ (C[(i + 1) % N] - (t as u64)))); } map m2[i in 0..N] on cpu { C[i] = (((i as u64) ^ ((t as u64) * A[N - 1 - i])) + (B[N - 1 - i] - ((i as u64) - 3u64))); }  }
+        state a1 { map m3[i in 0..N] on cpu { B[i] = 3u64; } map m4[i in 0..N] on cpu { A[i] = ((((i as u64) ^ C[i]) + (C[i] ^ (t as u64))) ^ (B[i] ^ (u as u64))); }  }
+        state after { map m5[i in 0..N] on cpu { C[i] = ((((u as u64) + C[i]) ^ ((u as u64) + C[i])) + (((t as u64) * (t as u64)) * ((i as u64) * A[(i + 1) % N]))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops14(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops14, Loops14Args, device, seed; [N = 7, T = 4]; A: host u64, B: host u64, C: host u64)
+}
+
+fn ir_loops14() -> (Sdfg, Vec<Value>) {
+    let ir = Loops14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009000f.
+    pub sdfg Loops15 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: f64[N];
+        gpu B: f64[N];
+        gpu C: f64[N];
+        state init { map m0[i in 0..N] on gpu { A[i] = (((B[N - 1 - i] * 0.5f64) + (C[i] * 0.5f64)) + (0.5f64 + A[i])); }  }
+        state a0 { map m1[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] + C[(i + 1) % N]) + (0.5f64 * C[(i + 1) % N])) + A[i]); } map m2[i in 0..N] on gpu { B[i] = ((((t as f64) + (t as f64)) + (0.5f64 + A[N - 1 - i])) + (((i as f64) * (t as f64)) + (A[N - 1 - i] + (t as f64)))); } map m3[i in 0..N] on gpu { C[i] = B[(i + 1) % N]; }  }
+        state a1 { map m4[i in 0..N] on gpu { C[i] = (((B[(i + 1) % N] * 0.5f64) * ((u as f64) * 0.5f64)) + (((i as f64) * B[N - 1 - i]) + (A[N - 1 - i] + (t as f64)))); } map m5[i in 0..N] on gpu { B[i] = ((t as f64) * (((u as f64) + (u as f64)) * (C[(i + 1) % N] + A[N - 1 - i]))); }  }
+        state after { map m6[i in 0..N] on gpu { B[i] = (((0.5f64 * C[(i + 1) % N]) * ((u as f64) * A[N - 1 - i])) * (u as f64)); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops15(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops15, Loops15Args, device, seed; [N = 7, T = 4]; A: gpu f64, B: gpu f64, C: gpu f64)
+}
+
+fn ir_loops15() -> (Sdfg, Vec<Value>) {
+    let ir = Loops15::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090010.
+    pub sdfg Loops16 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: u16[N];
+        host B: u16[N];
+        host C: u16[N];
+        state init { map m0[i in 0..N] on cpu { B[i] = (3u16 + B[i]); }  }
+        state a0 { map m1[i in 0..N] on cpu { A[i] = C[(i + 1) % N]; }  }
+        state a1 { map m2[i in 0..N] on cpu { B[i] = (((B[i] ^ (u as u16)) - (u as u16)) + C[N - 1 - i]); } map m3[i in 0..N] on cpu { A[i] = (A[i] * ((3u16 * A[i]) - ((i as u16) - 3u16))); }  }
+        state after { map m4[i in 0..N] on cpu { C[i] = (((3u16 - A[i]) * (C[i] ^ C[i])) * ((C[i] - 3u16) ^ ((i as u16) ^ A[i]))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops16(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops16, Loops16Args, device, seed; [N = 7, T = 4]; A: host u16, B: host u16, C: host u16)
+}
+
+fn ir_loops16() -> (Sdfg, Vec<Value>) {
+    let ir = Loops16::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090011.
+    pub sdfg Loops17 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: i32[N];
+        host B: i32[N];
+        host C: i32[N];
+        state init { map m0[i in 0..N] on cpu { C[i] = (((B[(i + 1) % N] * 3i32) * (A[i] ^ A[(i + 1) % N])) + (((i as i32) * 3i32) * (C[i] - 3i32))); }  }
+        state a0 { map m1[i in 0..N] on cpu { B[i] = ((((t as i32) - C[i]) ^ ((t as i32) - B[i])) + (((i as i32) * A[(i + 1) % N]) * ((i as i32) * (t as i32)))); } map m2[i in 0..N] on cpu { A[i] = (t as i32); } map m3[i in 0..N] on cpu { C[i] = (((B[i] ^ (i as i32)) - ((u as i32) ^ (u as i32))) - (B[N - 1 - i] * (A[(i + 1) % N] - C[i]))); }  }
+        state a1 { map m4[i in 0..N] on cpu { C[i] = ((((t as i32) - B[i]) - (B[(i + 1) % N] + 3i32)) * C[i]); }  }
+        state after { map m5[i in 0..N] on cpu { C[i] = ((A[(i + 1) % N] * (B[i] ^ 3i32)) - (((i as i32) + A[i]) ^ (C[i] ^ 3i32))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops17(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops17, Loops17Args, device, seed; [N = 7, T = 4]; A: host i32, B: host i32, C: host i32)
+}
+
+fn ir_loops17() -> (Sdfg, Vec<Value>) {
+    let ir = Loops17::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090012.
+    pub sdfg Loops18 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: u16[N];
+        host B: u16[N];
+        host C: u16[N];
+        state init { map m0[i in 0..N] on cpu { B[i] = C[(i + 1) % N]; }  }
+        state a0 { map m1[i in 0..N] on cpu { A[i] = (((C[N - 1 - i] ^ C[i]) * (B[N - 1 - i] + B[i])) ^ ((3u16 * C[N - 1 - i]) ^ (C[i] ^ C[(i + 1) % N]))); }  }
+        state after { map m2[i in 0..N] on cpu { B[i] = (t as u16); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops18(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops18, Loops18Args, device, seed; [N = 7, T = 4]; A: host u16, B: host u16, C: host u16)
+}
+
+fn ir_loops18() -> (Sdfg, Vec<Value>) {
+    let ir = Loops18::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090013.
+    pub sdfg Loops19 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: i64[N];
+        gpu B: i64[N];
+        gpu C: i64[N];
+        state init { map m0[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] ^ A[i]) * 3i64) - ((B[N - 1 - i] - (i as i64)) - ((i as i64) + A[i]))); }  }
+        state a0 { map m1[i in 0..N] on gpu { B[i] = (((B[i] - (t as i64)) ^ (A[(i + 1) % N] + A[N - 1 - i])) - (B[i] * (t as i64))); }  }
+        state a1 { map m2[i in 0..N] on gpu { A[i] = (B[(i + 1) % N] ^ ((C[(i + 1) % N] + A[i]) + (C[i] ^ B[(i + 1) % N]))); } map m3[i in 0..N] on gpu { B[i] = (((A[(i + 1) % N] * (i as i64)) * ((u as i64) - C[i])) - (((i as i64) + C[i]) * (3i64 + C[i]))); } map m4[i in 0..N] on gpu { C[i] = (C[i] - ((C[i] ^ A[(i + 1) % N]) * (u as i64))); }  }
+        state after { map m5[i in 0..N] on gpu { B[i] = (t as i64); }  }
+        state b { map m6[i in 0..N] on gpu { B[i] = (A[(i + 1) % N] ^ (t as i64)); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops19(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops19, Loops19Args, device, seed; [N = 7, T = 4]; A: gpu i64, B: gpu i64, C: gpu i64)
+}
+
+fn ir_loops19() -> (Sdfg, Vec<Value>) {
+    let ir = Loops19::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090014.
+    pub sdfg Loops20 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: i32[N];
+        gpu B: i32[N];
+        gpu C: i32[N];
+        state init { map m0[i in 0..N] on gpu { B[i] = (((3i32 ^ A[i]) * (3i32 * C[(i + 1) % N])) ^ ((B[i] * 3i32) * (3i32 + 3i32))); }  }
+        state a0 { map m1[i in 0..N] on gpu { A[i] = 3i32; } map m2[i in 0..N] on gpu { C[i] = (A[i] ^ ((B[(i + 1) % N] - A[N - 1 - i]) * (B[i] + C[i]))); } map m3[i in 0..N] on gpu { B[i] = (((B[i] + B[i]) - (t as i32)) * C[(i + 1) % N]); }  }
+        state after { map m4[i in 0..N] on gpu { C[i] = (t as i32); }  }
+        state b { map m5[i in 0..N] on gpu { C[i] = (((A[N - 1 - i] * A[i]) + (3i32 + (i as i32))) ^ (A[N - 1 - i] * (A[(i + 1) % N] + (u as i32)))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops20(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops20, Loops20Args, device, seed; [N = 7, T = 4]; A: gpu i32, B: gpu i32, C: gpu i32)
+}
+
+fn ir_loops20() -> (Sdfg, Vec<Value>) {
+    let ir = Loops20::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090015.
+    pub sdfg Loops21 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: i64[N];
+        host B: i64[N];
+        host C: i64[N];
+        state init { map m0[i in 0..N] on cpu { C[i] = (3i64 ^ ((3i64 ^ (i as i64)) - 3i64)); }  }
+        state a0 { map m1[i in 0..N] on cpu { B[i] = (((C[(i + 1) % N] - 3i64) ^ B[i]) ^ (C[N - 1 - i] + (C[i] + (t as i64)))); } map m2[i in 0..N] on cpu { C[i] = (3i64 - (((t as i64) ^ 3i64) + A[i])); }  }
+        state a1 { map m3[i in 0..N] on cpu { A[i] = (i as i64); } map m4[i in 0..N] on cpu { C[i] = ((((u as i64) - (u as i64)) * 3i64) - ((u as i64) ^ ((t as i64) - A[i]))); } map m5[i in 0..N] on cpu { B[i] = ((((t as i64) * C[(i + 1) % N]) + (t as i64)) * (((u as i64) - B[i]) ^ (C[N - 1 - i] - A[N - 1 - i]))); }  }
+        state after { map m6[i in 0..N] on cpu { C[i] = (((i as i64) * (3i64 - C[i])) - ((C[i] * (t as i64)) * ((u as i64) ^ (i as i64)))); }  }
+        state b { map m7[i in 0..N] on cpu { B[i] = 3i64; }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops21(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops21, Loops21Args, device, seed; [N = 7, T = 4]; A: host i64, B: host i64, C: host i64)
+}
+
+fn ir_loops21() -> (Sdfg, Vec<Value>) {
+    let ir = Loops21::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090016.
+    pub sdfg Loops22 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: i32[N];
+        host B: i32[N];
+        host C: i32[N];
+        state init { map m0[i in 0..N] on cpu { C[i] = (C[i] * ((A[N - 1 - i] ^ 3i32) * ((i as i32) + (i as i32)))); }  }
+        state a0 { map m1[i in 0..N] on cpu { B[i] = (B[i] ^ ((A[(i + 1) % N] ^ (t as i32)) ^ (B[i] * (u as i32)))); } map m2[i in 0..N] on cpu { A[i] = (A[i] ^ ((B[i] ^ A[i]) ^ ((t as i32) * (u as i32)))); }  }
+        state a1 { map m3[i in 0..N] on cpu { B[i] = ((((t as i32) + A[i]) - ((t as i32) + (i as i32))) - ((u as i32) - A[i])); } map m4[i in 0..N] on cpu { C[i] = (((C[i] + 3i32) * (A[(i + 1) % N] - B[N - 1 - i])) * ((B[i] * A[(i + 1) % N]) - B[(i + 1) % N])); } map m5[i in 0..N] on cpu { A[i] = B[i]; }  }
+        state after { map m6[i in 0..N] on cpu { A[i] = ((A[i] + (C[i] - A[i])) + ((A[i] - (u as i32)) ^ C[i])); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops22(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops22, Loops22Args, device, seed; [N = 7, T = 4]; A: host i32, B: host i32, C: host i32)
+}
+
+fn ir_loops22() -> (Sdfg, Vec<Value>) {
+    let ir = Loops22::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090017.
+    pub sdfg Loops23 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: u64[N];
+        host B: u64[N];
+        host C: u64[N];
+        state init { map m0[i in 0..N] on cpu { A[i] = (3u64 * (i as u64)); }  }
+        state a0 { map m1[i in 0..N] on cpu { C[i] = (C[i] - (u as u64)); } map m2[i in 0..N] on cpu { A[i] = A[i]; }  }
+        state after { map m3[i in 0..N] on cpu { A[i] = (((C[N - 1 - i] * C[i]) + A[i]) * (((i as u64) + B[(i + 1) % N]) + B[i])); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops23(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops23, Loops23Args, device, seed; [N = 7, T = 4]; A: host u64, B: host u64, C: host u64)
+}
+
+fn ir_loops23() -> (Sdfg, Vec<Value>) {
+    let ir = Loops23::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090018.
+    pub sdfg Loops24 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: f64[N];
+        host B: f64[N];
+        host C: f64[N];
+        state init { map m0[i in 0..N] on cpu { C[i] = (0.5f64 * (C[i] * (B[(i + 1) % N] + C[i]))); }  }
+        state a0 { map m1[i in 0..N] on cpu { A[i] = (B[i] + 0.5f64); } map m2[i in 0..N] on cpu { B[i] = (((B[i] + (u as f64)) + (C[(i + 1) % N] * A[i])) + (0.5f64 * (B[i] + (t as f64)))); }  }
+        state a1 { map m3[i in 0..N] on cpu { A[i] = (((i as f64) + ((i as f64) + C[N - 1 - i])) * (((i as f64) + B[i]) + (C[i] * (u as f64)))); }  }
+        state after { map m4[i in 0..N] on cpu { C[i] = ((0.5f64 * (A[N - 1 - i] + A[N - 1 - i])) + ((B[(i + 1) % N] * B[i]) + B[i])); }  }
+        state b { map m5[i in 0..N] on cpu { A[i] = (((C[(i + 1) % N] + (i as f64)) * (C[N - 1 - i] * C[i])) * (((t as f64) * (u as f64)) + (B[N - 1 - i] + C[N - 1 - i]))); } map m6[i in 0..N] on cpu { C[i] = ((B[N - 1 - i] * ((i as f64) + (u as f64))) * ((0.5f64 + (t as f64)) * ((u as f64) * A[N - 1 - i]))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops24(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops24, Loops24Args, device, seed; [N = 7, T = 4]; A: host f64, B: host f64, C: host f64)
+}
+
+fn ir_loops24() -> (Sdfg, Vec<Value>) {
+    let ir = Loops24::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x10090019.
+    pub sdfg Loops25 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: i32[N];
+        gpu B: i32[N];
+        gpu C: i32[N];
+        state init { map m0[i in 0..N] on gpu { B[i] = (((A[N - 1 - i] - (i as i32)) - (3i32 + C[(i + 1) % N])) - ((C[N - 1 - i] - (i as i32)) ^ (3i32 * 3i32))); }  }
+        state a0 { map m1[i in 0..N] on gpu { B[i] = 3i32; }  }
+        state a1 { map m2[i in 0..N] on gpu { C[i] = ((B[(i + 1) % N] - (C[i] * 3i32)) + (((t as i32) * (i as i32)) * ((u as i32) - B[(i + 1) % N]))); } map m3[i in 0..N] on gpu { A[i] = ((B[N - 1 - i] + (C[i] ^ 3i32)) ^ (3i32 - (C[i] * (t as i32)))); }  }
+        state after { map m4[i in 0..N] on gpu { A[i] = 3i32; }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops25(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops25, Loops25Args, device, seed; [N = 7, T = 4]; A: gpu i32, B: gpu i32, C: gpu i32)
+}
+
+fn ir_loops25() -> (Sdfg, Vec<Value>) {
+    let ir = Loops25::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009001a.
+    pub sdfg Loops26 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: u16[N];
+        host B: u16[N];
+        host C: u16[N];
+        state init { map m0[i in 0..N] on cpu { B[i] = (((3u16 ^ A[i]) ^ (3u16 ^ A[(i + 1) % N])) * 3u16); }  }
+        state a0 { map m1[i in 0..N] on cpu { A[i] = (((A[i] * 3u16) * (3u16 + (t as u16))) * (3u16 - (B[i] ^ C[N - 1 - i]))); } map m2[i in 0..N] on cpu { B[i] = (((3u16 + B[i]) ^ (t as u16)) + ((u as u16) * (C[N - 1 - i] - B[i]))); } map m3[i in 0..N] on cpu { C[i] = A[i]; }  }
+        state a1 { map m4[i in 0..N] on cpu { A[i] = ((((t as u16) * (i as u16)) * (B[N - 1 - i] - B[(i + 1) % N])) * ((A[i] + (u as u16)) * (B[i] - (i as u16)))); } map m5[i in 0..N] on cpu { C[i] = (((u as u16) * (3u16 - (u as u16))) + A[N - 1 - i]); } map m6[i in 0..N] on cpu { B[i] = (C[N - 1 - i] + (3u16 - ((t as u16) - (u as u16)))); }  }
+        state after { map m7[i in 0..N] on cpu { A[i] = 3u16; }  }
+        state b { map m8[i in 0..N] on cpu { C[i] = ((3u16 + (3u16 ^ 3u16)) * (C[i] - (C[i] ^ B[i]))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops26(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops26, Loops26Args, device, seed; [N = 7, T = 4]; A: host u16, B: host u16, C: host u16)
+}
+
+fn ir_loops26() -> (Sdfg, Vec<Value>) {
+    let ir = Loops26::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009001b.
+    pub sdfg Loops27 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: f64[N];
+        host B: f64[N];
+        host C: f64[N];
+        state init { map m0[i in 0..N] on cpu { A[i] = (((A[i] * B[(i + 1) % N]) + (0.5f64 * A[i])) + B[i]); }  }
+        state a0 { map m1[i in 0..N] on cpu { B[i] = (((B[i] * A[(i + 1) % N]) * (B[i] * A[i])) + ((A[i] + C[N - 1 - i]) * (C[i] * B[i]))); } map m2[i in 0..N] on cpu { C[i] = (C[i] + ((i as f64) * (A[(i + 1) % N] + (u as f64)))); }  }
+        state a1 { map m3[i in 0..N] on cpu { B[i] = C[i]; } map m4[i in 0..N] on cpu { C[i] = (0.5f64 + ((t as f64) * (i as f64))); }  }
+        state after { map m5[i in 0..N] on cpu { B[i] = ((((i as f64) * 0.5f64) + ((u as f64) + (i as f64))) + (t as f64)); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops27(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops27, Loops27Args, device, seed; [N = 7, T = 4]; A: host f64, B: host f64, C: host f64)
+}
+
+fn ir_loops27() -> (Sdfg, Vec<Value>) {
+    let ir = Loops27::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009001c.
+    pub sdfg Loops28 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: i64[N];
+        host B: i64[N];
+        host C: i64[N];
+        state init { map m0[i in 0..N] on cpu { B[i] = ((B[i] * (3i64 + (i as i64))) * C[i]); }  }
+        state a0 { map m1[i in 0..N] on cpu { C[i] = (((B[(i + 1) % N] ^ (u as i64)) * (3i64 * C[i])) ^ ((3i64 - C[i]) * ((t as i64) * (i as i64)))); } map m2[i in 0..N] on cpu { A[i] = C[i]; }  }
+        state a1 { map m3[i in 0..N] on cpu { B[i] = (((i as i64) * (C[N - 1 - i] * (t as i64))) + ((C[i] - 3i64) * ((i as i64) + 3i64))); } map m4[i in 0..N] on cpu { A[i] = (((C[(i + 1) % N] ^ B[N - 1 - i]) + (B[i] + B[(i + 1) % N])) - (u as i64)); } map m5[i in 0..N] on cpu { C[i] = ((((t as i64) * C[i]) + (B[N - 1 - i] ^ A[(i + 1) % N])) + ((A[i] * 3i64) + (A[(i + 1) % N] + A[(i + 1) % N]))); }  }
+        state after { map m6[i in 0..N] on cpu { C[i] = 3i64; }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops28(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops28, Loops28Args, device, seed; [N = 7, T = 4]; A: host i64, B: host i64, C: host i64)
+}
+
+fn ir_loops28() -> (Sdfg, Vec<Value>) {
+    let ir = Loops28::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009001d.
+    pub sdfg Loops29 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: i32[N];
+        host B: i32[N];
+        host C: i32[N];
+        state init { map m0[i in 0..N] on cpu { C[i] = (3i32 + ((A[i] * B[(i + 1) % N]) ^ (A[i] * B[i]))); }  }
+        state a0 { map m1[i in 0..N] on cpu { A[i] = ((((u as i32) + B[i]) ^ C[i]) + (((i as i32) + C[N - 1 - i]) ^ (B[(i + 1) % N] - (t as i32)))); } map m2[i in 0..N] on cpu { C[i] = ((((i as i32) * C[i]) * (B[(i + 1) % N] ^ 3i32)) ^ (((i as i32) ^ 3i32) * ((u as i32) * B[N - 1 - i]))); } map m3[i in 0..N] on cpu { B[i] = C[N - 1 - i]; }  }
+        state a1 { map m4[i in 0..N] on cpu { B[i] = (C[i] ^ (((u as i32) + 3i32) * (u as i32))); }  }
+        state after { map m5[i in 0..N] on cpu { A[i] = ((((i as i32) ^ C[(i + 1) % N]) - (u as i32)) * ((3i32 * C[N - 1 - i]) ^ ((u as i32) ^ (t as i32)))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1 if t % 2 == 1;
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops29(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops29, Loops29Args, device, seed; [N = 7, T = 4]; A: host i32, B: host i32, C: host i32)
+}
+
+fn ir_loops29() -> (Sdfg, Vec<Value>) {
+    let ir = Loops29::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009001e.
+    pub sdfg Loops30 {
+        symbol N: i64;
+        symbol T: i64;
+        host A: i64[N];
+        host B: i64[N];
+        host C: i64[N];
+        state init { map m0[i in 0..N] on cpu { C[i] = (((C[i] * (i as i64)) * (3i64 - 3i64)) - ((C[i] * 3i64) ^ (B[(i + 1) % N] * 3i64))); }  }
+        state a0 { map m1[i in 0..N] on cpu { C[i] = B[N - 1 - i]; }  }
+        state after { map m2[i in 0..N] on cpu { B[i] = (3i64 * (i as i64)); }  }
+        state b { map m3[i in 0..N] on cpu { C[i] = (((B[i] - (t as i64)) + (i as i64)) - (3i64 + (3i64 + C[i]))); } map m4[i in 0..N] on cpu { B[i] = ((C[(i + 1) % N] + (C[N - 1 - i] + (u as i64))) - ((3i64 - 3i64) ^ ((t as i64) - 3i64))); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops30(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops30, Loops30Args, device, seed; [N = 7, T = 4]; A: host i64, B: host i64, C: host i64)
+}
+
+fn ir_loops30() -> (Sdfg, Vec<Value>) {
+    let ir = Loops30::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Loops, seed 0x1009001f.
+    pub sdfg Loops31 {
+        symbol N: i64;
+        symbol T: i64;
+        gpu A: i32[N];
+        gpu B: i32[N];
+        gpu C: i32[N];
+        state init { map m0[i in 0..N] on gpu { C[i] = 3i32; }  }
+        state a0 { map m1[i in 0..N] on gpu { A[i] = C[(i + 1) % N]; } map m2[i in 0..N] on gpu { B[i] = ((((i as i32) - B[i]) ^ (B[i] ^ C[i])) ^ 3i32); }  }
+        state a1 { map m3[i in 0..N] on gpu { B[i] = ((((u as i32) - C[i]) * B[i]) ^ ((B[i] ^ (i as i32)) ^ 3i32)); } map m4[i in 0..N] on gpu { A[i] = ((t as i32) ^ (((u as i32) * A[i]) ^ (C[(i + 1) % N] ^ (i as i32)))); } map m5[i in 0..N] on gpu { C[i] = (((3i32 ^ (u as i32)) * ((u as i32) - (u as i32))) ^ (t as i32)); }  }
+        state after { map m6[i in 0..N] on gpu { A[i] = (((B[(i + 1) % N] + C[i]) - (A[i] ^ C[N - 1 - i])) + 3i32); }  }
+        init -> a0 { t = 0; u = 1 }
+        a0 -> a1;
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> after;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_loops31(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Loops31, Loops31Args, device, seed; [N = 7, T = 4]; A: gpu i32, B: gpu i32, C: gpu i32)
+}
+
+fn ir_loops31() -> (Sdfg, Vec<Value>) {
+    let ir = Loops31::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 7), ("T", 4)]);
+    (ir, symbols)
+}
+
 const PROGRAMS: &[Program] = &[
     Program { name: "Exact0", transcendental: false, seed: 0xc0de0000, run: run_exact0, ir: ir_exact0 },
     Program { name: "Exact1", transcendental: false, seed: 0xc0de0001, run: run_exact1, ir: ir_exact1 },
@@ -8030,4 +9036,36 @@ const PROGRAMS: &[Program] = &[
     Program { name: "Arrays45", transcendental: false, seed: 0xa77a002d, run: run_arrays45, ir: ir_arrays45 },
     Program { name: "Arrays46", transcendental: false, seed: 0xa77a002e, run: run_arrays46, ir: ir_arrays46 },
     Program { name: "Arrays47", transcendental: false, seed: 0xa77a002f, run: run_arrays47, ir: ir_arrays47 },
+    Program { name: "Loops0", transcendental: false, seed: 0x10090000, run: run_loops0, ir: ir_loops0 },
+    Program { name: "Loops1", transcendental: false, seed: 0x10090001, run: run_loops1, ir: ir_loops1 },
+    Program { name: "Loops2", transcendental: false, seed: 0x10090002, run: run_loops2, ir: ir_loops2 },
+    Program { name: "Loops3", transcendental: false, seed: 0x10090003, run: run_loops3, ir: ir_loops3 },
+    Program { name: "Loops4", transcendental: false, seed: 0x10090004, run: run_loops4, ir: ir_loops4 },
+    Program { name: "Loops5", transcendental: false, seed: 0x10090005, run: run_loops5, ir: ir_loops5 },
+    Program { name: "Loops6", transcendental: false, seed: 0x10090006, run: run_loops6, ir: ir_loops6 },
+    Program { name: "Loops7", transcendental: false, seed: 0x10090007, run: run_loops7, ir: ir_loops7 },
+    Program { name: "Loops8", transcendental: false, seed: 0x10090008, run: run_loops8, ir: ir_loops8 },
+    Program { name: "Loops9", transcendental: false, seed: 0x10090009, run: run_loops9, ir: ir_loops9 },
+    Program { name: "Loops10", transcendental: false, seed: 0x1009000a, run: run_loops10, ir: ir_loops10 },
+    Program { name: "Loops11", transcendental: false, seed: 0x1009000b, run: run_loops11, ir: ir_loops11 },
+    Program { name: "Loops12", transcendental: false, seed: 0x1009000c, run: run_loops12, ir: ir_loops12 },
+    Program { name: "Loops13", transcendental: false, seed: 0x1009000d, run: run_loops13, ir: ir_loops13 },
+    Program { name: "Loops14", transcendental: false, seed: 0x1009000e, run: run_loops14, ir: ir_loops14 },
+    Program { name: "Loops15", transcendental: false, seed: 0x1009000f, run: run_loops15, ir: ir_loops15 },
+    Program { name: "Loops16", transcendental: false, seed: 0x10090010, run: run_loops16, ir: ir_loops16 },
+    Program { name: "Loops17", transcendental: false, seed: 0x10090011, run: run_loops17, ir: ir_loops17 },
+    Program { name: "Loops18", transcendental: false, seed: 0x10090012, run: run_loops18, ir: ir_loops18 },
+    Program { name: "Loops19", transcendental: false, seed: 0x10090013, run: run_loops19, ir: ir_loops19 },
+    Program { name: "Loops20", transcendental: false, seed: 0x10090014, run: run_loops20, ir: ir_loops20 },
+    Program { name: "Loops21", transcendental: false, seed: 0x10090015, run: run_loops21, ir: ir_loops21 },
+    Program { name: "Loops22", transcendental: false, seed: 0x10090016, run: run_loops22, ir: ir_loops22 },
+    Program { name: "Loops23", transcendental: false, seed: 0x10090017, run: run_loops23, ir: ir_loops23 },
+    Program { name: "Loops24", transcendental: false, seed: 0x10090018, run: run_loops24, ir: ir_loops24 },
+    Program { name: "Loops25", transcendental: false, seed: 0x10090019, run: run_loops25, ir: ir_loops25 },
+    Program { name: "Loops26", transcendental: false, seed: 0x1009001a, run: run_loops26, ir: ir_loops26 },
+    Program { name: "Loops27", transcendental: false, seed: 0x1009001b, run: run_loops27, ir: ir_loops27 },
+    Program { name: "Loops28", transcendental: false, seed: 0x1009001c, run: run_loops28, ir: ir_loops28 },
+    Program { name: "Loops29", transcendental: false, seed: 0x1009001d, run: run_loops29, ir: ir_loops29 },
+    Program { name: "Loops30", transcendental: false, seed: 0x1009001e, run: run_loops30, ir: ir_loops30 },
+    Program { name: "Loops31", transcendental: false, seed: 0x1009001f, run: run_loops31, ir: ir_loops31 },
 ];
