@@ -460,6 +460,10 @@ fn evaluate(ir: &Sdfg, symbols: &[Value], inputs: &Data) -> (Data, bool) {
     })
 }
 
+/// How [`run_machine`] runs a map: (state, statement, symbols, data) to the
+/// data afterwards and whether it went out of bounds.
+type RunMap<'a> = dyn FnMut(usize, usize, &[Value], &Data) -> (Data, bool) + 'a;
+
 /// A program's run: from the start state, each statement in textual order
 /// (maps by `map`, given the state, the statement, the symbols and the
 /// data; copies element by element), then the first edge out of the state
@@ -470,7 +474,7 @@ fn run_machine(
     ir: &Sdfg,
     symbols: &[Value],
     inputs: &Data,
-    map: &mut dyn FnMut(usize, usize, &[Value], &Data) -> (Data, bool),
+    map: &mut RunMap<'_>,
 ) -> (Data, bool) {
     let mut symbols = symbols.to_vec();
     let mut data = inputs.clone();
