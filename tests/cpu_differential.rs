@@ -470,12 +470,7 @@ type RunMap<'a> = dyn FnMut(usize, usize, &[Value], &Data) -> (Data, bool) + 'a;
 /// whose condition holds, with its assignments (all right sides first),
 /// until no edge is taken. The containers afterwards, and whether a map
 /// went out of bounds.
-fn run_machine(
-    ir: &Sdfg,
-    symbols: &[Value],
-    inputs: &Data,
-    map: &mut RunMap<'_>,
-) -> (Data, bool) {
+fn run_machine(ir: &Sdfg, symbols: &[Value], inputs: &Data, map: &mut RunMap<'_>) -> (Data, bool) {
     let mut symbols = symbols.to_vec();
     let mut data = inputs.clone();
     let mut faulted = false;
@@ -500,9 +495,9 @@ fn run_machine(
             ..Default::default()
         };
         let holds = |e: &InterstateEdge, env: &mut MemEnv| {
-            e.condition
-                .as_ref()
-                .is_none_or(|c| eval::eval_expr(c, env, &mut Vec::new()) == Ok(Value::Bool(true)))
+            e.condition.as_ref().map_or(true, |c| {
+                eval::eval_expr(c, env, &mut Vec::new()) == Ok(Value::Bool(true))
+            })
         };
         state = None;
         if let Some(edge) = ir.edges.iter().find(|e| e.from == at && holds(e, &mut env)) {
