@@ -33,6 +33,7 @@ use sdfg_testkit::randblock::random_block_program;
 use sdfg_testkit::randcopy::random_copy_program;
 use sdfg_testkit::randexpr::{random_body, random_inputs, random_module, GenConfig, RandomModule};
 use sdfg_testkit::randloop::{random_loop_program, SYMBOLS as LOOP_SYMBOLS};
+use sdfg_testkit::randnested::random_nested_program;
 use sdfg_testkit::source::program_source;
 
 /// Elements of every `IN_<ty>` and of `OUT`.
@@ -58,6 +59,8 @@ enum Kind {
     Arrays,
     /// Random state machines (`sdfg_testkit::randloop`).
     Loops,
+    /// Random nested SDFG calls (`sdfg_testkit::randnested`).
+    Nested,
 }
 
 /// The symbols of the block programs: rows, and columns (more than one
@@ -69,6 +72,9 @@ const COPY_SYMBOLS: &[(&str, i64)] = &[("N", sdfg_testkit::randcopy::N)];
 
 /// The symbol of the array-statement programs.
 const ARRAY_SYMBOLS: &[(&str, i64)] = &[("N", sdfg_testkit::randarray::N)];
+
+/// The symbol of the nested-call programs.
+const NESTED_SYMBOLS: &[(&str, i64)] = &[("N", sdfg_testkit::randnested::N)];
 
 /// The generated programs: name, kind and seed.
 fn specs() -> Vec<(String, Kind, u64)> {
@@ -107,6 +113,9 @@ fn specs() -> Vec<(String, Kind, u64)> {
     for k in 0..32 {
         out.push((format!("Loops{k}"), Kind::Loops, 0x1009_0000 + k as u64));
     }
+    for k in 0..32 {
+        out.push((format!("Nested{k}"), Kind::Nested, 0x4E57_0000 + k as u64));
+    }
     out
 }
 
@@ -117,12 +126,13 @@ fn random_program(
     seed: u64,
 ) -> (String, Sdfg, &'static [(&'static str, i64)]) {
     let doc = format!("{kind:?}, seed {seed:#x}.");
-    if let Kind::Block | Kind::Copies | Kind::Arrays | Kind::Loops = kind {
+    if let Kind::Block | Kind::Copies | Kind::Arrays | Kind::Loops | Kind::Nested = kind {
         let (text, symbols) = match kind {
             Kind::Block => (random_block_program(seed, name, &doc), BLOCK_SYMBOLS),
             Kind::Copies => (random_copy_program(seed, name, &doc), COPY_SYMBOLS),
             Kind::Arrays => (random_array_program(seed, name, &doc), ARRAY_SYMBOLS),
-            _ => (random_loop_program(seed, name, &doc), &LOOP_SYMBOLS[..]),
+            Kind::Loops => (random_loop_program(seed, name, &doc), &LOOP_SYMBOLS[..]),
+            _ => (random_nested_program(seed, name, &doc), NESTED_SYMBOLS),
         };
         let ir = sdfg::compiler::frontend_str(&text)
             .unwrap_or_else(|d| panic!("the compiler refuses {name}:\n{d}\n{text}"));
@@ -147,7 +157,7 @@ fn random_sdfg(kind: Kind, seed: u64) -> Sdfg {
         Kind::Exact(ty) => own_outputs(random_module(seed, ty, 4, &exact)),
         Kind::Approx(ty) => own_outputs(random_module(seed, ty, 4, &approx)),
         Kind::Body(ty, data_dependent) => random_body(seed, ty, data_dependent).sdfg,
-        Kind::Block | Kind::Copies | Kind::Arrays | Kind::Loops => {
+        Kind::Block | Kind::Copies | Kind::Arrays | Kind::Loops | Kind::Nested => {
             unreachable!("{kind:?} programs are source text")
         }
         Kind::HostBody(ty, seq) => {

@@ -16,6 +16,8 @@
 //!   the evaluator from the same inputs;
 //! - [`randloop`]: random state machines looping over a symbol (as
 //!   `sdfg!` source);
+//! - [`randnested`]: random calls of a nested SDFG on views of the
+//!   caller's data (as `sdfg!` source);
 //! - [`rng`]: the one seeded generator every test, fuzzer and example uses;
 //! - [`source`]: `sdfg!` source text of random programs, for tests that
 //!   compile them through the macro;
@@ -34,5 +36,6 @@ pub mod randblock;
 pub mod randcopy;
 pub mod randexpr;
 pub mod randloop;
+pub mod randnested;
 pub mod rng;
 pub mod source;

@@ -8840,6 +8840,1049 @@ fn ir_loops31() -> (Sdfg, Vec<Value>) {
     (ir, symbols)
 }
 
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570000.
+    pub sdfg Nested0 {
+        symbol N: i64;
+        host X: i64[N, 4];
+        host Y: i64[N, 4];
+        host Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i64[M];
+            host V: i64[M];
+            state s { map f[i in 0..M] on cpu { V[i] = ((U[i] * 3i64 ^ (c as i64)) * (i as i64)); } }
+        }
+        state s0 { F(c = 0, U = Y[2..5, 3], V = X[0..3, 2]); }
+        state s1 { F(c = 3, U = Z[1..3], V = Y[1..3, 2]); }
+        state s2 { F(M = 1, c = 3, U = X[0..1, 0], V = Y[4, 3..=3]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested0(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested0, Nested0Args, device, seed; [N = 6]; X: host i64, Y: host i64, Z: host i64)
+}
+
+fn ir_nested0() -> (Sdfg, Vec<Value>) {
+    let ir = Nested0::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570001.
+    pub sdfg Nested1 {
+        symbol N: i64;
+        host X: i64[N, 4];
+        host Y: i64[N, 4];
+        host Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i64[M];
+            host V: i64[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (((U[M - 1 - i] * 3i64 - (c as i64)) - (c as i64)) ^ (i as i64)); } }
+        }
+        state s0 { F(c = 1, U = Z[3..6], V = X[2, 0..=2]); }
+        state s1 { F(c = 3, U = Y[5, 1..=3], V = Z[2..5]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested1(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested1, Nested1Args, device, seed; [N = 6]; X: host i64, Y: host i64, Z: host i64)
+}
+
+fn ir_nested1() -> (Sdfg, Vec<Value>) {
+    let ir = Nested1::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570002.
+    pub sdfg Nested2 {
+        symbol N: i64;
+        host X: u8[N, 4];
+        host Y: u8[N, 4];
+        host Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: u8[M];
+            host V: u8[M];
+            state s { map f[i in 0..M] on cpu { V[i] = ((U[(i + 1) % M] * 3u8 ^ (c as u8)) + V[i]); } }
+            state again { map g[i in 0..M] on cpu { V[i] = V[i] + (k as u8); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 2, c = 0, U = Z[5..7], V = X[0..2, 2]); }
+        state s1 { F(M = 1, c = 1, U = Y[0, 2..=2], V = X[4..5, 0]); }
+        state s2 { F(c = 2, U = Y[1..5, 3], V = Z[3..7]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested2(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested2, Nested2Args, device, seed; [N = 6]; X: host u8, Y: host u8, Z: host u8)
+}
+
+fn ir_nested2() -> (Sdfg, Vec<Value>) {
+    let ir = Nested2::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570003.
+    pub sdfg Nested3 {
+        symbol N: i64;
+        gpu X: u8[N, 4];
+        gpu Y: u8[N, 4];
+        gpu Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: u8[M];
+            gpu V: u8[M];
+            state s { map f[i in 0..M] on gpu { V[i] = ((U[M - 1 - i] * 3u8 ^ (i as u8)) + (i as u8)); } }
+        }
+        state s0 { F(c = 0, U = Y[5, 0..=2], V = Z[0..3]); }
+        state s1 { F(M = 3, c = 1, U = X[2..5, 2], V = Y[1..4, 3]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested3(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested3, Nested3Args, device, seed; [N = 6]; X: gpu u8, Y: gpu u8, Z: gpu u8)
+}
+
+fn ir_nested3() -> (Sdfg, Vec<Value>) {
+    let ir = Nested3::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570004.
+    pub sdfg Nested4 {
+        symbol N: i64;
+        gpu X: i64[N, 4];
+        gpu Y: i64[N, 4];
+        gpu Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: i64[M];
+            gpu V: i64[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (V[i] * 3i64 ^ (M as i64)); } }
+        }
+        state s0 { F(M = 1, c = 1, U = Y[2, 0..=0], V = X[5, 0..=0]); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested4(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested4, Nested4Args, device, seed; [N = 6]; X: gpu i64, Y: gpu i64, Z: gpu i64)
+}
+
+fn ir_nested4() -> (Sdfg, Vec<Value>) {
+    let ir = Nested4::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570005.
+    pub sdfg Nested5 {
+        symbol N: i64;
+        host X: u8[N, 4];
+        host Y: u8[N, 4];
+        host Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: u8[M];
+            host V: u8[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (U[M - 1 - i] * 3u8 * (M as u8)); } }
+        }
+        state s0 { F(M = 2, c = 0, U = X[2..4, 1], V = Y[0, 0..=1]); }
+        state s1 { F(c = 3, U = Y[2, 0..=3], V = X[2, 0..=3]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested5(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested5, Nested5Args, device, seed; [N = 6]; X: host u8, Y: host u8, Z: host u8)
+}
+
+fn ir_nested5() -> (Sdfg, Vec<Value>) {
+    let ir = Nested5::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570006.
+    pub sdfg Nested6 {
+        symbol N: i64;
+        host X: u32[N, 4];
+        host Y: u32[N, 4];
+        host Z: u32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: u32[M];
+            host V: u32[M];
+            state s { map f[i in 0..M] on cpu { V[i] = ((U[(i + 1) % M] * 3u32 + (c as u32)) + (M as u32)); } }
+            state again { map g[i in 0..M] on cpu { V[i] = V[i] + (k as u32); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 2, c = 0, U = Y[0, 0..=1], V = X[4..6, 0]); }
+        state s1 { F(M = 2, c = 3, U = Z[5..7], V = Y[3, 2..=3]); }
+        state s2 { F(c = 2, U = Z[3..5], V = Y[4, 2..=3]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested6(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested6, Nested6Args, device, seed; [N = 6]; X: host u32, Y: host u32, Z: host u32)
+}
+
+fn ir_nested6() -> (Sdfg, Vec<Value>) {
+    let ir = Nested6::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570007.
+    pub sdfg Nested7 {
+        symbol N: i64;
+        host X: i32[N, 4];
+        host Y: i32[N, 4];
+        host Z: i32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i32[M];
+            host V: i32[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (U[M - 1 - i] * 3i32 - U[(i + 1) % M]); } }
+        }
+        state s0 { F(c = 1, U = X[1, 0..=3], V = Z[0..4]); }
+        state s1 { F(c = 0, U = Z[2..5], V = Y[0..3, 0]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested7(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested7, Nested7Args, device, seed; [N = 6]; X: host i32, Y: host i32, Z: host i32)
+}
+
+fn ir_nested7() -> (Sdfg, Vec<Value>) {
+    let ir = Nested7::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570008.
+    pub sdfg Nested8 {
+        symbol N: i64;
+        gpu X: i32[N, 4];
+        gpu Y: i32[N, 4];
+        gpu Z: i32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: i32[M];
+            gpu V: i32[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (U[(i + 1) % M] * 3i32 + (M as i32)); } }
+        }
+        state s0 { F(M = 2, c = 0, U = Z[5..7], V = Y[4..6, 2]); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested8(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested8, Nested8Args, device, seed; [N = 6]; X: gpu i32, Y: gpu i32, Z: gpu i32)
+}
+
+fn ir_nested8() -> (Sdfg, Vec<Value>) {
+    let ir = Nested8::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570009.
+    pub sdfg Nested9 {
+        symbol N: i64;
+        host X: i64[N, 4];
+        host Y: i64[N, 4];
+        host Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i64[M];
+            host V: i64[M];
+            state s { map f[i in 0..M] on cpu { V[i] = ((V[i] * 3i64 - (c as i64)) * (i as i64)); } }
+        }
+        state s0 { F(M = 4, c = 0, U = Y[2, 0..=3], V = X[4, 0..=3]); }
+        state s1 { F(M = 1, c = 0, U = X[3, 3..=3], V = Y[3..4, 2]); }
+        state s2 { F(M = 2, c = 1, U = Z[5..7], V = X[1..3, 0]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested9(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested9, Nested9Args, device, seed; [N = 6]; X: host i64, Y: host i64, Z: host i64)
+}
+
+fn ir_nested9() -> (Sdfg, Vec<Value>) {
+    let ir = Nested9::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57000a.
+    pub sdfg Nested10 {
+        symbol N: i64;
+        gpu X: i64[N, 4];
+        gpu Y: i64[N, 4];
+        gpu Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: i64[M];
+            gpu V: i64[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (U[(i + 1) % M] * 3i64 ^ (c as i64)); } }
+            state again { map g[i in 0..M] on gpu { V[i] = V[i] + (k as i64); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(c = 1, U = X[4..5, 2], V = Z[2..3]); }
+        state s1 { F(c = 1, U = Z[0..3], V = Y[3, 0..=2]); }
+        state s2 { F(c = 1, U = X[3, 1..=3], V = Z[4..7]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested10(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested10, Nested10Args, device, seed; [N = 6]; X: gpu i64, Y: gpu i64, Z: gpu i64)
+}
+
+fn ir_nested10() -> (Sdfg, Vec<Value>) {
+    let ir = Nested10::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57000b.
+    pub sdfg Nested11 {
+        symbol N: i64;
+        gpu X: i64[N, 4];
+        gpu Y: i64[N, 4];
+        gpu Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: i64[M];
+            gpu V: i64[M];
+            state s { map f[i in 0..M] on gpu { V[i] = ((U[(i + 1) % M] * 3i64 + (i as i64)) - (M as i64)); } }
+            state again { map g[i in 0..M] on gpu { V[i] = V[i] + (k as i64); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 1, c = 1, U = Y[1, 3..=3], V = Z[7..8]); }
+        state s1 { F(M = 2, c = 3, U = Y[3, 2..=3], V = Z[2..4]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested11(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested11, Nested11Args, device, seed; [N = 6]; X: gpu i64, Y: gpu i64, Z: gpu i64)
+}
+
+fn ir_nested11() -> (Sdfg, Vec<Value>) {
+    let ir = Nested11::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57000c.
+    pub sdfg Nested12 {
+        symbol N: i64;
+        gpu X: u8[N, 4];
+        gpu Y: u8[N, 4];
+        gpu Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: u8[M];
+            gpu V: u8[M];
+            state s { map f[i in 0..M] on gpu { V[i] = ((U[M - 1 - i] * 3u8 * (c as u8)) * (c as u8)); } }
+        }
+        state s0 { F(c = 3, U = Y[4, 0..=0], V = X[3, 1..=1]); }
+        state s1 { F(M = 3, c = 2, U = X[1..4, 1], V = Y[0..3, 2]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested12(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested12, Nested12Args, device, seed; [N = 6]; X: gpu u8, Y: gpu u8, Z: gpu u8)
+}
+
+fn ir_nested12() -> (Sdfg, Vec<Value>) {
+    let ir = Nested12::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57000d.
+    pub sdfg Nested13 {
+        symbol N: i64;
+        gpu X: u8[N, 4];
+        gpu Y: u8[N, 4];
+        gpu Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: u8[M];
+            gpu V: u8[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (((U[M - 1 - i] * 3u8 - (c as u8)) * (i as u8)) ^ (i as u8)); } }
+            state again { map g[i in 0..M] on gpu { V[i] = V[i] + (k as u8); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 4, c = 1, U = Y[1..5, 0], V = Z[2..6]); }
+        state s1 { F(M = 2, c = 2, U = Y[0, 0..=1], V = Z[5..7]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested13(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested13, Nested13Args, device, seed; [N = 6]; X: gpu u8, Y: gpu u8, Z: gpu u8)
+}
+
+fn ir_nested13() -> (Sdfg, Vec<Value>) {
+    let ir = Nested13::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57000e.
+    pub sdfg Nested14 {
+        symbol N: i64;
+        gpu X: u8[N, 4];
+        gpu Y: u8[N, 4];
+        gpu Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: u8[M];
+            gpu V: u8[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (((V[i] * 3u8 + (c as u8)) ^ (c as u8)) * (c as u8)); } }
+        }
+        state s0 { F(M = 2, c = 0, U = Y[1, 0..=1], V = Z[6..8]); }
+        state s1 { F(M = 4, c = 0, U = Y[5, 0..=3], V = Z[4..8]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested14(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested14, Nested14Args, device, seed; [N = 6]; X: gpu u8, Y: gpu u8, Z: gpu u8)
+}
+
+fn ir_nested14() -> (Sdfg, Vec<Value>) {
+    let ir = Nested14::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57000f.
+    pub sdfg Nested15 {
+        symbol N: i64;
+        host X: i64[N, 4];
+        host Y: i64[N, 4];
+        host Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i64[M];
+            host V: i64[M];
+            state s { map f[i in 0..M] on cpu { V[i] = ((U[i] * 3i64 - (i as i64)) ^ (c as i64)); } }
+            state again { map g[i in 0..M] on cpu { V[i] = V[i] + (k as i64); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 4, c = 1, U = Y[0..4, 2], V = Z[1..5]); }
+        state s1 { F(M = 2, c = 2, U = X[0, 1..=2], V = Y[3, 2..=3]); }
+        state s2 { F(c = 0, U = Y[0..3, 3], V = X[3..6, 0]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested15(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested15, Nested15Args, device, seed; [N = 6]; X: host i64, Y: host i64, Z: host i64)
+}
+
+fn ir_nested15() -> (Sdfg, Vec<Value>) {
+    let ir = Nested15::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570010.
+    pub sdfg Nested16 {
+        symbol N: i64;
+        gpu X: i32[N, 4];
+        gpu Y: i32[N, 4];
+        gpu Z: i32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: i32[M];
+            gpu V: i32[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (U[(i + 1) % M] * 3i32 * (i as i32)); } }
+            state again { map g[i in 0..M] on gpu { V[i] = V[i] + (k as i32); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 2, c = 1, U = X[0..2, 0], V = Y[3..5, 3]); }
+        state s1 { F(c = 1, U = X[2..4, 3], V = Z[6..8]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested16(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested16, Nested16Args, device, seed; [N = 6]; X: gpu i32, Y: gpu i32, Z: gpu i32)
+}
+
+fn ir_nested16() -> (Sdfg, Vec<Value>) {
+    let ir = Nested16::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570011.
+    pub sdfg Nested17 {
+        symbol N: i64;
+        gpu X: i64[N, 4];
+        gpu Y: i64[N, 4];
+        gpu Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: i64[M];
+            gpu V: i64[M];
+            state s { map f[i in 0..M] on gpu { V[i] = ((U[M - 1 - i] * 3i64 + (i as i64)) - U[(i + 1) % M]); } }
+            state again { map g[i in 0..M] on gpu { V[i] = V[i] + (k as i64); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 1, c = 2, U = X[1, 0..=0], V = Z[2..3]); }
+        state s1 { F(c = 0, U = Y[3..5, 0], V = Z[3..5]); }
+        state s2 { F(M = 3, c = 3, U = Z[1..4], V = X[1..4, 2]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested17(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested17, Nested17Args, device, seed; [N = 6]; X: gpu i64, Y: gpu i64, Z: gpu i64)
+}
+
+fn ir_nested17() -> (Sdfg, Vec<Value>) {
+    let ir = Nested17::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570012.
+    pub sdfg Nested18 {
+        symbol N: i64;
+        host X: i64[N, 4];
+        host Y: i64[N, 4];
+        host Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i64[M];
+            host V: i64[M];
+            state s { map f[i in 0..M] on cpu { V[i] = ((U[(i + 1) % M] * 3i64 * (M as i64)) ^ (c as i64)); } }
+        }
+        state s0 { F(M = 3, c = 3, U = Y[0, 0..=2], V = Z[1..4]); }
+        state s1 { F(c = 3, U = Y[4, 0..=3], V = Z[3..7]); }
+        state s2 { F(c = 0, U = Z[4..6], V = X[1..3, 2]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested18(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested18, Nested18Args, device, seed; [N = 6]; X: host i64, Y: host i64, Z: host i64)
+}
+
+fn ir_nested18() -> (Sdfg, Vec<Value>) {
+    let ir = Nested18::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570013.
+    pub sdfg Nested19 {
+        symbol N: i64;
+        gpu X: u32[N, 4];
+        gpu Y: u32[N, 4];
+        gpu Z: u32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: u32[M];
+            gpu V: u32[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (((V[i] * 3u32 ^ (i as u32)) + (i as u32)) ^ (c as u32)); } }
+            state again { map g[i in 0..M] on gpu { V[i] = V[i] + (k as u32); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 3, c = 0, U = X[0, 1..=3], V = Z[2..5]); }
+        state s1 { F(c = 1, U = Z[0..2], V = Y[4..6, 3]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested19(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested19, Nested19Args, device, seed; [N = 6]; X: gpu u32, Y: gpu u32, Z: gpu u32)
+}
+
+fn ir_nested19() -> (Sdfg, Vec<Value>) {
+    let ir = Nested19::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570014.
+    pub sdfg Nested20 {
+        symbol N: i64;
+        gpu X: i32[N, 4];
+        gpu Y: i32[N, 4];
+        gpu Z: i32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: i32[M];
+            gpu V: i32[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (V[i] * 3i32 - (i as i32)); } }
+        }
+        state s0 { F(M = 2, c = 2, U = Z[6..8], V = X[0, 1..=2]); }
+        state s1 { F(c = 1, U = Y[4, 3..=3], V = Z[5..6]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested20(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested20, Nested20Args, device, seed; [N = 6]; X: gpu i32, Y: gpu i32, Z: gpu i32)
+}
+
+fn ir_nested20() -> (Sdfg, Vec<Value>) {
+    let ir = Nested20::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570015.
+    pub sdfg Nested21 {
+        symbol N: i64;
+        host X: i32[N, 4];
+        host Y: i32[N, 4];
+        host Z: i32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i32[M];
+            host V: i32[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (U[M - 1 - i] * 3i32 * U[(i + 1) % M]); } }
+        }
+        state s0 { F(M = 1, c = 3, U = Y[2..3, 3], V = Z[6..7]); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested21(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested21, Nested21Args, device, seed; [N = 6]; X: host i32, Y: host i32, Z: host i32)
+}
+
+fn ir_nested21() -> (Sdfg, Vec<Value>) {
+    let ir = Nested21::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570016.
+    pub sdfg Nested22 {
+        symbol N: i64;
+        host X: u8[N, 4];
+        host Y: u8[N, 4];
+        host Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: u8[M];
+            host V: u8[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (U[i] * 3u8 ^ (c as u8)); } }
+        }
+        state s0 { F(c = 2, U = Y[4, 1..=1], V = Z[1..2]); }
+        state s1 { F(M = 3, c = 2, U = Y[0, 1..=3], V = Z[1..4]); }
+        state s2 { F(M = 3, c = 0, U = Y[1, 1..=3], V = X[2, 0..=2]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested22(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested22, Nested22Args, device, seed; [N = 6]; X: host u8, Y: host u8, Z: host u8)
+}
+
+fn ir_nested22() -> (Sdfg, Vec<Value>) {
+    let ir = Nested22::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570017.
+    pub sdfg Nested23 {
+        symbol N: i64;
+        gpu X: u8[N, 4];
+        gpu Y: u8[N, 4];
+        gpu Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: u8[M];
+            gpu V: u8[M];
+            state s { map f[i in 0..M] on gpu { V[i] = ((U[(i + 1) % M] * 3u8 ^ (i as u8)) * U[i]); } }
+            state again { map g[i in 0..M] on gpu { V[i] = V[i] + (k as u8); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 3, c = 3, U = Z[0..3], V = Y[4, 0..=2]); }
+        state s1 { F(M = 4, c = 2, U = X[0, 0..=3], V = Z[3..7]); }
+        state s2 { F(M = 4, c = 3, U = X[1, 0..=3], V = Y[2..6, 1]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested23(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested23, Nested23Args, device, seed; [N = 6]; X: gpu u8, Y: gpu u8, Z: gpu u8)
+}
+
+fn ir_nested23() -> (Sdfg, Vec<Value>) {
+    let ir = Nested23::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570018.
+    pub sdfg Nested24 {
+        symbol N: i64;
+        host X: i32[N, 4];
+        host Y: i32[N, 4];
+        host Z: i32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i32[M];
+            host V: i32[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (((U[(i + 1) % M] * 3i32 + (M as i32)) * (i as i32)) - (M as i32)); } }
+        }
+        state s0 { F(M = 4, c = 1, U = Z[3..7], V = X[4, 0..=3]); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested24(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested24, Nested24Args, device, seed; [N = 6]; X: host i32, Y: host i32, Z: host i32)
+}
+
+fn ir_nested24() -> (Sdfg, Vec<Value>) {
+    let ir = Nested24::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e570019.
+    pub sdfg Nested25 {
+        symbol N: i64;
+        host X: u8[N, 4];
+        host Y: u8[N, 4];
+        host Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: u8[M];
+            host V: u8[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (((U[M - 1 - i] * 3u8 ^ (c as u8)) + U[(i + 1) % M]) * (M as u8)); } }
+        }
+        state s0 { F(M = 3, c = 3, U = Z[5..8], V = Y[0, 1..=3]); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested25(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested25, Nested25Args, device, seed; [N = 6]; X: host u8, Y: host u8, Z: host u8)
+}
+
+fn ir_nested25() -> (Sdfg, Vec<Value>) {
+    let ir = Nested25::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57001a.
+    pub sdfg Nested26 {
+        symbol N: i64;
+        host X: i64[N, 4];
+        host Y: i64[N, 4];
+        host Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i64[M];
+            host V: i64[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (((V[i] * 3i64 * (c as i64)) * (c as i64)) - (i as i64)); } }
+            state again { map g[i in 0..M] on cpu { V[i] = V[i] + (k as i64); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(c = 1, U = X[1, 3..=3], V = Z[6..7]); }
+        state s1 { F(M = 2, c = 0, U = Z[3..5], V = X[2..4, 0]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested26(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested26, Nested26Args, device, seed; [N = 6]; X: host i64, Y: host i64, Z: host i64)
+}
+
+fn ir_nested26() -> (Sdfg, Vec<Value>) {
+    let ir = Nested26::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57001b.
+    pub sdfg Nested27 {
+        symbol N: i64;
+        gpu X: i32[N, 4];
+        gpu Y: i32[N, 4];
+        gpu Z: i32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: i32[M];
+            gpu V: i32[M];
+            state s { map f[i in 0..M] on gpu { V[i] = ((V[i] * 3i32 * (i as i32)) + (c as i32)); } }
+            state again { map g[i in 0..M] on gpu { V[i] = V[i] + (k as i32); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 3, c = 0, U = Z[0..3], V = X[4, 1..=3]); }
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested27(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested27, Nested27Args, device, seed; [N = 6]; X: gpu i32, Y: gpu i32, Z: gpu i32)
+}
+
+fn ir_nested27() -> (Sdfg, Vec<Value>) {
+    let ir = Nested27::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57001c.
+    pub sdfg Nested28 {
+        symbol N: i64;
+        gpu X: u8[N, 4];
+        gpu Y: u8[N, 4];
+        gpu Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: u8[M];
+            gpu V: u8[M];
+            state s { map f[i in 0..M] on gpu { V[i] = ((V[i] * 3u8 - (c as u8)) ^ (M as u8)); } }
+        }
+        state s0 { F(M = 3, c = 1, U = Z[3..6], V = X[5, 1..=3]); }
+        state s1 { F(c = 2, U = Y[4, 0..=3], V = X[2..6, 2]); }
+        state s2 { F(M = 2, c = 2, U = Z[3..5], V = Y[0, 1..=2]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested28(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested28, Nested28Args, device, seed; [N = 6]; X: gpu u8, Y: gpu u8, Z: gpu u8)
+}
+
+fn ir_nested28() -> (Sdfg, Vec<Value>) {
+    let ir = Nested28::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57001d.
+    pub sdfg Nested29 {
+        symbol N: i64;
+        gpu X: u32[N, 4];
+        gpu Y: u32[N, 4];
+        gpu Z: u32[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            gpu U: u32[M];
+            gpu V: u32[M];
+            state s { map f[i in 0..M] on gpu { V[i] = (((U[(i + 1) % M] * 3u32 * (M as u32)) ^ (M as u32)) * (M as u32)); } }
+        }
+        state s0 { F(c = 3, U = Z[0..3], V = Y[3..6, 0]); }
+        state s1 { F(c = 1, U = Y[4, 1..=3], V = Z[5..8]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested29(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested29, Nested29Args, device, seed; [N = 6]; X: gpu u32, Y: gpu u32, Z: gpu u32)
+}
+
+fn ir_nested29() -> (Sdfg, Vec<Value>) {
+    let ir = Nested29::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57001e.
+    pub sdfg Nested30 {
+        symbol N: i64;
+        host X: i64[N, 4];
+        host Y: i64[N, 4];
+        host Z: i64[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: i64[M];
+            host V: i64[M];
+            state s { map f[i in 0..M] on cpu { V[i] = (((U[M - 1 - i] * 3i64 * (c as i64)) * U[i]) + (c as i64)); } }
+        }
+        state s0 { F(c = 3, U = Z[1..4], V = X[3..6, 2]); }
+        state s1 { F(c = 1, U = X[0..3, 2], V = Y[3..6, 1]); }
+        s0 -> s1;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested30(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested30, Nested30Args, device, seed; [N = 6]; X: host i64, Y: host i64, Z: host i64)
+}
+
+fn ir_nested30() -> (Sdfg, Vec<Value>) {
+    let ir = Nested30::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
+sdfg::sdfg! {
+    /// Nested, seed 0x4e57001f.
+    pub sdfg Nested31 {
+        symbol N: i64;
+        host X: u8[N, 4];
+        host Y: u8[N, 4];
+        host Z: u8[8];
+        sdfg F {
+            symbol M: i64;
+            symbol c: i64;
+            host U: u8[M];
+            host V: u8[M];
+            state s { map f[i in 0..M] on cpu { V[i] = ((U[(i + 1) % M] * 3u8 - U[(i + 1) % M]) - (M as u8)); } }
+            state again { map g[i in 0..M] on cpu { V[i] = V[i] + (k as u8); } }
+            s -> again { k = 0 }
+            again -> again if k + 1 < c { k = k + 1 }
+        }
+        state s0 { F(M = 3, c = 2, U = Y[0..3, 2], V = X[2..5, 0]); }
+        state s1 { F(c = 1, U = Y[2..6, 0], V = Z[0..4]); }
+        state s2 { F(M = 1, c = 0, U = X[4..5, 2], V = Y[0, 1..=1]); }
+        s0 -> s1;
+        s1 -> s2;
+    }
+}
+
+#[allow(non_snake_case)]
+fn run_nested31(device: &Device, seed: u64) -> Vec<Outcome> {
+    run_program!(Nested31, Nested31Args, device, seed; [N = 6]; X: host u8, Y: host u8, Z: host u8)
+}
+
+fn ir_nested31() -> (Sdfg, Vec<Value>) {
+    let ir = Nested31::ir().expect("the program's IR");
+    let symbols = symbol_values(&ir, &[("N", 6)]);
+    (ir, symbols)
+}
+
 const PROGRAMS: &[Program] = &[
     Program { name: "Exact0", transcendental: false, seed: 0xc0de0000, run: run_exact0, ir: ir_exact0 },
     Program { name: "Exact1", transcendental: false, seed: 0xc0de0001, run: run_exact1, ir: ir_exact1 },
@@ -9068,4 +10111,36 @@ const PROGRAMS: &[Program] = &[
     Program { name: "Loops29", transcendental: false, seed: 0x1009001d, run: run_loops29, ir: ir_loops29 },
     Program { name: "Loops30", transcendental: false, seed: 0x1009001e, run: run_loops30, ir: ir_loops30 },
     Program { name: "Loops31", transcendental: false, seed: 0x1009001f, run: run_loops31, ir: ir_loops31 },
+    Program { name: "Nested0", transcendental: false, seed: 0x4e570000, run: run_nested0, ir: ir_nested0 },
+    Program { name: "Nested1", transcendental: false, seed: 0x4e570001, run: run_nested1, ir: ir_nested1 },
+    Program { name: "Nested2", transcendental: false, seed: 0x4e570002, run: run_nested2, ir: ir_nested2 },
+    Program { name: "Nested3", transcendental: false, seed: 0x4e570003, run: run_nested3, ir: ir_nested3 },
+    Program { name: "Nested4", transcendental: false, seed: 0x4e570004, run: run_nested4, ir: ir_nested4 },
+    Program { name: "Nested5", transcendental: false, seed: 0x4e570005, run: run_nested5, ir: ir_nested5 },
+    Program { name: "Nested6", transcendental: false, seed: 0x4e570006, run: run_nested6, ir: ir_nested6 },
+    Program { name: "Nested7", transcendental: false, seed: 0x4e570007, run: run_nested7, ir: ir_nested7 },
+    Program { name: "Nested8", transcendental: false, seed: 0x4e570008, run: run_nested8, ir: ir_nested8 },
+    Program { name: "Nested9", transcendental: false, seed: 0x4e570009, run: run_nested9, ir: ir_nested9 },
+    Program { name: "Nested10", transcendental: false, seed: 0x4e57000a, run: run_nested10, ir: ir_nested10 },
+    Program { name: "Nested11", transcendental: false, seed: 0x4e57000b, run: run_nested11, ir: ir_nested11 },
+    Program { name: "Nested12", transcendental: false, seed: 0x4e57000c, run: run_nested12, ir: ir_nested12 },
+    Program { name: "Nested13", transcendental: false, seed: 0x4e57000d, run: run_nested13, ir: ir_nested13 },
+    Program { name: "Nested14", transcendental: false, seed: 0x4e57000e, run: run_nested14, ir: ir_nested14 },
+    Program { name: "Nested15", transcendental: false, seed: 0x4e57000f, run: run_nested15, ir: ir_nested15 },
+    Program { name: "Nested16", transcendental: false, seed: 0x4e570010, run: run_nested16, ir: ir_nested16 },
+    Program { name: "Nested17", transcendental: false, seed: 0x4e570011, run: run_nested17, ir: ir_nested17 },
+    Program { name: "Nested18", transcendental: false, seed: 0x4e570012, run: run_nested18, ir: ir_nested18 },
+    Program { name: "Nested19", transcendental: false, seed: 0x4e570013, run: run_nested19, ir: ir_nested19 },
+    Program { name: "Nested20", transcendental: false, seed: 0x4e570014, run: run_nested20, ir: ir_nested20 },
+    Program { name: "Nested21", transcendental: false, seed: 0x4e570015, run: run_nested21, ir: ir_nested21 },
+    Program { name: "Nested22", transcendental: false, seed: 0x4e570016, run: run_nested22, ir: ir_nested22 },
+    Program { name: "Nested23", transcendental: false, seed: 0x4e570017, run: run_nested23, ir: ir_nested23 },
+    Program { name: "Nested24", transcendental: false, seed: 0x4e570018, run: run_nested24, ir: ir_nested24 },
+    Program { name: "Nested25", transcendental: false, seed: 0x4e570019, run: run_nested25, ir: ir_nested25 },
+    Program { name: "Nested26", transcendental: false, seed: 0x4e57001a, run: run_nested26, ir: ir_nested26 },
+    Program { name: "Nested27", transcendental: false, seed: 0x4e57001b, run: run_nested27, ir: ir_nested27 },
+    Program { name: "Nested28", transcendental: false, seed: 0x4e57001c, run: run_nested28, ir: ir_nested28 },
+    Program { name: "Nested29", transcendental: false, seed: 0x4e57001d, run: run_nested29, ir: ir_nested29 },
+    Program { name: "Nested30", transcendental: false, seed: 0x4e57001e, run: run_nested30, ir: ir_nested30 },
+    Program { name: "Nested31", transcendental: false, seed: 0x4e57001f, run: run_nested31, ir: ir_nested31 },
 ];
