@@ -295,6 +295,31 @@ fn index_operators() -> Sdfg {
     .expect("a valid program")
 }
 
+#[test]
+fn an_edge_that_assigns_from_its_own_targets_has_no_dace_form() {
+    use sdfg_compiler::export::dace::unexportable;
+    // sdfg-rs computes `t = t + 1; u = u * 3 + t` at once (u from the old
+    // t); DaCe validates no edge whose assignment reads another's target.
+    let counter = sdfg_compiler::frontend_str(
+        "sdfg EdgeOrder {
+           symbol T: i64;
+           host D: i64[2];
+           state init {}
+           state step {}
+           state done { tasklet w { D[0] = t; D[1] = u; } }
+           init -> step { t = 0; u = 1 }
+           step -> step if t + 1 < T { t = t + 1; u = u * 3 + t }
+           step -> done;
+         }",
+    )
+    .expect("a valid program");
+    let why = unexportable(&counter).expect("DaCe refuses the edge");
+    assert!(
+        why.contains("`step` -> `step` assigns `u` from `t`") && why.contains("help: route"),
+        "{why}"
+    );
+}
+
 /// Integer operators and casts that wrap in edge assignments (`host_runs`).
 fn edge_operators() -> Sdfg {
     sdfg_compiler::frontend_str(

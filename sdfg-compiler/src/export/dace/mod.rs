@@ -45,16 +45,36 @@ use crate::dace_format::ARGUMENTS_MARK;
 use crate::ir::{ContainerId, Expr, MapSchedule, ScalarType, Sdfg, StatementKind, Storage};
 use serde_json::{json, Map as JsonMap, Value};
 
-/// Why DaCe 1.0.2 cannot represent `sdfg`, naming the container or
-/// statement: it has no bfloat16 dtype, so a `bf16` container, local or
-/// expression has no export (`f16` exports as `float16`). None when the
-/// program exports.
+/// Why DaCe 1.0.2 cannot represent `sdfg`, naming the container, statement
+/// or edge: it has no bfloat16 dtype, so a `bf16` container, local or
+/// expression has no export (`f16` exports as `float16`); it refuses an
+/// interstate edge whose assignment reads a symbol the edge also assigns.
+/// None when the program exports.
 pub fn unexportable(sdfg: &Sdfg) -> Option<String> {
     let help = "help: DaCe 1.0.2 has no bfloat16; use `f16` or `f32` in programs exported to DaCe";
     if let Some(c) = sdfg.containers.iter().find(|c| c.elem == ScalarType::BF16) {
         return Some(format!(
             "container `{}` has type `bf16`, which DaCe has no dtype for\n{help}",
             c.name.text
+        ));
+    }
+    if let Some((e, target, read)) = sdfg.edges.iter().find_map(|e| {
+        let (target, read) = reads_an_assigned_symbol(e)?;
+        Some((e, target, read))
+    }) {
+        let name =
+            |s: crate::ir::SymbolId| sdfg.symbols.get(s).map_or("?", |s| s.name.text.as_str());
+        let state = |k: usize| sdfg.states.get(k).map_or("?", |s| s.name.text.as_str());
+        return Some(format!(
+            "the edge `{}` -> `{}` assigns `{}` from `{}`, which it also assigns: DaCe \
+             refuses that as a race (it runs an edge's assignments one after the other)\n\
+             help: route the edge through an empty state, the assignment to `{}` on the \
+             first part and the others on the second",
+            state(e.from),
+            state(e.to),
+            name(target),
+            name(read),
+            name(target)
         ));
     }
     for state in &sdfg.states {
@@ -77,6 +97,26 @@ pub fn unexportable(sdfg: &Sdfg) -> Option<String> {
         }
     }
     None
+}
+
+/// The first assignment of `edge` that reads a symbol another assignment of
+/// it assigns: `(its target, the symbol)`. sdfg-rs computes an edge's
+/// assignments at once, from the old values; DaCe validates no such edge.
+fn reads_an_assigned_symbol(
+    edge: &crate::ir::InterstateEdge,
+) -> Option<(crate::ir::SymbolId, crate::ir::SymbolId)> {
+    use crate::ir::{ExprKind, VarRef};
+    edge.assignments.iter().find_map(|(target, value)| {
+        let mut found = None;
+        value.walk(&mut |x| {
+            if let ExprKind::Var(VarRef::Symbol(s)) = x.kind {
+                if s != *target && edge.assignments.iter().any(|(t, _)| *t == s) {
+                    found.get_or_insert(s);
+                }
+            }
+        });
+        found.map(|s| (*target, s))
+    })
 }
 
 /// The DaCe `.sdfg` JSON of `sdfg`; an SDFG that calls nested SDFGs is
