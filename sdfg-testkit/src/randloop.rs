@@ -3,7 +3,8 @@
 //! sometimes a branch on `t` inside), whose maps read `t` and each other's
 //! containers, over integers with wrapping arithmetic or floats under
 //! `+ *`, all `gpu` (maps `on gpu`) or all `host` (maps `on cpu`). The
-//! symbols `N` and `T` are given at the call; the edges assign `t` and `u`.
+//! symbols `N` and `T` are given at the call; the edges assign `t` and `u`
+//! (sometimes `u` from the old `t`, at once).
 
 use crate::rng::Rng;
 use std::fmt::Write;
@@ -54,19 +55,15 @@ pub fn random_loop_program(seed: u64, name: &str, doc: &str) -> String {
         if g.rng.chance(50) {
             // A branch inside the loop: `a1` only on odd steps.
             let _ = writeln!(edges, "    a0 -> a1 if t % 2 == 1;");
-            let _ = writeln!(
-                edges,
-                "    a0 -> a0 if t + 1 < T {{ t = t + 1; u = u * 3 + t }}"
-            );
+            let u = g.next_u();
+            let _ = writeln!(edges, "    a0 -> a0 if t + 1 < T {{ t = t + 1; {u} }}");
             let _ = writeln!(edges, "    a0 -> after;");
         } else {
             let _ = writeln!(edges, "    a0 -> a1;");
         }
     }
-    let _ = writeln!(
-        edges,
-        "    {last} -> a0 if t + 1 < T {{ t = t + 1; u = u * 3 + t }}"
-    );
+    let u = g.next_u();
+    let _ = writeln!(edges, "    {last} -> a0 if t + 1 < T {{ t = t + 1; {u} }}");
     let _ = writeln!(edges, "    {last} -> after;");
     if g.rng.chance(40) {
         // A second loop, counting down from what the first left in `t`.
@@ -82,6 +79,17 @@ pub fn random_loop_program(seed: u64, name: &str, doc: &str) -> String {
 }
 
 impl Gen {
+    /// The loop edge's update of `u`: from the old `t` (computed at once
+    /// with `t = t + 1`; DaCe has no such edge, so such a program has no
+    /// export), or from `u` alone.
+    fn next_u(&mut self) -> &'static str {
+        if self.rng.chance(50) {
+            "u = u * 3 + t"
+        } else {
+            "u = u * 3 + 1"
+        }
+    }
+
     /// `count` maps, each writing its own container.
     fn maps_of(&mut self, count: usize) -> String {
         let mut targets = vec!["A", "B", "C"];

@@ -7845,12 +7845,12 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { A[i] = (((B[i] * 3i32) - (3i32 * B[i])) ^ (3i32 + (3i32 ^ A[i]))); }  }
         state a0 { map m1[i in 0..N] on cpu { B[i] = (((B[i] ^ C[i]) ^ (3i32 + B[i])) + ((B[i] * (t as i32)) + (B[i] + (t as i32)))); } map m2[i in 0..N] on cpu { A[i] = ((((i as i32) ^ C[i]) + ((t as i32) + B[(i + 1) % N])) - (C[i] * C[i])); }  }
         state a1 { map m3[i in 0..N] on cpu { C[i] = (((A[N - 1 - i] + C[i]) ^ C[i]) ^ (((u as i32) * 3i32) - ((u as i32) ^ (t as i32)))); } map m4[i in 0..N] on cpu { B[i] = (((C[(i + 1) % N] * C[(i + 1) % N]) - (i as i32)) * (C[(i + 1) % N] - (C[(i + 1) % N] - B[i]))); } map m5[i in 0..N] on cpu { A[i] = (((B[N - 1 - i] + (i as i32)) + C[i]) ^ (i as i32)); }  }
-        state after { map m6[i in 0..N] on cpu { A[i] = (((i as i32) + ((i as i32) - (t as i32))) ^ ((3i32 * (u as i32)) - (A[i] - (u as i32)))); }  }
+        state after { map m6[i in 0..N] on cpu { A[i] = (i as i32); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
     }
 }
@@ -7877,10 +7877,10 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on gpu { B[i] = (3i32 * C[(i + 1) % N]); }  }
         state a0 { map m1[i in 0..N] on gpu { B[i] = A[(i + 1) % N]; } map m2[i in 0..N] on gpu { A[i] = ((((u as i32) + 3i32) * (A[i] ^ B[(i + 1) % N])) * ((t as i32) + (u as i32))); } map m3[i in 0..N] on gpu { C[i] = ((((t as i32) - B[(i + 1) % N]) + C[i]) + ((A[N - 1 - i] * A[N - 1 - i]) ^ (A[(i + 1) % N] - B[N - 1 - i]))); }  }
         state a1 { map m4[i in 0..N] on gpu { C[i] = B[(i + 1) % N]; } map m5[i in 0..N] on gpu { B[i] = C[i]; } map m6[i in 0..N] on gpu { A[i] = (((B[i] - (i as i32)) + A[i]) - C[N - 1 - i]); }  }
-        state after { map m7[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] * B[(i + 1) % N]) - (u as i32)) - ((B[N - 1 - i] - 3i32) * (A[i] ^ B[i]))); }  }
+        state after { map m7[i in 0..N] on gpu { C[i] = (((A[(i + 1) % N] ^ C[i]) ^ ((t as i32) ^ A[(i + 1) % N])) ^ (((i as i32) - (t as i32)) + (u as i32))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a1 -> after;
@@ -7909,10 +7909,10 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { A[i] = (((i as i32) - A[i]) ^ ((3i32 - A[i]) - B[(i + 1) % N])); }  }
         state a0 { map m1[i in 0..N] on cpu { B[i] = (((A[(i + 1) % N] ^ 3i32) * (3i32 ^ (i as i32))) + ((C[(i + 1) % N] * 3i32) ^ (t as i32))); } map m2[i in 0..N] on cpu { C[i] = (((C[i] + (i as i32)) ^ ((u as i32) * (t as i32))) - (3i32 + ((t as i32) - (t as i32)))); }  }
         state a1 { map m3[i in 0..N] on cpu { B[i] = (C[(i + 1) % N] * (B[i] + ((u as i32) - (t as i32)))); } map m4[i in 0..N] on cpu { A[i] = (((C[(i + 1) % N] * C[(i + 1) % N]) - (B[N - 1 - i] + (i as i32))) + ((C[N - 1 - i] + C[N - 1 - i]) * (B[(i + 1) % N] + 3i32))); } map m5[i in 0..N] on cpu { C[i] = 3i32; }  }
-        state after { map m6[i in 0..N] on cpu { A[i] = ((3i32 ^ (B[N - 1 - i] * (t as i32))) * ((C[N - 1 - i] - (t as i32)) + (B[(i + 1) % N] * C[(i + 1) % N]))); }  }
+        state after { map m6[i in 0..N] on cpu { C[i] = (3i32 + (B[(i + 1) % N] ^ (3i32 - (i as i32)))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
     }
 }
@@ -7939,13 +7939,13 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on gpu { A[i] = (((3u16 + C[(i + 1) % N]) - 3u16) + ((3u16 - 3u16) - (C[(i + 1) % N] * B[N - 1 - i]))); }  }
         state a0 { map m1[i in 0..N] on gpu { C[i] = (((u as u16) - 3u16) - (((u as u16) * (u as u16)) + C[i])); } map m2[i in 0..N] on gpu { A[i] = (((B[N - 1 - i] ^ (u as u16)) * ((t as u16) - A[i])) ^ ((C[i] - B[(i + 1) % N]) * ((u as u16) * (u as u16)))); }  }
         state a1 { map m3[i in 0..N] on gpu { B[i] = (((C[N - 1 - i] + (t as u16)) - (3u16 - (u as u16))) + A[N - 1 - i]); } map m4[i in 0..N] on gpu { A[i] = C[N - 1 - i]; }  }
-        state after { map m5[i in 0..N] on gpu { B[i] = (t as u16); }  }
-        state b { map m6[i in 0..N] on gpu { C[i] = 3u16; }  }
+        state after { map m5[i in 0..N] on gpu { B[i] = (B[i] * (((u as u16) + 3u16) - ((i as u16) + (u as u16)))); }  }
+        state b { map m6[i in 0..N] on gpu { A[i] = A[i]; } map m7[i in 0..N] on gpu { B[i] = B[i]; }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
         after -> b if t > 0 { t = t - 1 }
         b -> b if t > 0 { t = t - 1 }
@@ -7973,8 +7973,8 @@ sdfg::sdfg! {
         gpu C: i32[N];
         state init { map m0[i in 0..N] on gpu { A[i] = 3i32; }  }
         state a0 { map m1[i in 0..N] on gpu { A[i] = ((((i as i32) + (t as i32)) * (3i32 ^ A[i])) - (t as i32)); } map m2[i in 0..N] on gpu { C[i] = (3i32 * (u as i32)); }  }
-        state after { map m3[i in 0..N] on gpu { A[i] = (((A[i] ^ C[i]) * 3i32) * (((t as i32) ^ B[(i + 1) % N]) * (C[i] ^ B[N - 1 - i]))); }  }
-        state b { map m4[i in 0..N] on gpu { C[i] = C[i]; } map m5[i in 0..N] on gpu { B[i] = ((C[N - 1 - i] + (A[(i + 1) % N] * C[i])) ^ A[(i + 1) % N]); }  }
+        state after { map m3[i in 0..N] on gpu { C[i] = ((((u as i32) + B[N - 1 - i]) + ((i as i32) - (i as i32))) ^ ((B[i] + B[i]) * (i as i32))); }  }
+        state b { map m4[i in 0..N] on gpu { A[i] = B[N - 1 - i]; } map m5[i in 0..N] on gpu { B[i] = (C[N - 1 - i] * ((A[i] + C[(i + 1) % N]) ^ A[(i + 1) % N])); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
@@ -8005,13 +8005,13 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { B[i] = A[i]; }  }
         state a0 { map m1[i in 0..N] on cpu { C[i] = (((B[(i + 1) % N] + A[N - 1 - i]) - (t as u16)) - (((i as u16) + (u as u16)) - ((i as u16) - (u as u16)))); } map m2[i in 0..N] on cpu { A[i] = C[i]; }  }
         state a1 { map m3[i in 0..N] on cpu { A[i] = (((B[N - 1 - i] ^ (u as u16)) ^ (A[i] - C[(i + 1) % N])) * ((C[(i + 1) % N] + C[i]) - (t as u16))); }  }
-        state after { map m4[i in 0..N] on cpu { C[i] = A[i]; }  }
-        state b { map m5[i in 0..N] on cpu { C[i] = 3u16; }  }
+        state after { map m4[i in 0..N] on cpu { A[i] = 3u16; }  }
+        state b { map m5[i in 0..N] on cpu { A[i] = (((A[i] ^ (t as u16)) - ((i as u16) - A[i])) ^ (t as u16)); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
         after -> b if t > 0 { t = t - 1 }
         b -> b if t > 0 { t = t - 1 }
@@ -8040,10 +8040,10 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { A[i] = 3u16; }  }
         state a0 { map m1[i in 0..N] on cpu { A[i] = (3u16 - ((C[N - 1 - i] - (t as u16)) ^ (C[i] + A[i]))); } map m2[i in 0..N] on cpu { B[i] = (((t as u16) - A[N - 1 - i]) * C[(i + 1) % N]); }  }
         state a1 { map m3[i in 0..N] on cpu { A[i] = (t as u16); } map m4[i in 0..N] on cpu { C[i] = (((B[(i + 1) % N] + A[(i + 1) % N]) * ((u as u16) * C[i])) * ((A[i] + 3u16) ^ (A[(i + 1) % N] * (t as u16)))); } map m5[i in 0..N] on cpu { B[i] = (A[i] + ((A[(i + 1) % N] * C[N - 1 - i]) * (B[i] * B[i]))); }  }
-        state after { map m6[i in 0..N] on cpu { C[i] = (((B[N - 1 - i] * B[i]) - (C[i] * A[i])) * (3u16 + (B[N - 1 - i] ^ (t as u16)))); }  }
+        state after { map m6[i in 0..N] on cpu { A[i] = (((C[i] * (t as u16)) * B[i]) * B[N - 1 - i]); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a1 -> after;
@@ -8071,13 +8071,10 @@ sdfg::sdfg! {
         gpu C: f64[N];
         state init { map m0[i in 0..N] on gpu { B[i] = C[(i + 1) % N]; }  }
         state a0 { map m1[i in 0..N] on gpu { C[i] = ((i as f64) + (A[N - 1 - i] * (B[(i + 1) % N] + C[i]))); }  }
-        state after { map m2[i in 0..N] on gpu { A[i] = ((t as f64) + (A[i] * C[N - 1 - i])); }  }
-        state b { map m3[i in 0..N] on gpu { B[i] = C[N - 1 - i]; } map m4[i in 0..N] on gpu { C[i] = (((B[i] + B[(i + 1) % N]) * (A[i] + (t as f64))) + (C[i] * (B[N - 1 - i] * (u as f64)))); }  }
+        state after { map m2[i in 0..N] on gpu { A[i] = (t as f64); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
-        after -> b if t > 0 { t = t - 1 }
-        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8102,10 +8099,13 @@ sdfg::sdfg! {
         gpu C: f64[N];
         state init { map m0[i in 0..N] on gpu { C[i] = (((0.5f64 * 0.5f64) + (C[i] * C[i])) * ((B[i] + 0.5f64) * 0.5f64)); }  }
         state a0 { map m1[i in 0..N] on gpu { B[i] = (((C[N - 1 - i] + C[(i + 1) % N]) + ((t as f64) * (t as f64))) + ((C[(i + 1) % N] + (u as f64)) + ((i as f64) * (u as f64)))); } map m2[i in 0..N] on gpu { C[i] = (B[N - 1 - i] * (((u as f64) + B[(i + 1) % N]) + ((i as f64) + (u as f64)))); } map m3[i in 0..N] on gpu { A[i] = (0.5f64 * (((i as f64) + B[i]) * (C[(i + 1) % N] + (i as f64)))); }  }
-        state after { map m4[i in 0..N] on gpu { B[i] = ((((u as f64) + C[(i + 1) % N]) * (0.5f64 * (u as f64))) + (((t as f64) * A[(i + 1) % N]) * ((i as f64) + (u as f64)))); }  }
+        state after { map m4[i in 0..N] on gpu { B[i] = (((u as f64) * (A[(i + 1) % N] * 0.5f64)) + (((i as f64) + (t as f64)) * ((u as f64) * (i as f64)))); }  }
+        state b { map m5[i in 0..N] on gpu { B[i] = (((u as f64) + (A[(i + 1) % N] * (t as f64))) + (C[(i + 1) % N] * ((i as f64) + B[i]))); } map m6[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] + (u as f64)) + (C[i] + B[(i + 1) % N])) * (i as f64)); }  }
         init -> a0 { t = 0; u = 1 }
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8131,13 +8131,13 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on gpu { B[i] = (3u64 * (B[i] - (A[i] - C[N - 1 - i]))); }  }
         state a0 { map m1[i in 0..N] on gpu { C[i] = (B[i] - (((t as u64) - A[N - 1 - i]) * (B[i] ^ (i as u64)))); } map m2[i in 0..N] on gpu { B[i] = (((A[(i + 1) % N] - C[N - 1 - i]) + (C[N - 1 - i] * 3u64)) - (((i as u64) + (t as u64)) - (B[i] * B[i]))); } map m3[i in 0..N] on gpu { A[i] = (C[N - 1 - i] + ((B[N - 1 - i] + B[i]) + B[(i + 1) % N])); }  }
         state a1 { map m4[i in 0..N] on gpu { B[i] = (((A[(i + 1) % N] - 3u64) + (A[N - 1 - i] * C[i])) * (((u as u64) - (t as u64)) * C[(i + 1) % N])); } map m5[i in 0..N] on gpu { A[i] = (((A[i] + (u as u64)) ^ (B[i] * (i as u64))) * ((B[N - 1 - i] - A[i]) * (3u64 + (t as u64)))); }  }
-        state after { map m6[i in 0..N] on gpu { A[i] = C[i]; }  }
-        state b { map m7[i in 0..N] on gpu { B[i] = (t as u64); } map m8[i in 0..N] on gpu { A[i] = (((B[i] * (u as u64)) - (C[N - 1 - i] - (t as u64))) ^ (((u as u64) * C[i]) + (B[(i + 1) % N] ^ (u as u64)))); }  }
+        state after { map m6[i in 0..N] on gpu { A[i] = ((((t as u64) * (i as u64)) * ((t as u64) - A[i])) ^ ((3u64 - (u as u64)) * ((i as u64) - C[N - 1 - i]))); }  }
+        state b { map m7[i in 0..N] on gpu { B[i] = (((3u64 ^ C[(i + 1) % N]) * (B[i] + 3u64)) ^ (((u as u64) * B[i]) - (A[N - 1 - i] ^ C[i]))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
         after -> b if t > 0 { t = t - 1 }
         b -> b if t > 0 { t = t - 1 }
@@ -8165,9 +8165,9 @@ sdfg::sdfg! {
         gpu C: f64[N];
         state init { map m0[i in 0..N] on gpu { B[i] = ((((i as f64) + C[i]) * (C[(i + 1) % N] + (i as f64))) + ((C[(i + 1) % N] * 0.5f64) + B[i])); }  }
         state a0 { map m1[i in 0..N] on gpu { B[i] = ((C[i] * (C[N - 1 - i] * C[N - 1 - i])) * ((A[i] * C[N - 1 - i]) + ((i as f64) * A[(i + 1) % N]))); } map m2[i in 0..N] on gpu { A[i] = (((B[N - 1 - i] * (u as f64)) * (C[(i + 1) % N] * A[i])) + ((t as f64) + A[i])); } map m3[i in 0..N] on gpu { C[i] = C[i]; }  }
-        state after { map m4[i in 0..N] on gpu { A[i] = 0.5f64; }  }
+        state after { map m4[i in 0..N] on gpu { C[i] = (((B[(i + 1) % N] + (t as f64)) + (A[N - 1 - i] + (t as f64))) * ((0.5f64 * 0.5f64) * (A[N - 1 - i] + (t as f64)))); }  }
         init -> a0 { t = 0; u = 1 }
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
     }
 }
@@ -8194,8 +8194,8 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { A[i] = (B[N - 1 - i] + A[i]); }  }
         state a0 { map m1[i in 0..N] on cpu { C[i] = ((((u as u64) * B[N - 1 - i]) * ((t as u64) * A[i])) + (A[(i + 1) % N] * (A[(i + 1) % N] - A[(i + 1) % N]))); }  }
         state a1 { map m2[i in 0..N] on cpu { C[i] = 3u64; } map m3[i in 0..N] on cpu { B[i] = ((i as u64) ^ C[(i + 1) % N]); } map m4[i in 0..N] on cpu { A[i] = (3u64 + ((3u64 - B[N - 1 - i]) + (B[(i + 1) % N] ^ (t as u64)))); }  }
-        state after { map m5[i in 0..N] on cpu { C[i] = ((((u as u64) ^ A[(i + 1) % N]) ^ (3u64 + (t as u64))) + B[N - 1 - i]); }  }
-        state b { map m6[i in 0..N] on cpu { B[i] = (((C[N - 1 - i] ^ A[i]) * ((u as u64) + A[i])) - ((A[(i + 1) % N] ^ (i as u64)) * (A[i] + C[N - 1 - i]))); } map m7[i in 0..N] on cpu { C[i] = (((u as u64) ^ C[i]) + A[N - 1 - i]); }  }
+        state after { map m5[i in 0..N] on cpu { B[i] = (((B[i] ^ 3u64) + C[N - 1 - i]) - B[i]); }  }
+        state b { map m6[i in 0..N] on cpu { B[i] = (i as u64); } map m7[i in 0..N] on cpu { A[i] = (A[i] - (t as u64)); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
@@ -8227,10 +8227,10 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on gpu { C[i] = C[i]; }  }
         state a0 { map m1[i in 0..N] on gpu { B[i] = (((A[i] * A[(i + 1) % N]) + (A[N - 1 - i] - (t as u64))) ^ ((A[(i + 1) % N] * (u as u64)) ^ C[N - 1 - i])); } map m2[i in 0..N] on gpu { A[i] = (((u as u64) * ((t as u64) + C[N - 1 - i])) * (((t as u64) - (i as u64)) - (B[i] + 3u64))); }  }
         state a1 { map m3[i in 0..N] on gpu { A[i] = ((((u as u64) ^ 3u64) + B[i]) + (i as u64)); } map m4[i in 0..N] on gpu { B[i] = B[i]; }  }
-        state after { map m5[i in 0..N] on gpu { A[i] = (((A[i] ^ C[N - 1 - i]) - (u as u64)) ^ ((B[(i + 1) % N] ^ A[i]) - (A[i] ^ B[(i + 1) % N]))); }  }
+        state after { map m5[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] + (u as u64)) ^ (C[(i + 1) % N] * (t as u64))) - 3u64); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a1 -> after;
@@ -8258,10 +8258,13 @@ sdfg::sdfg! {
         gpu C: u16[N];
         state init { map m0[i in 0..N] on gpu { C[i] = 3u16; }  }
         state a0 { map m1[i in 0..N] on gpu { B[i] = (A[i] + A[(i + 1) % N]); }  }
-        state after { map m2[i in 0..N] on gpu { A[i] = ((((i as u16) * C[i]) + ((u as u16) + (u as u16))) - ((C[(i + 1) % N] * B[N - 1 - i]) * (A[i] - A[i]))); }  }
+        state after { map m2[i in 0..N] on gpu { B[i] = ((A[i] ^ (i as u16)) + (((t as u16) * (i as u16)) - ((t as u16) + (i as u16)))); }  }
+        state b { map m3[i in 0..N] on gpu { A[i] = (((B[(i + 1) % N] ^ C[N - 1 - i]) + (t as u16)) + ((B[i] ^ (t as u16)) + ((i as u16) * 3u16))); } map m4[i in 0..N] on gpu { C[i] = ((((i as u16) + (i as u16)) + (B[N - 1 - i] - A[i])) * ((A[N - 1 - i] + C[i]) + ((i as u16) * (u as u16)))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8287,10 +8290,10 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { B[i] = (i as u64); }  }
         state a0 { map m1[i in 0..N] on cpu { B[i] = (B[i] ^ (3u64 ^ (C[(i + 1) % N] - (t as u64)))); } map m2[i in 0..N] on cpu { C[i] = (((i as u64) ^ ((t as u64) * A[N - 1 - i])) + (B[N - 1 - i] - ((i as u64) - 3u64))); }  }
         state a1 { map m3[i in 0..N] on cpu { B[i] = 3u64; } map m4[i in 0..N] on cpu { A[i] = ((((i as u64) ^ C[i]) + (C[i] ^ (t as u64))) ^ (B[i] ^ (u as u64))); }  }
-        state after { map m5[i in 0..N] on cpu { C[i] = ((((u as u64) + C[i]) ^ ((u as u64) + C[i])) + (((t as u64) * (t as u64)) * ((i as u64) * A[(i + 1) % N]))); }  }
+        state after { map m5[i in 0..N] on cpu { A[i] = (((A[i] + (u as u64)) + A[i]) * ((3u64 + B[i]) * (A[i] * A[i]))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a1 -> after;
@@ -8319,10 +8322,10 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on gpu { A[i] = (((B[N - 1 - i] * 0.5f64) + (C[i] * 0.5f64)) + (0.5f64 + A[i])); }  }
         state a0 { map m1[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] + C[(i + 1) % N]) + (0.5f64 * C[(i + 1) % N])) + A[i]); } map m2[i in 0..N] on gpu { B[i] = ((((t as f64) + (t as f64)) + (0.5f64 + A[N - 1 - i])) + (((i as f64) * (t as f64)) + (A[N - 1 - i] + (t as f64)))); } map m3[i in 0..N] on gpu { C[i] = B[(i + 1) % N]; }  }
         state a1 { map m4[i in 0..N] on gpu { C[i] = (((B[(i + 1) % N] * 0.5f64) * ((u as f64) * 0.5f64)) + (((i as f64) * B[N - 1 - i]) + (A[N - 1 - i] + (t as f64)))); } map m5[i in 0..N] on gpu { B[i] = ((t as f64) * (((u as f64) + (u as f64)) * (C[(i + 1) % N] + A[N - 1 - i]))); }  }
-        state after { map m6[i in 0..N] on gpu { B[i] = (((0.5f64 * C[(i + 1) % N]) * ((u as f64) * A[N - 1 - i])) * (u as f64)); }  }
+        state after { map m6[i in 0..N] on gpu { C[i] = (((B[N - 1 - i] + A[N - 1 - i]) * ((t as f64) * (u as f64))) * ((C[i] + C[i]) + ((u as f64) + A[(i + 1) % N]))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
     }
 }
@@ -8349,13 +8352,16 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { B[i] = (3u16 + B[i]); }  }
         state a0 { map m1[i in 0..N] on cpu { A[i] = C[(i + 1) % N]; }  }
         state a1 { map m2[i in 0..N] on cpu { B[i] = (((B[i] ^ (u as u16)) - (u as u16)) + C[N - 1 - i]); } map m3[i in 0..N] on cpu { A[i] = (A[i] * ((3u16 * A[i]) - ((i as u16) - 3u16))); }  }
-        state after { map m4[i in 0..N] on cpu { C[i] = (((3u16 - A[i]) * (C[i] ^ C[i])) * ((C[i] - 3u16) ^ ((i as u16) ^ A[i]))); }  }
+        state after { map m4[i in 0..N] on cpu { C[i] = (((A[i] * (i as u16)) + (C[i] * B[(i + 1) % N])) ^ ((3u16 + 3u16) ^ (A[i] * 3u16))); }  }
+        state b { map m5[i in 0..N] on cpu { A[i] = (((C[(i + 1) % N] - (i as u16)) - (B[i] + (t as u16))) - ((A[i] + A[i]) * (t as u16))); } map m6[i in 0..N] on cpu { C[i] = (((B[i] + (u as u16)) * (A[i] ^ (t as u16))) * ((3u16 - B[N - 1 - i]) * A[(i + 1) % N])); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8381,12 +8387,12 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { C[i] = (((B[(i + 1) % N] * 3i32) * (A[i] ^ A[(i + 1) % N])) + (((i as i32) * 3i32) * (C[i] - 3i32))); }  }
         state a0 { map m1[i in 0..N] on cpu { B[i] = ((((t as i32) - C[i]) ^ ((t as i32) - B[i])) + (((i as i32) * A[(i + 1) % N]) * ((i as i32) * (t as i32)))); } map m2[i in 0..N] on cpu { A[i] = (t as i32); } map m3[i in 0..N] on cpu { C[i] = (((B[i] ^ (i as i32)) - ((u as i32) ^ (u as i32))) - (B[N - 1 - i] * (A[(i + 1) % N] - C[i]))); }  }
         state a1 { map m4[i in 0..N] on cpu { C[i] = ((((t as i32) - B[i]) - (B[(i + 1) % N] + 3i32)) * C[i]); }  }
-        state after { map m5[i in 0..N] on cpu { C[i] = ((A[(i + 1) % N] * (B[i] ^ 3i32)) - (((i as i32) + A[i]) ^ (C[i] ^ 3i32))); }  }
+        state after { map m5[i in 0..N] on cpu { C[i] = A[(i + 1) % N]; }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
     }
 }
@@ -8412,9 +8418,9 @@ sdfg::sdfg! {
         host C: u16[N];
         state init { map m0[i in 0..N] on cpu { B[i] = C[(i + 1) % N]; }  }
         state a0 { map m1[i in 0..N] on cpu { A[i] = (((C[N - 1 - i] ^ C[i]) * (B[N - 1 - i] + B[i])) ^ ((3u16 * C[N - 1 - i]) ^ (C[i] ^ C[(i + 1) % N]))); }  }
-        state after { map m2[i in 0..N] on cpu { B[i] = (t as u16); }  }
+        state after { map m2[i in 0..N] on cpu { B[i] = (((B[i] ^ C[N - 1 - i]) ^ ((u as u16) + A[N - 1 - i])) ^ ((t as u16) - ((t as u16) ^ B[i]))); }  }
         init -> a0 { t = 0; u = 1 }
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
     }
 }
@@ -8441,8 +8447,8 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] ^ A[i]) * 3i64) - ((B[N - 1 - i] - (i as i64)) - ((i as i64) + A[i]))); }  }
         state a0 { map m1[i in 0..N] on gpu { B[i] = (((B[i] - (t as i64)) ^ (A[(i + 1) % N] + A[N - 1 - i])) - (B[i] * (t as i64))); }  }
         state a1 { map m2[i in 0..N] on gpu { A[i] = (B[(i + 1) % N] ^ ((C[(i + 1) % N] + A[i]) + (C[i] ^ B[(i + 1) % N]))); } map m3[i in 0..N] on gpu { B[i] = (((A[(i + 1) % N] * (i as i64)) * ((u as i64) - C[i])) - (((i as i64) + C[i]) * (3i64 + C[i]))); } map m4[i in 0..N] on gpu { C[i] = (C[i] - ((C[i] ^ A[(i + 1) % N]) * (u as i64))); }  }
-        state after { map m5[i in 0..N] on gpu { B[i] = (t as i64); }  }
-        state b { map m6[i in 0..N] on gpu { B[i] = (A[(i + 1) % N] ^ (t as i64)); }  }
+        state after { map m5[i in 0..N] on gpu { B[i] = ((3i64 ^ A[(i + 1) % N]) + (((i as i64) - C[i]) ^ ((u as i64) * C[i]))); }  }
+        state b { map m6[i in 0..N] on gpu { B[i] = 3i64; } map m7[i in 0..N] on gpu { C[i] = ((B[(i + 1) % N] - ((u as i64) ^ B[(i + 1) % N])) - ((i as i64) - A[(i + 1) % N])); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
@@ -8473,13 +8479,10 @@ sdfg::sdfg! {
         gpu C: i32[N];
         state init { map m0[i in 0..N] on gpu { B[i] = (((3i32 ^ A[i]) * (3i32 * C[(i + 1) % N])) ^ ((B[i] * 3i32) * (3i32 + 3i32))); }  }
         state a0 { map m1[i in 0..N] on gpu { A[i] = 3i32; } map m2[i in 0..N] on gpu { C[i] = (A[i] ^ ((B[(i + 1) % N] - A[N - 1 - i]) * (B[i] + C[i]))); } map m3[i in 0..N] on gpu { B[i] = (((B[i] + B[i]) - (t as i32)) * C[(i + 1) % N]); }  }
-        state after { map m4[i in 0..N] on gpu { C[i] = (t as i32); }  }
-        state b { map m5[i in 0..N] on gpu { C[i] = (((A[N - 1 - i] * A[i]) + (3i32 + (i as i32))) ^ (A[N - 1 - i] * (A[(i + 1) % N] + (u as i32)))); }  }
+        state after { map m4[i in 0..N] on gpu { A[i] = (3i32 + (((t as i32) - C[(i + 1) % N]) + (B[i] * A[i]))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
-        after -> b if t > 0 { t = t - 1 }
-        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8505,14 +8508,11 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { C[i] = (3i64 ^ ((3i64 ^ (i as i64)) - 3i64)); }  }
         state a0 { map m1[i in 0..N] on cpu { B[i] = (((C[(i + 1) % N] - 3i64) ^ B[i]) ^ (C[N - 1 - i] + (C[i] + (t as i64)))); } map m2[i in 0..N] on cpu { C[i] = (3i64 - (((t as i64) ^ 3i64) + A[i])); }  }
         state a1 { map m3[i in 0..N] on cpu { A[i] = (i as i64); } map m4[i in 0..N] on cpu { C[i] = ((((u as i64) - (u as i64)) * 3i64) - ((u as i64) ^ ((t as i64) - A[i]))); } map m5[i in 0..N] on cpu { B[i] = ((((t as i64) * C[(i + 1) % N]) + (t as i64)) * (((u as i64) - B[i]) ^ (C[N - 1 - i] - A[N - 1 - i]))); }  }
-        state after { map m6[i in 0..N] on cpu { C[i] = (((i as i64) * (3i64 - C[i])) - ((C[i] * (t as i64)) * ((u as i64) ^ (i as i64)))); }  }
-        state b { map m7[i in 0..N] on cpu { B[i] = 3i64; }  }
+        state after { map m6[i in 0..N] on cpu { C[i] = ((i as i64) + (((i as i64) * A[i]) * (C[i] + A[i]))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a1 -> after;
-        after -> b if t > 0 { t = t - 1 }
-        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8538,11 +8538,14 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { C[i] = (C[i] * ((A[N - 1 - i] ^ 3i32) * ((i as i32) + (i as i32)))); }  }
         state a0 { map m1[i in 0..N] on cpu { B[i] = (B[i] ^ ((A[(i + 1) % N] ^ (t as i32)) ^ (B[i] * (u as i32)))); } map m2[i in 0..N] on cpu { A[i] = (A[i] ^ ((B[i] ^ A[i]) ^ ((t as i32) * (u as i32)))); }  }
         state a1 { map m3[i in 0..N] on cpu { B[i] = ((((t as i32) + A[i]) - ((t as i32) + (i as i32))) - ((u as i32) - A[i])); } map m4[i in 0..N] on cpu { C[i] = (((C[i] + 3i32) * (A[(i + 1) % N] - B[N - 1 - i])) * ((B[i] * A[(i + 1) % N]) - B[(i + 1) % N])); } map m5[i in 0..N] on cpu { A[i] = B[i]; }  }
-        state after { map m6[i in 0..N] on cpu { A[i] = ((A[i] + (C[i] - A[i])) + ((A[i] - (u as i32)) ^ C[i])); }  }
+        state after { map m6[i in 0..N] on cpu { A[i] = (A[i] + ((C[(i + 1) % N] + (u as i32)) - (A[i] - (t as i32)))); }  }
+        state b { map m7[i in 0..N] on cpu { B[i] = (((C[N - 1 - i] + 3i32) ^ (A[i] ^ (i as i32))) ^ ((B[i] + (t as i32)) - C[N - 1 - i])); } map m8[i in 0..N] on cpu { A[i] = (((C[N - 1 - i] - (u as i32)) - C[N - 1 - i]) - ((A[i] * (u as i32)) - ((u as i32) ^ (i as i32)))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8567,10 +8570,13 @@ sdfg::sdfg! {
         host C: u64[N];
         state init { map m0[i in 0..N] on cpu { A[i] = (3u64 * (i as u64)); }  }
         state a0 { map m1[i in 0..N] on cpu { C[i] = (C[i] - (u as u64)); } map m2[i in 0..N] on cpu { A[i] = A[i]; }  }
-        state after { map m3[i in 0..N] on cpu { A[i] = (((C[N - 1 - i] * C[i]) + A[i]) * (((i as u64) + B[(i + 1) % N]) + B[i])); }  }
+        state after { map m3[i in 0..N] on cpu { C[i] = ((B[i] - (A[i] + C[i])) * ((t as u64) * (C[i] + A[i]))); }  }
+        state b { map m4[i in 0..N] on cpu { A[i] = (((C[(i + 1) % N] * B[i]) - (A[i] - (i as u64))) - ((B[i] + (i as u64)) ^ (B[(i + 1) % N] - A[i]))); }  }
         init -> a0 { t = 0; u = 1 }
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8596,16 +8602,13 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { C[i] = (0.5f64 * (C[i] * (B[(i + 1) % N] + C[i]))); }  }
         state a0 { map m1[i in 0..N] on cpu { A[i] = (B[i] + 0.5f64); } map m2[i in 0..N] on cpu { B[i] = (((B[i] + (u as f64)) + (C[(i + 1) % N] * A[i])) + (0.5f64 * (B[i] + (t as f64)))); }  }
         state a1 { map m3[i in 0..N] on cpu { A[i] = (((i as f64) + ((i as f64) + C[N - 1 - i])) * (((i as f64) + B[i]) + (C[i] * (u as f64)))); }  }
-        state after { map m4[i in 0..N] on cpu { C[i] = ((0.5f64 * (A[N - 1 - i] + A[N - 1 - i])) + ((B[(i + 1) % N] * B[i]) + B[i])); }  }
-        state b { map m5[i in 0..N] on cpu { A[i] = (((C[(i + 1) % N] + (i as f64)) * (C[N - 1 - i] * C[i])) * (((t as f64) * (u as f64)) + (B[N - 1 - i] + C[N - 1 - i]))); } map m6[i in 0..N] on cpu { C[i] = ((B[N - 1 - i] * ((i as f64) + (u as f64))) * ((0.5f64 + (t as f64)) * ((u as f64) * A[N - 1 - i]))); }  }
+        state after { map m4[i in 0..N] on cpu { B[i] = 0.5f64; }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
-        after -> b if t > 0 { t = t - 1 }
-        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8631,13 +8634,16 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on gpu { B[i] = (((A[N - 1 - i] - (i as i32)) - (3i32 + C[(i + 1) % N])) - ((C[N - 1 - i] - (i as i32)) ^ (3i32 * 3i32))); }  }
         state a0 { map m1[i in 0..N] on gpu { B[i] = 3i32; }  }
         state a1 { map m2[i in 0..N] on gpu { C[i] = ((B[(i + 1) % N] - (C[i] * 3i32)) + (((t as i32) * (i as i32)) * ((u as i32) - B[(i + 1) % N]))); } map m3[i in 0..N] on gpu { A[i] = ((B[N - 1 - i] + (C[i] ^ 3i32)) ^ (3i32 - (C[i] * (t as i32)))); }  }
-        state after { map m4[i in 0..N] on gpu { A[i] = 3i32; }  }
+        state after { map m4[i in 0..N] on gpu { B[i] = ((A[N - 1 - i] + ((u as i32) - 3i32)) * (((t as i32) - C[N - 1 - i]) ^ (3i32 * A[i]))); }  }
+        state b { map m5[i in 0..N] on gpu { A[i] = (((C[(i + 1) % N] - C[i]) - C[i]) * ((A[i] * C[N - 1 - i]) + ((u as i32) ^ B[(i + 1) % N]))); } map m6[i in 0..N] on gpu { C[i] = (((i as i32) + 3i32) ^ ((B[i] + (u as i32)) + (B[(i + 1) % N] + 3i32))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8663,14 +8669,11 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { B[i] = (((3u16 ^ A[i]) ^ (3u16 ^ A[(i + 1) % N])) * 3u16); }  }
         state a0 { map m1[i in 0..N] on cpu { A[i] = (((A[i] * 3u16) * (3u16 + (t as u16))) * (3u16 - (B[i] ^ C[N - 1 - i]))); } map m2[i in 0..N] on cpu { B[i] = (((3u16 + B[i]) ^ (t as u16)) + ((u as u16) * (C[N - 1 - i] - B[i]))); } map m3[i in 0..N] on cpu { C[i] = A[i]; }  }
         state a1 { map m4[i in 0..N] on cpu { A[i] = ((((t as u16) * (i as u16)) * (B[N - 1 - i] - B[(i + 1) % N])) * ((A[i] + (u as u16)) * (B[i] - (i as u16)))); } map m5[i in 0..N] on cpu { C[i] = (((u as u16) * (3u16 - (u as u16))) + A[N - 1 - i]); } map m6[i in 0..N] on cpu { B[i] = (C[N - 1 - i] + (3u16 - ((t as u16) - (u as u16)))); }  }
-        state after { map m7[i in 0..N] on cpu { A[i] = 3u16; }  }
-        state b { map m8[i in 0..N] on cpu { C[i] = ((3u16 + (3u16 ^ 3u16)) * (C[i] - (C[i] ^ B[i]))); }  }
+        state after { map m7[i in 0..N] on cpu { C[i] = (((3u16 - (t as u16)) ^ B[i]) - ((C[i] + (u as u16)) + (u as u16))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a1 -> after;
-        after -> b if t > 0 { t = t - 1 }
-        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8696,10 +8699,10 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { A[i] = (((A[i] * B[(i + 1) % N]) + (0.5f64 * A[i])) + B[i]); }  }
         state a0 { map m1[i in 0..N] on cpu { B[i] = (((B[i] * A[(i + 1) % N]) * (B[i] * A[i])) + ((A[i] + C[N - 1 - i]) * (C[i] * B[i]))); } map m2[i in 0..N] on cpu { C[i] = (C[i] + ((i as f64) * (A[(i + 1) % N] + (u as f64)))); }  }
         state a1 { map m3[i in 0..N] on cpu { B[i] = C[i]; } map m4[i in 0..N] on cpu { C[i] = (0.5f64 + ((t as f64) * (i as f64))); }  }
-        state after { map m5[i in 0..N] on cpu { B[i] = ((((i as f64) * 0.5f64) + ((u as f64) + (i as f64))) + (t as f64)); }  }
+        state after { map m5[i in 0..N] on cpu { C[i] = (((C[i] + B[N - 1 - i]) + (B[N - 1 - i] + C[i])) * (((t as f64) + C[i]) + (C[i] + (i as f64)))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
     }
 }
@@ -8726,13 +8729,16 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { B[i] = ((B[i] * (3i64 + (i as i64))) * C[i]); }  }
         state a0 { map m1[i in 0..N] on cpu { C[i] = (((B[(i + 1) % N] ^ (u as i64)) * (3i64 * C[i])) ^ ((3i64 - C[i]) * ((t as i64) * (i as i64)))); } map m2[i in 0..N] on cpu { A[i] = C[i]; }  }
         state a1 { map m3[i in 0..N] on cpu { B[i] = (((i as i64) * (C[N - 1 - i] * (t as i64))) + ((C[i] - 3i64) * ((i as i64) + 3i64))); } map m4[i in 0..N] on cpu { A[i] = (((C[(i + 1) % N] ^ B[N - 1 - i]) + (B[i] + B[(i + 1) % N])) - (u as i64)); } map m5[i in 0..N] on cpu { C[i] = ((((t as i64) * C[i]) + (B[N - 1 - i] ^ A[(i + 1) % N])) + ((A[i] * 3i64) + (A[(i + 1) % N] + A[(i + 1) % N]))); }  }
-        state after { map m6[i in 0..N] on cpu { C[i] = 3i64; }  }
+        state after { map m6[i in 0..N] on cpu { B[i] = ((t as i64) - (i as i64)); }  }
+        state b { map m7[i in 0..N] on cpu { C[i] = (((t as i64) * 3i64) ^ (C[i] ^ (A[i] * B[i]))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
     }
 }
 
@@ -8758,10 +8764,10 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on cpu { C[i] = (3i32 + ((A[i] * B[(i + 1) % N]) ^ (A[i] * B[i]))); }  }
         state a0 { map m1[i in 0..N] on cpu { A[i] = ((((u as i32) + B[i]) ^ C[i]) + (((i as i32) + C[N - 1 - i]) ^ (B[(i + 1) % N] - (t as i32)))); } map m2[i in 0..N] on cpu { C[i] = ((((i as i32) * C[i]) * (B[(i + 1) % N] ^ 3i32)) ^ (((i as i32) ^ 3i32) * ((u as i32) * B[N - 1 - i]))); } map m3[i in 0..N] on cpu { B[i] = C[N - 1 - i]; }  }
         state a1 { map m4[i in 0..N] on cpu { B[i] = (C[i] ^ (((u as i32) + 3i32) * (u as i32))); }  }
-        state after { map m5[i in 0..N] on cpu { A[i] = ((((i as i32) ^ C[(i + 1) % N]) - (u as i32)) * ((3i32 * C[N - 1 - i]) ^ ((u as i32) ^ (t as i32)))); }  }
+        state after { map m5[i in 0..N] on cpu { C[i] = ((B[(i + 1) % N] * (A[(i + 1) % N] ^ (u as i32))) + ((B[N - 1 - i] ^ (t as i32)) * ((t as i32) * B[N - 1 - i]))); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1 if t % 2 == 1;
-        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a0 -> after;
         a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a1 -> after;
@@ -8789,8 +8795,8 @@ sdfg::sdfg! {
         host C: i64[N];
         state init { map m0[i in 0..N] on cpu { C[i] = (((C[i] * (i as i64)) * (3i64 - 3i64)) - ((C[i] * 3i64) ^ (B[(i + 1) % N] * 3i64))); }  }
         state a0 { map m1[i in 0..N] on cpu { C[i] = B[N - 1 - i]; }  }
-        state after { map m2[i in 0..N] on cpu { B[i] = (3i64 * (i as i64)); }  }
-        state b { map m3[i in 0..N] on cpu { C[i] = (((B[i] - (t as i64)) + (i as i64)) - (3i64 + (3i64 + C[i]))); } map m4[i in 0..N] on cpu { B[i] = ((C[(i + 1) % N] + (C[N - 1 - i] + (u as i64))) - ((3i64 - 3i64) ^ ((t as i64) - 3i64))); }  }
+        state after { map m2[i in 0..N] on cpu { B[i] = 3i64; }  }
+        state b { map m3[i in 0..N] on cpu { A[i] = (((B[(i + 1) % N] - (t as i64)) * ((t as i64) ^ 3i64)) - 3i64); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
         a0 -> after;
@@ -8821,11 +8827,14 @@ sdfg::sdfg! {
         state init { map m0[i in 0..N] on gpu { C[i] = 3i32; }  }
         state a0 { map m1[i in 0..N] on gpu { A[i] = C[(i + 1) % N]; } map m2[i in 0..N] on gpu { B[i] = ((((i as i32) - B[i]) ^ (B[i] ^ C[i])) ^ 3i32); }  }
         state a1 { map m3[i in 0..N] on gpu { B[i] = ((((u as i32) - C[i]) * B[i]) ^ ((B[i] ^ (i as i32)) ^ 3i32)); } map m4[i in 0..N] on gpu { A[i] = ((t as i32) ^ (((u as i32) * A[i]) ^ (C[(i + 1) % N] ^ (i as i32)))); } map m5[i in 0..N] on gpu { C[i] = (((3i32 ^ (u as i32)) * ((u as i32) - (u as i32))) ^ (t as i32)); }  }
-        state after { map m6[i in 0..N] on gpu { A[i] = (((B[(i + 1) % N] + C[i]) - (A[i] ^ C[N - 1 - i])) + 3i32); }  }
+        state after { map m6[i in 0..N] on gpu { A[i] = (((B[i] + (t as i32)) - (B[i] - C[N - 1 - i])) - A[i]); }  }
+        state b { map m7[i in 0..N] on gpu { A[i] = (((C[N - 1 - i] * B[(i + 1) % N]) - C[(i + 1) % N]) + (t as i32)); }  }
         init -> a0 { t = 0; u = 1 }
         a0 -> a1;
-        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + t }
+        a1 -> a0 if t + 1 < T { t = t + 1; u = u * 3 + 1 }
         a1 -> after;
+        after -> b if t > 0 { t = t - 1 }
+        b -> b if t > 0 { t = t - 1 }
     }
 }
 
