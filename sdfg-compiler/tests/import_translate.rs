@@ -484,31 +484,3 @@ fn elements_outside_the_subset_are_named() {
     assert!(rejected("{\"type\": \"SDFGState\"}").contains("not a DaCe SDFG"));
     assert!(rejected("[1, 2").contains("not valid JSON"));
 }
-
-/// DaCe writes a range of one element (`2:3`) as it writes an index (`2`):
-/// bound to a nested SDFG's vector, one such dimension (the innermost)
-/// becomes a range again (`X[2, 0..1]`, the same element; once `X[2, 0]`,
-/// which has no range for the callee's one dimension and was refused).
-#[test]
-fn one_element_ranges_bound_to_a_callee_stay_ranges() {
-    let original = sdfg_compiler::frontend_str(
-        "sdfg Unit {
-           symbol N: i64;
-           host X: i64[N, 4];
-           host Z: i64[8];
-           sdfg F {
-             symbol M: i64;
-             host U: i64[M];
-             host V: i64[M];
-             state s { map f[i in 0..M] on cpu { V[i] = U[i] * 2; } }
-           }
-           state s { F(U = X[2..3, 0], V = Z[4..5]); }
-         }",
-    )
-    .expect("a valid program");
-    let json = sdfg_compiler::export::dace::to_sdfg_json_string(&original);
-    let items = accepted(&json);
-    assert!(items.contains("U = X[2, 0..1]"), "{items}");
-    let back = sdfg_compiler::frontend_str(&format!("sdfg Unit {{\n{items}\n}}"));
-    assert!(back.is_ok(), "{items}");
-}

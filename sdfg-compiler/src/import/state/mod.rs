@@ -341,13 +341,7 @@ impl<'a> StateConv<'a> {
                 continue;
             }
             bound.push(connector);
-            // The callee's container: as many ranges as it has dimensions.
-            let rank = model
-                .arrays
-                .iter()
-                .find(|a| a.name == connector && !a.scalar)
-                .map(|a| a.shape.len());
-            if let Some(side) = self.copy_side_ranked(&m.data, m.subset.as_deref(), rank) {
+            if let Some(side) = self.copy_side(&m.data, m.subset.as_deref()) {
                 args.push(format!("{} = {side}", super::names::identifier(connector)));
             }
         }
@@ -360,19 +354,6 @@ impl<'a> StateConv<'a> {
 
     /// `NAME` or `NAME[subset]` of one side of a copy.
     fn copy_side(&mut self, data: &str, subset: Option<&[RangeText]>) -> Option<String> {
-        self.copy_side_ranked(data, subset, None)
-    }
-
-    /// [`Self::copy_side`] bound to a container of `rank` dimensions: DaCe
-    /// writes a range of one element (`2:3`) as it writes an index (`2`),
-    /// so dimensions of one element become ranges (`2..3`), innermost
-    /// first, until the subset has `rank` of them.
-    fn copy_side_ranked(
-        &mut self,
-        data: &str,
-        subset: Option<&[RangeText]>,
-        rank: Option<usize>,
-    ) -> Option<String> {
         let info = self.cx.containers.get(data)?;
         let name = info.dsl.clone();
         let Some(ranges) = subset else {
@@ -407,22 +388,8 @@ impl<'a> StateConv<'a> {
         if whole {
             return Some(name);
         }
-        let singles: Vec<bool> = parsed
-            .iter()
-            .map(|(s, e, _)| s == e || same_integer_value(s, e))
-            .collect();
-        let mut wanted = rank
-            .unwrap_or(0)
-            .saturating_sub(singles.iter().filter(|single| !**single).count());
-        let mut as_range = vec![false; parsed.len()];
-        for d in (0..parsed.len()).rev() {
-            if singles[d] && wanted > 0 {
-                as_range[d] = true;
-                wanted -= 1;
-            }
-        }
         let mut dims = Vec::new();
-        for (d, (s, e, step)) in parsed.iter().enumerate() {
+        for (s, e, step) in &parsed {
             if !matches!(
                 step,
                 CodeExpr::Int {
@@ -437,7 +404,7 @@ impl<'a> StateConv<'a> {
                 );
                 return None;
             }
-            if singles[d] && !as_range[d] {
+            if s == e || same_integer_value(s, e) {
                 dims.push(self.symbolic(s, &params, None));
             } else {
                 let a = self.symbolic(s, &params, None);
