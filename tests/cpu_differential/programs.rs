@@ -8864,8 +8864,8 @@ sdfg::sdfg! {
             state s { map f[i in 0..M] on cpu { V[i] = ((U[i] * 3i64 ^ (c as i64)) * (i as i64)); } }
         }
         state s0 { F(c = 0, U = Y[2..5, 3], V = X[0..3, 2]); }
-        state s1 { F(c = 3, U = Z[1..3], V = Y[1..3, 2]); }
-        state s2 { F(M = 1, c = 3, U = X[0..1, 0], V = Y[4, 3..=3]); }
+        state s1 { F(c = 3, U = Z[0..4], V = Y[0..4, 2]); }
+        state s2 { F(M = 3, c = 3, U = X[0..3, 0], V = Y[4, 1..=3]); }
         s0 -> s1;
         s1 -> s2;
     }
@@ -8896,8 +8896,8 @@ sdfg::sdfg! {
             host V: i64[M];
             state s { map f[i in 0..M] on cpu { V[i] = (((U[M - 1 - i] * 3i64 - (c as i64)) - (c as i64)) ^ (i as i64)); } }
         }
-        state s0 { F(c = 1, U = Z[3..6], V = X[2, 0..=2]); }
-        state s1 { F(c = 3, U = Y[5, 1..=3], V = Z[2..5]); }
+        state s0 { F(c = 1, U = Z[0..4], V = X[2, 0..=3]); }
+        state s1 { F(c = 3, U = Y[5, 0..=3], V = Z[3..7]); }
         s0 -> s1;
     }
 }
@@ -8931,7 +8931,7 @@ sdfg::sdfg! {
             again -> again if k + 1 < c { k = k + 1 }
         }
         state s0 { F(M = 2, c = 0, U = Z[5..7], V = X[0..2, 2]); }
-        state s1 { F(M = 1, c = 1, U = Y[0, 2..=2], V = X[4..5, 0]); }
+        state s1 { F(M = 3, c = 1, U = Y[0, 0..=2], V = X[0..3, 0]); }
         state s2 { F(c = 2, U = Y[1..5, 3], V = Z[3..7]); }
         s0 -> s1;
         s1 -> s2;
@@ -8994,7 +8994,7 @@ sdfg::sdfg! {
             gpu V: i64[M];
             state s { map f[i in 0..M] on gpu { V[i] = (V[i] * 3i64 ^ (M as i64)); } }
         }
-        state s0 { F(M = 1, c = 1, U = Y[2, 0..=0], V = X[5, 0..=0]); }
+        state s0 { F(M = 4, c = 1, U = Y[2, 0..=3], V = X[5, 0..=3]); }
     }
 }
 
@@ -9023,8 +9023,8 @@ sdfg::sdfg! {
             host V: u8[M];
             state s { map f[i in 0..M] on cpu { V[i] = (U[M - 1 - i] * 3u8 * (M as u8)); } }
         }
-        state s0 { F(M = 2, c = 0, U = X[2..4, 1], V = Y[0, 0..=1]); }
-        state s1 { F(c = 3, U = Y[2, 0..=3], V = X[2, 0..=3]); }
+        state s0 { F(M = 3, c = 0, U = X[0..3, 1], V = Y[0, 1..=3]); }
+        state s1 { F(c = 3, U = Y[2, 0..=2], V = X[2, 0..=2]); }
         s0 -> s1;
     }
 }
@@ -9059,7 +9059,7 @@ sdfg::sdfg! {
         }
         state s0 { F(M = 2, c = 0, U = Y[0, 0..=1], V = X[4..6, 0]); }
         state s1 { F(M = 2, c = 3, U = Z[5..7], V = Y[3, 2..=3]); }
-        state s2 { F(c = 2, U = Z[3..5], V = Y[4, 2..=3]); }
+        state s2 { F(c = 2, U = Z[3..7], V = Y[4, 0..=3]); }
         s0 -> s1;
         s1 -> s2;
     }
@@ -9091,7 +9091,7 @@ sdfg::sdfg! {
             state s { map f[i in 0..M] on cpu { V[i] = (U[M - 1 - i] * 3i32 - U[(i + 1) % M]); } }
         }
         state s0 { F(c = 1, U = X[1, 0..=3], V = Z[0..4]); }
-        state s1 { F(c = 0, U = Z[2..5], V = Y[0..3, 0]); }
+        state s1 { F(c = 0, U = Z[2..6], V = Y[0..4, 0]); }
         s0 -> s1;
     }
 }
@@ -9150,8 +9150,8 @@ sdfg::sdfg! {
             host V: i64[M];
             state s { map f[i in 0..M] on cpu { V[i] = ((V[i] * 3i64 - (c as i64)) * (i as i64)); } }
         }
-        state s0 { F(M = 4, c = 0, U = Y[2, 0..=3], V = X[4, 0..=3]); }
-        state s1 { F(M = 1, c = 0, U = X[3, 3..=3], V = Y[3..4, 2]); }
+        state s0 { F(M = 2, c = 0, U = Y[2, 2..=3], V = X[4, 2..=3]); }
+        state s1 { F(M = 2, c = 0, U = X[3, 1..=2], V = Y[3..5, 2]); }
         state s2 { F(M = 2, c = 1, U = Z[5..7], V = X[1..3, 0]); }
         s0 -> s1;
         s1 -> s2;
@@ -9186,7 +9186,7 @@ sdfg::sdfg! {
             s -> again { k = 0 }
             again -> again if k + 1 < c { k = k + 1 }
         }
-        state s0 { F(c = 1, U = X[4..5, 2], V = Z[2..3]); }
+        state s0 { F(c = 1, U = X[1..5, 2], V = Z[2..6]); }
         state s1 { F(c = 1, U = Z[0..3], V = Y[3, 0..=2]); }
         state s2 { F(c = 1, U = X[3, 1..=3], V = Z[4..7]); }
         s0 -> s1;
@@ -9222,8 +9222,8 @@ sdfg::sdfg! {
             s -> again { k = 0 }
             again -> again if k + 1 < c { k = k + 1 }
         }
-        state s0 { F(M = 1, c = 1, U = Y[1, 3..=3], V = Z[7..8]); }
-        state s1 { F(M = 2, c = 3, U = Y[3, 2..=3], V = Z[2..4]); }
+        state s0 { F(M = 4, c = 1, U = Y[1, 0..=3], V = Z[2..6]); }
+        state s1 { F(M = 3, c = 3, U = Y[3, 0..=2], V = Z[2..5]); }
         s0 -> s1;
     }
 }
@@ -9253,8 +9253,8 @@ sdfg::sdfg! {
             gpu V: u8[M];
             state s { map f[i in 0..M] on gpu { V[i] = ((U[M - 1 - i] * 3u8 * (c as u8)) * (c as u8)); } }
         }
-        state s0 { F(c = 3, U = Y[4, 0..=0], V = X[3, 1..=1]); }
-        state s1 { F(M = 3, c = 2, U = X[1..4, 1], V = Y[0..3, 2]); }
+        state s0 { F(c = 3, U = Y[4, 0..=2], V = X[3, 1..=3]); }
+        state s1 { F(M = 4, c = 2, U = X[1..5, 1], V = Y[0..4, 2]); }
         s0 -> s1;
     }
 }
@@ -9287,7 +9287,7 @@ sdfg::sdfg! {
             s -> again { k = 0 }
             again -> again if k + 1 < c { k = k + 1 }
         }
-        state s0 { F(M = 4, c = 1, U = Y[1..5, 0], V = Z[2..6]); }
+        state s0 { F(M = 2, c = 1, U = Y[0..2, 0], V = Z[4..6]); }
         state s1 { F(M = 2, c = 2, U = Y[0, 0..=1], V = Z[5..7]); }
         s0 -> s1;
     }
@@ -9318,8 +9318,8 @@ sdfg::sdfg! {
             gpu V: u8[M];
             state s { map f[i in 0..M] on gpu { V[i] = (((V[i] * 3u8 + (c as u8)) ^ (c as u8)) * (c as u8)); } }
         }
-        state s0 { F(M = 2, c = 0, U = Y[1, 0..=1], V = Z[6..8]); }
-        state s1 { F(M = 4, c = 0, U = Y[5, 0..=3], V = Z[4..8]); }
+        state s0 { F(M = 3, c = 0, U = Y[1, 0..=2], V = Z[1..4]); }
+        state s1 { F(M = 2, c = 0, U = Y[5, 1..=2], V = Z[2..4]); }
         s0 -> s1;
     }
 }
@@ -9352,9 +9352,9 @@ sdfg::sdfg! {
             s -> again { k = 0 }
             again -> again if k + 1 < c { k = k + 1 }
         }
-        state s0 { F(M = 4, c = 1, U = Y[0..4, 2], V = Z[1..5]); }
-        state s1 { F(M = 2, c = 2, U = X[0, 1..=2], V = Y[3, 2..=3]); }
-        state s2 { F(c = 0, U = Y[0..3, 3], V = X[3..6, 0]); }
+        state s0 { F(M = 2, c = 1, U = Y[1..3, 2], V = Z[5..7]); }
+        state s1 { F(M = 3, c = 2, U = X[0, 0..=2], V = Y[3, 0..=2]); }
+        state s2 { F(c = 0, U = Y[3..5, 3], V = X[1..3, 0]); }
         s0 -> s1;
         s1 -> s2;
     }
@@ -9388,8 +9388,8 @@ sdfg::sdfg! {
             s -> again { k = 0 }
             again -> again if k + 1 < c { k = k + 1 }
         }
-        state s0 { F(M = 2, c = 1, U = X[0..2, 0], V = Y[3..5, 3]); }
-        state s1 { F(c = 1, U = X[2..4, 3], V = Z[6..8]); }
+        state s0 { F(M = 4, c = 1, U = X[2..6, 0], V = Y[0..4, 3]); }
+        state s1 { F(c = 1, U = X[1..5, 3], V = Z[0..4]); }
         s0 -> s1;
     }
 }
@@ -9422,7 +9422,7 @@ sdfg::sdfg! {
             s -> again { k = 0 }
             again -> again if k + 1 < c { k = k + 1 }
         }
-        state s0 { F(M = 1, c = 2, U = X[1, 0..=0], V = Z[2..3]); }
+        state s0 { F(M = 2, c = 2, U = X[1, 0..=1], V = Z[6..8]); }
         state s1 { F(c = 0, U = Y[3..5, 0], V = Z[3..5]); }
         state s2 { F(M = 3, c = 3, U = Z[1..4], V = X[1..4, 2]); }
         s0 -> s1;
@@ -9456,7 +9456,7 @@ sdfg::sdfg! {
             state s { map f[i in 0..M] on cpu { V[i] = ((U[(i + 1) % M] * 3i64 * (M as i64)) ^ (c as i64)); } }
         }
         state s0 { F(M = 3, c = 3, U = Y[0, 0..=2], V = Z[1..4]); }
-        state s1 { F(c = 3, U = Y[4, 0..=3], V = Z[3..7]); }
+        state s1 { F(c = 3, U = Y[4, 1..=3], V = Z[2..5]); }
         state s2 { F(c = 0, U = Z[4..6], V = X[1..3, 2]); }
         s0 -> s1;
         s1 -> s2;
@@ -9492,7 +9492,7 @@ sdfg::sdfg! {
             again -> again if k + 1 < c { k = k + 1 }
         }
         state s0 { F(M = 3, c = 0, U = X[0, 1..=3], V = Z[2..5]); }
-        state s1 { F(c = 1, U = Z[0..2], V = Y[4..6, 3]); }
+        state s1 { F(c = 1, U = Z[5..8], V = Y[2..5, 3]); }
         s0 -> s1;
     }
 }
@@ -9522,8 +9522,8 @@ sdfg::sdfg! {
             gpu V: i32[M];
             state s { map f[i in 0..M] on gpu { V[i] = (V[i] * 3i32 - (i as i32)); } }
         }
-        state s0 { F(M = 2, c = 2, U = Z[6..8], V = X[0, 1..=2]); }
-        state s1 { F(c = 1, U = Y[4, 3..=3], V = Z[5..6]); }
+        state s0 { F(M = 3, c = 2, U = Z[0..3], V = X[0, 0..=2]); }
+        state s1 { F(c = 1, U = Y[4, 1..=3], V = Z[1..4]); }
         s0 -> s1;
     }
 }
@@ -9553,7 +9553,7 @@ sdfg::sdfg! {
             host V: i32[M];
             state s { map f[i in 0..M] on cpu { V[i] = (U[M - 1 - i] * 3i32 * U[(i + 1) % M]); } }
         }
-        state s0 { F(M = 1, c = 3, U = Y[2..3, 3], V = Z[6..7]); }
+        state s0 { F(M = 4, c = 3, U = Y[2..6, 3], V = Z[2..6]); }
     }
 }
 
@@ -9582,8 +9582,8 @@ sdfg::sdfg! {
             host V: u8[M];
             state s { map f[i in 0..M] on cpu { V[i] = (U[i] * 3u8 ^ (c as u8)); } }
         }
-        state s0 { F(c = 2, U = Y[4, 1..=1], V = Z[1..2]); }
-        state s1 { F(M = 3, c = 2, U = Y[0, 1..=3], V = Z[1..4]); }
+        state s0 { F(c = 2, U = Y[4, 0..=1], V = Z[3..5]); }
+        state s1 { F(M = 4, c = 2, U = Y[0, 0..=3], V = Z[3..7]); }
         state s2 { F(M = 3, c = 0, U = Y[1, 1..=3], V = X[2, 0..=2]); }
         s0 -> s1;
         s1 -> s2;
@@ -9619,8 +9619,8 @@ sdfg::sdfg! {
             again -> again if k + 1 < c { k = k + 1 }
         }
         state s0 { F(M = 3, c = 3, U = Z[0..3], V = Y[4, 0..=2]); }
-        state s1 { F(M = 4, c = 2, U = X[0, 0..=3], V = Z[3..7]); }
-        state s2 { F(M = 4, c = 3, U = X[1, 0..=3], V = Y[2..6, 1]); }
+        state s1 { F(M = 2, c = 2, U = X[0, 1..=2], V = Z[3..5]); }
+        state s2 { F(M = 3, c = 3, U = X[1, 1..=3], V = Y[2..5, 1]); }
         s0 -> s1;
         s1 -> s2;
     }
@@ -9651,7 +9651,7 @@ sdfg::sdfg! {
             host V: i32[M];
             state s { map f[i in 0..M] on cpu { V[i] = (((U[(i + 1) % M] * 3i32 + (M as i32)) * (i as i32)) - (M as i32)); } }
         }
-        state s0 { F(M = 4, c = 1, U = Z[3..7], V = X[4, 0..=3]); }
+        state s0 { F(M = 3, c = 1, U = Z[4..7], V = X[4, 0..=2]); }
     }
 }
 
@@ -9680,7 +9680,7 @@ sdfg::sdfg! {
             host V: u8[M];
             state s { map f[i in 0..M] on cpu { V[i] = (((U[M - 1 - i] * 3u8 ^ (c as u8)) + U[(i + 1) % M]) * (M as u8)); } }
         }
-        state s0 { F(M = 3, c = 3, U = Z[5..8], V = Y[0, 1..=3]); }
+        state s0 { F(M = 4, c = 3, U = Z[4..8], V = Y[0, 0..=3]); }
     }
 }
 
@@ -9712,7 +9712,7 @@ sdfg::sdfg! {
             s -> again { k = 0 }
             again -> again if k + 1 < c { k = k + 1 }
         }
-        state s0 { F(c = 1, U = X[1, 3..=3], V = Z[6..7]); }
+        state s0 { F(c = 1, U = X[1, 1..=2], V = Z[1..3]); }
         state s1 { F(M = 2, c = 0, U = Z[3..5], V = X[2..4, 0]); }
         s0 -> s1;
     }
@@ -9775,9 +9775,9 @@ sdfg::sdfg! {
             gpu V: u8[M];
             state s { map f[i in 0..M] on gpu { V[i] = ((V[i] * 3u8 - (c as u8)) ^ (M as u8)); } }
         }
-        state s0 { F(M = 3, c = 1, U = Z[3..6], V = X[5, 1..=3]); }
+        state s0 { F(M = 2, c = 1, U = Z[2..4], V = X[5, 1..=2]); }
         state s1 { F(c = 2, U = Y[4, 0..=3], V = X[2..6, 2]); }
-        state s2 { F(M = 2, c = 2, U = Z[3..5], V = Y[0, 1..=2]); }
+        state s2 { F(M = 3, c = 2, U = Z[5..8], V = Y[0, 1..=3]); }
         s0 -> s1;
         s1 -> s2;
     }
@@ -9808,8 +9808,8 @@ sdfg::sdfg! {
             gpu V: u32[M];
             state s { map f[i in 0..M] on gpu { V[i] = (((U[(i + 1) % M] * 3u32 * (M as u32)) ^ (M as u32)) * (M as u32)); } }
         }
-        state s0 { F(c = 3, U = Z[0..3], V = Y[3..6, 0]); }
-        state s1 { F(c = 1, U = Y[4, 1..=3], V = Z[5..8]); }
+        state s0 { F(c = 3, U = Z[2..6], V = Y[2..6, 0]); }
+        state s1 { F(c = 1, U = Y[4, 0..=3], V = Z[3..7]); }
         s0 -> s1;
     }
 }
@@ -9839,8 +9839,8 @@ sdfg::sdfg! {
             host V: i64[M];
             state s { map f[i in 0..M] on cpu { V[i] = (((U[M - 1 - i] * 3i64 * (c as i64)) * U[i]) + (c as i64)); } }
         }
-        state s0 { F(c = 3, U = Z[1..4], V = X[3..6, 2]); }
-        state s1 { F(c = 1, U = X[0..3, 2], V = Y[3..6, 1]); }
+        state s0 { F(c = 3, U = Z[2..6], V = X[1..5, 2]); }
+        state s1 { F(c = 1, U = X[1..5, 2], V = Y[2..6, 1]); }
         s0 -> s1;
     }
 }
@@ -9873,9 +9873,9 @@ sdfg::sdfg! {
             s -> again { k = 0 }
             again -> again if k + 1 < c { k = k + 1 }
         }
-        state s0 { F(M = 3, c = 2, U = Y[0..3, 2], V = X[2..5, 0]); }
-        state s1 { F(c = 1, U = Y[2..6, 0], V = Z[0..4]); }
-        state s2 { F(M = 1, c = 0, U = X[4..5, 2], V = Y[0, 1..=1]); }
+        state s0 { F(M = 2, c = 2, U = Y[2..4, 2], V = X[3..5, 0]); }
+        state s1 { F(c = 1, U = Y[4..6, 0], V = Z[4..6]); }
+        state s2 { F(M = 2, c = 0, U = X[0..2, 2], V = Y[0, 1..=2]); }
         s0 -> s1;
         s1 -> s2;
     }
