@@ -166,6 +166,13 @@ fn programs() -> Vec<(String, String)> {
         if f.components().any(|c| c.as_os_str() == "ui") {
             continue; // compile-fail cases
         }
+        if f.components().any(|c| c.as_os_str() == "cpu_differential") {
+            // The random programs take a round trip of their own, compared
+            // by value (tests/cpu_differential.rs): their one-element
+            // ranges come back as indices (DaCe writes both alike), the
+            // same elements in another IR.
+            continue;
+        }
         if f.components().any(|c| c.as_os_str() == "deep_expressions") {
             // 2,000-term sums: past the importer's nesting limit for
             // tasklet code (100), by design of that test.
