@@ -7,8 +7,8 @@
 //! text parses back to the values the generator chose, whatever the context
 //! would have inferred for an unsuffixed literal.
 
-use sdfg_compiler::export::print::{expr_to_rust, stmts_to_source, BodyNames};
-use sdfg_compiler::ir::{RangeEnd, Sdfg, StatementKind, Storage};
+use sdfg_compiler::export::print::{expr_to_rust, map_param_to_rust, stmts_to_source, BodyNames};
+use sdfg_compiler::ir::{Sdfg, StatementKind, Storage};
 use std::fmt::Write;
 
 /// Why an SDFG has no source text here: a construct this printer does not
@@ -19,6 +19,11 @@ pub struct Unprintable(pub String);
 /// `sdfg::sdfg! { pub sdfg NAME { ... } }` for `sdfg`, named `name`, with
 /// `doc` as its doc comment.
 pub fn program_source(sdfg: &Sdfg, name: &str, doc: &str) -> Result<String, Unprintable> {
+    if sdfg.states.len() > 1 {
+        return Err(Unprintable(
+            "more than one state (no edges are printed)".into(),
+        ));
+    }
     let none = BodyNames::none();
     let mut out = String::new();
     let _ = writeln!(out, "sdfg::sdfg! {{\n    /// {doc}\n    pub sdfg {name} {{");
@@ -60,24 +65,12 @@ pub fn program_source(sdfg: &Sdfg, name: &str, doc: &str) -> Result<String, Unpr
                     map.name.text
                 )));
             }
-            let mut ranges = Vec::new();
-            for p in &map.params {
-                let (dots, end) = match p.run_end() {
-                    RangeEnd::Exclusive(e) => ("..", e),
-                    RangeEnd::Inclusive(last) => ("..=", last),
-                };
-                let range = format!(
-                    "{}{dots}{}",
-                    expr_to_rust(&p.start, sdfg, &none),
-                    expr_to_rust(end, sdfg, &none)
-                );
-                let range = match &p.step {
-                    Some(step) => format!("({range}).step_by({})", expr_to_rust(step, sdfg, &none)),
-                    None => range,
-                };
-                ranges.push(format!("{} in {range}", p.name.text));
-            }
             let names = BodyNames::for_map(map);
+            let ranges: Vec<String> = map
+                .params
+                .iter()
+                .map(|p| map_param_to_rust(p, sdfg, &names))
+                .collect();
             let _ = writeln!(
                 out,
                 "            map {}[{}] on {} {{\n{}            }}",
@@ -88,11 +81,6 @@ pub fn program_source(sdfg: &Sdfg, name: &str, doc: &str) -> Result<String, Unpr
             );
         }
         let _ = writeln!(out, "        }}");
-    }
-    if sdfg.states.len() > 1 {
-        return Err(Unprintable(
-            "more than one state (no edges are printed)".into(),
-        ));
     }
     out.push_str("    }\n}\n");
     Ok(out)

@@ -16,10 +16,9 @@
 //!
 //! Expressions are printed in Rust syntax ([`super::print`]).
 
-use super::print::{container_name, expr_to_rust, stmts_to_rust, BodyNames};
+use super::print::{container_name, expr_to_rust, map_param_to_rust, stmts_to_rust, BodyNames};
 use crate::ir::{
-    Access, DataNode, Memlet, RangeEnd, Sdfg, State, StatementKind, Storage, Subset, SubsetDim,
-    WcrOp,
+    Access, DataNode, Memlet, Sdfg, State, StatementKind, Storage, Subset, SubsetDim, WcrOp,
 };
 use crate::schedule::{Schedule, Streams, SyncReason, SyncSite};
 use std::fmt::Write;
@@ -432,26 +431,7 @@ impl StateDrawing<'_> {
                 let ranges: Vec<String> = map
                     .params
                     .iter()
-                    .map(|p| {
-                        // A dependent range reads the parameters before it.
-                        let (dots, end) = match p.run_end() {
-                            RangeEnd::Exclusive(e) => ("..", e),
-                            RangeEnd::Inclusive(last) => ("..=", last),
-                        };
-                        let range = format!(
-                            "{}{dots}{}",
-                            expr_to_rust(&p.start, sdfg, &names),
-                            expr_to_rust(end, sdfg, &names)
-                        );
-                        match &p.step {
-                            Some(st) => format!(
-                                "{} in ({range}).step_by({})",
-                                p.name.text,
-                                expr_to_rust(st, sdfg, &BodyNames::none())
-                            ),
-                            None => format!("{} in {range}", p.name.text),
-                        }
-                    })
+                    .map(|p| map_param_to_rust(p, sdfg, &names))
                     .collect();
                 let header = if map.gpu_tasklet {
                     format!("tasklet {} on gpu", map.name.text)

@@ -91,6 +91,29 @@ pub fn access_to_rust(
     RustPrinter::new(sdfg, names, Literals::AsWritten).access(container, index)
 }
 
+/// A map parameter and its range as written: `i in a..b`, `i in a..=last`
+/// or `i in (a..b).step_by(s)` (a dependent range reads the parameters
+/// before it, through `names`).
+pub fn map_param_to_rust(p: &MapParam, sdfg: &Sdfg, names: &BodyNames) -> String {
+    let (dots, end) = match p.run_end() {
+        RangeEnd::Exclusive(e) => ("..", e),
+        RangeEnd::Inclusive(last) => ("..=", last),
+    };
+    let range = format!(
+        "{}{dots}{}",
+        expr_to_rust(&p.start, sdfg, names),
+        expr_to_rust(end, sdfg, names)
+    );
+    match &p.step {
+        Some(step) => format!(
+            "{} in ({range}).step_by({})",
+            p.name.text,
+            expr_to_rust(step, sdfg, names)
+        ),
+        None => format!("{} in {range}", p.name.text),
+    }
+}
+
 /// A tasklet body in Rust syntax, one statement per line, indented by `indent` spaces.
 pub fn stmts_to_rust(stmts: &[Stmt], sdfg: &Sdfg, names: &BodyNames, indent: usize) -> String {
     RustPrinter::new(sdfg, names, Literals::AsWritten).stmts(stmts, indent)
