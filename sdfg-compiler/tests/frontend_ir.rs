@@ -799,6 +799,12 @@ fn map_indices_are_checked_over_their_ranges() {
         vec!["index out of bounds: `i + 1` reaches 10 for `i` in `0..10`, but `U` has length 10"]
     );
     // Symbolic: one past the end in the last iteration, whatever `N` is.
+    // An inclusive range is named as written.
+    let e = errors("sdfg B { symbol N: i64; gpu A: f64[N]; state s { map m[i in 1..=N - 1] on gpu { A[i + 1] = 1.0; } } }");
+    assert_eq!(
+        e,
+        vec!["index out of bounds: `i + 1` reaches N for `i` in `1..=N - 1`, but `A` has length N"]
+    );
     let e = errors("sdfg B { symbol N: i64; gpu A: f64[N, N]; state s { map m[i in 1..N, j in 0..N] on gpu { A[i + 1, j] = 1.0; } } }");
     assert_eq!(
         e,

@@ -73,10 +73,15 @@ fn map_ranges(sdfg: &Sdfg, stmt: &Statement, map: &Map, diags: &mut Diagnostics)
             }
             reported.push((m.container, dim));
             let param = &map.params[p];
+            // The range as written: `a..=last` keeps its `last`.
+            let (dots, end) = match param.run_end() {
+                RangeEnd::Exclusive(end) => ("..", end),
+                RangeEnd::Inclusive(last) => ("..=", last),
+            };
             let range = format!(
-                "{}..{}",
+                "{}{dots}{}",
                 expr_text(sdfg, &[], &param.start),
-                expr_text(sdfg, &[], &param.end)
+                expr_text(sdfg, &[], end)
             );
             let index_text = expr_text(sdfg, &map.params, index);
             let reaches = match below {
