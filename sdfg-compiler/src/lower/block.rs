@@ -10,7 +10,7 @@
 //! rejected. Dataflow rules (read before write, the iteration spaces of
 //! register data, races) are `validate::block`'s.
 
-use super::typing::{source_text, BlockScope, Resolved, Scope, ScopeKind};
+use super::typing::{mention, source_text, BlockScope, Resolved, Scope, ScopeKind};
 use super::*;
 use crate::ir::barriers;
 use crate::parse::{BlockDataKind, BlockForAst, BlockIfAst, BlockItemAst, MapAst, ThreadMapAst};
@@ -501,16 +501,49 @@ impl<'a> Lowerer<'a> {
                 );
                 ok = false;
             }
+            // The iterations are numbered over one box before they are
+            // spread over the threads: no range may read a parameter.
+            // (A name the block level also has means that one.)
+            let earlier = names.iter().find_map(|n| {
+                let at = mention(&p.range, n)?;
+                matches!(self.resolve(sc, n), Resolved::Unknown).then_some((n, at))
+            });
+            if let Some((earlier, at)) = earlier {
+                self.error(
+                    Diagnostic::error(
+                        at,
+                        format!(
+                            "the range of `{text}` reads `{earlier}`, a parameter of the same thread map `{name}`"
+                        ),
+                    )
+                    .note("a thread map's ranges are block-level values: its iterations are numbered over one box, then spread over the block's threads")
+                    .help(format!(
+                        "give `{text}` a range of block-level values and skip the iterations outside (`if ... {{ ... }}` in the body), or loop over it inside the body (`for {text} in ... {{ ... }}`)"
+                    )),
+                );
+                ok = false;
+                // Lowered once the earlier parameters are declared, so the
+                // body sees `text` (one mistake, one error).
+                ranges.push((p, None));
+                continue;
+            }
             let key = p as *const crate::parse::MapParamAst as usize;
             match self.loop_range(sc, &p.range, key) {
-                (Some(r), open) => ranges.push((p, r, open)),
+                (Some(r), open) => ranges.push((p, Some((r, open)))),
                 (None, _) => ok = false,
             }
         }
         let prelude = std::mem::take(&mut sc.prelude);
         let mark = sc.visible.len();
         let mut params = Vec::new();
-        for (p, r, open) in ranges {
+        for (p, lowered) in ranges {
+            let key = p as *const crate::parse::MapParamAst as usize;
+            let Some((r, open)) = lowered.or_else(|| match self.loop_range(sc, &p.range, key) {
+                (Some(r), open) => Some((r, open)),
+                (None, _) => None,
+            }) else {
+                continue;
+            };
             let local = Local {
                 name: p.name.to_string(),
                 ty: r.ty,

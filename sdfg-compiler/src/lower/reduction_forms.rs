@@ -14,7 +14,7 @@
 //! direct spelling would.
 
 use super::memlets::expr_key;
-use super::typing::{source_text, strip_parens};
+use super::typing::{mentions, source_text, strip_parens};
 use crate::ir::*;
 
 /// `X = X.min(e)` / `X = X.max(e)` with the same place on both sides and
@@ -37,30 +37,9 @@ pub(super) fn min_max_form<'e>(
     }
     let same = source_text(strip_parens(&m.receiver)) == source_text(strip_parens(left));
     let arg = &m.args[0];
+    // A local, parameter or symbol never has a container's name, so any
+    // path of that name is the container.
     (same && !mentions(arg, container)).then_some((wcr, arg))
-}
-
-/// Whether `e` names `container` (a local, parameter or symbol never has a
-/// container's name, so any path of that name is the container).
-fn mentions(e: &syn::Expr, container: &str) -> bool {
-    use syn::visit::Visit;
-    struct Finder<'n> {
-        name: &'n str,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            if p.qself.is_none() && p.path.is_ident(self.name) {
-                self.found = true;
-            }
-        }
-    }
-    let mut finder = Finder {
-        name: container,
-        found: false,
-    };
-    finder.visit_expr(e);
-    finder.found
 }
 
 /// Folds `let c = A[k]; ...; A[k] = c.min(e);` into the reduction

@@ -30,7 +30,7 @@ mod text;
 
 pub(crate) use flexible::{default_type, is_flexible};
 pub(crate) use scope::{BlockScope, LetKey, Resolved, Scope, ScopeKind};
-pub(crate) use text::{first_span, index_example, source_text, strip_parens};
+pub(crate) use text::{first_span, index_example, mention, mentions, source_text, strip_parens};
 
 use super::*;
 use syn::spanned::Spanned;

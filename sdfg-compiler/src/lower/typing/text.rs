@@ -35,6 +35,30 @@ pub(crate) fn first_span(e: &syn::Expr) -> Span {
     }
 }
 
+/// Whether `e` names `name` anywhere (a path of that one identifier).
+pub(crate) fn mentions(e: &syn::Expr, name: &str) -> bool {
+    mention(e, name).is_some()
+}
+
+/// The first place `e` names `name`.
+pub(crate) fn mention(e: &syn::Expr, name: &str) -> Option<Span> {
+    use syn::visit::Visit;
+    struct Finder<'n> {
+        name: &'n str,
+        found: Option<Span>,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if self.found.is_none() && p.qself.is_none() && p.path.is_ident(self.name) {
+                self.found = p.path.get_ident().map(|i| i.span());
+            }
+        }
+    }
+    let mut finder = Finder { name, found: None };
+    finder.visit_expr(e);
+    finder.found
+}
+
 /// The value expression at the end of a block (`{ ...; tail }`).
 pub(crate) fn block_tail(block: &syn::Block) -> Option<&syn::Expr> {
     match block.stmts.last() {
