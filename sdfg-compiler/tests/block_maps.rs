@@ -145,6 +145,34 @@ fn barriers_go_exactly_where_phases_conflict() {
 /// one of its iterations in every run: the same thread touches it each
 /// time. Where the compiler cannot prove that, the barrier stays and its
 /// reason says so.
+/// A block reduction in a block of one warp has no barrier of its own
+/// (its shuffles leave the value in every lane, and thread 0 updates the
+/// target right away); a shuffle orders no memory, so what other lanes
+/// wrote to the target before needs a barrier before the thread map. (The
+/// random thread maps of `race_property.rs` found this on the PTX
+/// interpreter, which reports two threads meeting between barriers.)
+#[test]
+fn a_one_warp_block_reduction_waits_for_what_other_lanes_wrote() {
+    let wrap = |block: &str| {
+        format!(
+            "sdfg B {{ symbol R: i64; gpu Y: f64[R]; state s {{
+                map rows[r in 0..R] on gpu {block} {{
+                    shared t: f64[64];
+                    map init[c in 0..64] on threads {{ t[c] = 0.0; }}
+                    map sum[c in 3..6] on threads {{ t[5] += 1.5; }}
+                    Y[r] = t[5];
+                }} }} }}"
+        )
+    };
+    let back_edge = "`init` writes `t`, which the block-level store to `Y` read in the previous iteration of block map `rows`";
+    assert_eq!(
+        reasons(&wrap("block(32)")),
+        [back_edge, "`sum` reduces into `t`, which `init` wrote"]
+    );
+    // With slots, the reduction's own barrier orders them.
+    assert_eq!(reasons(&wrap("block(64)")), [back_edge]);
+}
+
 #[test]
 fn a_thread_map_meeting_only_its_own_elements_needs_no_barrier() {
     let wrap = |body: &str| {

@@ -29,7 +29,10 @@
 //! sub-phases around the reduction's own barrier (which is part of the
 //! reduction's lowering and is not a [`Stmt::Barrier`]). A block of one
 //! warp needs neither: the warp's shuffles leave the block's value in
-//! every lane, and thread 0 updates the target right after the thread map.
+//! every lane, and thread 0 updates the target right after the thread map,
+//! as part of the thread map's phase (a shuffle orders no memory, so a
+//! barrier before the thread map must order what other lanes wrote to the
+//! target before).
 
 use super::block::{uniform_reductions, Barrier, BarrierReason, PhaseAccess, ThreadMap};
 use super::{Container, ContainerId, Expr, ExprKind, Local, LocalId, Stmt, Storage, VarRef};
@@ -308,13 +311,18 @@ impl Placer<'_> {
                             owner: None,
                         });
                     }
-                    self.phase(touches, t.span, pending, &mut out);
                     if !reductions.is_empty() && !slots {
-                        // One warp: thread 0 updates the targets right away.
+                        // One warp: thread 0 updates the targets right
+                        // after the shuffles, with no barrier of the
+                        // reduction's own in between: the update belongs
+                        // to this phase. (Shuffles order no memory: what
+                        // another lane wrote since the last barrier is
+                        // not yet thread 0's to read.)
                         for r in &reductions {
-                            pending.extend(self.write(r.container, true, Who::Thread0, &phase));
+                            touches.extend(self.write(r.container, true, Who::Thread0, &phase));
                         }
                     }
+                    self.phase(touches, t.span, pending, &mut out);
                     if slots {
                         // The reduction's own barrier, then thread 0 combines
                         // the warps' slots into each target.
