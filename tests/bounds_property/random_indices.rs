@@ -7,7 +7,7 @@ use crate::prechecks::*;
 use crate::reference::*;
 use sdfg::compiler::codegen::ptx::generate;
 use sdfg::compiler::ir::bounds::for_each_access;
-use sdfg_testkit::harness::{same_value, simulate_map_fault};
+use sdfg_testkit::harness::{same_value, simulate_map_fault_allowing_races};
 use sdfg_testkit::rng::Rng;
 
 #[derive(Default, Debug)]
@@ -43,7 +43,8 @@ fn random_indices_never_touch_outside_a_buffer() {
             Err(Refusal::Wrap) => tally.refused_wrap += 1,
             Ok(()) => {
                 let module = generate(&case.sdfg);
-                let (got, fault) = simulate_map_fault(
+                // Random indices may write one element from two threads.
+                let (got, fault) = simulate_map_fault_allowing_races(
                     &case.sdfg,
                     &module,
                     0,

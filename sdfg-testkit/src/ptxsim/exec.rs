@@ -4,6 +4,7 @@ use super::arith::{
     cmp_int, cvt, div_rz_f32, div_rz_f64, f32b, f32v, f64b, f64v, int_op, mask, sext, ty_of, width,
 };
 use super::parse::{Function, Module, Operand};
+use super::races::Touch;
 use super::{Memory, State, Thread};
 use sdfg_compiler::ir::semantics::{max_number, min_number};
 use std::collections::HashMap;
@@ -173,7 +174,7 @@ pub(super) fn exec(
                     if k == 0 && addr % (bytes * rs.len() as u64) != 0 {
                         return Err(format!("misaligned vector load at {addr:#x}"));
                     }
-                    regs[*r] = spaces.read(space, addr, bytes as usize)?;
+                    regs[*r] = spaces.load(space, addr, bytes as usize, Touch::Read)?;
                 }
             }
             "st" if matches!(inst.args.get(1), Some(Operand::Vector(_))) => {
@@ -188,7 +189,7 @@ pub(super) fn exec(
                     if k == 0 && addr % (bytes * rs.len() as u64) != 0 {
                         return Err(format!("misaligned vector store at {addr:#x}"));
                     }
-                    spaces.write(space, addr, bytes as usize, regs[*r])?;
+                    spaces.store(space, addr, bytes as usize, regs[*r])?;
                 }
             }
             "ld" => {
@@ -197,7 +198,16 @@ pub(super) fn exec(
                     Operand::AddrParam(p) => {
                         *slots.get(p).ok_or_else(|| format!("no param {p}"))? as u64
                     }
-                    Operand::AddrReg(r) => spaces.read(space, regs[*r], (w / 8) as usize)?,
+                    Operand::AddrReg(r) => {
+                        // The first load of a compare-and-swap loop is
+                        // part of the atomic update (the swap checks it).
+                        let touch = if starts_cas_loop(f, pc, *r) {
+                            Touch::Atomic
+                        } else {
+                            Touch::Read
+                        };
+                        spaces.load(space, regs[*r], (w / 8) as usize, touch)?
+                    }
                     _ => return Err("bad ld".into()),
                 };
                 // Narrow signed loads sign-extend into the (32-bit) register.
@@ -214,7 +224,7 @@ pub(super) fn exec(
                     Operand::AddrParam(p) => {
                         slots.insert(p.clone(), v as u128);
                     }
-                    Operand::AddrReg(r) => spaces.write(space, regs[*r], (w / 8) as usize, v)?,
+                    Operand::AddrReg(r) => spaces.store(space, regs[*r], (w / 8) as usize, v)?,
                     _ => return Err("bad st".into()),
                 }
             }
@@ -384,6 +394,7 @@ pub(super) fn exec(
                 } else {
                     (2, w / 8)
                 };
+                spaces.track(space, addr_reg, bytes as usize, Touch::Atomic)?;
                 let old = spaces.read(space, addr_reg, bytes as usize)?;
                 if let Space::Global = space {
                     spaces.mem.count_atomic(addr_reg);
@@ -456,6 +467,17 @@ pub(super) fn exec(
     }
 }
 
+/// Whether the `ld` just executed (at `pc - 1`, address register `addr`)
+/// loads the expected value of a compare-and-swap loop: a `cas` on the same
+/// address register follows within a few instructions.
+fn starts_cas_loop(f: &Function, pc: usize, addr: usize) -> bool {
+    f.code[pc..f.code.len().min(pc + 24)].iter().any(|i| {
+        i.op.starts_with("atom.")
+            && i.op.contains(".cas.")
+            && matches!(i.args.get(1), Some(Operand::AddrReg(r)) if *r == addr)
+    })
+}
+
 /// The opcode without its suffixes (`ld` of `ld.global.f64`).
 fn base_of(op: &str) -> &str {
     op.split('.').next().unwrap_or(op)
@@ -493,6 +515,29 @@ impl Spaces<'_> {
                 data.len()
             )),
         }
+    }
+
+    /// Logs an access for the block's race check (`.local` memory is the
+    /// thread's own).
+    fn track(&mut self, space: Space, addr: u64, len: usize, touch: Touch) -> Result<(), String> {
+        match space {
+            Space::Local => Ok(()),
+            Space::Shared => self.mem.races.access(true, addr, len, touch),
+            Space::Global => self.mem.races.access(false, addr, len, touch),
+        }
+    }
+
+    /// A plain load (`touch`: how the race check sees it).
+    fn load(&mut self, space: Space, addr: u64, len: usize, touch: Touch) -> Result<u64, String> {
+        let v = self.read(space, addr, len)?;
+        self.track(space, addr, len, touch)?;
+        Ok(v)
+    }
+
+    /// A plain store.
+    fn store(&mut self, space: Space, addr: u64, len: usize, v: u64) -> Result<(), String> {
+        self.write(space, addr, len, v)?;
+        self.track(space, addr, len, Touch::Write)
     }
 
     fn read(&mut self, space: Space, addr: u64, len: usize) -> Result<u64, String> {

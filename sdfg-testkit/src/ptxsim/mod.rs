@@ -10,10 +10,17 @@
 //! structure, launch geometry, call convention) against the evaluator. It
 //! implements each instruction as this backend's author reads the PTX ISA,
 //! so it cannot catch a misreading of the ISA itself: that needs the GPU.
+//!
+//! Since it runs a block's threads in one order, where a GPU runs them in
+//! none, it also reports any two threads of a block that touch one byte
+//! between two barriers with one of them writing (`races`): a missing
+//! barrier or a race the front end let through is an error here, not a
+//! lucky result.
 
 mod arith;
 mod exec;
 mod parse;
+mod races;
 
 use arith::mask;
 use exec::exec;
@@ -29,6 +36,8 @@ pub struct Memory {
     /// Executed `atom`/`red` instructions into global memory, per buffer
     /// (by base address): tests count how often a kernel updates a result.
     atomics: HashMap<u64, u64>,
+    /// The running block's accesses, for its races.
+    races: races::Tracker,
 }
 
 impl Memory {
@@ -41,6 +50,12 @@ impl Memory {
         bytes.resize(len.div_ceil(8) * 8, 0);
         self.buffers.push((base, len, bytes));
         base
+    }
+    /// Turns off the race check of blocks (`races`): for kernels whose
+    /// iterations may meet by construction (SDFGs built without the front
+    /// end's race test).
+    pub fn allow_races(&mut self) {
+        self.races.off = true;
     }
     /// The bytes of the buffer at `addr` (without the padding).
     pub fn bytes(&self, addr: u64) -> &[u8] {
@@ -149,6 +164,7 @@ pub fn run_kernel(
                     }
                 }
                 let mut shared = vec![0u8; shared_len];
+                mem.races.start_block();
                 run_block(m, f, &slots, &threads, mem, &mut shared)?;
             }
         }
@@ -196,6 +212,7 @@ fn run_block(
         for st in &mut states {
             st.pc += 1;
         }
+        mem.races.barrier();
     }
 }
 
@@ -214,6 +231,7 @@ fn run_warp(
     loop {
         for (st, t) in states.iter_mut().zip(warp) {
             if !st.done && !at_barrier(f, st) {
+                mem.races.thread = t.tid[0] + t.ntid[0] * (t.tid[1] + t.ntid[1] * t.tid[2]);
                 exec(m, f, st, t, mem, shared, 0)?;
             }
         }

@@ -411,3 +411,49 @@ fn block_data_of_every_type_matches_the_evaluator() {
         }
     }
 }
+
+/// The interpreter checks the barriers: two threads touching one byte of
+/// `shared` or `gpu` memory between two barriers, one writing it, is an
+/// error. Every barrier of the examples' kernels is needed: with any one
+/// of them deleted, the run reports the race it let through (the tests
+/// above pass with all of them, so none of these kernels races).
+#[test]
+fn deleting_any_barrier_is_a_race_the_interpreter_reports() {
+    // Symbol values (in declaration order): two block iterations on one
+    // block, so the barriers at the back edge of the block map matter too.
+    let softmax: &[(&str, &[usize])] = &[("X", &[2, 200]), ("Y", &[2, 200])];
+    let gemm: &[(&str, &[usize])] = &[("A", &[256, 32]), ("B", &[32, 128]), ("C", &[256, 128])];
+    for (name, src, symbol_values, shapes) in [
+        ("softmax", SOFTMAX, vec![2i64, 200], softmax),
+        ("gemm", GEMM, vec![256, 128, 32], gemm),
+    ] {
+        let sdfg = lower(src);
+        let m = generate(&sdfg);
+        let symbols: Vec<Value> = symbol_values.iter().map(|&v| Value::I64(v)).collect();
+        let mut data = Data::new();
+        for (k, (container, shape)) in shapes.iter().enumerate() {
+            let c = sdfg.container_by_name(container).unwrap();
+            let n = shape.iter().product();
+            data.insert(c, (shape.to_vec(), small_ints(n, k as u64)));
+        }
+        let barriers: Vec<usize> = m
+            .text
+            .match_indices("bar.sync 0;")
+            .map(|(at, _)| at)
+            .collect();
+        assert!(barriers.len() >= 3, "{name}: {}", m.text);
+        simulate_map(&sdfg, &m, 0, &symbols, &data, [1, 1, 1])
+            .unwrap_or_else(|e| panic!("{name} with every barrier: {e}"));
+        for at in barriers {
+            let mut cut = m.clone();
+            cut.text.replace_range(at..at + "bar.sync 0;".len(), "");
+            match simulate_map(&sdfg, &cut, 0, &symbols, &data, [1, 1, 1]) {
+                Err(e) => assert!(e.contains("race: thread"), "{name}: {e}"),
+                Ok(_) => panic!(
+                    "{name}: no race reported without the barrier at byte {at}:\n{}",
+                    cut.text
+                ),
+            }
+        }
+    }
+}
