@@ -191,6 +191,14 @@ impl Run<'_> {
         Some(())
     }
 
+    fn outcome(&self, race: Option<String>) -> Option<Outcome> {
+        Some(match race {
+            _ if self.outside => Outcome::NotRun,
+            Some(r) => Outcome::Race(r),
+            None => Outcome::NoRace,
+        })
+    }
+
     /// One run of the map `m`: every iteration's touches, numbered from 0.
     fn run_map(&mut self) -> Option<()> {
         let points = self.points(&self.case.params, false)?;
@@ -232,11 +240,25 @@ fn conflict(touched: &Touched) -> Option<String> {
     None
 }
 
-/// A race of `case` with these symbol values, if the call runs (no access
-/// leaves its container, and the case is small enough to enumerate):
-/// within the map (within each run of a thread map), or, for a thread map,
-/// between block iterations on `gpu` data.
-pub fn race(case: &Case, symbols: [i64; 2]) -> Option<String> {
+/// What running every iteration of a case found.
+#[derive(Debug)]
+pub enum Outcome {
+    /// An access leaves its container (the call fails its bounds check),
+    /// or the case is too big to enumerate.
+    NotRun,
+    /// Two iterations conflict: within the map (within each run of a
+    /// thread map), or, for a thread map, two block iterations on `gpu`
+    /// data.
+    Race(String),
+    NoRace,
+}
+
+/// Runs `case` with these symbol values.
+pub fn race(case: &Case, symbols: [i64; 2]) -> Outcome {
+    race_or_not_run(case, symbols).unwrap_or(Outcome::NotRun)
+}
+
+fn race_or_not_run(case: &Case, symbols: [i64; 2]) -> Option<Outcome> {
     let mut run = Run {
         symbols,
         params: Vec::new(),
@@ -254,7 +276,7 @@ pub fn race(case: &Case, symbols: [i64; 2]) -> Option<String> {
     };
     let Some(block) = &case.block else {
         run.run_map()?;
-        return conflict(&run.touched).filter(|_| !run.outside);
+        return run.outcome(conflict(&run.touched));
     };
     let mut found = None;
     let mut across: Touched = HashMap::new();
@@ -281,5 +303,5 @@ pub fn race(case: &Case, symbols: [i64; 2]) -> Option<String> {
         }
     }
     found = found.or_else(|| conflict(&across).map(|r| format!("block iterations: {r}")));
-    found.filter(|_| !run.outside)
+    run.outcome(found)
 }
