@@ -16,9 +16,13 @@
 //!
 //! The same maps as thread maps (rectangular ranges, which may read the
 //! block map's parameters and a block-level `let`) inside a random block
-//! map with `shared` data, sometimes inside a block-level `for`: within
-//! each run of the thread map no two iterations may conflict, and no two
-//! block iterations may conflict on `gpu` data.
+//! map of one to three warps with `shared` data, sometimes inside a
+//! block-level `for`, sometimes followed by a second thread map and a
+//! block-level store: within each run of a thread map no two iterations
+//! may conflict, and no two block iterations may conflict on `gpu` data.
+//! Each accepted block map also runs on the PTX interpreter, which reports
+//! two threads meeting between barriers: the barriers the compiler placed
+//! must order every phase.
 //!
 //! Deterministic: `SDFG_RACE_SEED` (default 17) and `SDFG_RACE_CASES`
 //! (default 3000, about a second) choose the cases.
@@ -102,7 +106,7 @@ fn judge(in_block: bool, seed: u64, cases: u64) -> Tally {
                     "iteration of `",
                     "iterations of `",
                     "every iteration",
-                    "thread map `m`",
+                    "thread map `m",
                     "which also reduces into it",
                 ];
                 if judged.iter().any(|j| all.contains(j)) {

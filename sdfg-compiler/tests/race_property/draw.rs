@@ -261,6 +261,7 @@ pub fn draw(rng: &mut Rng, in_block: bool) -> Case {
         in_block,
     };
     let block = in_block.then(|| {
+        let threads = d.rng.pick(&[32, 32, 64, 96]);
         let count = 1 + d.rng.below(2);
         let params = d.params(count, Var::Block);
         let let_value = d.rng.chance(40).then(|| {
@@ -275,14 +276,41 @@ pub fn draw(rng: &mut Rng, in_block: bool) -> Case {
             d.scope.push(Var::Group);
         }
         Block {
+            threads,
             params,
             let_value,
             group,
+            second: None,
+            store: None,
         }
     });
+    let block_scope = d.scope.clone();
     let count = 1 + d.rng.below(3);
     let params = d.params(count, Var::Param);
     let body = d.stmts(0, 0);
+    let mut block = block;
+    if let Some(b) = block.as_mut() {
+        if d.rng.chance(35) {
+            // One or two statements (`stmts` at depth 1), so that both
+            // maps are often race-free.
+            d.scope.clone_from(&block_scope);
+            let count = 1 + d.rng.below(2);
+            let params = d.params(count, Var::Param);
+            b.second = Some((params, d.stmts(1, 0)));
+        }
+        if d.rng.chance(35) {
+            // Outside the loop: no `g`.
+            d.scope = block_scope
+                .iter()
+                .copied()
+                .filter(|v| *v != Var::Group)
+                .collect();
+            let c = d.rng.pick(&[0, 1, X]);
+            let target = d.target(c);
+            let read = d.access(SHARED);
+            b.store = Some((target, read));
+        }
+    }
     Case {
         params,
         body,

@@ -64,7 +64,7 @@ pub enum Kind {
     Product,
 }
 
-/// `X[index]` of container `c` (0, 1: A, B; 2: X).
+/// `NAMES[container][index]`.
 #[derive(Clone, Debug)]
 pub struct Access {
     pub container: usize,
@@ -119,12 +119,19 @@ pub struct Case {
     pub block: Option<Block>,
 }
 
-/// `map b[..] on gpu block(32) { shared S; let s0 = ..; for g in 0..n {
-/// map m[..] on threads { .. } } }`.
+/// `map b[..] on gpu block(threads) { shared S; let s0 = ..; for g in
+/// 0..n { map m[..] on threads { .. } map m2[..] on threads { .. } }
+/// target = read + 1.5; }`.
 #[derive(Clone, Debug)]
 pub struct Block {
+    pub threads: usize,
     pub params: Vec<Param>,
     pub let_value: Option<Lin>,
     /// The block-level loop's number of iterations.
     pub group: Option<i64>,
+    /// A second thread map after `m`.
+    pub second: Option<(Vec<Param>, Vec<Stmt>)>,
+    /// A block-level store (thread 0's) after the loop: target and read,
+    /// indexed by block-level values.
+    pub store: Option<(Access, Access)>,
 }

@@ -200,8 +200,8 @@ impl Run<'_> {
     }
 
     /// One run of the map `m`: every iteration's touches, numbered from 0.
-    fn run_map(&mut self) -> Option<()> {
-        let points = self.points(&self.case.params, false)?;
+    fn run_map(&mut self, params: &[Param], body: &[Stmt]) -> Option<()> {
+        let points = self.points(params, false)?;
         self.touched.clear();
         for (n, point) in points.into_iter().enumerate() {
             self.params = point;
@@ -209,7 +209,6 @@ impl Run<'_> {
             self.loops.clear();
             self.lets.clear();
             self.muts.clear();
-            let body = &self.case.body;
             self.stmts(body);
         }
         Some(())
@@ -275,9 +274,13 @@ fn race_or_not_run(case: &Case, symbols: [i64; 2]) -> Option<Outcome> {
         case,
     };
     let Some(block) = &case.block else {
-        run.run_map()?;
+        run.run_map(&case.params, &case.body)?;
         return run.outcome(conflict(&run.touched));
     };
+    let mut maps = vec![("m", &case.params, &case.body)];
+    if let Some((params, body)) = &block.second {
+        maps.push(("m2", params, body));
+    }
     let mut found = None;
     let mut across: Touched = HashMap::new();
     for (n, point) in run.points(&block.params, true)?.into_iter().enumerate() {
@@ -285,20 +288,34 @@ fn race_or_not_run(case: &Case, symbols: [i64; 2]) -> Option<Outcome> {
         run.block_let = block.let_value.as_ref().map_or(0, |l| run.lin(l));
         for g in 0..block.group.unwrap_or(1) {
             run.group = g;
-            run.run_map()?;
-            if found.is_none() {
-                found = conflict(&run.touched)
-                    .map(|r| format!("block iteration {n}, run {g} of the thread map: {r}"));
-            }
-            for ((c, element), touches) in run.touched.drain() {
-                if c == SHARED {
-                    continue;
+            for &(name, params, body) in &maps {
+                run.run_map(params, body)?;
+                if found.is_none() {
+                    found = conflict(&run.touched).map(|r| {
+                        format!("block iteration {n}, run {g} of thread map `{name}`: {r}")
+                    });
                 }
-                let touches = touches.into_iter().map(|t| Touch {
-                    iteration: n,
-                    kind: t.kind,
-                });
-                across.entry((c, element)).or_default().extend(touches);
+                for ((c, element), touches) in run.touched.drain() {
+                    if c == SHARED {
+                        continue;
+                    }
+                    let touches = touches.into_iter().map(|t| Touch {
+                        iteration: n,
+                        kind: t.kind,
+                    });
+                    across.entry((c, element)).or_default().extend(touches);
+                }
+            }
+        }
+        if let Some((target, read)) = &block.store {
+            // Thread 0's store: the block iteration's own access.
+            run.iteration = n;
+            run.touch(read, Kind::Read);
+            run.touch(target, Kind::Write);
+            for ((c, element), touches) in run.touched.drain() {
+                if c != SHARED {
+                    across.entry((c, element)).or_default().extend(touches);
+                }
             }
         }
     }

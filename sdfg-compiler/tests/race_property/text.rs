@@ -127,23 +127,22 @@ fn range_text(name: &str, p: &Param) -> String {
     }
 }
 
-/// The whole SDFG of `case`.
-pub fn source(case: &Case) -> String {
-    let ranges: Vec<String> = case
-        .params
+/// `map NAME[..] on KIND { body }`.
+fn map_text(name: &str, params: &[Param], body: &[Stmt], kind: &str) -> String {
+    let ranges: Vec<String> = params
         .iter()
         .enumerate()
         .map(|(k, p)| range_text(&var_name(Var::Param(k)), p))
         .collect();
-    let mut body = String::new();
-    stmts_text(&case.body, &mut body);
-    let mut map = format!("map m[{}] on ", ranges.join(", "));
-    match &case.block {
-        None => write!(map, "gpu {{ {body}}}").unwrap(),
-        Some(_) => write!(map, "threads {{ {body}}}").unwrap(),
-    }
+    let mut text = String::new();
+    stmts_text(body, &mut text);
+    format!("map {name}[{}] on {kind} {{ {text}}}", ranges.join(", "))
+}
+
+/// The whole SDFG of `case`.
+pub fn source(case: &Case) -> String {
     let state = match &case.block {
-        None => map,
+        None => map_text("m", &case.params, &case.body, "gpu"),
         Some(b) => {
             let ranges: Vec<String> = b
                 .params
@@ -152,17 +151,32 @@ pub fn source(case: &Case) -> String {
                 .map(|(k, p)| range_text(&var_name(Var::Block(k)), p))
                 .collect();
             let mut text = format!(
-                "map b[{}] on gpu block(32) {{ shared S: f64[{LEN}]; \
+                "map b[{}] on gpu block({}) {{ shared S: f64[{LEN}]; \
                  map init[q in 0..{LEN}] on threads {{ S[q] = 0.0; }} ",
-                ranges.join(", ")
+                ranges.join(", "),
+                b.threads
             );
             if let Some(v) = &b.let_value {
                 write!(text, "let s0 = {}; ", lin_text(v)).unwrap();
             }
-            match b.group {
-                Some(n) => write!(text, "for g in 0..{n} {{ {map} }} }}").unwrap(),
-                None => write!(text, "{map} }}").unwrap(),
+            let mut maps = map_text("m", &case.params, &case.body, "threads");
+            if let Some((params, body)) = &b.second {
+                write!(maps, " {}", map_text("m2", params, body, "threads")).unwrap();
             }
+            match b.group {
+                Some(n) => write!(text, "for g in 0..{n} {{ {maps} }} ").unwrap(),
+                None => write!(text, "{maps} ").unwrap(),
+            }
+            if let Some((target, read)) = &b.store {
+                write!(
+                    text,
+                    "{} = {} + 1.5; ",
+                    access_text(target),
+                    access_text(read)
+                )
+                .unwrap();
+            }
+            text.push('}');
             text
         }
     };
