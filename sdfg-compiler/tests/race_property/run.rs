@@ -13,7 +13,7 @@ struct Touch {
 /// What each element was touched by.
 type Touched = HashMap<(usize, Vec<i64>), Vec<Touch>>;
 
-struct Run<'c> {
+struct Run {
     symbols: [i64; 2],
     params: Vec<i64>,
     /// The block map's parameters, its `let` and its loop variable.
@@ -29,10 +29,9 @@ struct Run<'c> {
     touched: Touched,
     /// An access left its container: the call fails its bounds check.
     outside: bool,
-    case: &'c Case,
 }
 
-impl Run<'_> {
+impl Run {
     fn var(&self, v: Var) -> i64 {
         match v {
             Var::Symbol(s) => self.symbols[s],
@@ -271,7 +270,6 @@ fn race_or_not_run(case: &Case, symbols: [i64; 2]) -> Option<Outcome> {
         iteration: 0,
         touched: HashMap::new(),
         outside: false,
-        case,
     };
     let Some(block) = &case.block else {
         run.run_map(&case.params, &case.body)?;
