@@ -11,11 +11,12 @@
 //! implements each instruction as this backend's author reads the PTX ISA,
 //! so it cannot catch a misreading of the ISA itself: that needs the GPU.
 //!
-//! Since it runs a block's threads in one order, where a GPU runs them in
-//! none, it also reports any two threads of a block that touch one byte
-//! between two barriers with one of them writing (`races`): a missing
-//! barrier or a race the front end let through is an error here, not a
-//! lucky result.
+//! Since it runs threads in one order, where a GPU runs them in none, it
+//! also reports two threads that touch one byte, one of them writing, with
+//! nothing ordering them (`races`: threads of one block between two
+//! barriers, threads of different blocks in one launch): a missing barrier
+//! or a race the front end let through is an error here, not a lucky
+//! result.
 
 mod arith;
 mod exec;
@@ -145,6 +146,7 @@ pub fn run_kernel(
     let [gx, gy, gz] = launch.grid;
     let [bx, by, bz] = launch.block;
     let shared_len = f.shared_bytes + launch.shared_bytes as usize;
+    mem.races.start_launch();
     for cz in 0..gz {
         for cy in 0..gy {
             for cx in 0..gx {

@@ -302,3 +302,48 @@ fn element_types_through_every_kernel_shape() {
         }
     }
 }
+
+/// The interpreter reports two iterations writing one element without an
+/// order between them (the front end's race test would refuse this map;
+/// built directly, it reaches the interpreter). Atomics into one element
+/// combine and are fine. (Its unit tests cover threads of different
+/// blocks.)
+#[test]
+fn iterations_writing_one_element_are_a_race_the_interpreter_reports() {
+    let sdfg = |reduce: bool| {
+        let mut b = SdfgBuilder::new("race");
+        let n = b.symbol("N", I64);
+        let a = b.gpu("A", F64, vec![e::sym(n, I64)]);
+        let out = b.gpu("O", F64, vec![e::i64(1)]);
+        let st = b.state("s");
+        let value = e::load(a, F64, vec![e::param(0, I64)]);
+        let store = if reduce {
+            s::reduce(out, vec![e::i64(0)], value, WcrOp::Sum)
+        } else {
+            s::store(out, vec![e::i64(0)], value)
+        };
+        let body = TaskletBody {
+            locals: vec![],
+            stmts: vec![store],
+        };
+        b.gpu_map(
+            st,
+            "m",
+            vec![map_param("i", I64, e::i64(0), e::sym(n, I64), None)],
+            body,
+        );
+        (b.build(), a, out)
+    };
+    for (grid, n) in [([1, 1, 1], 64usize), ([4, 1, 1], 4096)] {
+        let (racy, a, out) = sdfg(false);
+        let d = fill(&racy, &[(a, vec![n]), (out, vec![1])], 1);
+        let symbols = [Value::I64(n as i64)];
+        let e = simulate_map(&racy, &generate(&racy), 0, &symbols, &d, grid)
+            .expect_err("one element written by every iteration");
+        assert!(e.starts_with("race: thread"), "{e}");
+        let (sums, a, out) = sdfg(true);
+        let d = fill(&sums, &[(a, vec![n]), (out, vec![1])], 1);
+        simulate_map(&sums, &generate(&sums), 0, &symbols, &d, grid)
+            .unwrap_or_else(|e| panic!("a sum is atomic: {e}"));
+    }
+}
