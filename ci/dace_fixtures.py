@@ -223,6 +223,20 @@ def error_fixtures():
     ]
 
 
+@dace.program
+def heat_3d(TSTEPS: dace.int64, A: dace.float64[N, N, N], B: dace.float64[N, N, N]):
+    # NPBench's heat_3d: DaCe writes the 3-D strides as [N**2, N, 1].
+    for t in range(1, TSTEPS):
+        B[1:-1, 1:-1, 1:-1] = (0.125 * (A[2:, 1:-1, 1:-1] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[:-2, 1:-1, 1:-1]) +
+                               0.125 * (A[1:-1, 2:, 1:-1] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[1:-1, :-2, 1:-1]) +
+                               0.125 * (A[1:-1, 1:-1, 2:] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[1:-1, 1:-1, 0:-2]) +
+                               A[1:-1, 1:-1, 1:-1])
+        A[1:-1, 1:-1, 1:-1] = (0.125 * (B[2:, 1:-1, 1:-1] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[:-2, 1:-1, 1:-1]) +
+                               0.125 * (B[1:-1, 2:, 1:-1] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[1:-1, :-2, 1:-1]) +
+                               0.125 * (B[1:-1, 1:-1, 2:] - 2.0 * B[1:-1, 1:-1, 1:-1] + B[1:-1, 1:-1, 0:-2]) +
+                               B[1:-1, 1:-1, 1:-1])
+
+
 def dyadic(n, scale):
     """Values whose sums are exact in float64 in any order."""
     return [((k * 37) % 23 - 11) / scale for k in range(n)]
@@ -254,6 +268,10 @@ def fixtures():
         ("matmul", matmul.to_sdfg(), {"N": n, "M": m},
          {"A": ("float64", [n, m], dyadic(n * m, 4)), "B": ("float64", [m, n], dyadic(n * m, 2)[::-1]), "C": ("float64", [n, n], [0.0] * (n * n))},
          ["C"]),
+        ("heat_3d", heat_3d.to_sdfg(), {"N": 6},
+         {"TSTEPS": ("int64", [], [3]), "A": ("float64", [6, 6, 6], dyadic(216, 8)),
+          "B": ("float64", [6, 6, 6], dyadic(216, 4)[::-1])},
+         ["A", "B"]),
         ("repro", repro(), {"X_size": 32},
          {"T_GPU": ("int32", [], [0]), "X": ("int32", [32], [0] * 32), "U": ("int32", [1], [0])},
          ["X", "U"]),

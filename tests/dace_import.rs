@@ -23,6 +23,7 @@ sdfg! {
     pub sdfg DaceJacobi2dGpu = include "tests/fixtures/dace/jacobi_2d_gpu.sdfg";
 }
 sdfg! { pub sdfg DaceReduction = include "tests/fixtures/dace/reduction.sdfg"; }
+sdfg! { pub sdfg DaceHeat3d = include "tests/fixtures/dace/heat_3d.sdfg"; }
 sdfg! { pub sdfg DaceLoop = include "tests/fixtures/dace/loop.sdfg"; }
 sdfg! { pub sdfg DaceTaskletWhile = include "tests/fixtures/dace/tasklet_while.sdfg"; }
 sdfg! { pub sdfg DaceReduceNodes = include "tests/fixtures/dace/reduce_nodes.sdfg"; }
@@ -35,7 +36,7 @@ sdfg! {
 // The spelling of the same thing.
 sdfg! { include "tests/fixtures/dace/axpy.sdfg" as DaceAxpyAgain, #[streams(single)] }
 
-const FIXTURES: [&str; 9] = [
+const FIXTURES: [&str; 10] = [
     "axpy",
     "jacobi_2d",
     "jacobi_2d_gpu",
@@ -44,6 +45,7 @@ const FIXTURES: [&str; 9] = [
     "tasklet_while",
     "reduce_nodes",
     "matmul",
+    "heat_3d",
     "repro",
 ];
 
@@ -208,6 +210,20 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
             .expect("run");
             vec![("C", json_f64(c))]
         }
+        "heat_3d" => {
+            // Strides written `[N**2, N, 1]`.
+            let p = DaceHeat3d::load(device).expect("load");
+            let steps = i64s(&io["inputs"]["TSTEPS"]);
+            let (mut a, mut b) = (input_f64(io, "A"), input_f64(io, "B"));
+            p.run(DaceHeat3dArgs {
+                N: symbol(io, "N") as i32,
+                TSTEPS: steps[0],
+                A: &mut a,
+                B: &mut b,
+            })
+            .expect("run");
+            vec![("A", json_f64(a)), ("B", json_f64(b))]
+        }
         "repro" => {
             let p = DaceRepro::load(device).expect("load");
             let x_size = symbol(io, "X_size") as i32;
@@ -275,6 +291,7 @@ fixture_test!(dace_loop_matches_dace, "loop");
 fixture_test!(dace_tasklet_while_matches_dace, "tasklet_while");
 fixture_test!(dace_reduce_nodes_match_dace, "reduce_nodes");
 fixture_test!(dace_matmul_matches_dace, "matmul");
+fixture_test!(dace_heat_3d_matches_dace, "heat_3d");
 fixture_test!(dace_repro_matches_dace, "repro");
 
 #[test]

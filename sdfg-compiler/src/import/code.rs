@@ -197,6 +197,11 @@ impl CodeExpr {
                 }
             }
             CodeExpr::FloorDiv(a, b) => a.eval_int(env)?.checked_div_euclid(b.eval_int(env)?)?,
+            // DaCe writes `N**2` in strides and shapes.
+            CodeExpr::Pow(a, b) => {
+                let exponent = u32::try_from(b.eval_int(env)?).ok()?;
+                a.eval_int(env)?.checked_pow(exponent)?
+            }
             CodeExpr::Call(MathFn::Min, args) if args.len() == 2 => {
                 args[0].eval_int(env)?.min(args[1].eval_int(env)?)
             }
@@ -323,4 +328,23 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
         "fma" => MathFn::MulAdd,
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_integer_value;
+    use crate::import::python::parse_expr;
+
+    /// DaCe writes the strides of a 3-D array as `[N**2, N, 1]`.
+    #[test]
+    fn powers_have_integer_values() {
+        let same =
+            |a: &str, b: &str| same_integer_value(&parse_expr(a).unwrap(), &parse_expr(b).unwrap());
+        assert!(same("N**2", "N * N"));
+        assert!(same("(N - 2)**2", "(N - 2) * (N - 2)"));
+        assert!(same("N**0", "1"));
+        assert!(!same("N**2", "N * 2"));
+        // A negative exponent is no integer.
+        assert!(!same("N**(-1)", "N**(-1)"));
+    }
 }
