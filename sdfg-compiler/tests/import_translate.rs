@@ -188,6 +188,46 @@ fn cpp_tasklet_with_implicit_conversions() {
     assert!(items.contains("B[i] = (t + (k as f64)) as f32;"), "{items}");
 }
 
+/// DaCe's Python frontend writes `dace.complex128(1.0)` for a real constant
+/// in complex arithmetic, and mixes complex precisions; the front end
+/// builds complex values instead of casting to them.
+#[test]
+fn real_values_and_other_precisions_become_complex_values() {
+    let items = accepted(&one_map(
+        "__out = (__in + dace.complex128(1.0))",
+        "Python",
+        "complex128",
+        "complex128",
+        None,
+    ));
+    assert!(
+        items.contains("B[i] = A[i] + c64::new(1.0, 0.0);"),
+        "{items}"
+    );
+    let items = accepted(&one_map(
+        "__out = __in * 2.0",
+        "Python",
+        "complex64",
+        "complex128",
+        None,
+    ));
+    assert!(
+        items.contains("c64::new((A[i]).re as f64, (A[i]).im as f64)"),
+        "{items}"
+    );
+    let items = accepted(&one_map(
+        "__out = __in",
+        "Python",
+        "float64",
+        "complex64",
+        None,
+    ));
+    assert!(
+        items.contains("B[i] = c32::new((A[i] as f32), 0.0f32);"),
+        "{items}"
+    );
+}
+
 #[test]
 fn reductions_from_lambdas() {
     for (wcr, form) in [

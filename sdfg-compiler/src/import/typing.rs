@@ -52,13 +52,24 @@ impl Ty {
     }
 }
 
-/// C++'s usual arithmetic conversions over the element types.
+/// C++'s usual arithmetic conversions over the element types; with a
+/// complex operand, NumPy's (DaCe's complex types follow it): complex, in
+/// double precision when the other operand is a double or an integer of 32
+/// bits or more.
 pub(crate) fn promote(a: ScalarType, b: ScalarType) -> ScalarType {
     use ScalarType::*;
     let a = if a == Bool { I32 } else { a };
     let b = if b == Bool { I32 } else { b };
     if a == b {
         return a;
+    }
+    if a.is_complex() || b.is_complex() {
+        let double = |t: ScalarType| match t {
+            C64 | F64 => true,
+            C32 | F32 | F16 | BF16 => false,
+            t => t.bits() >= 32,
+        };
+        return if double(a) || double(b) { C64 } else { C32 };
     }
     if a == F64 || b == F64 {
         return F64;
@@ -86,7 +97,9 @@ fn unify(a: Ty, b: Ty, adapt_floats: bool) -> Ty {
     use Ty::*;
     if adapt_floats {
         match (a, b) {
-            (Known(x), FlexFloat) | (FlexFloat, Known(x)) if x.is_float() => return Known(x),
+            (Known(x), FlexFloat) | (FlexFloat, Known(x)) if x.is_float() || x.is_complex() => {
+                return Known(x)
+            }
             _ => {}
         }
     }
@@ -101,7 +114,7 @@ fn unify(a: Ty, b: Ty, adapt_floats: bool) -> Ty {
         (Known(x), Known(y)) => Known(promote(x, y)),
         (Known(x), FlexInt) | (FlexInt, Known(x)) => Known(not_bool(x)),
         // An unsuffixed float literal is a `double`.
-        (Known(_), FlexFloat) | (FlexFloat, Known(_)) => Known(ScalarType::F64),
+        (Known(x), FlexFloat) | (FlexFloat, Known(x)) => Known(promote(x, ScalarType::F64)),
         (FlexInt, FlexInt) => FlexInt,
         _ => FlexFloat,
     }
@@ -817,6 +830,30 @@ fn cast_text(text: String, from: ScalarType, to: ScalarType) -> String {
             int_literal(0, false, from).unwrap_or_default()
         };
         return paren(format!("{text} != {zero}"));
+    }
+    if to.is_complex() && !from.is_complex() {
+        // `dace.complex128(1.0)`, or a real operand of a complex
+        // operation: the front end builds complex values, it does not
+        // cast to them.
+        let part = to.real_part();
+        let re = if from == part {
+            text
+        } else {
+            cast_text(text, from, part)
+        };
+        return format!("{}::new({re}, {})", rust(to), float_literal(0.0, part));
+    }
+    if to.is_complex() && from.is_complex() {
+        // `c32` <-> `c64`: part by part (the value is pure; reading it
+        // twice is the same value).
+        if from == to {
+            return text;
+        }
+        let part = rust(to.real_part());
+        return format!(
+            "{}::new(({text}).re as {part}, ({text}).im as {part})",
+            rust(to)
+        );
     }
     if from == ScalarType::Bool && to.is_float() {
         return paren(format!("{text} as i32 as {}", rust(to)));
