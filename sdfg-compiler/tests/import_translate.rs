@@ -508,6 +508,22 @@ fn elements_outside_the_subset_are_named() {
         vec![],
     );
     assert!(rejected(&json).contains("unsupported DaCe element `View` (container `A`)"));
+    // What uses a refused container says nothing more: one error.
+    let view = json!({"type": "ArrayView", "attributes": {"dtype": "float64", "shape": ["4"]}});
+    let json = sdfg(
+        json!({"A": array("float64", &["8"]), "V": view}),
+        json!({}),
+        vec![state(
+            "s",
+            vec![access(0, "A", None), access(1, "V", None)],
+            vec![edge(0, None, 1, None, memlet("A", vec![range("2", "5")]))],
+        )],
+        vec![],
+    );
+    assert_eq!(
+        rejected(&json),
+        "unsupported DaCe element `ArrayView` (container `V`)\n  help: views are not supported yet; in DaCe, `dace.sdfg.utils.remove_views` or copying the data removes them"
+    );
     let json = json!({"type": "SDFG", "attributes": {"_arrays": {}, "symbols": {}},
         "nodes": [{"type": "LoopRegion", "label": "for_1", "nodes": [], "edges": []}], "edges": []})
     .to_string();

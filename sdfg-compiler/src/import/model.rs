@@ -14,6 +14,9 @@ use serde_json::Value;
 pub(crate) struct Model {
     /// Data descriptors in file order (DaCe writes them sorted by name).
     pub arrays: Vec<DataDesc>,
+    /// Descriptors refused with an error (views, streams, ...): what uses
+    /// them says nothing more (one mistake, one error).
+    pub refused: Vec<String>,
     /// `symbols`: name and DaCe type name.
     pub symbols: Vec<(String, String)>,
     /// DaCe's argument order (`arg_names`).
@@ -202,10 +205,12 @@ pub(crate) fn read(json: &Value, errors: &mut Vec<ImportError>) -> Option<Model>
     }
     let attrs = &json["attributes"];
     let mut arrays = Vec::new();
+    let mut refused = Vec::new();
     if let Value::Object(map) = &attrs["_arrays"] {
         for (n, desc) in map {
-            if let Some(d) = data_desc(n, desc, errors) {
-                arrays.push(d);
+            match data_desc(n, desc, errors) {
+                Some(d) => arrays.push(d),
+                None => refused.push(n.clone()),
             }
         }
     } else if !attrs["_arrays"].is_null() {
@@ -311,6 +316,7 @@ pub(crate) fn read(json: &Value, errors: &mut Vec<ImportError>) -> Option<Model>
         .filter(|s| *s < states.len());
     Some(Model {
         arrays,
+        refused,
         symbols,
         arg_names,
         argument_symbols,

@@ -41,6 +41,9 @@ pub(crate) struct ContainerInfo {
 
 pub(crate) struct SdfgCx {
     pub containers: HashMap<String, ContainerInfo>,
+    /// Data the model refused with an error (`Model::refused`): uses of it
+    /// are not errors again.
+    pub refused: HashSet<String>,
     /// DaCe name -> (DSL name, type).
     pub symbols: HashMap<String, (String, ScalarType)>,
     /// DSL names of symbols and containers (a map parameter must not take one).
@@ -141,6 +144,7 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
     let mut names = Namer::default();
     let mut cx = SdfgCx {
         containers: HashMap::new(),
+        refused: model.refused.iter().cloned().collect(),
         symbols: HashMap::new(),
         taken: HashSet::new(),
         container_names: HashSet::new(),

@@ -130,10 +130,12 @@ impl StateConv<'_> {
     /// The DSL name of `data` when `subset` covers all of it.
     fn whole(&mut self, data: &str, subset: Option<&[RangeText]>, what: &str) -> Option<String> {
         let Some(info) = self.cx.containers.get(data) else {
-            self.error(
-                format!("{what} reads or writes `{data}`, which is not a container"),
-                "check the file",
-            );
+            if !self.cx.refused.contains(data) {
+                self.error(
+                    format!("{what} reads or writes `{data}`, which is not a container"),
+                    "check the file",
+                );
+            }
             return None;
         };
         let (name, shape, scalar) = (info.dsl.clone(), info.shape.clone(), info.scalar);

@@ -144,7 +144,10 @@ impl<'a> StateConv<'a> {
                 }
             }
             if let NodeKind::Access { data } = &node.kind {
-                if !data.is_empty() && !self.cx.containers.contains_key(data) {
+                if !data.is_empty()
+                    && !self.cx.containers.contains_key(data)
+                    && !self.cx.refused.contains(data)
+                {
                     self.error(format!("access node `{}` refers to `{data}`, which is not a container of the SDFG", node.label), "check the file");
                 }
             }

@@ -231,13 +231,15 @@ impl StateConv<'_> {
     /// What a memlet gives a tasklet to read: one element or part of an array.
     fn in_meaning(&mut self, m: &MemletModel, params: &[Param]) -> Option<Meaning> {
         let Some(info) = self.cx.containers.get(&m.data) else {
-            self.error(
-                format!(
-                    "a memlet refers to `{}`, which is not a container of the SDFG",
-                    m.data
-                ),
-                "check the file",
-            );
+            if !self.cx.refused.contains(&m.data) {
+                self.error(
+                    format!(
+                        "a memlet refers to `{}`, which is not a container of the SDFG",
+                        m.data
+                    ),
+                    "check the file",
+                );
+            }
             return None;
         };
         if info.temp {
