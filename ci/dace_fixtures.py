@@ -237,6 +237,61 @@ def heat_3d(TSTEPS: dace.int64, A: dace.float64[N, N, N], B: dace.float64[N, N, 
                                B[1:-1, 1:-1, 1:-1])
 
 
+@dace.program
+def seidel_2d(TSTEPS: dace.int64, A: dace.float64[N, N]):
+    # NPBench's seidel_2d: sequential loops updating in place.
+    for t in range(0, TSTEPS - 1):
+        for i in range(1, N - 1):
+            A[i, 1:-1] += (A[i - 1, :-2] + A[i - 1, 1:-1] + A[i - 1, 2:] + A[i, 2:] + A[i + 1, :-2] +
+                           A[i + 1, 1:-1] + A[i + 1, 2:])
+            for j in range(1, N - 1):
+                A[i, j] += A[i, j - 1]
+                A[i, j] /= 9.0
+
+
+@dace.program
+def lu(A: dace.float64[N, N]):
+    # NPBench's lu: triangular loops.
+    for i in range(N):
+        for j in range(i):
+            for k in range(j):
+                A[i, j] -= A[i, k] * A[k, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, N):
+            for k in range(i):
+                A[i, j] -= A[i, k] * A[k, j]
+
+
+@dace.program
+def fdtd_2d(TMAX: dace.int64, ex: dace.float64[N, M], ey: dace.float64[N, M], hz: dace.float64[N, M],
+            fict: dace.float64[M]):
+    # NPBench's fdtd_2d: a row set from a scalar of the loop, shifted slices.
+    for t in range(TMAX):
+        ey[0, :] = fict[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])
+        ex[:, 1:] -= 0.5 * (hz[:, 1:] - hz[:, :-1])
+        hz[:-1, :-1] -= 0.75 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+
+
+@dace.program
+def durbin(r: dace.float64[N], y: dace.float64[N]):
+    # NPBench's durbin: scalars carried through loops.
+    alpha = -r[0]
+    beta = 1.0
+    y[0] = -r[0]
+    for k in range(1, N):
+        beta *= 1.0 - alpha * alpha
+        s = 0.0
+        for i in range(k):
+            s += r[k - i - 1] * y[i]
+        alpha = -(r[k] + s) / beta
+        z = np.zeros_like(y)
+        for i in range(k):
+            z[i] = y[i] + alpha * y[k - i - 1]
+        y[:k] = z[:k]
+        y[k] = alpha
+
+
 def dyadic(n, scale):
     """Values whose sums are exact in float64 in any order."""
     return [((k * 37) % 23 - 11) / scale for k in range(n)]
@@ -272,6 +327,19 @@ def fixtures():
          {"TSTEPS": ("int64", [], [3]), "A": ("float64", [6, 6, 6], dyadic(216, 8)),
           "B": ("float64", [6, 6, 6], dyadic(216, 4)[::-1])},
          ["A", "B"]),
+        ("seidel_2d", seidel_2d.to_sdfg(), {"N": 7},
+         {"TSTEPS": ("int64", [], [3]), "A": ("float64", [7, 7], dyadic(49, 4))},
+         ["A"]),
+        ("lu", lu.to_sdfg(), {"N": 6},
+         {"A": ("float64", [6, 6], [float((i * 6 + j) % 7 + (8 if i == j else 0)) for i in range(6) for j in range(6)])},
+         ["A"]),
+        ("fdtd_2d", fdtd_2d.to_sdfg(), {"N": 6, "M": 5},
+         {"TMAX": ("int64", [], [4]), "ex": ("float64", [6, 5], dyadic(30, 8)), "ey": ("float64", [6, 5], dyadic(30, 4)),
+          "hz": ("float64", [6, 5], dyadic(30, 2)[::-1]), "fict": ("float64", [5], [0.5, 1.0, 1.5, 2.0, 2.5])},
+         ["ex", "ey", "hz"]),
+        ("durbin", durbin.to_sdfg(), {"N": 8},
+         {"r": ("float64", [8], [0.25, -0.125, 0.0625, 0.5, -0.25, 0.125, 0.375, -0.0625]), "y": ("float64", [8], [0.0] * 8)},
+         ["y"]),
         ("repro", repro(), {"X_size": 32},
          {"T_GPU": ("int32", [], [0]), "X": ("int32", [32], [0] * 32), "U": ("int32", [1], [0])},
          ["X", "U"]),

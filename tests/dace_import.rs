@@ -24,6 +24,10 @@ sdfg! {
 }
 sdfg! { pub sdfg DaceReduction = include "tests/fixtures/dace/reduction.sdfg"; }
 sdfg! { pub sdfg DaceHeat3d = include "tests/fixtures/dace/heat_3d.sdfg"; }
+sdfg! { pub sdfg DaceSeidel2d = include "tests/fixtures/dace/seidel_2d.sdfg"; }
+sdfg! { pub sdfg DaceLu = include "tests/fixtures/dace/lu.sdfg"; }
+sdfg! { pub sdfg DaceFdtd2d = include "tests/fixtures/dace/fdtd_2d.sdfg"; }
+sdfg! { pub sdfg DaceDurbin = include "tests/fixtures/dace/durbin.sdfg"; }
 sdfg! { pub sdfg DaceLoop = include "tests/fixtures/dace/loop.sdfg"; }
 sdfg! { pub sdfg DaceTaskletWhile = include "tests/fixtures/dace/tasklet_while.sdfg"; }
 sdfg! { pub sdfg DaceReduceNodes = include "tests/fixtures/dace/reduce_nodes.sdfg"; }
@@ -36,7 +40,7 @@ sdfg! {
 // The issue's spelling of the same thing.
 sdfg! { include "tests/fixtures/dace/axpy.sdfg" as DaceAxpyAgain, #[streams(single)] }
 
-const FIXTURES: [&str; 10] = [
+const FIXTURES: [&str; 14] = [
     "axpy",
     "jacobi_2d",
     "jacobi_2d_gpu",
@@ -46,6 +50,10 @@ const FIXTURES: [&str; 10] = [
     "reduce_nodes",
     "matmul",
     "heat_3d",
+    "seidel_2d",
+    "lu",
+    "fdtd_2d",
+    "durbin",
     "repro",
 ];
 
@@ -224,6 +232,64 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
             .expect("run");
             vec![("A", json_f64(a)), ("B", json_f64(b))]
         }
+        "seidel_2d" => {
+            let p = DaceSeidel2d::load(device).expect("load");
+            let steps = i64s(&io["inputs"]["TSTEPS"]);
+            let mut a = input_f64(io, "A");
+            p.run(DaceSeidel2dArgs {
+                N: symbol(io, "N") as i32,
+                TSTEPS: steps[0],
+                A: &mut a,
+            })
+            .expect("run");
+            vec![("A", json_f64(a))]
+        }
+        "lu" => {
+            let p = DaceLu::load(device).expect("load");
+            let mut a = input_f64(io, "A");
+            p.run(DaceLuArgs {
+                N: symbol(io, "N") as i32,
+                A: &mut a,
+            })
+            .expect("run");
+            vec![("A", json_f64(a))]
+        }
+        "fdtd_2d" => {
+            let p = DaceFdtd2d::load(device).expect("load");
+            let steps = i64s(&io["inputs"]["TMAX"]);
+            let fict = input_f64(io, "fict");
+            let (mut ex, mut ey, mut hz) = (
+                input_f64(io, "ex"),
+                input_f64(io, "ey"),
+                input_f64(io, "hz"),
+            );
+            p.run(DaceFdtd2dArgs {
+                N: symbol(io, "N") as i32,
+                M: symbol(io, "M") as i32,
+                TMAX: steps[0],
+                ex: &mut ex,
+                ey: &mut ey,
+                hz: &mut hz,
+                fict: &fict,
+            })
+            .expect("run");
+            vec![
+                ("ex", json_f64(ex)),
+                ("ey", json_f64(ey)),
+                ("hz", json_f64(hz)),
+            ]
+        }
+        "durbin" => {
+            let p = DaceDurbin::load(device).expect("load");
+            let (r, mut y) = (input_f64(io, "r"), input_f64(io, "y"));
+            p.run(DaceDurbinArgs {
+                N: symbol(io, "N") as i32,
+                r: &r,
+                y: &mut y,
+            })
+            .expect("run");
+            vec![("y", json_f64(y))]
+        }
         "repro" => {
             let p = DaceRepro::load(device).expect("load");
             let x_size = symbol(io, "X_size") as i32;
@@ -292,6 +358,10 @@ fixture_test!(dace_tasklet_while_matches_dace, "tasklet_while");
 fixture_test!(dace_reduce_nodes_match_dace, "reduce_nodes");
 fixture_test!(dace_matmul_matches_dace, "matmul");
 fixture_test!(dace_heat_3d_matches_dace, "heat_3d");
+fixture_test!(dace_seidel_2d_matches_dace, "seidel_2d");
+fixture_test!(dace_lu_matches_dace, "lu");
+fixture_test!(dace_fdtd_2d_matches_dace, "fdtd_2d");
+fixture_test!(dace_durbin_matches_dace, "durbin");
 fixture_test!(dace_repro_matches_dace, "repro");
 
 #[test]
