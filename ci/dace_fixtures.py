@@ -292,6 +292,28 @@ def durbin(r: dace.float64[N], y: dace.float64[N]):
         y[k] = alpha
 
 
+@dace.program
+def data_branch(A: dace.float64[N], out: dace.float64[1]):
+    # A branch on data inside a loop: DaCe keeps `A[i]` in a float64
+    # symbol assigned on an interstate edge.
+    s = 0.0
+    for i in range(N):
+        if A[i] > 0.5:
+            s += A[i]
+        else:
+            s -= 1.0
+    out[0] = s
+
+
+@dace.program
+def data_while(A: dace.float64[N]):
+    # A loop whose condition reads data (through a float64 symbol).
+    i = 0
+    while i < N and A[i] < 10.0:
+        A[i] = A[i] * 2.0
+        i += 1
+
+
 def dyadic(n, scale):
     """Values whose sums are exact in float64 in any order."""
     return [((k * 37) % 23 - 11) / scale for k in range(n)]
@@ -340,6 +362,12 @@ def fixtures():
         ("durbin", durbin.to_sdfg(), {"N": 8},
          {"r": ("float64", [8], [0.25, -0.125, 0.0625, 0.5, -0.25, 0.125, 0.375, -0.0625]), "y": ("float64", [8], [0.0] * 8)},
          ["y"]),
+        ("data_branch", data_branch.to_sdfg(), {"N": 12},
+         {"A": ("float64", [12], dyadic(12, 4)), "out": ("float64", [1], [0.0])},
+         ["out"]),
+        ("data_while", data_while.to_sdfg(), {"N": 10},
+         {"A": ("float64", [10], [0.5, 1.0, 3.0, 9.5, 2.0, 12.0, 1.0, 1.0, 1.0, 1.0])},
+         ["A"]),
         ("repro", repro(), {"X_size": 32},
          {"T_GPU": ("int32", [], [0]), "X": ("int32", [32], [0] * 32), "U": ("int32", [1], [0])},
          ["X", "U"]),

@@ -28,6 +28,8 @@ sdfg! { pub sdfg DaceSeidel2d = include "tests/fixtures/dace/seidel_2d.sdfg"; }
 sdfg! { pub sdfg DaceLu = include "tests/fixtures/dace/lu.sdfg"; }
 sdfg! { pub sdfg DaceFdtd2d = include "tests/fixtures/dace/fdtd_2d.sdfg"; }
 sdfg! { pub sdfg DaceDurbin = include "tests/fixtures/dace/durbin.sdfg"; }
+sdfg! { pub sdfg DaceDataBranch = include "tests/fixtures/dace/data_branch.sdfg"; }
+sdfg! { pub sdfg DaceDataWhile = include "tests/fixtures/dace/data_while.sdfg"; }
 sdfg! { pub sdfg DaceLoop = include "tests/fixtures/dace/loop.sdfg"; }
 sdfg! { pub sdfg DaceTaskletWhile = include "tests/fixtures/dace/tasklet_while.sdfg"; }
 sdfg! { pub sdfg DaceReduceNodes = include "tests/fixtures/dace/reduce_nodes.sdfg"; }
@@ -40,7 +42,7 @@ sdfg! {
 // The spelling of the same thing.
 sdfg! { include "tests/fixtures/dace/axpy.sdfg" as DaceAxpyAgain, #[streams(single)] }
 
-const FIXTURES: [&str; 14] = [
+const FIXTURES: [&str; 16] = [
     "axpy",
     "jacobi_2d",
     "jacobi_2d_gpu",
@@ -54,6 +56,8 @@ const FIXTURES: [&str; 14] = [
     "lu",
     "fdtd_2d",
     "durbin",
+    "data_branch",
+    "data_while",
     "repro",
 ];
 
@@ -290,6 +294,29 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
             .expect("run");
             vec![("y", json_f64(y))]
         }
+        // Floating-point symbols: host scalars assigned in a state on
+        // their edge.
+        "data_branch" => {
+            let p = DaceDataBranch::load(device).expect("load");
+            let (a, mut out) = (input_f64(io, "A"), input_f64(io, "out"));
+            p.run(DaceDataBranchArgs {
+                N: symbol(io, "N") as i32,
+                A: &a,
+                out: &mut out,
+            })
+            .expect("run");
+            vec![("out", json_f64(out))]
+        }
+        "data_while" => {
+            let p = DaceDataWhile::load(device).expect("load");
+            let mut a = input_f64(io, "A");
+            p.run(DaceDataWhileArgs {
+                N: symbol(io, "N") as i32,
+                A: &mut a,
+            })
+            .expect("run");
+            vec![("A", json_f64(a))]
+        }
         "repro" => {
             let p = DaceRepro::load(device).expect("load");
             let x_size = symbol(io, "X_size") as i32;
@@ -362,6 +389,8 @@ fixture_test!(dace_seidel_2d_matches_dace, "seidel_2d");
 fixture_test!(dace_lu_matches_dace, "lu");
 fixture_test!(dace_fdtd_2d_matches_dace, "fdtd_2d");
 fixture_test!(dace_durbin_matches_dace, "durbin");
+fixture_test!(dace_data_branch_matches_dace, "data_branch");
+fixture_test!(dace_data_while_matches_dace, "data_while");
 fixture_test!(dace_repro_matches_dace, "repro");
 
 #[test]

@@ -492,6 +492,43 @@ fn interstate_edges() {
     assert!(errors.contains("which it also assigns"), "{errors}");
 }
 
+/// A float symbol (DaCe keeps a value read on an edge in one) is a host
+/// scalar, assigned by a state on its edge after the edge's other
+/// assignments; conditions read it.
+#[test]
+fn float_symbols_are_host_scalars_assigned_on_their_edge() {
+    let states = vec![
+        state("a", vec![], vec![]),
+        state("b", vec![], vec![]),
+        state("c", vec![], vec![]),
+    ];
+    let edge = |src: &str, dst: &str, assignments: Value, condition: &str| {
+        json!({"type": "Edge", "src": src, "dst": dst, "attributes": {"data": {"type": "InterstateEdge",
+            "attributes": {"assignments": assignments, "condition": {"string_data": condition, "language": "Python"}}}}})
+    };
+    let json = sdfg(
+        json!({"A": array("float64", &["N"])}),
+        json!({"N": "int64", "k": "int64", "x": "float64"}),
+        states,
+        vec![
+            edge("0", "1", json!({"k": "1", "x": "A[N - 1]"}), "N > 0"),
+            edge("1", "2", json!({}), "x > 0.5"),
+        ],
+    );
+    let items = accepted(&json);
+    assert!(items.contains("transient host x: f64;"), "{items}");
+    assert!(
+        items.contains("state a_to_b { tasklet assign_a_to_b { x = A[N - 1i64]; } }"),
+        "{items}"
+    );
+    assert!(
+        items.contains("a -> a_to_b if N > 0i64 { k = 1i64; }"),
+        "{items}"
+    );
+    assert!(items.contains("a_to_b -> b;"), "{items}");
+    assert!(items.contains("b -> c if x > 0.5;"), "{items}");
+}
+
 #[test]
 fn elements_outside_the_subset_are_named() {
     let json = sdfg(

@@ -46,6 +46,12 @@ pub(crate) struct SdfgCx {
     pub refused: HashSet<String>,
     /// DaCe name -> (DSL name, type).
     pub symbols: HashMap<String, (String, ScalarType)>,
+    /// The symbols of a floating-point type (DaCe's Python frontend keeps
+    /// a value read on an interstate edge in one: `__tmp1 = A[i]`, then
+    /// `__tmp1 > 0.5`): host scalar containers here, which a state on the
+    /// edge assigns (DSL symbols are integers). Also in `symbols`, for
+    /// reading.
+    pub data_symbols: HashSet<String>,
     /// DSL names of symbols and containers (a map parameter must not take one).
     pub taken: HashSet<String>,
     /// DSL names of containers (a local must not take one; it may shadow a symbol).
@@ -146,6 +152,7 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
         containers: HashMap::new(),
         refused: model.refused.iter().cloned().collect(),
         symbols: HashMap::new(),
+        data_symbols: HashSet::new(),
         taken: HashSet::new(),
         container_names: HashSet::new(),
         nested: Default::default(),
@@ -167,11 +174,11 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
     // from their assignments on edges.
     for (name, ty_text) in &model.symbols {
         let ty = match dtype(ty_text) {
-            Some(t) if t.is_integer() || t == ScalarType::Bool => t,
+            Some(t) if t.is_integer() || t.is_float() || t == ScalarType::Bool => t,
             _ => {
                 errors.push(
                     ImportError::new(format!("symbol `{name}` has type `{ty_text}`"))
-                        .help("symbols are integers or bool (`int32`, `int64`, `uint32`, `uint64`, `bool`); keep other values in a scalar container"),
+                        .help("symbols are integers, floats or bool; keep other values in a scalar container"),
                 );
                 continue;
             }
@@ -181,7 +188,11 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
             Some(listed) => listed.contains(name),
             None => !assigned.contains(&name.as_str()) || free.contains(name.as_str()),
         };
-        if argument {
+        if ty.is_float() {
+            let transient = if argument { "" } else { "transient " };
+            lines.push(format!("{transient}host {dsl}: {ty};"));
+            cx.data_symbols.insert(name.clone());
+        } else if argument {
             lines.push(format!("symbol {dsl}: {ty};"));
         }
         cx.symbols.insert(name.clone(), (dsl, ty));
@@ -208,6 +219,15 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
                 })
                 .unwrap_or(ScalarType::I32);
             let dsl = names.name(name);
+            if ty.is_float() {
+                lines.push(format!("transient host {dsl}: {ty};"));
+                cx.data_symbols.insert(name.clone());
+            } else if ty.is_complex() {
+                errors.push(
+                    ImportError::new(format!("symbol `{name}` takes a complex value"))
+                        .help("symbols are integers, floats or bool; keep other values in a scalar container"),
+                );
+            }
             cx.symbols.insert(name.clone(), (dsl, ty));
         }
     }
@@ -244,7 +264,7 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
             "GPU_Shared" => {
                 errors.push(
                     ImportError::new(format!("unsupported DaCe element: container `{}` has storage `GPU_Shared`", d.name))
-                        .help("shared memory needs thread-block maps, which sdfg-rs does not have yet; use `GPU_Global`"),
+                        .help("the importer does not turn DaCe's thread-block maps into block maps yet; write the kernel as a block map (`on gpu block(...)` with `shared` data), or use `GPU_Global`"),
                 );
                 continue;
             }
@@ -302,6 +322,7 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
         .values()
         .filter(|c| !c.temp)
         .map(|c| c.dsl.clone())
+        .chain(cx.data_symbols.iter().map(|n| cx.symbols[n].0.clone()))
         .collect();
     cx.taken = cx
         .symbols
@@ -415,7 +436,8 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
         let before = earlier.entry(e.src).or_default();
         let own = strip_exclusion(cond.clone(), before);
         before.push(own.clone());
-        let mut text = format!("{} -> {}", state_dsl[e.src], state_dsl[e.dst]);
+        // ` if c` of the edge, when it has a condition.
+        let mut guard = String::new();
         if let Some(c) = &own {
             let lookup = |n: &str| cx.symbol_meaning(n);
             let mut em = Emitter {
@@ -430,7 +452,7 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
                         .help("conditions read symbols and host containers"),
                 );
             }
-            text.push_str(&format!(" if {c}"));
+            guard = format!(" if {c}");
         }
         // DaCe runs an edge's assignments one after the other, the DSL all
         // at once: they agree unless one reads another's target.
@@ -453,6 +475,7 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
             }
         }
         let mut assigns = Vec::new();
+        let mut data_assigns = Vec::new();
         for (name, value) in &e.assignments {
             let Some(v) = parse_symbolic(
                 value,
@@ -481,16 +504,42 @@ pub(crate) fn translate_model(model: &Model, role: Role, errors: &mut Vec<Import
                         .help("assignments read symbols and host containers"),
                 );
             }
-            assigns.push(format!("{dsl} = {v};"));
+            if cx.data_symbols.contains(name) {
+                data_assigns.push(format!("{dsl} = {v};"));
+            } else {
+                assigns.push(format!("{dsl} = {v};"));
+            }
         }
-        if assigns.is_empty() {
-            text.push(';');
+        let (src, dst) = (&state_dsl[e.src], &state_dsl[e.dst]);
+        if data_assigns.is_empty() {
+            push_edge(&mut lines, format!("{src} -> {dst}{guard}"), &assigns);
         } else {
-            text.push_str(&format!(" {{ {} }}", assigns.join(" ")));
+            // A state on the edge assigns the data symbols (their values
+            // read no symbol the edge assigns: see the check above).
+            let label = format!(
+                "{}_to_{}",
+                model.states[e.src].label, model.states[e.dst].label
+            );
+            let mid = state_names.name(&label);
+            lines.push(format!(
+                "state {mid} {{ tasklet assign_{mid} {{ {} }} }}",
+                data_assigns.join(" ")
+            ));
+            push_edge(&mut lines, format!("{src} -> {mid}{guard}"), &assigns);
+            lines.push(format!("{mid} -> {dst};"));
         }
-        lines.push(text);
     }
     lines.join("\n")
+}
+
+/// `text` (`a -> b if c`) with its assignments, as one item.
+fn push_edge(lines: &mut Vec<String>, mut text: String, assigns: &[String]) {
+    if assigns.is_empty() {
+        text.push(';');
+    } else {
+        text.push_str(&format!(" {{ {} }}", assigns.join(" ")));
+    }
+    lines.push(text);
 }
 
 fn is_true(c: &CodeExpr) -> bool {
