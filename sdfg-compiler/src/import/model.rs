@@ -651,7 +651,7 @@ fn unsupported_node(kind: &str, node_label: &str, n: &Value, state: &str) -> Imp
         }
         "NestedSDFG" => (
             format!("unsupported DaCe element `NestedSDFG` inside a map (`{node_label}` in state `{state}`)"),
-            "a nested SDFG is read where a state holds it, not inside a map scope; inline it in DaCe first: `sdfg.apply_transformations_repeated(InlineSDFG)` or `sdfg.simplify()`",
+            "a nested SDFG is read where a state holds it, not inside a map scope (DaCe's Python frontend makes one for a map body of several statements, which `sdfg.simplify()` inlines only when it has one state); write the body as one tasklet (`with dace.tasklet:`), or apply `InlineSDFG` where DaCe can",
         ),
         "ConsumeEntry" | "ConsumeExit" => (
             format!("unsupported DaCe element `{kind}` (`{node_label}` in state `{state}`)"),
