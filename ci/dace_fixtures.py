@@ -314,6 +314,23 @@ def data_while(A: dace.float64[N]):
         i += 1
 
 
+@dace.program
+def steps_copies(A: dace.float32[N], B: dace.float32[N]):
+    # A map with a step, and copies between offsets.
+    for i in dace.map[1:N:2]:
+        B[i] = A[i] * 2.0
+    B[0:2] = A[N - 2:N]
+    B[2:4] = A[0:2]
+
+
+@dace.program
+def sums(A: dace.float64[N, M, 4], rows: dace.float64[N], total: dace.float64[1]):
+    # A 3-D map reducing into rows, and a whole-array sum (a Reduce node).
+    for i, j, k in dace.map[0:N, 0:M, 0:4]:
+        rows[i] += A[i, j, k]
+    total[0] = np.sum(A)
+
+
 def dyadic(n, scale):
     """Values whose sums are exact in float64 in any order."""
     return [((k * 37) % 23 - 11) / scale for k in range(n)]
@@ -368,6 +385,12 @@ def fixtures():
         ("data_while", data_while.to_sdfg(), {"N": 10},
          {"A": ("float64", [10], [0.5, 1.0, 3.0, 9.5, 2.0, 12.0, 1.0, 1.0, 1.0, 1.0])},
          ["A"]),
+        ("steps_copies", steps_copies.to_sdfg(), {"N": 9},
+         {"A": ("float32", [9], dyadic(9, 4)), "B": ("float32", [9], [-1.0] * 9)},
+         ["B"]),
+        ("sums", sums.to_sdfg(), {"N": 3, "M": 5},
+         {"A": ("float64", [3, 5, 4], dyadic(60, 8)), "rows": ("float64", [3], [0.5, 0.0, -1.0]), "total": ("float64", [1], [0.0])},
+         ["rows", "total"]),
         ("repro", repro(), {"X_size": 32},
          {"T_GPU": ("int32", [], [0]), "X": ("int32", [32], [0] * 32), "U": ("int32", [1], [0])},
          ["X", "U"]),

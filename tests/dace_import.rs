@@ -30,6 +30,8 @@ sdfg! { pub sdfg DaceFdtd2d = include "tests/fixtures/dace/fdtd_2d.sdfg"; }
 sdfg! { pub sdfg DaceDurbin = include "tests/fixtures/dace/durbin.sdfg"; }
 sdfg! { pub sdfg DaceDataBranch = include "tests/fixtures/dace/data_branch.sdfg"; }
 sdfg! { pub sdfg DaceDataWhile = include "tests/fixtures/dace/data_while.sdfg"; }
+sdfg! { pub sdfg DaceStepsCopies = include "tests/fixtures/dace/steps_copies.sdfg"; }
+sdfg! { pub sdfg DaceSums = include "tests/fixtures/dace/sums.sdfg"; }
 sdfg! { pub sdfg DaceLoop = include "tests/fixtures/dace/loop.sdfg"; }
 sdfg! { pub sdfg DaceTaskletWhile = include "tests/fixtures/dace/tasklet_while.sdfg"; }
 sdfg! { pub sdfg DaceReduceNodes = include "tests/fixtures/dace/reduce_nodes.sdfg"; }
@@ -42,7 +44,7 @@ sdfg! {
 // The spelling of the same thing.
 sdfg! { include "tests/fixtures/dace/axpy.sdfg" as DaceAxpyAgain, #[streams(single)] }
 
-const FIXTURES: [&str; 16] = [
+const FIXTURES: [&str; 18] = [
     "axpy",
     "jacobi_2d",
     "jacobi_2d_gpu",
@@ -58,6 +60,8 @@ const FIXTURES: [&str; 16] = [
     "durbin",
     "data_branch",
     "data_while",
+    "steps_copies",
+    "sums",
     "repro",
 ];
 
@@ -317,6 +321,32 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
             .expect("run");
             vec![("A", json_f64(a))]
         }
+        "steps_copies" => {
+            let p = DaceStepsCopies::load(device).expect("load");
+            let a: Vec<f32> = input_f64(io, "A").into_iter().map(|v| v as f32).collect();
+            let mut b: Vec<f32> = input_f64(io, "B").into_iter().map(|v| v as f32).collect();
+            p.run(DaceStepsCopiesArgs {
+                N: symbol(io, "N") as i32,
+                A: &a,
+                B: &mut b,
+            })
+            .expect("run");
+            vec![("B", json_f64(b.into_iter().map(f64::from).collect()))]
+        }
+        "sums" => {
+            let p = DaceSums::load(device).expect("load");
+            let a = input_f64(io, "A");
+            let (mut rows, mut total) = (input_f64(io, "rows"), input_f64(io, "total"));
+            p.run(DaceSumsArgs {
+                N: symbol(io, "N") as i32,
+                M: symbol(io, "M") as i32,
+                A: &a,
+                rows: &mut rows,
+                total: &mut total,
+            })
+            .expect("run");
+            vec![("rows", json_f64(rows)), ("total", json_f64(total))]
+        }
         "repro" => {
             let p = DaceRepro::load(device).expect("load");
             let x_size = symbol(io, "X_size") as i32;
@@ -391,6 +421,8 @@ fixture_test!(dace_fdtd_2d_matches_dace, "fdtd_2d");
 fixture_test!(dace_durbin_matches_dace, "durbin");
 fixture_test!(dace_data_branch_matches_dace, "data_branch");
 fixture_test!(dace_data_while_matches_dace, "data_while");
+fixture_test!(dace_steps_copies_match_dace, "steps_copies");
+fixture_test!(dace_sums_match_dace, "sums");
 fixture_test!(dace_repro_matches_dace, "repro");
 
 #[test]
