@@ -505,9 +505,9 @@ fn run_machine(ir: &Sdfg, symbols: &[Value], inputs: &Data, map: &mut RunMap<'_>
             ..Default::default()
         };
         let holds = |e: &InterstateEdge, env: &mut MemEnv| {
-            e.condition.as_ref().map_or(true, |c| {
-                eval::eval_expr(c, env, &mut Vec::new()) == Ok(Value::Bool(true))
-            })
+            e.condition
+                .as_ref()
+                .is_none_or(|c| eval::eval_expr(c, env, &mut Vec::new()) == Ok(Value::Bool(true)))
         };
         state = None;
         if let Some(edge) = ir.edges.iter().find(|e| e.from == at && holds(e, &mut env)) {

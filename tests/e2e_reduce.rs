@@ -103,7 +103,7 @@ fn nested_min_max_of_a_negated_operand() {
         for _ in 0..4095 {
             a.push(rng.next_u64() as i32);
             b.push(rng.next_u64() as i32);
-            c.push(if rng.next_u64() % 8 == 0 {
+            c.push(if rng.next_u64().is_multiple_of(8) {
                 i32::MIN
             } else {
                 rng.next_u64() as i32

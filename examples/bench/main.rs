@@ -93,7 +93,7 @@ fn main() -> AnyResult<()> {
     let only: Option<String> = opts.value("only");
     let selected = |k: Kind| {
         only.as_deref()
-            .map_or(true, |list| list.split(',').any(|n| n == k.family()))
+            .is_none_or(|list| list.split(',').any(|n| n == k.family()))
     };
     let mut seeds = Seeds::new(&opts);
 
@@ -292,7 +292,7 @@ fn cpu_only(opts: &Options) -> AnyResult<()> {
     let only: Option<String> = opts.value("only");
     let selected = |k: Kind| {
         only.as_deref()
-            .map_or(true, |list| list.split(',').any(|n| n == k.family()))
+            .is_none_or(|list| list.split(',').any(|n| n == k.family()))
     };
     let mut seeds = Seeds::new(opts);
     let cpu = Device::cpu();

@@ -96,7 +96,7 @@ pub struct DotWorkload {
 /// The largest power of two <= `limit` that divides `n`.
 fn threads_for(n: usize, limit: usize) -> usize {
     let mut p = 1;
-    while p * 2 <= limit && n % (p * 2) == 0 {
+    while p * 2 <= limit && n.is_multiple_of(p * 2) {
         p *= 2;
     }
     p
@@ -114,7 +114,7 @@ impl DotWorkload {
             _ => threads_for(n, PARTIALS),
         };
         let p: usize = opts.get("p", default_p);
-        if n == 0 || p == 0 || n % p != 0 {
+        if n == 0 || p == 0 || !n.is_multiple_of(p) {
             return Err(format!("dot: --p {p} must divide --n {n}").into());
         }
         let (host_x, host_y) = (random_f32(n, 1), random_f32(n, 2));

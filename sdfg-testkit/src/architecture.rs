@@ -400,7 +400,7 @@ fn cfg_test_module_end(tokens: &[String], i: usize) -> Option<usize> {
         .iter()
         .enumerate()
         .all(|(k, h)| tokens.get(i + k).is_some_and(|t| t == h));
-    if !matches || !tokens.get(i + HEAD.len() + 1).is_some_and(|t| t == "{") {
+    if !matches || tokens.get(i + HEAD.len() + 1).is_none_or(|t| t != "{") {
         return None;
     }
     let mut depth = 0usize;

@@ -171,7 +171,7 @@ pub(super) fn exec(
                 let bytes = (w / 8) as u64;
                 for (k, r) in rs.iter().enumerate() {
                     let addr = regs[*ar] + k as u64 * bytes;
-                    if k == 0 && addr % (bytes * rs.len() as u64) != 0 {
+                    if k == 0 && !addr.is_multiple_of(bytes * rs.len() as u64) {
                         return Err(format!("misaligned vector load at {addr:#x}"));
                     }
                     regs[*r] = spaces.load(space, addr, bytes as usize, Touch::Read)?;
@@ -186,7 +186,7 @@ pub(super) fn exec(
                 let bytes = (w / 8) as u64;
                 for (k, r) in rs.iter().enumerate() {
                     let addr = regs[*ar] + k as u64 * bytes;
-                    if k == 0 && addr % (bytes * rs.len() as u64) != 0 {
+                    if k == 0 && !addr.is_multiple_of(bytes * rs.len() as u64) {
                         return Err(format!("misaligned vector store at {addr:#x}"));
                     }
                     spaces.store(space, addr, bytes as usize, regs[*r])?;
