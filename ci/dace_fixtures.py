@@ -331,6 +331,20 @@ def sums(A: dace.float64[N, M, 4], rows: dace.float64[N], total: dace.float64[1]
     total[0] = np.sum(A)
 
 
+@dace.program
+def map_bodies(alpha: dace.float32, k: dace.int32, A: dace.float32[N], B: dace.float32[N], a: dace.int32[N],
+               b: dace.int32[N], C: dace.int64[N], D: dace.int32[N]):
+    # Map bodies of several operations: DaCe's Python frontend makes each a
+    # nested SDFG inside the map (a chain of states whose edges carry
+    # values in symbols), which the importer inlines.
+    for i in dace.map[0:N]:
+        B[i] = alpha * A[i] + k
+    for i in dace.map[0:N]:
+        C[i] = i * k - 1
+    for i in dace.map[0:N]:
+        D[i] = (a[i] // 3) + (b[i] % 7) - a[i] * b[i]
+
+
 def dyadic(n, scale):
     """Values whose sums are exact in float64 in any order."""
     return [((k * 37) % 23 - 11) / scale for k in range(n)]
@@ -391,6 +405,11 @@ def fixtures():
         ("sums", sums.to_sdfg(), {"N": 3, "M": 5},
          {"A": ("float64", [3, 5, 4], dyadic(60, 8)), "rows": ("float64", [3], [0.5, 0.0, -1.0]), "total": ("float64", [1], [0.0])},
          ["rows", "total"]),
+        ("map_bodies", map_bodies.to_sdfg(simplify=True), {"N": 9},
+         {"alpha": ("float32", [], [1.5]), "k": ("int32", [], [3]), "A": ("float32", [9], dyadic(9, 4)),
+          "B": ("float32", [9], [0.0] * 9), "a": ("int32", [9], [7, -8, 9, 10, -11, 12, 13, 14, -15]),
+          "b": ("int32", [9], [3, 4, -5, 6, 7, 8, -9, 10, 11]), "C": ("int64", [9], [0] * 9), "D": ("int32", [9], [0] * 9)},
+         ["B", "C", "D"]),
         ("repro", repro(), {"X_size": 32},
          {"T_GPU": ("int32", [], [0]), "X": ("int32", [32], [0] * 32), "U": ("int32", [1], [0])},
          ["X", "U"]),

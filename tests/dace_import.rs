@@ -32,6 +32,7 @@ sdfg! { pub sdfg DaceDataBranch = include "tests/fixtures/dace/data_branch.sdfg"
 sdfg! { pub sdfg DaceDataWhile = include "tests/fixtures/dace/data_while.sdfg"; }
 sdfg! { pub sdfg DaceStepsCopies = include "tests/fixtures/dace/steps_copies.sdfg"; }
 sdfg! { pub sdfg DaceSums = include "tests/fixtures/dace/sums.sdfg"; }
+sdfg! { pub sdfg DaceMapBodies = include "tests/fixtures/dace/map_bodies.sdfg"; }
 sdfg! { pub sdfg DaceLoop = include "tests/fixtures/dace/loop.sdfg"; }
 sdfg! { pub sdfg DaceTaskletWhile = include "tests/fixtures/dace/tasklet_while.sdfg"; }
 sdfg! { pub sdfg DaceReduceNodes = include "tests/fixtures/dace/reduce_nodes.sdfg"; }
@@ -44,7 +45,7 @@ sdfg! {
 // The spelling of the same thing.
 sdfg! { include "tests/fixtures/dace/axpy.sdfg" as DaceAxpyAgain, #[streams(single)] }
 
-const FIXTURES: [&str; 18] = [
+const FIXTURES: [&str; 19] = [
     "axpy",
     "jacobi_2d",
     "jacobi_2d_gpu",
@@ -62,6 +63,7 @@ const FIXTURES: [&str; 18] = [
     "data_while",
     "steps_copies",
     "sums",
+    "map_bodies",
     "repro",
 ];
 
@@ -347,6 +349,39 @@ fn run(name: &str, device: &Device, io: &Value) -> Outputs {
             .expect("run");
             vec![("rows", json_f64(rows)), ("total", json_f64(total))]
         }
+        // Nested SDFGs inside maps, inlined.
+        "map_bodies" => {
+            let p = DaceMapBodies::load(device).expect("load");
+            let f32s = |name: &str| -> Vec<f32> {
+                input_f64(io, name).into_iter().map(|v| v as f32).collect()
+            };
+            let i32s = |name: &str| -> Vec<i32> {
+                i64s(&io["inputs"][name])
+                    .into_iter()
+                    .map(|v| v as i32)
+                    .collect()
+            };
+            let (a_f, mut b_f) = (f32s("A"), f32s("B"));
+            let (a, b, mut d) = (i32s("a"), i32s("b"), i32s("D"));
+            let mut c = i64s(&io["inputs"]["C"]);
+            p.run(DaceMapBodiesArgs {
+                N: symbol(io, "N") as i32,
+                alpha: f32s("alpha")[0],
+                k: i32s("k")[0],
+                A: &a_f,
+                B: &mut b_f,
+                a: &a,
+                b: &b,
+                C: &mut c,
+                D: &mut d,
+            })
+            .expect("run");
+            vec![
+                ("B", json_f64(b_f.into_iter().map(f64::from).collect())),
+                ("C", c.into_iter().map(Value::from).collect()),
+                ("D", json_i32(d)),
+            ]
+        }
         "repro" => {
             let p = DaceRepro::load(device).expect("load");
             let x_size = symbol(io, "X_size") as i32;
@@ -423,6 +458,7 @@ fixture_test!(dace_data_branch_matches_dace, "data_branch");
 fixture_test!(dace_data_while_matches_dace, "data_while");
 fixture_test!(dace_steps_copies_match_dace, "steps_copies");
 fixture_test!(dace_sums_match_dace, "sums");
+fixture_test!(dace_map_bodies_match_dace, "map_bodies");
 fixture_test!(dace_repro_matches_dace, "repro");
 
 #[test]

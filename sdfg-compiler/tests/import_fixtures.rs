@@ -62,7 +62,10 @@ fn error_fixtures_name_the_unsupported_element() {
     let dir = repo_root().join("tests/ui/dace");
     for (file, expected) in [
         ("linalg_inv.sdfg", "unsupported DaCe element `Inv`"),
-        ("nested_sdfg.sdfg", "unsupported DaCe element `NestedSDFG`"),
+        (
+            "nested_sdfg.sdfg",
+            "the nested SDFG `nested_sdfg_139_4` inside a map has branches or loops",
+        ),
         ("tasklet_lambda.sdfg", "uses Python construct `lambda`"),
         ("thread_block.sdfg", "`GPU_ThreadBlock`"),
         ("thread_block.sdfg", "`GPU_Shared`"),

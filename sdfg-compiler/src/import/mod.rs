@@ -11,11 +11,14 @@
 //! `Scalar` containers, states, access nodes, maps, tasklets in Python or
 //! C++ (the subset the tasklet language expresses), memlets with subsets and
 //! write-conflict resolution, copies between access nodes, interstate edges,
-//! `NestedSDFG` nodes in a state (a nested `sdfg` and a call).
-//! Everything else (library nodes, nested SDFGs inside maps, views, thread-block maps,
-//! `GPU_Shared` storage, control-flow regions, code outside tasklets) is a
-//! compile error naming the element; the readers are written so that such
-//! elements can be added where the language grows.
+//! `NestedSDFG` nodes in a state (a nested `sdfg` and a call) and inside
+//! maps (inlined when their states form a chain), the library nodes
+//! `MatMul`, `Transpose` and `Reduce`, symbols of float types (host
+//! scalars). Everything else (other library nodes, nested SDFGs inside
+//! maps with branches or loops, views, thread-block maps, `GPU_Shared`
+//! storage, control-flow regions, code outside tasklets) is a compile error
+//! naming the element; the readers are written so that such elements can be
+//! added where the language grows.
 //!
 //! This module reads the format [`crate::export::dace`] writes, so it uses
 //! that module's names for the marks DaCe ignores (`_meta_*` attributes)

@@ -524,7 +524,10 @@ fn state(label: &str, block: &Value, errors: &mut Vec<ImportError>) -> StateMode
                 }
             }
             "MapExit" => NodeKind::MapExit,
-            "NestedSDFG" if n["scope_entry"].is_null() => {
+            // At the top level of a state a call; inside a map scope, where
+            // DaCe's Python frontend puts one for a map body of several
+            // statements, inlined into the body (`state::inline`).
+            "NestedSDFG" => {
                 let mut inner = Vec::new();
                 let model = read(&a["sdfg"], &mut inner);
                 let in_nested = format!("in the nested SDFG `{node_label}` of state `{label}`");
@@ -649,10 +652,6 @@ fn unsupported_node(kind: &str, node_label: &str, n: &Value, state: &str) -> Imp
                 "sdfg-rs reads the library nodes `MatMul`, `Transpose` and `Reduce`; expand the others in DaCe first: `sdfg.expand_library_nodes()`",
             );
         }
-        "NestedSDFG" => (
-            format!("unsupported DaCe element `NestedSDFG` inside a map (`{node_label}` in state `{state}`)"),
-            "a nested SDFG is read where a state holds it, not inside a map scope (DaCe's Python frontend makes one for a map body of several statements, which `sdfg.simplify()` inlines only when it has one state); write the body as one tasklet (`with dace.tasklet:`), or apply `InlineSDFG` where DaCe can",
-        ),
         "ConsumeEntry" | "ConsumeExit" => (
             format!("unsupported DaCe element `{kind}` (`{node_label}` in state `{state}`)"),
             "consume scopes (streams) are not supported; use maps",

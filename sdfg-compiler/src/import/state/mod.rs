@@ -12,6 +12,7 @@
 //!   the file's node order), so the front end's textual-order rule orders
 //!   conflicting accesses as DaCe's edges do.
 
+mod inline;
 mod library;
 mod scope;
 

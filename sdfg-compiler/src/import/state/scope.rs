@@ -23,15 +23,48 @@ impl StateConv<'_> {
         let members: Vec<usize> = (0..self.state.nodes.len())
             .filter(|&n| self.state.nodes[n].scope == Some(entry) && Some(n) != exit)
             .collect();
+        let mut temps_declared = HashSet::new();
+        let mut predeclare = Vec::new();
+        let mut lines = Vec::new();
+        let what = format!("the scope of map `{}`", self.label(entry));
+        self.members_body(
+            &members,
+            Some(entry),
+            &what,
+            params,
+            indent,
+            &mut temps_declared,
+            &mut predeclare,
+            &mut lines,
+        );
+        let pad = " ".repeat(indent);
+        let mut out: Vec<String> = predeclare
+            .into_iter()
+            .map(|d| format!("{pad}{d}"))
+            .collect();
+        out.extend(lines);
+        out
+    }
+
+    /// The statements of `members` (the nodes of one scope, `entry`'s or
+    /// a whole state's), in dataflow order.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn members_body(
+        &mut self,
+        members: &[usize],
+        entry: Option<usize>,
+        what: &str,
+        params: &[Param],
+        indent: usize,
+        temps_declared: &mut HashSet<String>,
+        predeclare: &mut Vec<String>,
+        lines: &mut Vec<String>,
+    ) {
         let inner_owner = |n: usize| -> usize {
             // A nested exit joins its entry.
             match (&self.state.nodes[n].kind, self.state.nodes[n].scope) {
                 (NodeKind::MapExit, Some(e))
-                    if self
-                        .state
-                        .nodes
-                        .get(e)
-                        .is_some_and(|x| x.scope == Some(entry)) =>
+                    if self.state.nodes.get(e).is_some_and(|x| x.scope == entry) =>
                 {
                     e
                 }
@@ -49,29 +82,17 @@ impl StateConv<'_> {
                 }
             }
         }
-        let keys: Vec<usize> = members.clone();
+        let keys: Vec<usize> = members.to_vec();
         let Some(order) = topological(&adjacency, &keys) else {
-            let label = self.label(entry).to_string();
-            self.error(
-                format!("the scope of map `{label}` has a cycle"),
-                "check the file",
-            );
-            return Vec::new();
+            self.error(format!("{what} has a cycle"), "check the file");
+            return;
         };
-        let mut temps_declared = HashSet::new();
-        let mut predeclare = Vec::new();
-        let mut lines = Vec::new();
         for v in order {
             let n = members[v];
             match self.kind(n) {
-                NodeKind::Tasklet { .. } => self.tasklet_lines(
-                    n,
-                    params,
-                    indent,
-                    &mut temps_declared,
-                    &mut predeclare,
-                    &mut lines,
-                ),
+                NodeKind::Tasklet { .. } => {
+                    self.tasklet_lines(n, params, indent, temps_declared, predeclare, lines)
+                }
                 NodeKind::MapEntry { schedule, .. } => {
                     if schedule.starts_with("GPU_ThreadBlock") {
                         let label = self.label(n).to_string();
@@ -95,7 +116,7 @@ impl StateConv<'_> {
                     }
                 }
                 NodeKind::Access { data } => {
-                    self.inner_access(n, data, params, indent, &mut temps_declared, &mut lines)
+                    self.inner_access(n, data, params, indent, temps_declared, lines)
                 }
                 NodeKind::Library { class, .. } => {
                     let label = self.label(n).to_string();
@@ -104,17 +125,22 @@ impl StateConv<'_> {
                         "sdfg-rs reads library nodes at the top level of a state; expand this one in DaCe: `sdfg.expand_library_nodes()`",
                     );
                 }
-                // A nested SDFG inside a map was reported when read.
-                NodeKind::MapExit | NodeKind::Reported | NodeKind::Nested { .. } => {}
+                NodeKind::Nested {
+                    model,
+                    symbol_mapping,
+                } => self.inline_nested(
+                    n,
+                    model,
+                    symbol_mapping,
+                    params,
+                    indent,
+                    temps_declared,
+                    predeclare,
+                    lines,
+                ),
+                NodeKind::MapExit | NodeKind::Reported => {}
             }
         }
-        let pad = " ".repeat(indent);
-        let mut out: Vec<String> = predeclare
-            .into_iter()
-            .map(|d| format!("{pad}{d}"))
-            .collect();
-        out.extend(lines);
-        out
     }
 
     /// An access node inside a map scope: a temporary loaded from or stored
@@ -229,7 +255,7 @@ impl StateConv<'_> {
     }
 
     /// What a memlet gives a tasklet to read: one element or part of an array.
-    fn in_meaning(&mut self, m: &MemletModel, params: &[Param]) -> Option<Meaning> {
+    pub(super) fn in_meaning(&mut self, m: &MemletModel, params: &[Param]) -> Option<Meaning> {
         let Some(info) = self.cx.containers.get(&m.data) else {
             if !self.cx.refused.contains(&m.data) {
                 self.error(
