@@ -25,11 +25,13 @@
 //! and the C++ helper text.
 //!
 //! Modules: `model` (JSON -> structs), `python` and `cpp` (code
-//! parsers into `code`), `typing` (C++ conversions made explicit),
+//! parsers into `code`), `typing` (C++ conversions made explicit, the
+//! rules in `conversions`),
 //! `tasklet` (connectors -> container accesses), `state` (a state's
 //! graph -> statements), `sdfg` (the whole file -> items), `names`.
 
 mod code;
+mod conversions;
 mod cpp;
 mod model;
 mod names;
