@@ -79,11 +79,10 @@ impl StateConv<'_> {
                 return;
             }
             let Some(&next) = chain.get(k + 1) else { break };
-            let edge = model
-                .edges
-                .iter()
-                .find(|e| e.src == s && e.dst == next)
-                .expect("a chain's edge");
+            // `chain_of` found this edge.
+            let Some(edge) = model.edges.iter().find(|e| e.src == s && e.dst == next) else {
+                return;
+            };
             // The edge's values, as `let`s (DaCe forbids an edge that reads
             // what it also assigns).
             let mut assigned = Vec::new();
