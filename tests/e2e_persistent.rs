@@ -263,12 +263,45 @@ fn a_persistent_loop_keeps_its_symbols_and_reductions_on_the_cpu_device() {
     }
 }
 
+/// One program, several calls: each launch must find its blocks' flags
+/// at zero again (the kernel clears them as it ends), or a later call's
+/// blocks would not wait for their neighbours.
+#[test]
+fn gpu_heat3d_persistent_calls_of_one_program_each_wait_for_their_neighbours() {
+    let Some(gpu) = common::gpu_or_skip("gpu_heat3d_persistent_calls") else {
+        return;
+    };
+    let program = Heat3dPersistent::load(&gpu).unwrap();
+    for (n, tsteps) in [(40, 6), (40, 7), (120, 4), (9, 30), (120, 9)] {
+        let len = n * n * n;
+        let mut a = DeviceBuffer::from_slice(&gpu, &initial(len, 1)).unwrap();
+        let mut b = DeviceBuffer::from_slice(&gpu, &initial(len, 2)).unwrap();
+        program
+            .run(Heat3dPersistentArgs {
+                N: n as i64,
+                TSTEPS: tsteps,
+                A: &mut a,
+                B: &mut b,
+            })
+            .unwrap();
+        let streams = run_heat3d(&gpu, n, tsteps, false);
+        assert_eq!(
+            (a.to_vec().unwrap(), b.to_vec().unwrap()),
+            streams,
+            "N = {n}, TSTEPS = {tsteps}"
+        );
+    }
+}
+
 #[test]
 fn gpu_heat3d_persistent_is_one_launch_and_equals_the_streams_version() {
     let Some(gpu) = common::gpu_or_skip("gpu_heat3d_persistent") else {
         return;
     };
-    for (n, tsteps) in [(9, 7), (40, 20), (120, 50)] {
+    // N = 9, 40, 120: the phases' grid is resident at once, so each block
+    // waits for its neighbours alone; N = 200 (9900 blocks): the grid is
+    // cut to the resident blocks, which meet grid-wide.
+    for (n, tsteps) in [(9, 7), (40, 20), (120, 50), (200, 5)] {
         let before = gpu.counters();
         let persistent = run_heat3d(&gpu, n, tsteps, true);
         let launches = gpu.counters().kernel_launches - before.kernel_launches;

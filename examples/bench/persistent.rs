@@ -1,7 +1,9 @@
 //! Persistent kernels (issue 15, item 3) beside graphs and streams: heat3d
 //! with `#[persistent] state step` (every step in one cooperative launch,
-//! a grid-wide barrier after each map, the grids kept in L2 when they fit)
-//! against the same program launch by launch, on streams and as a graph.
+//! each block waiting for its six neighbours before each map, or the grid
+//! at a barrier where the grid is not resident at once; the grids kept in
+//! L2 when they fit) against the same program launch by launch, on streams
+//! and as a graph.
 //!
 //! Every mode checks its results, and the persistent mode must have been
 //! one launch per call: the numbers are what they claim to be.

@@ -12,7 +12,8 @@ crate::common::fixtures::heat3d!(
 crate::common::fixtures::heat3d!(
     sdfg,
     /// `Heat3d` with `#[persistent] state step`: every step in one
-    /// cooperative launch, a grid-wide barrier after each map.
+    /// cooperative launch, each block waiting for its neighbours (or the
+    /// grid, where it is not resident at once) before each map.
     Heat3dPersistent,
     #[persistent]
 );

@@ -101,6 +101,7 @@ fn map_kernels_wait_for_their_grid_dependencies_from_sm_90() {
         let hopper = PtxModule {
             text: hopper,
             kernels: m.kernels.clone(),
+            neighbour_sync: m.neighbour_sync.clone(),
         };
         assemble(&format!("{name}_sm90"), &hopper);
     }

@@ -9,13 +9,28 @@
 //! The barrier's words start at zero (a fresh transient is zeros) and
 //! every launch leaves the arrival count at zero again (each barrier
 //! resets it before it releases the blocks), so no call clears them.
+//! Where the phases reach only the iterations near their own
+//! ([`crate::ir::reach`]), the words are followed by one flag per block
+//! for blocks that synchronize with their neighbours
+//! (`codegen::ptx::kernel::neighbours`), which every launch also leaves
+//! at zero.
 
 use crate::codegen::abi::KernelAbi;
 use crate::codegen::names;
-use crate::ir::{Container, ContainerId, Expr, Name, ScalarType, Sdfg, StateId, Storage, Value};
+use crate::ir::reach::phase_reach;
+use crate::ir::{
+    Container, ContainerId, Expr, Map, Name, ScalarType, Sdfg, StateId, StatementKind, Storage,
+    Value,
+};
 use crate::schedule::graphs::StatePlan;
 use crate::schedule::Schedule;
 use proc_macro2::Span;
+
+/// The blocks' flags after the barrier's two words: neighbour
+/// synchronization needs one per block of the launched grid, which is then
+/// resident at once, so at most 32 blocks per SM (132 SMs on the H200: 4224
+/// blocks). A larger grid synchronizes grid-wide.
+pub const NEIGHBOUR_FLAGS: i64 = 8192;
 
 /// The persistent kernel of one `#[persistent]` state.
 #[derive(Clone, Debug)]
@@ -27,8 +42,12 @@ pub struct PersistentKernel {
     /// the phases. Each phase runs with its map's kernel index, so a fault
     /// names the map.
     pub phases: Vec<usize>,
-    /// The barrier's words.
+    /// The barrier's words (and the blocks' flags, with `reach`).
     pub barrier: ContainerId,
+    /// The offsets at which the phases read what one of them writes
+    /// ([`phase_reach`]), for 3-D phases of that structure: their blocks
+    /// may synchronize with their neighbours. None: grid-wide only.
+    pub reach: Option<Vec<Vec<i128>>>,
     /// The kernel's index in the module: after every map's kernel.
     pub index: usize,
 }
@@ -48,13 +67,25 @@ pub fn augment(sdfg: &mut Sdfg, schedule: &Schedule, abis: &[KernelAbi]) -> Vec<
             .iter()
             .filter_map(|&k| abis.iter().position(|a| a.state == state && a.stmt == k))
             .collect();
+        let maps: Vec<&Map> = p
+            .phases
+            .iter()
+            .filter_map(|&k| match &sdfg.states[state].stmts[k].kind {
+                StatementKind::Map(m) => Some(m),
+                _ => None,
+            })
+            .collect();
+        let reach = phase_reach(sdfg, &maps)
+            .ok()
+            .filter(|_| maps.iter().all(|m| m.params.len() == 3));
         let name = names::persistent_entry(sdfg, state, &taken);
         taken.push(name.clone());
         let span = Span::call_site();
+        let words = 2 + if reach.is_some() { NEIGHBOUR_FLAGS } else { 0 };
         sdfg.containers.push(Container {
             name: Name::new(format!("__sdfg_barrier_{name}"), span),
             elem: ScalarType::U32,
-            shape: vec![Expr::lit(Value::I64(2), span)],
+            shape: vec![Expr::lit(Value::I64(words), span)],
             storage: Storage::Gpu,
             transient: true,
         });
@@ -63,6 +94,7 @@ pub fn augment(sdfg: &mut Sdfg, schedule: &Schedule, abis: &[KernelAbi]) -> Vec<
             name,
             phases,
             barrier: sdfg.containers.len() - 1,
+            reach,
             index: abis.len() + out.len(),
         });
     }

@@ -17,6 +17,7 @@ pub mod library;
 pub mod linear;
 pub mod nested;
 pub mod ranges;
+pub mod reach;
 pub mod semantics;
 pub mod transients;
 pub mod types;

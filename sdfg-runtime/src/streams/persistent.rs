@@ -25,6 +25,15 @@ impl Stream {
     /// (no cooperative launches, no block resident, or a graph being
     /// recorded): the caller then runs the work launch by launch.
     ///
+    /// `neighbour_flags`: for a kernel whose blocks can also synchronize
+    /// with their neighbours alone (one tile per block, a flag per block
+    /// after the barrier's words; it takes a last `u32` parameter, the
+    /// mode, which this passes), the number of flags. Where the phases'
+    /// own grid is resident at once, has no more blocks than flags and no
+    /// axis cut to the launch limits (so each block runs its own tile), it
+    /// is launched whole in that mode (1); else cut down, in the grid-wide
+    /// mode (0).
+    ///
     /// # Safety
     ///
     /// As [`Stream::launch`]; and the kernel must be correct for every grid
@@ -36,6 +45,7 @@ impl Stream {
         kernel: usize,
         config: &LaunchConfig,
         args: &[KernelArg<'_>],
+        neighbour_flags: Option<u32>,
     ) -> Result<bool> {
         let stream = match &self.inner.backend {
             // SAFETY: the caller's promise, passed on.
@@ -78,13 +88,24 @@ impl Stream {
         if resident == 0 {
             return Ok(false);
         }
-        let grid = resident_grid(config.grid, resident);
+        let whole = config.grid.iter().map(|&g| u64::from(g)).product::<u64>();
+        let neighbours = neighbour_flags.is_some_and(|flags| {
+            whole <= u64::from(resident.min(flags)) && uncut(config.grid, self.device.sm_count())
+        });
+        let grid = if neighbours {
+            config.grid
+        } else {
+            resident_grid(config.grid, resident)
+        };
         let accesses: Vec<(&Tracker, AccessKind)> = args
             .iter()
             .filter_map(|a| Some((a.buffer_view()?.tracker(), a.access_kind()?)))
             .collect();
         let fault_ptr = self.inner.fault.device_ptr();
         let mut params: Vec<u128> = args.iter().map(|a| a.param_bits(fault_ptr)).collect();
+        if neighbour_flags.is_some() {
+            params.push(u128::from(neighbours));
+        }
         self.issue(accesses.iter().copied(), |op| {
             cuda::cooperative::launch(
                 op.cuda_stream(),
@@ -98,6 +119,13 @@ impl Stream {
         CounterCells::bump(&self.device.counters_cells().kernel_launches);
         Ok(true)
     }
+}
+
+/// Whether no axis of `grid` is at the limit `LaunchConfig::for_tiles`
+/// cuts it to (x: 32 blocks per SM, y and z: 65535), so the grid covers
+/// its map with one tile per block.
+fn uncut(grid: [u32; 3], sm_count: u32) -> bool {
+    grid[0] < sm_count.max(1).saturating_mul(32) && grid[1] < 65535 && grid[2] < 65535
 }
 
 /// `grid` cut down to at most `resident` blocks: z first, then y, then x
@@ -114,7 +142,16 @@ pub(crate) fn resident_grid(grid: [u32; 3], resident: u32) -> [u32; 3] {
 
 #[cfg(test)]
 mod tests {
-    use super::resident_grid;
+    use super::{resident_grid, uncut};
+
+    #[test]
+    fn a_grid_at_a_launch_limit_may_not_cover_its_map() {
+        assert!(uncut([2, 59, 15], 132));
+        assert!(!uncut([132 * 32, 1, 1], 132));
+        assert!(!uncut([1, 65535, 1], 132));
+        assert!(!uncut([1, 1, 65535], 132));
+        assert!(uncut([4223, 65534, 65534], 132));
+    }
 
     #[test]
     fn the_grid_fits_the_resident_blocks() {

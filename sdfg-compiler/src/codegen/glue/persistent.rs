@@ -78,6 +78,14 @@ impl Glue<'_> {
         args.push(quote!(#kernel_arg::value(__iterations)));
         let stream = self.stream_of(sid, self.abis[p.phases[0]].stmt);
         let index = p.index;
+        // A kernel that can synchronize its blocks with their neighbours
+        // has a flag per block after the barrier's two words.
+        let flags = if self.ptx.neighbour_sync.contains(&index) {
+            let n = crate::codegen::persistent::NEIGHBOUR_FLAGS as u32;
+            quote!(::core::option::Option::Some(#n))
+        } else {
+            quote!(::core::option::Option::None)
+        };
         let persistent_config = rt::persistent_config();
         let why = format!(
             "state `{}` ran launch by launch: the device cannot run its persistent kernel `{}` (no cooperative launch, or no block of it fits on an SM)",
@@ -100,9 +108,10 @@ impl Glue<'_> {
                     // `#index` is the persistent kernel of this state, whose
                     // parameters are its phases' kernels' parameters (built
                     // here by the generator that wrote those kernels), then
-                    // the barrier and the iteration count; its loops stride
-                    // over any grid and its barrier counts the grid's blocks.
-                    let __ran = unsafe { #stream.launch_persistent(__module, #index, &__cfg, __args) }?;
+                    // the barrier (with its flags, where `#flags`) and the
+                    // iteration count; its loops stride over any grid and
+                    // its barrier counts the grid's blocks.
+                    let __ran = unsafe { #stream.launch_persistent(__module, #index, &__cfg, __args, #flags) }?;
                     if __ran {
                         // The symbols of the last iteration: its edges follow.
                         let (#(#finals,)*) = __finals;

@@ -207,6 +207,10 @@ pub fn reversed_kernels(sdfg: &Sdfg, abis: &[KernelAbi]) -> Vec<bool> {
 pub struct PtxModule {
     pub text: String,
     pub kernels: Vec<PtxKernel>,
+    /// The module indices of the persistent kernels whose blocks can
+    /// synchronize with their neighbours instead of the whole grid (they
+    /// take the mode parameter last; `kernel::neighbours`).
+    pub neighbour_sync: Vec<usize>,
 }
 
 /// One kernel of a [`PtxModule`] and how to launch it.
@@ -329,6 +333,18 @@ pub struct Tuning {
     pub walk_3d: bool,
     pub block_3d: [u32; 2],
     pub rows_3d: u32,
+    /// The planes per thread of the walks of a persistent kernel whose
+    /// blocks wait for their neighbours (`kernel::neighbours`), and the
+    /// registers its cap has beyond the walk's. There every value the loop
+    /// keeps across a phase costs the walk registers: at the walk's own
+    /// cap (32) ptxas 13 spilled inside the walks of heat3d's two phases,
+    /// so they get 8 more (40: 12 blocks of 128 threads per SM instead of
+    /// 16) and more planes each, so that the grid (one tile per block)
+    /// still fits the SMs at once. On the H200, heat3d N=120 T=500 took
+    /// 11.8 ms at 8 planes and 32 registers, 8.5 / 8.1 / 8.3 ms at 10 / 12
+    /// / 16 planes and 40 (docs/BENCHMARKS.md, run EEE).
+    pub neighbour_rows_3d: u32,
+    pub neighbour_extra_registers: u32,
 }
 
 impl Default for Tuning {
@@ -346,6 +362,8 @@ impl Default for Tuning {
             walk_3d: true,
             block_3d: [64, 2],
             rows_3d: 8,
+            neighbour_rows_3d: 12,
+            neighbour_extra_registers: 8,
         }
     }
 }
@@ -461,12 +479,15 @@ pub fn generate_with(
         entries.push_str(&text);
         kernels.push(k);
     }
+    let mut neighbour_sync = Vec::new();
     for p in persistent {
         entries.push('\n');
-        let (text, phases) =
-            kernel::persistent::persistent_entry(sdfg, abis, p, &mut funcs, tuning);
-        entries.push_str(&text);
-        for (abi, shape) in phases {
+        let entry = kernel::persistent::persistent_entry(sdfg, abis, p, &mut funcs, tuning);
+        entries.push_str(&entry.text);
+        if entry.neighbour_sync {
+            neighbour_sync.push(p.index);
+        }
+        for (abi, shape) in entry.shapes {
             let (state, stmt) = (abis[abi].state, abis[abi].stmt);
             if let Some(k) = kernels
                 .iter_mut()
@@ -498,7 +519,11 @@ pub fn generate_with(
         text.push_str(&f.definition());
     }
     text.push_str(&entries);
-    PtxModule { text, kernels }
+    PtxModule {
+        text,
+        kernels,
+        neighbour_sync,
+    }
 }
 
 /// A documented accuracy bound of one math function (vs Rust std, which the

@@ -33,7 +33,8 @@
 //! - [`complex`]: `c32`/`c64` values as register pairs: arithmetic,
 //!   functions, memory, reductions.
 //! - [`persistent`]: a map as one phase of a persistent kernel, and the
-//!   entry that loops over the phases with grid-wide barriers;
+//!   entry that loops over the phases with grid-wide barriers, or
+//!   [`neighbours`] where each block waits for the adjacent tiles alone;
 //! - [`block`]: the kernel of a block map (block iterations, block-level
 //!   code, thread maps, barriers), [`block_data`] its shared and register
 //!   data and block reductions.
@@ -52,6 +53,7 @@ mod hoist;
 mod launch;
 mod memory;
 mod narrow;
+mod neighbours;
 pub(super) mod persistent;
 mod reductions;
 mod regs;
