@@ -85,14 +85,7 @@ fn run_heat3d_with(
     if persistent {
         let program = Heat3dPersistent::load(device).unwrap();
         program.set_persistent(switch);
-        program
-            .run(Heat3dPersistentArgs {
-                N: n as i64,
-                TSTEPS: tsteps,
-                A: &mut a,
-                B: &mut b,
-            })
-            .unwrap();
+        run_persistent(&program, n, tsteps, &mut a, &mut b);
     } else {
         let program = Heat3dStreams::load(device).unwrap();
         program
@@ -105,6 +98,23 @@ fn run_heat3d_with(
             .unwrap();
     }
     (a.to_vec().unwrap(), b.to_vec().unwrap())
+}
+
+fn run_persistent(
+    program: &Heat3dPersistent,
+    n: usize,
+    tsteps: i64,
+    a: &mut DeviceBuffer<f64>,
+    b: &mut DeviceBuffer<f64>,
+) {
+    program
+        .run(Heat3dPersistentArgs {
+            N: n as i64,
+            TSTEPS: tsteps,
+            A: a,
+            B: b,
+        })
+        .unwrap();
 }
 
 #[test]
@@ -276,14 +286,7 @@ fn gpu_heat3d_persistent_calls_of_one_program_each_wait_for_their_neighbours() {
         let len = n * n * n;
         let mut a = DeviceBuffer::from_slice(&gpu, &initial(len, 1)).unwrap();
         let mut b = DeviceBuffer::from_slice(&gpu, &initial(len, 2)).unwrap();
-        program
-            .run(Heat3dPersistentArgs {
-                N: n as i64,
-                TSTEPS: tsteps,
-                A: &mut a,
-                B: &mut b,
-            })
-            .unwrap();
+        run_persistent(&program, n, tsteps, &mut a, &mut b);
         let streams = run_heat3d(&gpu, n, tsteps, false);
         assert_eq!(
             (a.to_vec().unwrap(), b.to_vec().unwrap()),

@@ -38,7 +38,9 @@ impl Stream {
     ///
     /// As [`Stream::launch`]; and the kernel must be correct for every grid
     /// (its loops stride over the grid, and its barriers count the grid's
-    /// blocks).
+    /// blocks). With `neighbour_flags`, the kernel must take the mode as
+    /// its last parameter, and its barrier argument must hold that many
+    /// flags after its two words (the kernel writes one per block).
     pub unsafe fn launch_persistent(
         &self,
         module: &Module,
