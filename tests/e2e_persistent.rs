@@ -121,7 +121,15 @@ fn run_persistent(
 fn the_schedule_runs_the_state_as_a_persistent_kernel() {
     assert_eq!(
         Heat3dPersistent::GRAPH_PLAN[1],
-        "state `step`: a persistent kernel (one cooperative launch runs every iteration of its loop: 2 phase(s), a grid-wide barrier after each; launch by launch where the device has no cooperative launch)"
+        "state `step`: a persistent kernel (one cooperative launch runs every iteration of its loop: 2 phase(s), before each, each block waits for the blocks of its adjacent tiles where the phases' grid is resident at once, else a grid-wide barrier after each; launch by launch where the device has no cooperative launch)"
+    );
+    // A 1-D loop does not walk: its blocks meet grid-wide.
+    assert!(
+        Smooth::GRAPH_PLAN
+            .iter()
+            .any(|l| l.contains("phase(s), a grid-wide barrier after each;")),
+        "{:?}",
+        Smooth::GRAPH_PLAN
     );
     let schedule = Heat3dPersistent::schedule().unwrap();
     let ir = Heat3dPersistent::ir().unwrap();

@@ -177,6 +177,13 @@ impl GraphPlan {
 
     /// One line per state: what is captured, which loop form, and why not.
     pub fn describe(&self, sdfg: &Sdfg) -> Vec<String> {
+        self.describe_with(sdfg, &[])
+    }
+
+    /// [`GraphPlan::describe`], where the persistent kernels of the states
+    /// `neighbours` can let each block wait for its neighbours alone (the
+    /// code generator's choice: `codegen::ptx::PtxModule::neighbour_sync`).
+    pub fn describe_with(&self, sdfg: &Sdfg, neighbours: &[StateId]) -> Vec<String> {
         let mut out = Vec::new();
         for (s, plan) in self.states.iter().enumerate() {
             let name = &sdfg.states[s].name.text;
@@ -198,8 +205,13 @@ impl GraphPlan {
                     )
                 }
                 StatePlan::Persistent(p) => format!(
-                    "state `{name}`: a persistent kernel (one cooperative launch runs every iteration of its loop: {} phase(s), a grid-wide barrier after each; launch by launch where the device has no cooperative launch)",
-                    p.phases.len()
+                    "state `{name}`: a persistent kernel (one cooperative launch runs every iteration of its loop: {} phase(s), {}; launch by launch where the device has no cooperative launch)",
+                    p.phases.len(),
+                    if neighbours.contains(&s) {
+                        "before each, each block waits for the blocks of its adjacent tiles where the phases' grid is resident at once, else a grid-wide barrier after each"
+                    } else {
+                        "a grid-wide barrier after each"
+                    }
                 ),
                 StatePlan::Streams { reason } if looped => {
                     format!("state `{name}`: runs on streams; its loop runs on the host: {reason}")

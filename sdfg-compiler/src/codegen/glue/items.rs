@@ -89,10 +89,16 @@ impl Glue<'_> {
                 quote!((#cc, #image, #waits))
             })
             .collect();
+        let neighbours: Vec<usize> = self
+            .persistent
+            .iter()
+            .filter(|p| self.ptx.neighbour_sync.contains(&p.index))
+            .map(|p| p.state)
+            .collect();
         let plan: Vec<String> = self
             .schedule
             .graphs
-            .describe(sdfg)
+            .describe_with(sdfg, &neighbours)
             .into_iter()
             .enumerate()
             .filter(|(s, _)| !self.is_loop_parts(*s))
