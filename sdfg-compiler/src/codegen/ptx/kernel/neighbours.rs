@@ -67,14 +67,14 @@ pub(crate) fn directions(offsets: &[Vec<i128>], extents: [u64; 3]) -> Option<Vec
     Some(dirs.into_iter().collect())
 }
 
-/// The registers of the neighbour code (`%np0`: not in neighbour mode,
+/// The registers of the neighbour code (`%np0`: in grid mode,
 /// `%np1`: a test, `%nr1`: phases finished, `%nrd0`/`%nrd1`: a flag's
 /// address) and the block's count of finished phases in shared memory
 /// (`NAME_phase`): nothing of it lives across a phase, so the walks keep
 /// their registers.
 pub(crate) fn decls(name: &str) -> String {
     format!(
-        "\t.reg .pred %np<3>;\n\t.reg .b32 %nr<10>;\n\t.reg .b64 %nrd<2>;\n\t.shared .align 4 .b32 {name}_phase;\n"
+        "\t.reg .pred %np<2>;\n\t.reg .b32 %nr<10>;\n\t.reg .b64 %nrd<2>;\n\t.shared .align 4 .b32 {name}_phase;\n"
     )
 }
 
