@@ -16,8 +16,9 @@
 //! read it), and what it overwrites they have read. No grid-wide barrier
 //! is needed. [`phase_reach`] finds the offsets or says why there are none.
 
+use super::bounds::{for_each_map_access, AccessNode};
 use super::linear::{Affine, AffineVar};
-use super::{ContainerId, ExprKind, Map, Sdfg, Stmt};
+use super::{ContainerId, Expr, Map, Sdfg, Stmt};
 use std::collections::BTreeSet;
 
 /// The offsets (one per dimension) at which `maps` read data that one of
@@ -46,52 +47,44 @@ pub fn phase_reach(sdfg: &Sdfg, maps: &[&Map]) -> Result<Vec<Vec<i128>>, String>
             ));
         }
     }
-    let mut written = BTreeSet::new();
+    // Every access of every phase, once (`ir::bounds`'s walk).
+    let mut sites = Vec::new();
     for m in maps {
-        stores(&m.body.stmts, &mut |c, _| {
-            written.insert(c);
-        });
+        for_each_map_access(m, &mut |a| sites.push((*m, a)));
     }
+    let written: BTreeSet<ContainerId> = sites
+        .iter()
+        .filter(|(_, a)| a.is_store)
+        .map(|(_, a)| a.container)
+        .collect();
     let mut offsets = BTreeSet::new();
-    for m in maps {
-        let mut bad: Option<String> = None;
-        stores(&m.body.stmts, &mut |c, store| {
-            let Stmt::Store { index, wcr, .. } = store else {
-                return;
-            };
-            let own =
-                wcr.is_none() && offset(index, dims).is_some_and(|o| o.iter().all(|&c| c == 0));
-            if !own && bad.is_none() {
-                bad = Some(format!(
-                    "map `{}` stores into `{}` elsewhere than at its own iteration (or reduces)",
-                    m.name.text, sdfg.containers[c].name.text
-                ));
-            }
-        });
-        for s in &m.body.stmts {
-            s.walk_exprs(&mut |e| {
-                let ExprKind::Load { container, index } = &e.kind else {
-                    return;
-                };
-                if !written.contains(container) || bad.is_some() {
-                    return;
-                }
-                match offset(index, dims) {
-                    Some(o) if o.iter().any(|&c| c != 0) => {
-                        offsets.insert(o);
-                    }
-                    Some(_) => {}
-                    None => {
-                        bad = Some(format!(
-                            "map `{}` reads `{}`, which a phase writes, at an index that is not its own parameter plus a constant",
-                            m.name.text, sdfg.containers[*container].name.text
-                        ))
-                    }
-                }
-            });
+    for (m, a) in &sites {
+        if !written.contains(&a.container) {
+            continue;
         }
-        if let Some(why) = bad {
-            return Err(why);
+        let name = &sdfg.containers[a.container].name.text;
+        let o = offset(a.index, dims);
+        match &a.node {
+            AccessNode::Store(Stmt::Store { wcr, .. }) => {
+                if wcr.is_some() || !o.is_some_and(|o| o.iter().all(|&c| c == 0)) {
+                    return Err(format!(
+                        "map `{}` stores into `{name}` elsewhere than at its own iteration (or reduces)",
+                        m.name.text
+                    ));
+                }
+            }
+            _ => match o {
+                Some(o) if o.iter().any(|&c| c != 0) => {
+                    offsets.insert(o);
+                }
+                Some(_) => {}
+                None => {
+                    return Err(format!(
+                        "map `{}` reads `{name}`, which a phase writes, at an index that is not its own parameter plus a constant",
+                        m.name.text
+                    ))
+                }
+            },
         }
     }
     Ok(offsets.into_iter().collect())
@@ -99,7 +92,7 @@ pub fn phase_reach(sdfg: &Sdfg, maps: &[&Map]) -> Result<Vec<Vec<i128>>, String>
 
 /// `index` as `p_d + c_d` for every dimension `d` (the map's own
 /// parameters, in order), the constants; None for any other index.
-fn offset(index: &[crate::ir::Expr], dims: usize) -> Option<Vec<i128>> {
+fn offset(index: &[Expr], dims: usize) -> Option<Vec<i128>> {
     if index.len() != dims {
         return None;
     }
@@ -115,21 +108,6 @@ fn offset(index: &[crate::ir::Expr], dims: usize) -> Option<Vec<i128>> {
             }
         })
         .collect()
-}
-
-/// Every store of `stmts`, nested ones included, with its container.
-fn stores<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(ContainerId, &'a Stmt)) {
-    for s in stmts {
-        match s {
-            Stmt::Store { container, .. } => f(*container, s),
-            Stmt::If { then, else_, .. } => {
-                stores(then, f);
-                stores(else_, f);
-            }
-            Stmt::For { body, .. } | Stmt::While { body, .. } => stores(body, f),
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]
