@@ -253,7 +253,7 @@ fn main() -> AnyResult<()> {
             .map(|r| r.name.as_str()),
     );
     if !persistent_row.passed() {
-        failed.push("heat3d (persistent)");
+        failed.push("heat3d (persistent or two-step)");
     }
     std::fs::create_dir_all(&out_dir)?;
     let json = to_json(

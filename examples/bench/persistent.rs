@@ -5,6 +5,10 @@
 //! L2 when they fit) against the same program launch by launch, on streams
 //! and as a graph.
 //!
+//! Beside them, the two-step form (`heat3d_two_step!`: both sweeps of a
+//! step in one block kernel, one grid read and two written per step) as a
+//! graph: another program with the same results.
+//!
 //! Every mode checks its results, and the persistent mode must have been
 //! one launch per call: the numbers are what they claim to be.
 
@@ -20,6 +24,8 @@ pub(crate) struct PersistentRow {
     pub(crate) streams: Mode,
     pub(crate) graphs: Mode,
     pub(crate) persistent: Mode,
+    /// The two-step form as a graph.
+    pub(crate) two_step: Mode,
     /// The program's notes (why it ran launch by launch, if it did).
     pub(crate) notes: Vec<String>,
 }
@@ -35,6 +41,7 @@ impl PersistentRow {
             && self.graphs.check.passed
             && self.persistent.check.passed
             && self.persistent.counts.kernel_launches == 1
+            && self.two_step.check.passed
     }
 }
 
@@ -46,18 +53,21 @@ pub(crate) fn persistent_row(
     seed: u64,
 ) -> AnyResult<PersistentRow> {
     let (n, t) = if small { heat3d::SMALL } else { heat3d::FULL };
-    println!("  running heat3d N={n} T={t}: streams, graphs, persistent ...");
+    println!("  running heat3d N={n} T={t}: streams, graphs, persistent, two-step ...");
     let mut plain = heat3d::Heat3dWorkload::with_sizes(device, n, t)?;
     let streams = measure(&mut plain, false, stream, reps, seed)?;
     let graphs = measure(&mut plain, true, stream, reps, seed)?;
     let mut persistent =
         heat3d::Heat3dWorkload::with_sizes(device, n, t)?.into_persistent(device)?;
     let persistent_mode = measure(&mut persistent, true, stream, reps, seed)?;
+    let mut two_step = heat3d::Heat3dWorkload::with_sizes(device, n, t)?.into_two_step(device)?;
+    let two_step = measure(&mut two_step, true, stream, reps, seed)?;
     Ok(PersistentRow {
         sizes: format!("N={n} TSTEPS={t}"),
         streams,
         graphs,
         persistent: persistent_mode,
+        two_step,
         notes: persistent.notes(),
     })
 }
@@ -80,6 +90,7 @@ pub(crate) fn print_persistent_row(row: &PersistentRow, small: bool) {
         ("streams", &row.streams),
         ("graphs", &row.graphs),
         ("persistent", &row.persistent),
+        ("two-step form, graphs", &row.two_step),
     ] {
         t.row(vec![
             format!("{mode} ({})", row.sizes),
@@ -99,14 +110,22 @@ pub(crate) fn print_persistent_row(row: &PersistentRow, small: bool) {
             verdict(TARGET_MS),
             verdict(STRETCH_MS)
         );
+        println!(
+            "  two-step form (another program, the same bits): {:.4} ms against {TARGET_MS}",
+            row.two_step.device_ms
+        );
     }
     for n in &row.notes {
         println!("  heat3d (persistent): {n}");
     }
-    if !row.passed() {
+    let persistent = &row.persistent;
+    if !persistent.check.passed || persistent.counts.kernel_launches != 1 {
         println!(
             "  heat3d persistent FAILED: {}; launches per call {}",
-            row.persistent.check.detail, row.persistent.counts.kernel_launches
+            persistent.check.detail, persistent.counts.kernel_launches
         );
+    }
+    if !row.two_step.check.passed {
+        println!("  heat3d two-step FAILED: {}", row.two_step.check.detail);
     }
 }

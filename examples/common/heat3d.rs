@@ -17,6 +17,24 @@ crate::common::fixtures::heat3d!(
     Heat3dPersistent,
     #[persistent]
 );
+crate::common::fixtures::heat3d_two_step!(
+    sdfg,
+    /// `Heat3d` with both sweeps of a step in one block kernel: tiles of
+    /// 8 x 30 points, chunks of 22 planes, 320 threads per block.
+    Heat3dTwoStep,
+    8,
+    10
+);
+
+/// Which program a call runs.
+enum Form {
+    /// `Heat3d`: two sweeps per step, launch by launch (or as a graph).
+    Sweeps,
+    /// `Heat3dPersistent`: every step in one cooperative launch.
+    Persistent(Heat3dPersistent),
+    /// `Heat3dTwoStep`: both sweeps of a step in one block kernel.
+    TwoStep(Heat3dTwoStep),
+}
 
 /// `--write-ptx DIR` (for `scripts/heat3d_harness.py`): `Heat3d`'s module
 /// as the runtime assembles it for `sm_90` (`DIR/heat3d.ptx`: the grid
@@ -104,14 +122,15 @@ pub const SMALL: (usize, usize) = (40, 20);
 
 pub struct Heat3dWorkload {
     program: Heat3d,
-    /// `--persistent`: calls run `Heat3dPersistent` instead.
-    persistent: Option<Heat3dPersistent>,
+    /// `--persistent` or `--two-step`: calls run that form instead.
+    form: Form,
     grids: TwoGrids,
 }
 
 impl Heat3dWorkload {
     /// `--n` (default 120; 40 small), `--tsteps` (default 500; 20 small),
-    /// `--persistent` (the loop as one kernel).
+    /// `--persistent` (the loop as one kernel), `--two-step` (both sweeps
+    /// of a step in one block kernel).
     pub fn new(device: &Device, opts: &Options, small: bool) -> AnyResult<Self> {
         let (n, tsteps) = if small { SMALL } else { FULL };
         let (n, tsteps): (usize, usize) = (opts.get("n", n), opts.get("tsteps", tsteps));
@@ -119,12 +138,21 @@ impl Heat3dWorkload {
         if opts.flag("persistent") {
             return work.into_persistent(device);
         }
+        if opts.flag("two-step") {
+            return work.into_two_step(device);
+        }
         Ok(work)
     }
 
     /// Calls run `Heat3dPersistent` (the same grids and sizes).
     pub fn into_persistent(mut self, device: &Device) -> AnyResult<Self> {
-        self.persistent = Some(Heat3dPersistent::load(device)?);
+        self.form = Form::Persistent(Heat3dPersistent::load(device)?);
+        Ok(self)
+    }
+
+    /// Calls run `Heat3dTwoStep` (the same grids and sizes).
+    pub fn into_two_step(mut self, device: &Device) -> AnyResult<Self> {
+        self.form = Form::TwoStep(Heat3dTwoStep::load(device)?);
         Ok(self)
     }
 
@@ -135,7 +163,7 @@ impl Heat3dWorkload {
         }
         Ok(Heat3dWorkload {
             program: Heat3d::load(device)?,
-            persistent: None,
+            form: Form::Sweeps,
             grids: TwoGrids::new(device, n, tsteps, n * n * n)?,
         })
     }
@@ -143,10 +171,10 @@ impl Heat3dWorkload {
     /// Why the persistent program ran launch by launch, if it did.
     #[allow(dead_code)] // the bench reads it, the example does not
     pub fn notes(&self) -> Vec<String> {
-        self.persistent
-            .as_ref()
-            .map(|p| p.graph_notes())
-            .unwrap_or_default()
+        match &self.form {
+            Form::Persistent(p) => p.graph_notes(),
+            _ => Vec::new(),
+        }
     }
 
     /// Time steps: NPBench's `for t in range(1, TSTEPS)`.
@@ -163,25 +191,22 @@ impl Launch for Heat3dWorkload {
     ) -> sdfg::runtime::Result<Option<R>> {
         let g = &mut self.grids;
         let (n, tsteps) = (g.n as i64, g.tsteps as i64);
-        let running = match &self.persistent {
-            Some(p) => {
-                let args = Heat3dPersistentArgs {
+        // Every form takes the same four arguments, in a struct of its own.
+        macro_rules! call {
+            ($program:expr, $args:ident) => {{
+                let args = $args {
                     N: n,
                     TSTEPS: tsteps,
                     A: &mut g.a,
                     B: &mut g.b,
                 };
-                call_program!(p, call, args)?
-            }
-            None => {
-                let args = Heat3dArgs {
-                    N: n,
-                    TSTEPS: tsteps,
-                    A: &mut g.a,
-                    B: &mut g.b,
-                };
-                call_program!(self.program, call, args)?
-            }
+                call_program!($program, call, args)?
+            }};
+        }
+        let running = match &self.form {
+            Form::Sweeps => call!(self.program, Heat3dArgs),
+            Form::Persistent(p) => call!(p, Heat3dPersistentArgs),
+            Form::TwoStep(p) => call!(p, Heat3dTwoStepArgs),
         };
         running.map(then).transpose()
     }
@@ -189,10 +214,10 @@ impl Launch for Heat3dWorkload {
 
 impl Workload for Heat3dWorkload {
     fn name(&self) -> &'static str {
-        if self.persistent.is_some() {
-            "heat3d (persistent)"
-        } else {
-            "heat3d"
+        match &self.form {
+            Form::Sweeps => "heat3d",
+            Form::Persistent(_) => "heat3d (persistent)",
+            Form::TwoStep(_) => "heat3d (two-step)",
         }
     }
     fn sizes(&self) -> String {
@@ -222,8 +247,10 @@ impl Workload for Heat3dWorkload {
     }
     fn set_graphs(&mut self, on: bool) {
         self.program.set_graphs(on);
-        if let Some(p) = &self.persistent {
-            p.set_graphs(on);
+        match &self.form {
+            Form::Sweeps => {}
+            Form::Persistent(p) => p.set_graphs(on),
+            Form::TwoStep(p) => p.set_graphs(on),
         }
     }
     fn host_version_ms(&mut self) -> f64 {
