@@ -1,7 +1,9 @@
 //! Every example as a benchmark, against hand-written PTX baselines launched
 //! through raw cudarc (gemm: cuBLAS, loaded at run time), plus host overhead, syncs per call, module load time
 //! and the CPU device against plain Rust (rayon). Prints tables and writes
-//! `docs/benchmarks.json` and `docs/benchmarks.svg` (`--out DIR` elsewhere).
+//! `docs/benchmarks.json` and `docs/benchmarks.svg` on a GPU, in
+//! `target/bench/` on the CPU device (so a run without a GPU leaves the
+//! recorded GPU figures alone; `--out DIR` elsewhere).
 //!
 //! Run: `cargo run --release --example bench` (the GPU when there is one,
 //! else the CPU device with small sizes). Options: `--small`, `--reps 20`,
@@ -89,7 +91,8 @@ fn main() -> AnyResult<()> {
         timed: opts.get("reps", if gpu { 20 } else { 5 }).max(1),
     };
     let calls: usize = opts.get("calls", 1000);
-    let out_dir: String = opts.get("out", "docs".to_string());
+    // docs/ holds the GPU's figures: a run on the CPU device writes elsewhere.
+    let out_dir: String = opts.get("out", if gpu { "docs" } else { "target/bench" }.to_string());
     let only: Option<String> = opts.value("only");
     let selected = |k: Kind| {
         only.as_deref()
