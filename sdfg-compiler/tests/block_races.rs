@@ -144,3 +144,39 @@ fn register_data_and_reductions_do_not_race() {
          map sum[c in 0..128] on threads { Sum[r] += acc[0] + acc[1]; }",
     ));
 }
+
+#[test]
+fn a_let_of_the_block_parameter_is_a_dependence_on_it() {
+    // `c` stands for `2 * r + t`: the witness names the subscripts, and
+    // does not claim that they ignore `r`. `t in 0..4` overlaps the next
+    // block's (`2 * r + 2 + t`), so two blocks may write one element.
+    let e = errors(&block(
+        "let base = 2 * r; \
+         map w[t in 0..4] on threads { let c = base + t; Out[c] = X[r, t]; }",
+    ));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("the subscripts can be equal in two iterations that differ in `r`"),
+        "{}",
+        e[0]
+    );
+    assert!(!e[0].contains("does not depend"), "{}", e[0]);
+    // Without the overlap the test proves the blocks apart through the lets.
+    accepted(&block(
+        "let base = 4 * r; \
+         map w[t in 0..4] on threads { let c = base + t; Y[0, c] = X[r, t]; }",
+    ));
+}
+
+#[test]
+fn a_loop_whose_bounds_read_the_block_parameter_is_named_in_the_witness() {
+    let e = errors(&block(
+        "for q in r..r + 2 { map w[t in 0..4] on threads { Y[q, t] = X[r, t]; } }",
+    ));
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert!(
+        e[0].contains("the test takes `q` as any value, since the bounds of its `for` loop read more than symbols and literals"),
+        "{}",
+        e[0]
+    );
+}

@@ -13,7 +13,9 @@
 //! Rust reference aliases it), only a result that depends on the order of
 //! the iterations.
 
-use super::dependence::{map_conflicts, why_not_affine, BodyAccess, Conflict, Space, Verdict};
+use super::dependence::{
+    map_conflicts, why_not_affine, AccessVar, BodyAccess, Conflict, Space, Verdict,
+};
 use super::*;
 use crate::diag::Diagnostic;
 use crate::ir::same_expr;
@@ -177,6 +179,17 @@ fn witness(sdfg: &Sdfg, map: &Map, c: &Conflict, first: &str, second: &str) -> S
         Verdict::Conflict { free, .. } => {
             let names: Vec<String> = free.iter().map(|&k| format!("`{}`", param(k))).collect();
             let names = names.join(", ");
+            let unbounded = unbounded_loops(c);
+            if !unbounded.is_empty() {
+                let vars: Vec<String> = unbounded
+                    .iter()
+                    .map(|&l| format!("`{}`", local_name(map, l)))
+                    .collect();
+                return format!(
+                    "the subscripts can be equal in two iterations that differ in {names}: the test takes {} as any value, since the bounds of its `for` loop read more than symbols and literals",
+                    vars.join(", ")
+                );
+            }
             let absent = free
                 .iter()
                 .all(|&k| !mentions_param(&c.first, k) && !mentions_param(&c.second, k));
@@ -192,12 +205,42 @@ fn witness(sdfg: &Sdfg, map: &Map, c: &Conflict, first: &str, second: &str) -> S
     }
 }
 
+/// Whether a subscript of `a` depends on parameter `k`: through its forms,
+/// where an immutable `let` stands for its value (`j` of `let j = 8 * b +
+/// t;` depends on `b`), else as written.
 fn mentions_param(a: &BodyAccess, k: usize) -> bool {
-    let mut found = false;
-    for e in &a.index {
-        e.walk(&mut |x| found |= matches!(x.kind, ExprKind::Var(VarRef::Param(p)) if p == k));
+    a.index.iter().zip(&a.forms).any(|(e, form)| match form {
+        Some(f) => f.terms.contains_key(&AccessVar::Param(k)),
+        None => {
+            let mut found = false;
+            e.walk(&mut |x| found |= matches!(x.kind, ExprKind::Var(VarRef::Param(p)) if p == k));
+            found
+        }
+    })
+}
+
+/// The `for` variables in the two accesses' subscripts whose bounds the test
+/// does not know (bounds that read a parameter or a `let` of the body):
+/// it takes them as any value, so two iterations may meet through them.
+fn unbounded_loops(c: &Conflict) -> Vec<LocalId> {
+    let mut out = Vec::new();
+    for a in [&c.first, &c.second] {
+        for (var, lo, hi) in &a.loops {
+            let used = a
+                .forms
+                .iter()
+                .flatten()
+                .any(|f| f.terms.contains_key(&AccessVar::Loop(*var)));
+            if used && (lo.is_none() || hi.is_none()) && !out.contains(var) {
+                out.push(*var);
+            }
+        }
     }
-    found
+    out
+}
+
+fn local_name(map: &Map, l: LocalId) -> &str {
+    map.body.locals.get(l).map_or("?", |x| x.name.as_str())
 }
 
 /// The fix: a reduction where the update is one, else ordering the
@@ -211,6 +254,12 @@ fn help(sdfg: &Sdfg, map: &Map, c: &Conflict) -> String {
     } else {
         format!("run the map `on seq` (its iterations then run in order), or {state_loop}")
     };
+    if let Some(&var) = unbounded_loops(c).first() {
+        let q = local_name(map, var);
+        return format!(
+            "write the loop over symbols and literals and add its start in the subscript (`for {q} in 0..K {{ ... {container}[start + {q}] ... }}`), so that the test sees how `{q}` moves with the iterations; if no two iterations touch one element of `{container}`, say so: `#[independent({container})]`"
+        );
+    }
     if matches!(c.verdict, Verdict::Unknown { .. }) {
         return format!(
             "if no two iterations touch one element of `{container}`, say so: `#[independent({container})] map {}[...] on {} {{ ... }}`; otherwise use a reduction (`+=`, `.max()`), or {order}",
