@@ -130,8 +130,8 @@ fn gpu_two_steps_per_kernel_equal_two_sweeps_bit_for_bit() {
 
 /// The kernel of a step: one per call of `Step`, two barriers per plane
 /// (the shared planes written, then read: the compiler's reasons are in
-/// the PTX), `w` in registers, no `%` and no checked load of the source,
-/// and the module assembles.
+/// the PTX), `w` in registers, no `%`, no checked load of the source, and
+/// the module assembles.
 #[test]
 fn each_step_is_one_block_kernel_with_two_barriers_per_plane() {
     let ptx = Heat3dTwoStep::PTX;
@@ -150,6 +150,19 @@ fn each_step_is_one_block_kernel_with_two_barriers_per_plane() {
         assert!(kernel.contains(reason), "{reason}\n{kernel}");
     }
     assert!(!kernel.contains("rem.s64"), "{kernel}");
+    // Eight loads of the source, none checked in the kernel (the host
+    // proved them); only the read of `B` on the boundary is.
+    let loads: Vec<&str> = kernel
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.contains("ld.global"))
+        .collect();
+    assert_eq!(loads.len(), 9, "{loads:?}");
+    assert_eq!(
+        loads.iter().filter(|l| l.starts_with('@')).count(),
+        1,
+        "{loads:?}"
+    );
     // w lives in registers: no thread-local memory.
     assert!(!ptx.contains(".local"), "{ptx}");
     if std::env::var("SDFG_REQUIRE_PTXAS").as_deref() == Ok("1") {

@@ -756,7 +756,9 @@ pub(crate) use heat3d;
 ///
 /// The planes go in rounds of three, `u` = 0, 1, 2: plane `u` of a round
 /// is stored in slots `u` and `u + 3` (slot 5 is never read), so the two
-/// planes before it are in slots `u + 2` and `u + 1`, without a `%`. Every
+/// planes before it are in slots `u + 2` and `u + 1`, without a `%`; a
+/// slot's rows are 34 wide, so that the two idle threads of each row of 32
+/// computing the new `A` read inside it (values they never store). Every
 /// load of the source and of shared memory is unconditional, its index
 /// written out in the map parameters and loop variables (not `let`s) and
 /// clamped into the grid (values past the grid are computed and never
@@ -796,7 +798,7 @@ macro_rules! heat3d_two_step {
                             bj in 0..(M + $hj - 5) / ($hj - 2),
                             bk in 0..(M + 27) / 30
                         ] on gpu block(32, $hj) {
-                            shared Bs: f64[6, $hj, 32];
+                            shared Bs: f64[6, $hj, 34];
                             register w: f64[4];
                             // w: S at the planes q - 1 to q + 2 of the
                             // thread's column, for the plane q of B.
@@ -835,8 +837,10 @@ macro_rules! heat3d_two_step {
                                         Bs[u + 3, jj, kk] = v;
                                     }
                                     // D's plane q - 1 over the tile, and B's
-                                    // (from the third plane of the chunk on).
-                                    map dplane[jj in 0..$hj - 2, kk in 0..30] on threads {
+                                    // (from the third plane of the chunk on;
+                                    // rows of 32 threads, the last two idle,
+                                    // so no division by 30 numbers them).
+                                    map dplane[jj in 0..$hj - 2, kk in 0..32] on threads {
                                         let q = (3 * $rounds - 2) * bi + 3 * r + u;
                                         let j = ($hj - 2) * bj + 1 + jj;
                                         let k = 30 * bk + 1 + kk;
@@ -845,7 +849,7 @@ macro_rules! heat3d_two_step {
                                             + 0.125 * (Bs[u + 2, jj + 2, kk + 1] - 2.0 * c + Bs[u + 2, jj, kk + 1])
                                             + 0.125 * (Bs[u + 2, jj + 1, kk + 2] - 2.0 * c + Bs[u + 2, jj + 1, kk])
                                             + c;
-                                        if 3 * r + u >= 2 && q < M && j < M - 1 && k < M - 1 {
+                                        if 3 * r + u >= 2 && kk < 30 && q < M && j < M - 1 && k < M - 1 {
                                             B[q - 1, j, k] = c;
                                             D[q - 1, j, k] = v;
                                         }
