@@ -46,16 +46,21 @@ fn run(device: &Device, n: usize, tsteps: i64, two_step: bool) -> (Vec<f64>, Vec
     (a.to_vec().unwrap(), b.to_vec().unwrap())
 }
 
-#[test]
-fn two_steps_per_kernel_equal_two_sweeps_bit_for_bit_on_the_cpu_device() {
-    let device = Device::cpu();
-    for (n, tsteps) in [(3, 2), (5, 1), (9, 2), (9, 5), (20, 4), (35, 3), (45, 2)] {
+/// Both programs from the same start give the same bits, for each size.
+fn assert_two_step_is_two_sweeps(device: &Device, sizes: &[(usize, i64)]) {
+    for &(n, tsteps) in sizes {
         assert_eq!(
-            run(&device, n, tsteps, true),
-            run(&device, n, tsteps, false),
+            run(device, n, tsteps, true),
+            run(device, n, tsteps, false),
             "N = {n}, TSTEPS = {tsteps}"
         );
     }
+}
+
+#[test]
+fn two_steps_per_kernel_equal_two_sweeps_bit_for_bit_on_the_cpu_device() {
+    let sizes = [(3, 2), (5, 1), (9, 2), (9, 5), (20, 4), (35, 3), (45, 2)];
+    assert_two_step_is_two_sweeps(&Device::cpu(), &sizes);
 }
 
 /// One step's kernel (A -> B and C) on the `ptxsim` interpreter, over two
@@ -119,13 +124,8 @@ fn gpu_two_steps_per_kernel_equal_two_sweeps_bit_for_bit() {
     let Some(gpu) = common::gpu_or_skip("gpu_two_steps_per_kernel") else {
         return;
     };
-    for (n, tsteps) in [(9, 5), (40, 7), (45, 2), (120, 4), (120, 5)] {
-        assert_eq!(
-            run(&gpu, n, tsteps, true),
-            run(&gpu, n, tsteps, false),
-            "N = {n}, TSTEPS = {tsteps}"
-        );
-    }
+    let sizes = [(9, 5), (40, 7), (45, 2), (120, 4), (120, 5)];
+    assert_two_step_is_two_sweeps(&gpu, &sizes);
 }
 
 /// The kernel of a step: one per call of `Step`, two barriers per plane
