@@ -191,12 +191,12 @@ impl LaunchConfig {
         let ceil_div = |count: u64, per: u64| count.div_ceil(per.max(1));
         let per_block_x = (block[0].max(1) as u64).saturating_mul(items_per_thread.max(1) as u64);
         let per_block_y = (block[1].max(1) as u64).saturating_mul(rows_per_thread.max(1) as u64);
-        let max_x = (device.sm_count().max(1) as u64).saturating_mul(32);
+        let [max_x, max_y, max_z] = LaunchConfig::grid_limits(device);
         LaunchConfig {
             grid: [
                 ceil_div(count_x, per_block_x).min(max_x) as u32,
-                ceil_div(count_y, per_block_y).min(65535) as u32,
-                ceil_div(rest, block[2].max(1) as u64).min(65535) as u32,
+                ceil_div(count_y, per_block_y).min(max_y) as u32,
+                ceil_div(rest, block[2].max(1) as u64).min(max_z) as u32,
             ],
             block,
             shared_bytes: 0,
@@ -228,7 +228,9 @@ impl LaunchConfig {
             let planes: u64 = counts[..counts.len() - 2]
                 .iter()
                 .fold(1u64, |a, &c| a.saturating_mul(c));
-            config.grid[2] = planes.div_ceil(per_block_z).min(65535) as u32;
+            config.grid[2] = planes
+                .div_ceil(per_block_z)
+                .min(LaunchConfig::grid_limits(device)[2]) as u32;
         }
         config
     }
@@ -253,11 +255,24 @@ impl LaunchConfig {
         threads: u32,
         shared_bytes: u32,
     ) -> LaunchConfig {
-        let max = (device.sm_count().max(1) as u64).saturating_mul(32);
+        let max = LaunchConfig::grid_limits(device)[0];
         LaunchConfig {
             grid: [iterations.min(max) as u32, 1, 1],
             block: [threads, 1, 1],
             shared_bytes,
         }
+    }
+
+    /// The most blocks the map grids of this type have along x, y and z
+    /// (`for_tiles`, `for_tiles_in_z`; a block map's grid takes the x
+    /// limit): past them the kernels' grid-stride loops cover the rest, so
+    /// a grid at a limit may not run one tile per block
+    /// (`Stream::launch_persistent` asks that).
+    pub(crate) fn grid_limits(device: &Device) -> [u64; 3] {
+        [
+            (device.sm_count().max(1) as u64).saturating_mul(32),
+            65535,
+            65535,
+        ]
     }
 }

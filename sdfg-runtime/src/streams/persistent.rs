@@ -92,7 +92,8 @@ impl Stream {
         }
         let whole = config.grid.iter().map(|&g| u64::from(g)).product::<u64>();
         let neighbours = neighbour_flags.is_some_and(|flags| {
-            whole <= u64::from(resident.min(flags)) && uncut(config.grid, self.device.sm_count())
+            whole <= u64::from(resident.min(flags))
+                && uncut(config.grid, LaunchConfig::grid_limits(&self.device))
         });
         let grid = if neighbours {
             config.grid
@@ -123,11 +124,13 @@ impl Stream {
     }
 }
 
-/// Whether no axis of `grid` is at the limit `LaunchConfig::for_tiles`
-/// cuts it to (x: 32 blocks per SM, y and z: 65535), so the grid covers
-/// its map with one tile per block.
-fn uncut(grid: [u32; 3], sm_count: u32) -> bool {
-    grid[0] < sm_count.max(1).saturating_mul(32) && grid[1] < 65535 && grid[2] < 65535
+/// Whether no axis of `grid` is at the limit the map grids are cut to
+/// (`LaunchConfig::grid_limits`), so the grid covers its map with one tile
+/// per block.
+fn uncut(grid: [u32; 3], limits: [u64; 3]) -> bool {
+    grid.iter()
+        .zip(limits)
+        .all(|(&g, limit)| u64::from(g) < limit)
 }
 
 /// `grid` cut down to at most `resident` blocks: z first, then y, then x
@@ -145,14 +148,26 @@ pub(crate) fn resident_grid(grid: [u32; 3], resident: u32) -> [u32; 3] {
 #[cfg(test)]
 mod tests {
     use super::{resident_grid, uncut};
+    use crate::kernel::launch_config::LaunchConfig;
 
     #[test]
     fn a_grid_at_a_launch_limit_may_not_cover_its_map() {
-        assert!(uncut([2, 59, 15], 132));
-        assert!(!uncut([132 * 32, 1, 1], 132));
-        assert!(!uncut([1, 65535, 1], 132));
-        assert!(!uncut([1, 1, 65535], 132));
-        assert!(uncut([4223, 65534, 65534], 132));
+        // The H200's limits: 132 SMs.
+        let limits = [132 * 32, 65535, 65535];
+        assert!(uncut([2, 59, 15], limits));
+        assert!(!uncut([132 * 32, 1, 1], limits));
+        assert!(!uncut([1, 65535, 1], limits));
+        assert!(!uncut([1, 1, 65535], limits));
+        assert!(uncut([4223, 65534, 65534], limits));
+    }
+
+    #[test]
+    fn the_limits_are_those_the_map_grids_are_cut_to() {
+        let dev = crate::Device::cpu();
+        let limits = LaunchConfig::grid_limits(&dev);
+        let huge = LaunchConfig::for_tiles(&dev, &[1 << 20, 1 << 40, 1 << 40], [1, 1, 1], 1, 1);
+        assert_eq!(huge.grid.map(u64::from), limits);
+        assert!(!uncut(huge.grid, limits));
     }
 
     #[test]
