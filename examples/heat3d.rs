@@ -7,7 +7,7 @@
 //! `--persistent` runs `Heat3dPersistent`: the same program with
 //! `#[persistent] state step`, every step in one cooperative launch;
 //! `--two-step` runs `Heat3dTwoStep`: both sweeps of a step in one block
-//! kernel (tests/common/fixtures.rs, `heat3d_two_step!`);
+//! kernel (tests/common/heat3d_fixtures.rs, `heat3d_two_step!`);
 //! `--write-ptx DIR` writes the module and its kernels' parameters for
 //! `scripts/heat3d_harness.py` and runs nothing.
 
