@@ -268,3 +268,106 @@ fn a_callee_with_a_block_map_runs_in_a_loop() {
         assert_eq!(s.to_vec().unwrap(), want, "S on {}", device.name());
     }
 }
+
+sdfg! {
+    /// Callees whose extents are narrow symbols taken from their bindings:
+    /// `Bump`'s `M: i32` is the extent of `A` cast to `i32`, directly in
+    /// `first` and through `Outer` (whose own `K: i64` is that extent
+    /// unchanged) in `second`; `Tail`'s `L: u32` is the extent of `A[5..N]`
+    /// cast to `u32` in `third`.
+    pub sdfg NarrowExtents {
+        symbol N: i64;
+        gpu A: u8[N];
+        sdfg Bump {
+            symbol M: i32;
+            gpu X: u8[M];
+            state s {
+                map f[i in 0..M] on gpu { X[i] = X[i] + 1; }
+            }
+        }
+        sdfg Outer {
+            symbol K: i64;
+            gpu Y: u8[K];
+            state t { Bump(X = Y); }
+        }
+        sdfg Tail {
+            symbol L: u32;
+            gpu X: u8[L];
+            state s {
+                map f[i in 0..L] on gpu { X[i] = X[i] + 1; }
+            }
+        }
+        state first { Bump(X = A); }
+        state second { Outer(Y = A); }
+        state third { Tail(X = A[5..N]); }
+        first -> second;
+        second -> third;
+    }
+}
+
+/// Runs `NarrowExtents` over `n` zeros: the bytes, or the error's text.
+fn narrow_extents(device: &Device, n: usize) -> Result<Vec<u8>, String> {
+    let mut a = DeviceBuffer::<u8>::zeros(device, n).unwrap();
+    NarrowExtents::load(device)
+        .unwrap()
+        .run(NarrowExtentsArgs {
+            N: n as i64,
+            A: &mut a,
+        })
+        .map_err(|e| e.to_string())?;
+    Ok(a.to_vec().unwrap())
+}
+
+/// A symbol left out of a call takes its binding's extent cast to the
+/// symbol's type. Where that wraps (`A[5..N]` with `N = 3` spans -2, which
+/// is 4294967294 as a `u32`), the call is an `Err` naming the binding
+/// before the state does any work, not a callee that runs over another
+/// extent than its data has.
+#[test]
+fn an_extent_that_wraps_around_a_callee_symbol_is_an_error() {
+    let ir = NarrowExtents::ir().unwrap();
+    let checks = |name: &str| {
+        ir.states[ir.state_by_name(name).unwrap()]
+            .extent_checks
+            .len()
+    };
+    assert_eq!(
+        (checks("first"), checks("Outer_t"), checks("third")),
+        (1, 1, 1)
+    );
+    assert_eq!(checks("second"), 0, "K: i64 takes N as it is");
+    for device in common::devices("nested_narrow_extents") {
+        let mut want = vec![2u8; 1000];
+        want[5..].iter_mut().for_each(|v| *v = 3);
+        assert_eq!(narrow_extents(&device, 1000), Ok(want), "{}", device.name());
+        let message = narrow_extents(&device, 3).unwrap_err();
+        assert!(
+            message.contains(
+                "dimension 0 of `X` of nested sdfg `Tail` (declared `L`), called in state \
+                 `third` with `A`, is 4294967294 in the callee, but the binding spans -2"
+            ),
+            "{message} on {}",
+            device.name()
+        );
+    }
+}
+
+/// The same above `i32::MAX`: 2^31 + 5 as an `i32` is -2^31 + 5, over which
+/// `Bump`'s map would run no iteration and the call would return `Ok`.
+/// GPU only (the CPU device takes a minute to allocate and clear 2 GiB in
+/// a debug build): skipped without a GPU, a failure when
+/// `SDFG_REQUIRE_GPU=1`.
+#[test]
+fn gpu_an_extent_above_i32_max_is_an_error_for_an_i32_symbol() {
+    let Some(device) = common::gpu_or_skip("nested_narrow_extents_large") else {
+        return;
+    };
+    let message = narrow_extents(&device, (1 << 31) + 5).unwrap_err();
+    assert!(
+        message.contains(
+            "dimension 0 of `X` of nested sdfg `Bump` (declared `M`), called in state \
+             `first` with `A`, is -2147483643 in the callee, but the binding spans 2147483653"
+        ),
+        "{message}"
+    );
+}

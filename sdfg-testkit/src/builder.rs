@@ -310,6 +310,7 @@ impl SdfgBuilder {
             stmts: Vec::new(),
             graph: Dataflow::default(),
             persistent: None,
+            extent_checks: Vec::new(),
         });
         self.sdfg.states.len() - 1
     }

@@ -372,6 +372,7 @@ fn add_loop_parts(sdfg: &mut Sdfg, s: StateId, l: &DeviceLoop) -> LoopParts {
         stmts,
         graph,
         persistent: None,
+        extent_checks: Vec::new(),
     });
     LoopParts {
         state: s,

@@ -127,6 +127,8 @@ paths! {
     check_host_len => [::sdfg::runtime::__glue::check::host_len];
     check_host_buffer => [::sdfg::runtime::__glue::check::host_buffer];
     check_range_count => [::sdfg::runtime::__glue::check::range_count];
+    /// `binding_extent(what, declared, bound)`: a nested call's extent.
+    check_binding_extent => [::sdfg::runtime::__glue::check::binding_extent];
     check_total_iterations => [::sdfg::runtime::__glue::check::total_iterations];
     check_index => [::sdfg::runtime::__glue::check::index];
     check_index_in_dim => [::sdfg::runtime::__glue::check::index_in_dim];

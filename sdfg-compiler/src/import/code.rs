@@ -276,6 +276,74 @@ pub(crate) fn same_integer_value(a: &CodeExpr, b: &CodeExpr) -> bool {
     })
 }
 
+/// `e` with the spellings our DaCe export gives a cast that wraps (Python
+/// has none: `x as i32` is `((((x) + 2147483648) & 4294967295) -
+/// 2147483648)`, `x as u32` is `((x) & 4294967295)`) read back as casts,
+/// at every depth. Each rewrite keeps the value (the low bits of `x`, as
+/// two's complement for a signed type); it gives back the type, so that a
+/// nested SDFG's symbol `M: i32 = N as i32` compares with its binding's
+/// extent `N` as the program did before its export.
+pub(crate) fn read_wrapping_casts(e: CodeExpr) -> CodeExpr {
+    match wrapping_cast(&e) {
+        Some((ty, x)) => CodeExpr::Cast(ty, Box::new(read_wrapping_casts(x.clone()))),
+        None => match e {
+            CodeExpr::Binary(op, a, b) => CodeExpr::Binary(
+                op,
+                Box::new(read_wrapping_casts(*a)),
+                Box::new(read_wrapping_casts(*b)),
+            ),
+            other => other,
+        },
+    }
+}
+
+/// The type and operand of `((x + 2^(b-1)) & (2^b - 1)) - 2^(b-1)` (signed)
+/// or `x & (2^b - 1)` (unsigned), for a width `b` of 8, 16 or 32 bits.
+fn wrapping_cast(e: &CodeExpr) -> Option<(ScalarType, &CodeExpr)> {
+    use CodeExpr::{Binary, Int};
+    let int = |e: &CodeExpr| match e {
+        Int {
+            value,
+            negative: false,
+            ..
+        } => Some(*value),
+        _ => None,
+    };
+    let width = |mask: u128| {
+        [8u32, 16, 32]
+            .into_iter()
+            .find(|&b| mask == (1u128 << b) - 1)
+    };
+    let Binary(op, a, b) = e else { return None };
+    match (op, &**a) {
+        (BinOp::Sub, Binary(BinOp::BitAnd, sum, mask)) => {
+            let Binary(BinOp::Add, x, h) = &**sum else {
+                return None;
+            };
+            let bits = width(int(mask)?)?;
+            let half = 1u128 << (bits - 1);
+            if int(h)? != half || int(b)? != half {
+                return None;
+            }
+            let ty = match bits {
+                8 => ScalarType::I8,
+                16 => ScalarType::I16,
+                _ => ScalarType::I32,
+            };
+            Some((ty, x))
+        }
+        (BinOp::BitAnd, x) => {
+            let ty = match width(int(b)?)? {
+                8 => ScalarType::U8,
+                16 => ScalarType::U16,
+                _ => ScalarType::U32,
+            };
+            Some((ty, x))
+        }
+        _ => None,
+    }
+}
+
 /// A write-conflict resolution lambda (`lambda a, b: a + b`, ...).
 pub(crate) fn wcr_of_lambda(params: (&str, &str), body: &CodeExpr) -> Option<WcrOp> {
     let is = |e: &CodeExpr, n: &str| matches!(e, CodeExpr::Name(x) if x == n);
@@ -332,8 +400,43 @@ pub(crate) fn math_fn(name: &str) -> Option<MathFn> {
 
 #[cfg(test)]
 mod tests {
-    use super::same_integer_value;
+    use super::{read_wrapping_casts, same_integer_value, CodeExpr};
     use crate::import::python::parse_expr;
+    use crate::ir::ScalarType;
+
+    /// The export's spellings of wrapping casts read back as casts; other
+    /// masks and offsets stay what they are.
+    #[test]
+    fn wrapping_casts_are_read_back_as_casts() {
+        let read = |t: &str| read_wrapping_casts(parse_expr(t).unwrap());
+        let cast_of_n = |ty| CodeExpr::Cast(ty, Box::new(CodeExpr::Name("N".into())));
+        assert_eq!(
+            read("((((N) + 2147483648) & 4294967295) - 2147483648)"),
+            cast_of_n(ScalarType::I32)
+        );
+        assert_eq!(read("(((N) + 128) & 255) - 128"), cast_of_n(ScalarType::I8));
+        assert_eq!(read("((N) & 4294967295)"), cast_of_n(ScalarType::U32));
+        assert_eq!(read("N & 65535"), cast_of_n(ScalarType::U16));
+        // Inside other arithmetic too.
+        let CodeExpr::Binary(_, _, inner) = read("2 * ((N - 5) & 4294967295)") else {
+            panic!("a product");
+        };
+        assert!(
+            matches!(*inner, CodeExpr::Cast(ScalarType::U32, _)),
+            "{inner:?}"
+        );
+        // Not the signed spelling: its mask alone is read (the same value).
+        let CodeExpr::Binary(_, masked, _) = read("((N + 127) & 255) - 127") else {
+            panic!("a difference");
+        };
+        assert!(
+            matches!(*masked, CodeExpr::Cast(ScalarType::U8, _)),
+            "{masked:?}"
+        );
+        for kept in ["N & 4095", "N & 256", "(N + 128) - 128", "N - 255"] {
+            assert_eq!(read(kept), parse_expr(kept).unwrap(), "{kept}");
+        }
+    }
 
     /// DaCe writes the strides of a 3-D array as `[N**2, N, 1]`.
     #[test]

@@ -24,7 +24,7 @@ pub mod types;
 
 pub use block::*;
 pub use expr::*;
-pub use nested::{Binding, NestedSdfg};
+pub use nested::{Binding, ExtentCheck, NestedSdfg};
 pub use types::*;
 
 use proc_macro2::Span;
@@ -195,6 +195,10 @@ pub struct State {
     /// itself runs as one kernel with grid-wide barriers
     /// (`validate::persistent`, `schedule::graphs::PersistentLoop`).
     pub persistent: Option<Span>,
+    /// The extents of the nested calls this state makes that are checked
+    /// when it runs, before any of its work ([`ExtentCheck`]; the calls
+    /// themselves are inlined after it).
+    pub extent_checks: Vec<ExtentCheck>,
 }
 
 #[derive(Clone, Debug)]

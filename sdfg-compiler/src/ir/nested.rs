@@ -18,8 +18,42 @@ pub struct NestedSdfg {
     pub symbols: Vec<(SymbolId, Expr)>,
     /// Per argument container of the callee: the caller's data it stands for.
     pub bindings: Vec<Binding>,
+    /// The binding extents that equal the callee's dimensions only if no
+    /// integer cast or narrow arithmetic wraps (checked when the call runs).
+    pub extent_checks: Vec<ExtentCheck>,
     /// The callee's name in the call.
     pub span: Span,
+}
+
+/// A dimension of a call's binding that the compiler took as equal to the
+/// callee's declared dimension by comparing the two as sums of symbols
+/// times constants, through integer casts (`M = N as i32` is `N`) and
+/// narrow arithmetic: exact unless some value wraps around its type (a
+/// symbol `M: i32` left out of the call takes the extent `N` of its
+/// binding cast to `i32`). The state that makes the call evaluates both
+/// before any of its work and returns an `Err` naming the binding when
+/// they differ (`codegen::glue::prechecks`), so a callee never runs over
+/// another extent than its data has.
+#[derive(Clone, Debug)]
+pub struct ExtentCheck {
+    /// The callee's container, as the callee names it.
+    pub inner: String,
+    /// The callee's name.
+    pub callee: String,
+    /// The caller's container it is bound to.
+    pub outer: String,
+    /// The dimension of `inner`.
+    pub dim: usize,
+    /// The callee's dimension as declared (`M`), for the message.
+    pub declared_text: String,
+    /// The callee's dimension with its symbols replaced by their values in
+    /// the call: an expression over the caller's symbols.
+    pub declared: Expr,
+    /// The binding's extent in that dimension (`end - start`), over the
+    /// caller's symbols.
+    pub bound: Expr,
+    /// The caller's state that makes the call (set when it is inlined).
+    pub state: String,
 }
 
 /// `A = X[0..M, 2]`: the callee's container `inner` is the subset of the

@@ -412,6 +412,7 @@ impl<'a> Lowerer<'a> {
             stmts,
             graph,
             persistent: s.persistent,
+            extent_checks: Vec::new(),
         }
     }
 

@@ -139,6 +139,21 @@ pub fn range_count(what: &str, start: i128, end: i128, step: i128) -> Result<u64
         .map_err(|_| Error::InvalidArgument(format!("{what} has {n} iterations, too many to run")))
 }
 
+/// A dimension of a nested call's binding spans what its callee declares
+/// (`sdfg_compiler::ir::ExtentCheck`): the compiler proved the two equal
+/// unless some value wraps around its integer type, such as a symbol
+/// `M: i32` that takes an extent above `i32::MAX`.
+pub fn binding_extent(what: &str, declared: i128, bound: i128) -> Result<(), Error> {
+    if declared == bound {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument(format!(
+        "{what} is {declared} in the callee, but the binding spans {bound}: \
+         a value wraps around its integer type there; declare the callee's \
+         symbol with a type that holds the extent (`i64`)"
+    )))
+}
+
 /// The product of a map's iteration counts, as a `usize` loop bound.
 pub fn total_iterations(what: &str, counts: &[u64]) -> Result<usize, Error> {
     counts
@@ -393,6 +408,17 @@ mod tests {
         assert_eq!(range_count("m", 5, 5, 1).unwrap(), 0);
         assert_eq!(range_count("m", 5, 1, 1).unwrap(), 0);
         assert!(range_count("m", 0, 10, 0).is_err());
+    }
+
+    #[test]
+    fn binding_extents_must_match_the_callee() {
+        assert!(binding_extent("dimension 0 of `S`", 300, 300).is_ok());
+        let e = binding_extent("dimension 0 of `S`", 44, 300).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("dimension 0 of `S` is 44 in the callee, but the binding spans 300"),
+            "{e}"
+        );
     }
 
     #[test]

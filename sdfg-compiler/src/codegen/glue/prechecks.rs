@@ -1,10 +1,10 @@
-//! What a state checks before any of its work: every map range (its
-//! iteration count), every prechecked index (its exact range, computed by
-//! the runtime's interval arithmetic from the plan `ir::bounds` made for
-//! it: the same plan that decided the access is prechecked) and every copy
-//! region. A failure is an `Err` naming the container, before the state
-//! has touched anything.
-
+//! What a state checks before any of its work: the extents of the nested
+//! calls it makes that the compiler could not prove (`ir::ExtentCheck`),
+//! every map range (its iteration count), every prechecked index (its exact
+//! range, computed by the runtime's interval arithmetic from the plan
+//! `ir::bounds` made for it: the same plan that decided the access is
+//! prechecked) and every copy region. A failure is an `Err` naming the
+//! container, before the state has touched anything.
 use super::Glue;
 use crate::codegen::cpu::body::BodyEmitter;
 use crate::codegen::cpu::intervals::{exclusive_end, plan_range};
@@ -29,6 +29,18 @@ impl Glue<'_> {
         let emit = BodyEmitter::new(&symbols_only, &self.empty);
         let state_name = &state.name.text;
         let range_count = rt::check_range_count();
+        let binding_extent = rt::check_binding_extent();
+        for c in &state.extent_checks {
+            let what = format!(
+                "dimension {} of `{}` of nested sdfg `{}` (declared {}), called in state `{}` with `{}`,",
+                c.dim, c.inner, c.callee, c.declared_text, c.state, c.outer
+            );
+            let declared = emit.expr(&c.declared);
+            let bound = emit.expr(&c.bound);
+            out.extend(quote! {
+                #binding_extent(#what, (#declared) as i128, (#bound) as i128)?;
+            });
+        }
         for (k, st) in state.stmts.iter().enumerate() {
             match &st.kind {
                 StatementKind::Map(m) => {

@@ -52,6 +52,7 @@ pub(super) fn block_sdfg(
             stmts,
             graph,
             persistent: None,
+            extent_checks: Vec::new(),
         });
     }
     // Every statement's memlets, including block data.

@@ -314,7 +314,7 @@ impl<'a> StateConv<'a> {
         let name = self.cx.declare_nested(&label, items);
         let mut args = Vec::new();
         for (inner, value) in symbol_mapping {
-            let Ok(parsed) = python::parse_expr(value) else {
+            let Ok(parsed) = python::parse_expr(value).map(super::code::read_wrapping_casts) else {
                 self.error(
                     format!("the value `{value}` of symbol `{inner}` of nested SDFG `{label}` does not parse"),
                     "symbol values are integer expressions over the caller's symbols",

@@ -52,6 +52,13 @@ pub(crate) fn inline(structured: Sdfg) -> Sdfg {
                 continue;
             };
             set_statements(&mut flat.states[current], std::mem::take(&mut segment));
+            // Checked where the call is made, before the state's work.
+            flat.states[current]
+                .extent_checks
+                .extend(call.extent_checks.iter().map(|c| ExtentCheck {
+                    state: state_name.clone(),
+                    ..c.clone()
+                }));
             let label = names.call_label(&call.callee.name.text);
             let after = format!("{state_name}_after_{label}");
             let (entry, after, init) = Inliner {
@@ -246,11 +253,23 @@ impl Inliner<'_> {
                 .iter()
                 .filter_map(|st| self.statement(&rename, st))
                 .collect();
+            // The callee's own calls' checks, over the caller's symbols.
+            let extent_checks = state
+                .extent_checks
+                .iter()
+                .map(|c| ExtentCheck {
+                    declared: rename.expr(&c.declared),
+                    bound: rename.expr(&c.bound),
+                    state: name.clone(),
+                    ..c.clone()
+                })
+                .collect();
             self.flat.states.push(State {
                 name: Name::new(name, state.name.span),
                 graph: dataflow::build(&stmts),
                 stmts,
                 persistent: state.persistent,
+                extent_checks,
             });
         }
         let after_name = self.names.state(after);
@@ -260,6 +279,7 @@ impl Inliner<'_> {
             stmts: Vec::new(),
             graph: Dataflow::default(),
             persistent: None,
+            extent_checks: Vec::new(),
         });
         // The callee's edges, then the ways out of it.
         for e in &callee.edges {
@@ -349,6 +369,7 @@ impl Inliner<'_> {
             graph: dataflow::build(&stmts),
             stmts,
             persistent: None,
+            extent_checks: Vec::new(),
         });
         self.flat.edges.push(InterstateEdge {
             from: zero,

@@ -288,8 +288,9 @@ impl Lowerer<'_> {
         if !ok {
             return None;
         }
+        let mut extent_checks = Vec::new();
         for b in &bindings {
-            ok &= self.check_shape(&callee, b, &values);
+            ok &= self.check_shape(&callee, b, &values, &mut extent_checks);
         }
         if !ok {
             return None;
@@ -317,6 +318,7 @@ impl Lowerer<'_> {
                 callee: Box::new((*callee).clone()),
                 symbols: values,
                 bindings,
+                extent_checks,
                 span: call.name.span(),
             }),
             memlets: memlets_out,
@@ -533,15 +535,44 @@ impl Lowerer<'_> {
     }
 
     /// Each range of a binding has the extent of the callee's dimension
-    /// (its symbols replaced by their values); false after an error.
-    fn check_shape(&mut self, callee: &Sdfg, b: &Binding, values: &[(SymbolId, Expr)]) -> bool {
+    /// (its symbols replaced by their values); false after an error. Where
+    /// the two are equal as linear forms but written differently (a cast,
+    /// narrow arithmetic), the call checks them when it runs: `checks`.
+    fn check_shape(
+        &mut self,
+        callee: &Sdfg,
+        b: &Binding,
+        values: &[(SymbolId, Expr)],
+        checks: &mut Vec<ExtentCheck>,
+    ) -> bool {
         let declared = &callee.containers[b.inner];
         let mut ok = true;
         for (k, (dim, (start, end))) in declared.shape.iter().zip(b.ranges()).enumerate() {
             let wanted = rename::with_symbols(dim, values);
             let extent = rename::sub(end, start);
             match (shape_form(&wanted), shape_form(&extent)) {
-                (Some(a), Some(e)) if a == e => continue,
+                (Some(a), Some(e)) if a == e => {
+                    let key = |x: &Expr| format!("{:?}", StructuralKey(x));
+                    let same = key(&wanted) == key(&extent);
+                    // One check per distinct pair (a cube's three
+                    // dimensions bound alike need one).
+                    let checked = checks
+                        .iter()
+                        .any(|c| key(&c.declared) == key(&wanted) && key(&c.bound) == key(&extent));
+                    if !same && !checked {
+                        checks.push(ExtentCheck {
+                            inner: declared.name.text.clone(),
+                            callee: callee.name.text.clone(),
+                            outer: self.containers[b.outer].name.text.clone(),
+                            dim: k,
+                            declared_text: expr_words(dim, &callee.symbols),
+                            declared: wanted,
+                            bound: extent,
+                            state: String::new(),
+                        });
+                    }
+                    continue;
+                }
                 (a, e) => {
                     let known = a.is_some() && e.is_some();
                     let outer = &self.containers[b.outer].name.text;
