@@ -217,7 +217,9 @@ pub fn is_uniform_in(e: &Expr, inner: &BTreeSet<LocalId>) -> bool {
 /// `gpu` containers, one per distinct (container, index), in program order.
 /// A target updated with two operators, or also read or plainly stored by
 /// the thread map, is not one (validation rejects those forms); nor is a
-/// complex one (each iteration's `+=` reduces its parts on its own).
+/// complex one (each iteration's `+=` reduces its parts on its own), nor
+/// one of a `shared` container that the thread map also reduces into at
+/// an element that depends on the iteration.
 pub fn uniform_reductions<'a>(
     t: &'a ThreadMap,
     containers: &[Container],
@@ -262,6 +264,16 @@ pub fn uniform_reductions<'a>(
                                 op: *op,
                             });
                         }
+                    }
+                    // An atomic update of a shared element another
+                    // iteration picks (`S[b + i] += x`) may be the target
+                    // of a uniform reduction (`S[6] += y`), whose thread 0
+                    // adds its block's value with a plain load and store
+                    // when the map ends: every such target is spoiled. (A
+                    // `gpu` target gets one atomic per block, which others'
+                    // atomics do not race with.)
+                    Some(_) if storage == crate::ir::Storage::Shared => {
+                        spoiled.push((*container, String::from("*")))
                     }
                     _ => spoiled.push((*container, k)),
                 }

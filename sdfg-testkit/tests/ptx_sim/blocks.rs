@@ -295,6 +295,37 @@ fn block_reductions_into_shared_data_shuffle_then_combine_once() {
     );
 }
 
+/// A shared element that a thread map reduces into both at a uniform
+/// index (`S[6] +=`) and at one that depends on the iteration (`S[b + i]
+/// +=`, which is `S[6]` in block 3 for `i = 3`) is updated by atomics
+/// alone. With a partial for `S[6]`, thread 0 of a one-warp block added the
+/// block's value with a plain load and store, unordered after the other
+/// lanes' atomics: the interpreter reported the race (the race property
+/// test found it, seed 5).
+#[test]
+fn a_uniform_reduction_target_that_other_iterations_update_stays_atomic() {
+    let sdfg = lower(
+        "sdfg S { gpu X: f32[8]; state s { map b[b0 in 0..8] on gpu block(32) { \
+         shared S: f32[64]; \
+         map init[q in 0..64] on threads { S[q] = 0.0; } \
+         map m[i in 0..32] on threads { if i >= 4 { S[6] += 1.5; } else { S[b0 + i] += 1.0; } } \
+         X[b0] = S[6]; } } }",
+    );
+    let m = generate(&sdfg);
+    let text = kernel_text(&m.text, &m.kernels[0].abi.name);
+    assert!(!text.contains("shfl.sync.bfly"), "{text}");
+    let x = sdfg.container_by_name("X").unwrap();
+    let mut d = Data::new();
+    d.insert(x, (vec![8], vec![Value::F32(-1.0); 8]));
+    let (want, got) = both(&sdfg, 0, &[], &d, [3, 1, 1]);
+    assert_eq!(f32s(&got, x), f32s(&want, x));
+    // 28 threads add 1.5; in blocks 3 to 6, thread 6 - b0 adds 1 too.
+    let exact: Vec<f32> = (0..8)
+        .map(|b| 42.0 + if (3..=6).contains(&b) { 1.0 } else { 0.0 })
+        .collect();
+    assert_eq!(f32s(&got, x), exact);
+}
+
 /// The text of kernel `name` in a module (from its `.entry` to the next).
 fn kernel_text<'t>(module: &'t str, name: &str) -> &'t str {
     let start = module
