@@ -180,3 +180,67 @@ fn a_loop_whose_bounds_read_the_block_parameter_is_named_in_the_witness() {
         e[0]
     );
 }
+
+/// A tile of 30 elements computed by 32 threads: the two halo threads
+/// store nothing, so the `if` that keeps them out bounds `t` for the
+/// store and the blocks store into their own tiles. A bound one too wide,
+/// or a read that all 32 threads' neighbours write, is still a race.
+#[test]
+fn an_if_that_bounds_a_thread_parameter_keeps_halo_threads_out() {
+    let tile = |body: &str| {
+        format!(
+            "sdfg S {{ symbol N: i64; gpu X: f32[N]; gpu Y: f32[N]; \
+             state s {{ map tiles[b in 0..N / 30] on gpu block(32) {{ \
+             map t[t in 0..32] on threads {{ {body} }} }} }} }}"
+        )
+    };
+    for body in [
+        "if t < 30 { X[30 * b + t] = Y[30 * b + t]; }",
+        "if 30i64 > t { X[30 * b + t] = 1.0; }",
+        "if t <= 29 && 30 * b + t < N { X[30 * b + t] = 1.0; }",
+        "let k = 30 * b + t; if k < N && t < 30 { X[k] = 1.0; }",
+        "if t >= 30 { } else { X[30 * b + t] = 1.0; }",
+        "if !(t >= 30) { X[30 * b + t] = 1.0; }",
+        // Only the two halo threads store, each block past its own tile.
+        "if t >= 30 { X[30 * b + t] = 1.0; }",
+    ] {
+        accepted(&tile(body));
+    }
+    for body in [
+        "if t < 31 { X[30 * b + t] = 1.0; }",
+        "if t != 30 { X[30 * b + t] = 1.0; }",
+        "if t < 30 || t == 31 { X[30 * b + t] = 1.0; }",
+        "if t < 30 { X[30 * b + t] = 1.0; } Y[30 * b + t] = X[30 * b + t];",
+    ] {
+        let e = errors(&tile(body));
+        assert!(
+            e.iter().any(|e| e.contains("two iterations of `tiles` may")
+                || e.contains("an iteration of `tiles` may")),
+            "{body}: {e:?}"
+        );
+    }
+}
+
+/// The same for a `for` variable of a flat map: two of its four values
+/// store, so the iterations store into their own pairs.
+#[test]
+fn an_if_that_bounds_a_loop_variable_keeps_it_in_its_iteration() {
+    let source = |cond: &str| {
+        format!(
+            "sdfg S {{ symbol N: i64; gpu X: f32[2 * N + 2]; \
+             state s {{ map rows[i in 0..N] on gpu {{ \
+             for q in 0..4 {{ if {cond} {{ X[2 * i + q] = 1.0; }} }} }} }} }}"
+        )
+    };
+    accepted(&source("q < 2"));
+    accepted(&source("q <= 1 && q >= 0"));
+    let e = errors(&source("q < 3"));
+    assert!(
+        e[0].contains("two iterations of `rows` may write the same element of `X`"),
+        "{e:?}"
+    );
+    // A bound over symbols that the range's bound does not provably
+    // undercut is not taken (the range's is kept).
+    let e = errors(&source("q < N"));
+    assert!(e[0].contains("may write the same element of `X`"), "{e:?}");
+}

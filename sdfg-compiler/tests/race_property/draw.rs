@@ -200,7 +200,15 @@ impl Draw<'_> {
                 };
                 Stmt::If {
                     var,
-                    equal: self.rng.chance(70),
+                    // Equalities pin a variable, the others bound it.
+                    op: match self.rng.below(10) {
+                        0..=3 => BinOp::Eq,
+                        4 | 5 => BinOp::Ne,
+                        6 => BinOp::Lt,
+                        7 => BinOp::Le,
+                        8 => BinOp::Gt,
+                        _ => BinOp::Ge,
+                    },
                     value,
                     then,
                     otherwise,

@@ -1,5 +1,7 @@
 //! The random maps: variables, subscripts, statements.
 
+pub use sdfg_compiler::ir::BinOp;
+
 /// The containers by number: `A`, `B` (`gpu f64[LEN]`), `X` (`gpu f64[SIDE,
 /// SIDE]`) and, in block maps, `S` (`shared f64[LEN]`). The index data
 /// `I` (`gpu i32[LEN]`) is only read.
@@ -86,7 +88,7 @@ pub enum Stmt {
     },
     If {
         var: Var,
-        equal: bool,
+        op: BinOp,
         value: Lin,
         then: Vec<Stmt>,
         otherwise: Vec<Stmt>,
@@ -134,4 +136,18 @@ pub struct Block {
     /// A block-level store (thread 0's) after the loop: target and read,
     /// indexed by block-level values.
     pub store: Option<(Access, Access)>,
+}
+
+/// Whether the comparison `op` (`==`, `!=`, `<`, `<=`, `>`, `>=`: an
+/// `if`'s between a variable and a form over symbols) holds for `a op b`.
+pub fn holds(op: BinOp, a: i64, b: i64) -> bool {
+    match op {
+        BinOp::Eq => a == b,
+        BinOp::Ne => a != b,
+        BinOp::Lt => a < b,
+        BinOp::Le => a <= b,
+        BinOp::Gt => a > b,
+        BinOp::Ge => a >= b,
+        _ => unreachable!("`if`s compare"),
+    }
 }

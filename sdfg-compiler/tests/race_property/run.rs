@@ -123,12 +123,12 @@ impl Run {
                 }
                 Stmt::If {
                     var,
-                    equal,
+                    op,
                     value,
                     then,
                     otherwise,
                 } => {
-                    if (self.var(*var) == self.lin(value)) == *equal {
+                    if holds(*op, self.var(*var), self.lin(value)) {
                         self.stmts(then)
                     } else {
                         self.stmts(otherwise)

@@ -91,12 +91,12 @@ fn stmts_text(stmts: &[Stmt], out: &mut String) {
             }
             Stmt::If {
                 var,
-                equal,
+                op,
                 value,
                 then,
                 otherwise,
             } => {
-                let op = if *equal { "==" } else { "!=" };
+                let op = op.symbol();
                 write!(out, "if {} {op} {} {{ ", var_name(*var), lin_text(value)).unwrap();
                 stmts_text(then, out);
                 out.push_str("} ");

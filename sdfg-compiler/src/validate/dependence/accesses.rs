@@ -9,6 +9,12 @@
 //! - Under `if p == e` (and in the `else` of `if p != e`) the access runs
 //!   only where `p - e = 0`: `if i == 0 { S = x; }` is written by one
 //!   iteration.
+//! - Under `if t < e` (`<=`, `>`, `>=`, either side, each side of `&&`,
+//!   through `!`; the `else` of the negation) where `t` is a `for` variable or a thread
+//!   map's parameter and `e` reads only symbols and literals, `t` has that
+//!   bound too where it is tighter than its range's: a tile's threads that compute a halo but store only inside
+//!   it (`map t[t in 0..32] on threads { if t < 30 { X[30 * b + t] = ...
+//!   } }`) store into their own block's elements.
 //! - Index arithmetic is taken as exact (no wrapping); a cast that narrows
 //!   an integer is not a form (`(i as u8)` repeats every 256 iterations);
 //!   a sign change is (it keeps every value that can be an index).
@@ -128,10 +134,14 @@ impl Walker<'_> {
                 self.expr(cond);
                 let mark = self.pins.len();
                 self.pins.extend(self.equalities(cond, true));
+                let outside = self.narrow_loops(cond, true);
                 self.block(then);
+                self.loops = outside;
                 self.pins.truncate(mark);
                 self.pins.extend(self.equalities(cond, false));
+                let outside = self.narrow_loops(cond, false);
                 self.block(else_);
+                self.loops = outside;
                 self.pins.truncate(mark);
             }
             Stmt::For {
@@ -197,10 +207,14 @@ impl Walker<'_> {
                 self.expr(cond);
                 let mark = self.pins.len();
                 self.pins.extend(self.equalities(cond, true));
+                let outside = self.narrow_loops(cond, true);
                 self.expr(then);
+                self.loops = outside;
                 self.pins.truncate(mark);
                 self.pins.extend(self.equalities(cond, false));
+                let outside = self.narrow_loops(cond, false);
                 self.expr(else_);
+                self.loops = outside;
                 self.pins.truncate(mark);
             }
             ExprKind::Call { args, .. } => args.iter().for_each(|a| self.expr(a)),
@@ -230,8 +244,11 @@ impl Walker<'_> {
 
     /// The equations `lhs - rhs = 0` that hold when `cond` is `holds`:
     /// `a == b` (and each side of `&&`) when it holds, `a != b` (and each
-    /// side of `||`) when it does not.
+    /// side of `||`) when it does not, through `!`.
     fn equalities(&self, cond: &Expr, holds: bool) -> Vec<Form> {
+        if let Some(arg) = negated(cond) {
+            return self.equalities(arg, !holds);
+        }
         let ExprKind::Binary { op, lhs, rhs } = &cond.kind else {
             return Vec::new();
         };
@@ -249,6 +266,94 @@ impl Walker<'_> {
                 out
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// Narrows the bounds of the loop variables that `cond` bounds when it
+    /// is `holds` (see the module); returns the bounds before, for the
+    /// caller to restore after the branch.
+    fn narrow_loops(
+        &mut self,
+        cond: &Expr,
+        holds: bool,
+    ) -> Vec<(LocalId, Option<Form>, Option<Form>)> {
+        let outside = self.loops.clone();
+        for (var, lo, hi) in self.limits(cond, holds) {
+            // The innermost loop of that variable (a shadowing one hides
+            // the outer).
+            if let Some(entry) = self.loops.iter_mut().rev().find(|(v, _, _)| *v == var) {
+                if let Some(lo) = lo {
+                    entry.1 = Some(tighter(entry.1.take(), lo, false));
+                }
+                if let Some(hi) = hi {
+                    entry.2 = Some(tighter(entry.2.take(), hi, true));
+                }
+            }
+        }
+        outside
+    }
+
+    /// The bounds `lo <= t` or `t <= hi` (over symbols) that hold for loop
+    /// variables `t` when `cond` is `holds`: `t < e`, `t <= e`, `t > e`,
+    /// `t >= e` (either way round, with `t` at coefficient 1 or -1 in the
+    /// difference of the sides and everything else symbolic), and each side
+    /// of `&&` that holds (of `||` that does not).
+    fn limits(&self, cond: &Expr, holds: bool) -> Vec<(LocalId, Option<Form>, Option<Form>)> {
+        if let Some(arg) = negated(cond) {
+            return self.limits(arg, !holds);
+        }
+        let ExprKind::Binary { op, lhs, rhs } = &cond.kind else {
+            return Vec::new();
+        };
+        // `lhs - rhs` against 0: below (`< 0`, or `<= 0` when `or_equal`).
+        let (below, or_equal) = match (op, holds) {
+            (BinOp::And, true) | (BinOp::Or, false) => {
+                let mut out = self.limits(lhs, holds);
+                out.extend(self.limits(rhs, holds));
+                return out;
+            }
+            (BinOp::Lt, true) | (BinOp::Ge, false) => (true, false),
+            (BinOp::Le, true) | (BinOp::Gt, false) => (true, true),
+            (BinOp::Gt, true) | (BinOp::Le, false) => (false, false),
+            (BinOp::Ge, true) | (BinOp::Lt, false) => (false, true),
+            _ => return Vec::new(),
+        };
+        let Some(d) = self
+            .form(lhs)
+            .zip(self.form(rhs))
+            .and_then(|(l, r)| l.add(&r, -1))
+        else {
+            return Vec::new();
+        };
+        let mut loops = d
+            .terms
+            .iter()
+            .filter(|(v, _)| !matches!(v, AccessVar::Symbol(_)));
+        let (Some((&AccessVar::Loop(var), &c)), None) = (loops.next(), loops.next()) else {
+            return Vec::new();
+        };
+        if c != 1 && c != -1 {
+            return Vec::new();
+        }
+        // d = c t + r: with c = 1, `t + r < 0` is `t <= -r - 1`; with
+        // c = -1, `r - t < 0` is `t >= r + 1`.
+        let mut rest = d.clone();
+        rest.terms.remove(&AccessVar::Loop(var));
+        let strict = if or_equal { 0 } else { 1 };
+        let bound = if c == 1 {
+            rest.scale(-1)
+                .and_then(|r| r.offset(if below { -strict } else { strict }))
+        } else {
+            rest.offset(if below { strict } else { -strict })
+        };
+        let Some(bound) = bound else {
+            return Vec::new();
+        };
+        // Below with c = 1 or above with c = -1 is an upper bound.
+        if below == (c == 1) {
+            vec![(var, None, Some(bound))]
+        } else {
+            vec![(var, Some(bound), None)]
         }
     }
 
@@ -277,6 +382,26 @@ impl Walker<'_> {
             }
             _ => Leaf::Descend,
         })
+    }
+}
+
+/// `c` of a condition `!c`.
+fn negated(cond: &Expr) -> Option<&Expr> {
+    match &cond.kind {
+        ExprKind::Unary { op: UnOp::Not, arg } if cond.ty == ScalarType::Bool => Some(arg),
+        _ => None,
+    }
+}
+
+/// The tighter of a variable's bound `old` and a bound `new` it also has
+/// (an upper bound when `upper`). Both hold, so either is sound; `new`
+/// replaces `old` only where it is provably tighter (they differ by a
+/// constant), so that a condition never costs the test a bound it had.
+fn tighter(old: Option<Form>, new: Form, upper: bool) -> Form {
+    let Some(old) = old else { return new };
+    match new.clone().add(&old, -1).and_then(|d| d.as_constant()) {
+        Some(d) if (d < 0) == upper => new,
+        _ => old,
     }
 }
 
