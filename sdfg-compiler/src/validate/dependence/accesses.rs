@@ -10,14 +10,16 @@
 //!   only where `p - e = 0`: `if i == 0 { S = x; }` is written by one
 //!   iteration.
 //! - Under `if t < e` (`<=`, `>`, `>=`, either side, each side of `&&`,
-//!   through `!`; the `else` of the negation) where `t` is a `for` variable or a thread
-//!   map's parameter and `e` reads only symbols and literals, `t` has that
-//!   bound too where it is tighter than its range's: a tile's threads that compute a halo but store only inside
+//!   through `!`; the `else` of the negation) where `t` is a `for`
+//!   variable or a thread map's parameter and `e` reads only symbols and
+//!   literals, `t` has that bound too where it is tighter than its
+//!   range's: a tile's threads that compute a halo but store only inside
 //!   it (`map t[t in 0..32] on threads { if t < 30 { X[30 * b + t] = ...
 //!   } }`) store into their own block's elements.
-//! - Index arithmetic is taken as exact (no wrapping); a cast that narrows
-//!   an integer is not a form (`(i as u8)` repeats every 256 iterations);
-//!   a sign change is (it keeps every value that can be an index).
+//! - Index and condition arithmetic is taken as exact (no wrapping); a
+//!   cast that narrows an integer is not a form (`(i as u8)` repeats every
+//!   256 iterations); a sign change is (it keeps every value that can be
+//!   an index).
 
 use super::Form;
 use crate::ir::linear::Leaf;
