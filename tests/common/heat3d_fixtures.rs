@@ -90,10 +90,12 @@ macro_rules! heat3d_two_step {
                     gpu B: f64[M, M, M];
                     gpu D: f64[M, M, M];
                     state s {
-                        // The race test does not see the conditions that
-                        // keep a block's stores inside its own tile and
-                        // chunk, nor that it reads `B` only on the
-                        // boundary, where no block stores.
+                        // The race test sees `kk < 30` (a block stores
+                        // only its own tile's columns) but not `3 * r + u
+                        // >= 2`, which keeps its stores inside its own
+                        // chunk of planes (two variables in one bound),
+                        // nor that it reads `B` only on the boundary,
+                        // where no block stores.
                         #[independent(B, D)]
                         map tile[
                             bi in 0..(M + 3 * $rounds - 5) / (3 * $rounds - 2),
