@@ -244,3 +244,35 @@ fn an_if_that_bounds_a_loop_variable_keeps_it_in_its_iteration() {
     let e = errors(&source("q < N"));
     assert!(e[0].contains("may write the same element of `X`"), "{e:?}");
 }
+
+/// Where the test cannot read a condition around a conflicting access, the
+/// error says which ones (as they hold there) and how to write them, for
+/// block iterations and for the iterations of a thread map alike.
+#[test]
+fn conditions_the_test_does_not_read_are_named() {
+    let e = errors(&block(
+        "map cols[c in 0..256] on threads { if X[r, c] > 0.0 && 2 * c < 256 { Out[c] = X[r, c]; } }",
+    ));
+    assert!(
+        e[0].contains("`Out[c]` runs where `X[r, c] > 0.0` and `2 * c < 256` hold, which the test does not read"),
+        "{e:?}"
+    );
+    assert!(e[0].contains("`#[independent(Out)]`"), "{e:?}");
+    // Both accesses of a thread-map race, the second in the `else`.
+    let e = errors(&block(
+        "shared S: f32[256]; \
+         map cols[c in 0..256] on threads { if X[r, c] > 0.0 { S[c] = 1.0; } else { S[0] = 2.0; } } \
+         Y[r, 0] = S[0];",
+    ));
+    assert!(
+        e.iter().any(|e| e.contains(
+            "`S[c]` runs where `X[r, c] > 0.0` holds, `S[0]` where `!(X[r, c] > 0.0)` holds"
+        )),
+        "{e:?}"
+    );
+    // A condition the test reads is not named.
+    let e = errors(&block(
+        "map cols[c in 0..256] on threads { if c < 100 { Out[c] = X[r, c]; } }",
+    ));
+    assert!(!e[0].contains("which the test does not read"), "{e:?}");
+}

@@ -107,7 +107,56 @@ fn report(sdfg: &Sdfg, map: &Map, c: &Conflict) -> Diagnostic {
     };
     let mut d = Diagnostic::error(c.first.span, message).note(accesses);
     d = d.note(witness(sdfg, map, c, &first, &second));
-    d.help(help(sdfg, map, c))
+    let mut help = help(sdfg, map, c);
+    if let Some(note) = unread_note(sdfg, map, c, &first, &second) {
+        d = d.note(note);
+        if matches!(c.verdict, Verdict::Conflict { .. }) {
+            help = format!(
+                "if those conditions keep the iterations on different elements of `{container}`, write them as bounds the test reads (`t < 30`), or say so: `#[independent({container})]`; otherwise: {help}"
+            );
+        }
+    }
+    d.help(help)
+}
+
+/// The conditions around the two accesses (`first` and `second`, as the
+/// message writes them) that the test does not read, where there are any:
+/// where it cannot decide, it says so.
+pub(super) fn unread_note(
+    sdfg: &Sdfg,
+    map: &Map,
+    c: &Conflict,
+    first: &str,
+    second: &str,
+) -> Option<String> {
+    let conditions = |a: &BodyAccess| -> Option<String> {
+        let parts: Vec<String> = a
+            .unread
+            .iter()
+            .map(|e| format!("`{}`", expr_text_in(sdfg, &map.params, &map.body.locals, e)))
+            .collect();
+        let (last, rest) = parts.split_last()?;
+        Some(if rest.is_empty() {
+            format!("{last} holds")
+        } else {
+            format!("{} and {last} hold", rest.join(", "))
+        })
+    };
+    let one = conditions(&c.first);
+    let other = if c.same_access || first == second {
+        None
+    } else {
+        conditions(&c.second)
+    };
+    let clauses = match (one, other) {
+        (Some(a), Some(b)) => format!("`{first}` runs where {a}, `{second}` where {b}"),
+        (Some(a), None) => format!("`{first}` runs where {a}"),
+        (None, Some(b)) => format!("`{second}` runs where {b}"),
+        (None, None) => return None,
+    };
+    Some(format!(
+        "{clauses}, which the test does not read: it reads equalities (`i == e`) and bounds of one `for` variable or thread map parameter by symbols and literals (`t < 30`)"
+    ))
 }
 
 /// `A[i + 1]` (locals by name).

@@ -99,9 +99,13 @@ fn report(sdfg: &Sdfg, map: &Map, t: &ThreadMap, c: &Conflict) -> Diagnostic {
         )
         .help("write disjoint elements (as `S[2 * i]` and `S[2 * i + 1]`), or write them in separate thread maps")
     };
-    let d = d.note(
+    let mut d = d.note(
         "the iterations of a thread map run at the same time on the block's threads; the order of such accesses is not defined",
     );
+    if let Some(note) = super::super::races::unread_note(sdfg, map, c, &text(first), &text(second))
+    {
+        d = d.note(note);
+    }
     match c.verdict {
         Verdict::Unknown {
             first: in_first,

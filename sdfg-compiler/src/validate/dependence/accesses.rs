@@ -48,6 +48,10 @@ pub struct BodyAccess {
     pub forms: Vec<Option<Form>>,
     /// Forms that are 0 wherever the access runs (from `if` conditions).
     pub pins: Vec<Form>,
+    /// The parts of the conditions around the access that the test does
+    /// not read (`3 * r + u >= 2`, `X[i] > 0`, `!(i == j)`), as they hold
+    /// there: for messages.
+    pub unread: Vec<Expr>,
     /// The bounds `[lo, hi]` of the `for` variables around the access,
     /// as forms over symbols where known.
     pub loops: Vec<(LocalId, Option<Form>, Option<Form>)>,
@@ -77,6 +81,7 @@ pub fn statement_accesses(
         lets: known,
         loops: Vec::new(),
         pins: Vec::new(),
+        unread: Vec::new(),
         out: Vec::new(),
     };
     walker.block(stmts);
@@ -90,6 +95,7 @@ struct Walker<'b> {
     /// `for` variables in scope, with their bounds.
     loops: Vec<(LocalId, Option<Form>, Option<Form>)>,
     pins: Vec<Form>,
+    unread: Vec<Expr>,
     out: Vec<BodyAccess>,
 }
 
@@ -134,17 +140,21 @@ impl Walker<'_> {
                 cond, then, else_, ..
             } => {
                 self.expr(cond);
-                let mark = self.pins.len();
+                let (mark, unread) = (self.pins.len(), self.unread.len());
                 self.pins.extend(self.equalities(cond, true));
+                self.unread.extend(self.unread_parts(cond, true));
                 let outside = self.narrow_loops(cond, true);
                 self.block(then);
                 self.loops = outside;
                 self.pins.truncate(mark);
+                self.unread.truncate(unread);
                 self.pins.extend(self.equalities(cond, false));
+                self.unread.extend(self.unread_parts(cond, false));
                 let outside = self.narrow_loops(cond, false);
                 self.block(else_);
                 self.loops = outside;
                 self.pins.truncate(mark);
+                self.unread.truncate(unread);
             }
             Stmt::For {
                 var,
@@ -207,17 +217,21 @@ impl Walker<'_> {
             }
             ExprKind::Select { cond, then, else_ } => {
                 self.expr(cond);
-                let mark = self.pins.len();
+                let (mark, unread) = (self.pins.len(), self.unread.len());
                 self.pins.extend(self.equalities(cond, true));
+                self.unread.extend(self.unread_parts(cond, true));
                 let outside = self.narrow_loops(cond, true);
                 self.expr(then);
                 self.loops = outside;
                 self.pins.truncate(mark);
+                self.unread.truncate(unread);
                 self.pins.extend(self.equalities(cond, false));
+                self.unread.extend(self.unread_parts(cond, false));
                 let outside = self.narrow_loops(cond, false);
                 self.expr(else_);
                 self.loops = outside;
                 self.pins.truncate(mark);
+                self.unread.truncate(unread);
             }
             ExprKind::Call { args, .. } => args.iter().for_each(|a| self.expr(a)),
         }
@@ -238,6 +252,7 @@ impl Walker<'_> {
             index: index.to_vec(),
             forms,
             pins: self.pins.clone(),
+            unread: self.unread.clone(),
             loops: self.loops.clone(),
             span,
             value: value.cloned(),
@@ -269,6 +284,40 @@ impl Walker<'_> {
             }
             _ => Vec::new(),
         }
+    }
+
+    /// The parts of `cond` (each side of `&&` when it holds, of `||` when it
+    /// does not) from which neither [`Self::equalities`] nor
+    /// [`Self::limits`] take anything, as they hold (`!(c)` when `c` is
+    /// false). A part with a bound the test reads counts as read even where
+    /// the range's bound is tighter.
+    fn unread_parts(&self, cond: &Expr, holds: bool) -> Vec<Expr> {
+        if let Some(arg) = negated(cond) {
+            return self.unread_parts(arg, !holds);
+        }
+        if let ExprKind::Binary { op, lhs, rhs } = &cond.kind {
+            if matches!((op, holds), (BinOp::And, true) | (BinOp::Or, false)) {
+                let mut out = self.unread_parts(lhs, holds);
+                out.extend(self.unread_parts(rhs, holds));
+                return out;
+            }
+        }
+        if !self.equalities(cond, holds).is_empty() || !self.limits(cond, holds).is_empty() {
+            return Vec::new();
+        }
+        let part = if holds {
+            cond.clone()
+        } else {
+            Expr::new(
+                ExprKind::Unary {
+                    op: UnOp::Not,
+                    arg: Box::new(cond.clone()),
+                },
+                ScalarType::Bool,
+                cond.span,
+            )
+        };
+        vec![part]
     }
 
     /// Narrows the bounds of the loop variables that `cond` bounds when it
