@@ -5,6 +5,7 @@
 //! `ir::bounds` made for it: the same plan that decided the access is
 //! prechecked) and every copy region. A failure is an `Err` naming the
 //! container, before the state has touched anything.
+
 use super::Glue;
 use crate::codegen::cpu::body::BodyEmitter;
 use crate::codegen::cpu::intervals::{exclusive_end, plan_range};
