@@ -326,6 +326,49 @@ fn a_uniform_reduction_target_that_other_iterations_update_stays_atomic() {
     assert_eq!(f32s(&got, x), exact);
 }
 
+/// A block map whose range reads an earlier parameter (a triangle): the
+/// kernel computes each block iteration's parameters outermost first (the
+/// inner range's start reads the outer parameter), skips the iterations of
+/// the box outside the triangle, and checks every access itself, since the
+/// host prechecks none in such a map: past the end of `X` and `Y` the
+/// thread map's update and the block reduction's single update are skipped
+/// and reported in the fault word, and the interpreter (which fails on any
+/// byte outside a buffer) sees no access out of them. The kernel used to
+/// start the inner range at a wrong register, run the whole box, and take
+/// the accesses as prechecked (the race property test found it, seed 22
+/// with conditions of other coefficients).
+#[test]
+fn a_triangular_block_map_runs_its_triangle_and_checks_its_accesses() {
+    let sdfg = lower(
+        "sdfg S { symbol N: i64; gpu X: f64[8]; gpu Y: f64[8]; state s { \
+         map b[b0 in 0..N, b1 in b0..N] on gpu block(32) { \
+         map t[i in 0..1] on threads { X[4 * b0 + b1 + i] += 1.0; } \
+         map u[i in 0..4] on threads { Y[4 * b0 + b1] += 1.0; } } } }",
+    );
+    let m = generate(&sdfg);
+    let (x, y) = (
+        sdfg.container_by_name("X").unwrap(),
+        sdfg.container_by_name("Y").unwrap(),
+    );
+    let mut d = Data::new();
+    d.insert(x, (vec![8], vec![Value::F64(0.0); 8]));
+    d.insert(y, (vec![8], vec![Value::F64(0.0); 8]));
+    // N = 2: (0, 0), (0, 1), (1, 1), as the evaluator runs them.
+    for grid in [[1, 1, 1], [2, 1, 1], [5, 1, 1]] {
+        let (want, got) = both(&sdfg, 0, &[Value::I64(2)], &d, grid);
+        assert_eq!(got[&x].1, want[&x].1, "X, grid {grid:?}");
+        assert_eq!(got[&y].1, want[&y].1, "Y, grid {grid:?}");
+    }
+    // N = 3: the block (2, 2) reaches element 10.
+    let (got, fault) = simulate_map(&sdfg, &m, 0, &[Value::I64(3)], &d, [2, 1, 1])
+        .unwrap_or_else(|e| panic!("{e}\n{}", m.text));
+    assert_ne!(fault, 0, "the fault word reports the access past `X`");
+    let at =
+        |c, v: f64| -> Vec<usize> { (0..8).filter(|&k| got[&c].1[k] == Value::F64(v)).collect() };
+    assert_eq!(at(x, 1.0), vec![0, 1, 2, 5, 6]);
+    assert_eq!(at(y, 4.0), vec![0, 1, 2, 5, 6]);
+}
+
 /// The text of kernel `name` in a module (from its `.entry` to the next).
 fn kernel_text<'t>(module: &'t str, name: &str) -> &'t str {
     let start = module

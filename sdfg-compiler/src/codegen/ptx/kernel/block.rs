@@ -220,27 +220,52 @@ impl<'a> KernelEmitter<'a> {
             };
             ranges.len()
         ];
+        // Row-major decomposition, innermost first; the values outermost
+        // first (a dependent range, `ir::ranges`, reads the parameters
+        // before it).
         let rest = self.reg(Class::B64);
         self.mov(rest, b);
-        for d in (0..ranges.len()).rev() {
-            let idx = if d == 0 {
-                rest
-            } else {
-                let q = self.reg(Class::B64);
-                let i = self.reg(Class::B64);
-                self.ins(format!("div.u64 {q}, {rest}, {}", ranges[d].1));
-                self.ins(format!("mul.lo.u64 {i}, {q}, {}", ranges[d].1));
-                self.ins(format!("sub.u64 {i}, {rest}, {i}"));
-                self.mov(rest, q);
-                i
+        let mut indices = vec![rest; ranges.len()];
+        for d in (1..ranges.len()).rev() {
+            let q = self.reg(Class::B64);
+            let i = self.reg(Class::B64);
+            self.ins(format!("div.u64 {q}, {rest}, {}", ranges[d].1));
+            self.ins(format!("mul.lo.u64 {i}, {q}, {}", ranges[d].1));
+            self.ins(format!("sub.u64 {i}, {rest}, {i}"));
+            self.mov(rest, q);
+            indices[d] = i;
+        }
+        for d in 0..ranges.len() {
+            self.params[d] = self.param_value(d, indices[d], ranges[d]);
+        }
+        // A block iteration of the box past a dependent range's end skips
+        // (the whole block alike, so no barrier is split).
+        let next = self.label();
+        for (d, param) in self.map.params.iter().enumerate() {
+            let Some(Some(v)) = self.dependent_values.get(d).copied() else {
+                continue;
             };
-            self.params[d] = self.param_value(d, idx, ranges[d]);
+            let wide = super::launch::wide_type(param.ty);
+            let end = self.expr(&param.end);
+            let end = self.convert(end, param.ty, wide);
+            let p = self.reg(Class::Pred);
+            let cmp = if wide.is_signed_integer() {
+                "s64"
+            } else {
+                "u64"
+            };
+            self.ins(format!("setp.ge.{cmp} {p}, {v}, {end}"));
+            self.ins(format!("@{p} bra.uni {next}"));
         }
         self.comment("the block program: every thread runs the block-level code");
         self.conditional = false;
-        self.loops = LoopScope::default();
+        // The scope the glue's prechecks used (`ir::bounds`): in a map with
+        // a range that reads an earlier parameter, every access is guarded
+        // here, since the host checked none of them.
+        self.loops = LoopScope::for_map(self.map);
         let stmts = &self.map.body.stmts;
         self.stmts(stmts);
+        self.place(&next);
         self.ins(format!("add.u64 {b}, {b}, {stride}"));
         self.ins(format!("bra.uni {head}"));
         self.place(&end);
