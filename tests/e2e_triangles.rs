@@ -1,6 +1,7 @@
 //! Map ranges that depend on an earlier parameter (triangles), on every
-//! schedule and device, against plain Rust; and the bounds checks of such
-//! a map (where the accesses run: the box is more than what runs).
+//! schedule and device (a block map's too), against plain Rust; and the
+//! bounds checks of such a map (where the accesses run: the box is more
+//! than what runs).
 
 mod common;
 
@@ -198,5 +199,51 @@ fn a_range_after_a_stepped_dependent_one_covers_its_values() {
             }
             assert_eq!(z.to_vec().unwrap(), want, "N = {n}, {device:?}");
         }
+    }
+}
+
+sdfg! {
+    /// A triangular block map: block `(i, j)` for `j in i..N` adds row `j`
+    /// of `X`, times `i + 1`, into `S[i, j]` with a block reduction. The
+    /// box is `N x N`; its blocks below the diagonal skip.
+    pub sdfg BlockTriangle {
+        symbol N: i64;
+        symbol C: i64;
+        gpu X: f64[N, C];
+        gpu S: f64[N, N];
+        state s {
+            map b[i in 0..N, j in i..N] on gpu block(64) {
+                map t[k in 0..C] on threads { S[i, j] += X[j, k] * (i + 1) as f64; }
+            }
+        }
+    }
+}
+
+/// Every device runs exactly the triangle of a block map's box (small
+/// integers: every sum is exact in any order).
+#[test]
+fn a_triangular_block_map_runs_its_triangle() {
+    let (n, c) = (7usize, 100usize);
+    let x: Vec<f64> = (0..n * c).map(|k| ((k * 7) % 5) as f64 - 2.0).collect();
+    let mut want = vec![-1.0f64; n * n];
+    for i in 0..n {
+        for j in i..n {
+            let row: f64 = x[j * c..(j + 1) * c].iter().sum();
+            want[i * n + j] += row * (i + 1) as f64;
+        }
+    }
+    for device in common::devices("block triangle") {
+        let xs = DeviceBuffer::from_slice(&device, &x).unwrap();
+        let mut s = DeviceBuffer::from_slice(&device, &vec![-1.0f64; n * n]).unwrap();
+        BlockTriangle::load(&device)
+            .unwrap()
+            .run(BlockTriangleArgs {
+                N: n as i64,
+                C: c as i64,
+                X: &xs,
+                S: &mut s,
+            })
+            .unwrap();
+        assert_eq!(s.to_vec().unwrap(), want, "{}", device.name());
     }
 }
