@@ -241,22 +241,7 @@ impl<'a> KernelEmitter<'a> {
         // A block iteration of the box past a dependent range's end skips
         // (the whole block alike, so no barrier is split).
         let next = self.label();
-        for (d, param) in self.map.params.iter().enumerate() {
-            let Some(Some(v)) = self.dependent_values.get(d).copied() else {
-                continue;
-            };
-            let wide = super::launch::wide_type(param.ty);
-            let end = self.expr(&param.end);
-            let end = self.convert(end, param.ty, wide);
-            let p = self.reg(Class::Pred);
-            let cmp = if wide.is_signed_integer() {
-                "s64"
-            } else {
-                "u64"
-            };
-            self.ins(format!("setp.ge.{cmp} {p}, {v}, {end}"));
-            self.ins(format!("@{p} bra.uni {next}"));
-        }
+        self.branch_past_dependent_ends(&next, "bra.uni");
         self.comment("the block program: every thread runs the block-level code");
         self.conditional = false;
         // The scope the glue's prechecks used (`ir::bounds`): in a map with

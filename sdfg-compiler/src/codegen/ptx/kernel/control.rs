@@ -13,12 +13,26 @@ impl<'a> KernelEmitter<'a> {
         self.loops = LoopScope::for_map(self.map);
         // An iteration past a dependent range's end (`ir::ranges`) skips.
         let map = self.map;
-        let skips = self.dependent_values.iter().any(Option::is_some);
-        let skip = if skips { self.label() } else { String::new() };
+        let skip = self.label();
+        let skips = self.branch_past_dependent_ends(&skip, "bra");
+        self.stmts(&map.body.stmts);
+        if skips {
+            self.place(&skip);
+        }
+    }
+
+    /// Branches (`bra`: `bra` or `bra.uni`) to `skip` where the iteration
+    /// lies past a dependent range's end (`ir::ranges`; each value in
+    /// `dependent_values`, the end read over the earlier parameters);
+    /// whether the map has such a range.
+    pub(super) fn branch_past_dependent_ends(&mut self, skip: &str, bra: &str) -> bool {
+        let map = self.map;
+        let mut any = false;
         for (d, param) in map.params.iter().enumerate() {
             let Some(Some(v)) = self.dependent_values.get(d).copied() else {
                 continue;
             };
+            any = true;
             let wide = super::launch::wide_type(param.ty);
             let end = self.expr(&param.end);
             let end = self.convert(end, param.ty, wide);
@@ -29,12 +43,9 @@ impl<'a> KernelEmitter<'a> {
                 "u64"
             };
             self.ins(format!("setp.ge.{cmp} {p}, {v}, {end}"));
-            self.ins(format!("@{p} bra {skip}"));
+            self.ins(format!("@{p} {bra} {skip}"));
         }
-        self.stmts(&map.body.stmts);
-        if skips {
-            self.place(&skip);
-        }
+        any
     }
 
     pub(super) fn stmts(&mut self, stmts: &'a [Stmt]) {
