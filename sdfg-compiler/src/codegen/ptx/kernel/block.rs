@@ -220,21 +220,9 @@ impl<'a> KernelEmitter<'a> {
             };
             ranges.len()
         ];
-        // Row-major decomposition, innermost first; the values outermost
-        // first (a dependent range, `ir::ranges`, reads the parameters
-        // before it).
-        let rest = self.reg(Class::B64);
-        self.mov(rest, b);
-        let mut indices = vec![rest; ranges.len()];
-        for d in (1..ranges.len()).rev() {
-            let q = self.reg(Class::B64);
-            let i = self.reg(Class::B64);
-            self.ins(format!("div.u64 {q}, {rest}, {}", ranges[d].1));
-            self.ins(format!("mul.lo.u64 {i}, {q}, {}", ranges[d].1));
-            self.ins(format!("sub.u64 {i}, {rest}, {i}"));
-            self.mov(rest, q);
-            indices[d] = i;
-        }
+        // The values outermost first (a dependent range, `ir::ranges`,
+        // reads the parameters before it).
+        let indices = self.row_major_indices(b, ranges);
         for d in 0..ranges.len() {
             self.params[d] = self.param_value(d, indices[d], ranges[d]);
         }

@@ -198,6 +198,25 @@ impl<'a> KernelEmitter<'a> {
         }
     }
 
+    /// The per-dimension counters of the row-major position `flat` over
+    /// `ranges` (their counts), innermost decomposed first; the outermost
+    /// takes what is left.
+    pub(super) fn row_major_indices(&mut self, flat: Reg, ranges: &[(Reg, Reg, Reg)]) -> Vec<Reg> {
+        let rest = self.reg(Class::B64);
+        self.mov(rest, flat);
+        let mut indices = vec![rest; ranges.len()];
+        for d in (1..ranges.len()).rev() {
+            let q = self.reg(Class::B64);
+            let i = self.reg(Class::B64);
+            self.ins(format!("div.u64 {q}, {rest}, {}", ranges[d].1));
+            self.ins(format!("mul.lo.u64 {i}, {q}, {}", ranges[d].1));
+            self.ins(format!("sub.u64 {i}, {rest}, {i}"));
+            self.mov(rest, q);
+            indices[d] = i;
+        }
+        indices
+    }
+
     /// The grid-stride loops: x = innermost dimension, y = the next, z = the
     /// product of all outer ones (decomposed with div/rem).
     pub(super) fn grid_loops(&mut self, ranges: &[(Reg, Reg, Reg)], ipt: u32, rows: u32) {
@@ -245,25 +264,9 @@ impl<'a> KernelEmitter<'a> {
             let p = self.reg(Class::Pred);
             self.ins(format!("setp.ge.u64 {p}, {tz}, {count_z}"));
             self.ins(format!("@{p} bra {end}"));
-            // Row-major decomposition, innermost of the outer dimensions
-            // first; the values outermost first (a dependent range reads the
+            // The values outermost first (a dependent range reads the
             // parameters before it).
-            let rest = self.reg(Class::B64);
-            self.mov(rest, tz);
-            let mut indices = vec![rest; dims - 2];
-            for d in (0..dims - 2).rev() {
-                indices[d] = if d == 0 {
-                    rest
-                } else {
-                    let q = self.reg(Class::B64);
-                    let i = self.reg(Class::B64);
-                    self.ins(format!("div.u64 {q}, {rest}, {}", ranges[d].1));
-                    self.ins(format!("mul.lo.u64 {i}, {q}, {}", ranges[d].1));
-                    self.ins(format!("sub.u64 {i}, {rest}, {i}"));
-                    self.mov(rest, q);
-                    i
-                };
-            }
+            let indices = self.row_major_indices(tz, &ranges[..dims - 2]);
             for (d, idx) in indices.into_iter().enumerate() {
                 self.params[d] = self.param_value(d, idx, ranges[d]);
             }
